@@ -1,0 +1,3 @@
+from neocode_tui.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,244 @@
+"""Drains one assistant message's event channel into a ``CollectedTurn``.
+
+One pass serves both faces of a stream: every event is forwarded to an optional callback
+(the screen) while the turn is accumulated (the loop). Every way out (done, error, the
+channel closing, cancellation) goes through the single ``finish`` at the bottom, so the
+text is materialised once and the tool calls are emitted once, in start order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from neocode_tui.events import (
+    FinishReason,
+    MessageDone,
+    ReasoningDelta,
+    RefusalDelta,
+    StreamError,
+    StreamEvent,
+    StreamRetry,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    Usage,
+    UsageEvent,
+)
+
+EventCallback = Callable[[StreamEvent], None]
+
+
+class CollectedToolCall(BaseModel):
+    index: int
+    id: str
+    name: str
+    arguments: str
+    """The raw argument text, fragments concatenated verbatim."""
+    arguments_json: Any = None
+    """The parsed arguments, or None when ``parse_error`` is set."""
+    parse_error: str | None = None
+    complete: bool = True
+    """False when the message ended (error, cancel, truncation) before the call's end."""
+
+
+class ErrorInfo(BaseModel):
+    kind: str
+    message: str
+
+
+class CollectedTurn(BaseModel):
+    text: str = ""
+    reasoning: str = ""
+    refusal: str = ""
+    tool_calls: list[CollectedToolCall] = []
+    finish_reason: FinishReason | None = None
+    usage: Usage | None = None
+    dropped_tool_calls: int = 0
+    error: ErrorInfo | None = None
+    retries: int = 0
+    cancelled: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """True when the message ended normally: only then may its tool calls run."""
+        return self.error is None and not self.cancelled and self.finish_reason is not None
+
+    def to_replay_json(self) -> dict[str, Any]:
+        """The ``neocode replay --json`` shape."""
+        return {
+            "text": self.text,
+            "reasoning": self.reasoning,
+            "refusal": self.refusal,
+            "tool_calls": [
+                {
+                    "index": call.index,
+                    "id": call.id,
+                    "name": call.name,
+                    "arguments": call.arguments,
+                    "arguments_json": call.arguments_json,
+                }
+                for call in self.tool_calls
+            ],
+            "finish_reason": self.finish_reason,
+            "usage": self.usage.model_dump() if self.usage else None,
+            "dropped_tool_calls": self.dropped_tool_calls,
+            "error": self.error.model_dump() if self.error else None,
+        }
+
+
+@dataclass
+class _PendingCall:
+    id: str = ""
+    name: str = ""
+    fragments: list[str] = field(default_factory=list)
+    started: bool = False
+    ended: bool = False
+
+
+class _Accumulator:
+    """The state of one attempt; a ``retry`` event replaces it with a fresh one."""
+
+    def __init__(self) -> None:
+        self.text: list[str] = []
+        self.reasoning: list[str] = []
+        self.refusal: list[str] = []
+        self.calls: dict[int, _PendingCall] = {}
+        self.start_order: list[int] = []
+        self.usage: Usage | None = None
+        self.finish_reason: FinishReason | None = None
+
+    def call(self, index: int) -> _PendingCall:
+        pending = self.calls.get(index)
+        if pending is None:
+            # A delta may come before its start (Ollama, minimax): keep it at its index.
+            pending = self.calls[index] = _PendingCall()
+        return pending
+
+    def merge_usage(self, usage: Usage | None) -> None:
+        if usage is not None:
+            self.usage = usage if self.usage is None else self.usage.merged(usage)
+
+
+def _materialise_calls(acc: _Accumulator, complete: bool) -> tuple[list[CollectedToolCall], int]:
+    started = set(acc.start_order)
+    ordered = acc.start_order + sorted(i for i in acc.calls if i not in started)
+    calls: list[CollectedToolCall] = []
+    dropped = 0
+    for index in ordered:
+        pending = acc.calls[index]
+        if not pending.name:
+            dropped += 1  # never dispatch a call without a tool name
+            continue
+        arguments = "".join(pending.fragments)
+        parsed: Any = None
+        error: str | None = None
+        try:
+            parsed = json.loads(arguments) if arguments.strip() else {}
+        except json.JSONDecodeError as exc:
+            error = f"arguments are not valid JSON: {exc.msg} at character {exc.pos}"
+        calls.append(
+            CollectedToolCall(
+                index=index,
+                id=pending.id,
+                name=pending.name,
+                arguments=arguments,
+                arguments_json=parsed,
+                parse_error=error,
+                complete=complete or pending.ended,
+            )
+        )
+    return calls, dropped
+
+
+async def collect(
+    events: AsyncIterator[StreamEvent], on_event: EventCallback | None = None
+) -> CollectedTurn:
+    """Drain ``events`` into a turn, forwarding each event to ``on_event`` as it arrives.
+
+    Cancelling the awaiting task ends the drain like any other exit: the source is closed
+    (releasing the provider's connection, so nothing is left blocked on it) and the partial
+    turn is returned with ``cancelled=True``; the caller decides what the cancel means.
+    """
+    acc = _Accumulator()
+    retries = 0
+    error: StreamError | None = None
+    cancelled = False
+    try:
+        async for event in events:
+            if on_event is not None:
+                on_event(event)
+            if isinstance(event, TextDelta):
+                acc.text.append(event.text)
+            elif isinstance(event, ToolCallDelta):
+                acc.call(event.index).fragments.append(event.arguments)
+            elif isinstance(event, ToolCallStart):
+                pending = acc.call(event.index)
+                # A backend may re-send id or name for an index: the first non-empty wins.
+                pending.id = pending.id or event.id
+                pending.name = pending.name or event.name
+                if not pending.started:
+                    pending.started = True
+                    acc.start_order.append(event.index)
+            elif isinstance(event, ToolCallEnd):
+                acc.call(event.index).ended = True
+            elif isinstance(event, ReasoningDelta):
+                acc.reasoning.append(event.text)
+            elif isinstance(event, RefusalDelta):
+                acc.refusal.append(event.text)
+            elif isinstance(event, UsageEvent):
+                acc.merge_usage(event.usage)
+            elif isinstance(event, MessageDone):
+                acc.merge_usage(event.usage)
+                acc.finish_reason = event.finish_reason
+                break
+            elif isinstance(event, StreamError):
+                error = event
+                break
+            elif isinstance(event, StreamRetry):
+                acc = _Accumulator()  # the broken attempt is discarded whole
+                retries += 1
+    except asyncio.CancelledError:
+        cancelled = True
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+    finally:
+        aclose = getattr(events, "aclose", None)
+        if aclose is not None:
+            await aclose()
+    return _finish(acc, error, cancelled, retries)
+
+
+def _finish(
+    acc: _Accumulator, error: StreamError | None, cancelled: bool, retries: int
+) -> CollectedTurn:
+    """The single exit: everything accumulated is materialised here, exactly once."""
+    ended_normally = acc.finish_reason is not None and error is None and not cancelled
+    calls, dropped = _materialise_calls(acc, complete=ended_normally)
+    if cancelled:
+        info: ErrorInfo | None = ErrorInfo(kind="cancelled", message="interrupted by the user")
+    elif error is not None:
+        info = ErrorInfo(kind=error.kind, message=error.message)
+    elif acc.finish_reason is None:
+        info = ErrorInfo(kind="truncated", message="the stream ended before the model finished")
+    else:
+        info = None
+    return CollectedTurn(
+        text="".join(acc.text),
+        reasoning="".join(acc.reasoning),
+        refusal="".join(acc.refusal),
+        tool_calls=calls,
+        finish_reason=acc.finish_reason if ended_normally else None,
+        usage=acc.usage,
+        dropped_tool_calls=dropped,
+        error=info,
+        retries=retries,
+        cancelled=cancelled,
+    )

@@ -1,0 +1,42 @@
+"""The provider-neutral transcript: what the loop keeps and what every provider is sent."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+
+class ToolCall(BaseModel):
+    id: str
+    name: str
+    arguments: str
+    """The raw JSON text the model sent (sent back verbatim, even when it did not parse)."""
+
+
+class Message(BaseModel):
+    role: Literal["user", "assistant", "tool"]
+    content: str = ""
+    reasoning: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_call_id: str | None = None
+    """For ``role="tool"``: the call this is the result of."""
+    name: str | None = None
+    """For ``role="tool"``: the tool's name (Anthropic and some servers want it)."""
+    is_error: bool = False
+
+
+class ToolSpec(BaseModel):
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    """A JSON Schema object, generated from the tool's pydantic argument model."""
+
+
+class ChatRequest(BaseModel):
+    model: str
+    system: str = ""
+    messages: list[Message]
+    tools: list[ToolSpec] = Field(default_factory=list)
+    max_tokens: int | None = None
+    temperature: float | None = None

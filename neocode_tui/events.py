@@ -1,0 +1,151 @@
+"""The stream vocabulary: every event a provider can put on the channel.
+
+Providers translate their wire format into these and nothing else; the screen and the
+collector consume only these. Every tool-call event carries ``index``, the call's position
+in this assistant message, so deltas always find their call (the seed-000 bug, a start
+without index and a delta without id, cannot be expressed here).
+
+Providers build events with ``model_construct`` on hot paths (no validation per delta);
+``StreamEventAdapter`` validates events read back from JSON.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+FinishReason = Literal["stop", "tool_calls", "length", "content_filter", "other"]
+ErrorKind = Literal[
+    "auth",  # 401/403: the key is missing or wrong
+    "bad_request",  # 400/404/422: the request or model name is wrong
+    "rate_limit",  # 429
+    "server",  # 5xx, 529, overloaded
+    "connection",  # refused, reset, DNS
+    "timeout",  # first byte or idle timeout
+    "truncated",  # the body ended before the stream said it was done
+    "malformed",  # a chunk that is not the JSON the dialect promises
+    "stream",  # an error object sent inside the stream
+    "cancelled",  # the user stopped the turn
+]
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Usage(BaseModel):
+    """Token counts. ``cached_input_tokens`` is part of ``input_tokens`` and
+    ``reasoning_tokens`` part of ``output_tokens``, never added on top."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    reasoning_tokens: int = 0
+
+    def merged(self, newer: Usage) -> Usage:
+        """Field by field, the newer non-zero value wins; reports are snapshots, never summed."""
+        values = {
+            name: getattr(newer, name) or getattr(self, name) for name in Usage.model_fields
+        }
+        return Usage.model_construct(**values)
+
+    def __add__(self, other: Usage) -> Usage:
+        """Sum of two turns' usage (for session totals; a turn's snapshots use ``merged``)."""
+        return Usage.model_construct(
+            **{name: getattr(self, name) + getattr(other, name) for name in Usage.model_fields}
+        )
+
+
+class TextDelta(_Event):
+    type: Literal["text_delta"] = "text_delta"
+    text: str
+
+
+class ReasoningDelta(_Event):
+    """Model "thinking": shown live, never folded into the answer text."""
+
+    type: Literal["reasoning_delta"] = "reasoning_delta"
+    text: str
+
+
+class RefusalDelta(_Event):
+    """OpenAI's ``delta.refusal``: the model declined; kept apart from the answer text."""
+
+    type: Literal["refusal_delta"] = "refusal_delta"
+    text: str
+
+
+class ToolCallStart(_Event):
+    type: Literal["tool_call_start"] = "tool_call_start"
+    index: int
+    id: str
+    name: str
+
+
+class ToolCallDelta(_Event):
+    """A raw fragment of the call's JSON arguments; fragments concatenate verbatim."""
+
+    type: Literal["tool_call_delta"] = "tool_call_delta"
+    index: int
+    arguments: str
+
+
+class ToolCallEnd(_Event):
+    type: Literal["tool_call_end"] = "tool_call_end"
+    index: int
+
+
+class UsageEvent(_Event):
+    type: Literal["usage"] = "usage"
+    usage: Usage
+
+
+class MessageDone(_Event):
+    """The normal end of an assistant message."""
+
+    type: Literal["message_done"] = "message_done"
+    finish_reason: FinishReason
+    usage: Usage | None = None
+
+
+class StreamError(_Event):
+    """The abnormal end of a message. ``message`` is plain words, already redacted."""
+
+    type: Literal["error"] = "error"
+    kind: ErrorKind
+    message: str
+    retryable: bool = False
+    status: int | None = None
+
+
+class StreamRetry(_Event):
+    """The attempt so far is discarded (screen and collector) and the request is sent again."""
+
+    type: Literal["retry"] = "retry"
+    attempt: int  # the attempt about to start, 2..max_attempts
+    max_attempts: int
+    delay: float  # seconds waited before it
+    reason: str  # plain words: why the previous attempt failed
+
+
+StreamEvent = Annotated[
+    Union[
+        TextDelta,
+        ReasoningDelta,
+        RefusalDelta,
+        ToolCallStart,
+        ToolCallDelta,
+        ToolCallEnd,
+        UsageEvent,
+        MessageDone,
+        StreamError,
+        StreamRetry,
+    ],
+    Field(discriminator="type"),
+]
+
+StreamEventAdapter: TypeAdapter[StreamEvent] = TypeAdapter(StreamEvent)
