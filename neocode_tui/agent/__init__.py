@@ -1,0 +1,1 @@
+"""The agent: loop, tools, approvals, sessions. Imports no widget."""

@@ -1,0 +1,110 @@
+"""What the agent loop reports, for the screen, the headless printer and stream-json.
+
+Every event names its ``turn`` (1, 2, ...), so a consumer can drop anything that belongs to
+a turn it already closed (a cancelled turn's late events never land in the next one).
+Provider events reach consumers wrapped in ``Streamed`` in the order they arrived.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from neocode_tui.events import StreamEvent, Usage
+
+ApprovalMode = Literal["ask", "auto-edit", "full-auto"]
+StopReason = Literal["done", "cancelled", "error", "turn_limit"]
+
+
+class _LoopEvent(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    turn: int
+
+
+class TurnStarted(_LoopEvent):
+    type: Literal["turn_started"] = "turn_started"
+
+
+class Streamed(_LoopEvent):
+    """A provider event, forwarded live by the collector's callback."""
+
+    type: Literal["stream"] = "stream"
+    event: StreamEvent
+
+
+class TurnFinished(_LoopEvent):
+    type: Literal["turn_finished"] = "turn_finished"
+    finish_reason: str | None
+    usage: Usage | None = None
+    error: str | None = None
+
+
+class ToolStarted(_LoopEvent):
+    type: Literal["tool_started"] = "tool_started"
+    index: int
+    call_id: str
+    name: str
+    arguments: Any = None
+
+
+class ToolFinished(_LoopEvent):
+    type: Literal["tool_finished"] = "tool_finished"
+    index: int
+    call_id: str
+    name: str
+    result: str
+    """Exactly what the model is sent."""
+    is_error: bool = False
+    status: Literal["ok", "error", "denied", "interrupted", "skipped"] = "ok"
+    diff: str | None = None
+    """A unified diff, for tools that changed a file (shown colored on screen)."""
+
+
+class ApprovalRequested(_LoopEvent):
+    type: Literal["approval_requested"] = "approval_requested"
+    index: int
+    call_id: str
+    name: str
+    summary: str
+    """One line: the command, or "write path (N lines)"."""
+    diff: str | None = None
+    command: str | None = None
+
+
+class Notice(_LoopEvent):
+    type: Literal["notice"] = "notice"
+    level: Literal["info", "warning", "error"] = "info"
+    message: str
+
+
+class RunFinished(_LoopEvent):
+    type: Literal["run_finished"] = "run_finished"
+    reason: StopReason
+    final_text: str = ""
+    usage: Usage = Field(default_factory=Usage)
+    error: dict[str, str] | None = None
+
+
+LoopEvent = Annotated[
+    Union[
+        TurnStarted,
+        Streamed,
+        TurnFinished,
+        ToolStarted,
+        ToolFinished,
+        ApprovalRequested,
+        Notice,
+        RunFinished,
+    ],
+    Field(discriminator="type"),
+]
+
+LoopEventAdapter: TypeAdapter[LoopEvent] = TypeAdapter(LoopEvent)
+
+
+class ApprovalDecision(BaseModel):
+    verdict: Literal["yes", "session", "no"]
+    """yes once; yes for this tool for the rest of the session; no."""
+    reason: str = ""
+    """With "no": sent to the model."""
