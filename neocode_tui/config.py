@@ -1,0 +1,81 @@
+"""Settings: environment variables and a ``.env`` in the working folder, then CLI flags.
+
+Base URLs follow the official SDKs: OpenAI's includes ``/v1``, Anthropic's does not, so a
+user's existing ``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL`` work as they are.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import AliasChoices, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ProviderName = Literal["openai", "anthropic", "scripted"]
+
+DEFAULT_MODELS: dict[str, str] = {
+    "openai": "gpt-4o-mini",
+    "anthropic": "claude-sonnet-4-5",
+    "scripted": "scripted",
+}
+DEFAULT_BASE_URLS: dict[str, str] = {
+    "openai": "https://api.openai.com/v1",
+    "anthropic": "https://api.anthropic.com",
+    "scripted": "",
+}
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_file=".env", env_file_encoding="utf-8", extra="ignore", populate_by_name=True
+    )
+
+    provider: ProviderName | None = Field(None, validation_alias="NEOCODE_PROVIDER")
+    base_url: str | None = Field(None, validation_alias="NEOCODE_BASE_URL")
+    model: str | None = Field(None, validation_alias="NEOCODE_MODEL")
+    openai_api_key: SecretStr | None = Field(None, validation_alias="OPENAI_API_KEY")
+    openai_base_url: str | None = Field(None, validation_alias="OPENAI_BASE_URL")
+    anthropic_api_key: SecretStr | None = Field(None, validation_alias="ANTHROPIC_API_KEY")
+    anthropic_base_url: str | None = Field(None, validation_alias="ANTHROPIC_BASE_URL")
+
+    connect_timeout: float = Field(10.0, validation_alias="NEOCODE_CONNECT_TIMEOUT")
+    first_byte_timeout: float = Field(60.0, validation_alias="NEOCODE_FIRST_BYTE_TIMEOUT")
+    idle_timeout: float = Field(60.0, validation_alias="NEOCODE_IDLE_TIMEOUT")
+    max_retries: int = Field(3, validation_alias="NEOCODE_MAX_RETRIES")
+    """Attempts after the first one, for retryable failures."""
+
+    approval: Literal["ask", "auto-edit", "full-auto"] | None = Field(
+        None, validation_alias="NEOCODE_APPROVAL"
+    )
+    max_turns: int = Field(25, validation_alias="NEOCODE_MAX_TURNS")
+    theme: str | None = Field(None, validation_alias="NEOCODE_THEME")
+
+    @property
+    def resolved_provider(self) -> ProviderName:
+        """The named provider, else the one whose key is set, else the offline scripted model."""
+        if self.provider:
+            return self.provider
+        if self.openai_api_key:
+            return "openai"
+        if self.anthropic_api_key:
+            return "anthropic"
+        return "scripted"
+
+    @property
+    def resolved_model(self) -> str:
+        return self.model or DEFAULT_MODELS[self.resolved_provider]
+
+    @property
+    def resolved_base_url(self) -> str:
+        provider = self.resolved_provider
+        vendor = {"openai": self.openai_base_url, "anthropic": self.anthropic_base_url}.get(
+            provider
+        )
+        return (self.base_url or vendor or DEFAULT_BASE_URLS[provider]).rstrip("/")
+
+    @property
+    def api_key(self) -> str | None:
+        key = {"openai": self.openai_api_key, "anthropic": self.anthropic_api_key}.get(
+            self.resolved_provider
+        )
+        return key.get_secret_value() if key else None
