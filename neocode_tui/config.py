@@ -27,7 +27,11 @@ DEFAULT_BASE_URLS: dict[str, str] = {
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
-        env_file=".env", env_file_encoding="utf-8", extra="ignore", populate_by_name=True
+        env_file=".env",
+        env_file_encoding="utf-8",
+        env_ignore_empty=True,
+        extra="ignore",
+        populate_by_name=True,
     )
 
     provider: ProviderName | None = Field(None, validation_alias="NEOCODE_PROVIDER")
