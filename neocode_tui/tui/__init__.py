@@ -1,0 +1,1 @@
+"""The Textual app: the screen a person works in."""

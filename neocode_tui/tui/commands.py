@@ -1,0 +1,125 @@
+"""Slash commands: one table that the input's completion, ``/help`` and the command palette
+(Ctrl+P) all read, so the three can never disagree."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import NamedTuple, Protocol
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    name: str
+    help: str
+    argument: str = ""
+    """The argument's placeholder in help ("NAME"); empty when the command takes none."""
+
+    @property
+    def usage(self) -> str:
+        return f"/{self.name} {self.argument}".rstrip()
+
+
+SLASH_COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand("help", "list the commands and keys"),
+    SlashCommand("clear", "start a fresh conversation"),
+    SlashCommand("model", "switch the model (no name: show the current one)", "NAME"),
+    SlashCommand("approval", "what needs your yes: ask, auto-edit, full-auto", "MODE"),
+    SlashCommand("theme", "switch the theme, remembered for next time", "NAME"),
+    SlashCommand("sessions", "list the saved sessions of this folder"),
+    SlashCommand("resume", "load a saved session (no ID: the latest)", "ID"),
+    SlashCommand("compact", "replace the history with a summary, to save tokens"),
+    SlashCommand("quit", "leave NeoCode"),
+)
+COMMANDS_BY_NAME = {command.name: command for command in SLASH_COMMANDS}
+
+
+@dataclass(frozen=True)
+class Completion:
+    replacement: str
+    """The whole input line once this completion is taken."""
+    label: str
+    help: str = ""
+
+
+class CommandHost(Protocol):
+    """What completion and the palette need from the app."""
+
+    def slash_choices(self, name: str) -> list[str]: ...
+
+    def run_slash(self, line: str) -> None: ...
+
+    def prefill_input(self, text: str) -> None: ...
+
+
+def parse_slash(text: str) -> tuple[str, str] | None:
+    """``"/model gpt-4o"`` -> ``("model", "gpt-4o")``; None when the text is not a command line."""
+    stripped = text.strip()
+    if not stripped.startswith("/") or "\n" in stripped:
+        return None
+    name, _, argument = stripped[1:].partition(" ")
+    return name.lower(), argument.strip()
+
+
+def complete(text: str, choices: Callable[[str], list[str]]) -> list[Completion]:
+    """Completions for a partly typed command line: names first, then the argument's choices."""
+    if not text.startswith("/") or "\n" in text:
+        return []
+    typed, space, argument = text[1:].partition(" ")
+    if not space:
+        return [
+            Completion(f"/{c.name} " if c.argument else f"/{c.name}", c.usage, c.help)
+            for c in SLASH_COMMANDS
+            if c.name.startswith(typed.lower())
+        ]
+    command = COMMANDS_BY_NAME.get(typed.lower())
+    if command is None or not command.argument:
+        return []
+    return [
+        Completion(f"/{command.name} {choice}", choice, command.help)
+        for choice in choices(command.name)
+        if choice.startswith(argument) and choice != argument
+    ]
+
+
+class _Entry(NamedTuple):
+    line: str
+    help: str
+    callback: Callable[[], None]
+    discoverable: bool
+
+
+class SlashCommandsProvider(Provider):
+    """The slash commands in Textual's command palette: one entry per command and choice."""
+
+    def _entries(self) -> list[_Entry]:
+        """Each command (a command with an argument puts its name in the input), then each
+        known choice of an argument as a ready-to-run line."""
+        host: CommandHost = self.app  # type: ignore[assignment]
+        entries: list[_Entry] = []
+        for command in SLASH_COMMANDS:
+            if not command.argument:
+                entries.append(_Entry(command.usage, command.help, partial(host.run_slash, command.usage), True))
+                continue
+            prefill = partial(host.prefill_input, f"/{command.name} ")
+            entries.append(_Entry(command.usage, command.help, prefill, True))
+            for choice in host.slash_choices(command.name):
+                line = f"/{command.name} {choice}"
+                entries.append(_Entry(line, command.help, partial(host.run_slash, line), False))
+        return entries
+
+    async def discover(self) -> Hits:
+        for entry in self._entries():
+            if entry.discoverable:
+                yield DiscoveryHit(entry.line, entry.callback, help=entry.help)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for line, help, callback, _ in self._entries():
+            score = matcher.match(line)
+            if score > 0:
+                yield Hit(score, matcher.highlight(line), callback, help=help)
+

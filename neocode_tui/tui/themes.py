@@ -1,0 +1,54 @@
+"""Theme files: ``themes/*.toml`` at the top of the repository, plus the user's own.
+
+A theme file holds the fields of ``textual.theme.Theme``; once registered, its name works
+everywhere Textual's built-in names do (``--theme``, ``/theme``, the command palette).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import fields
+from pathlib import Path
+
+from textual.theme import Theme
+
+from neocode_tui.tui.user_config import config_dir
+
+BUNDLED_THEMES = Path(__file__).resolve().parents[2] / "themes"
+DEFAULT_THEME = "neocode-dark"
+_THEME_FIELDS = {field.name for field in fields(Theme)}
+
+
+class ThemeFileError(ValueError):
+    """A theme file that cannot be used; the message names the file and the problem."""
+
+
+def load_theme_file(path: Path) -> Theme:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ThemeFileError(f"{path.name}: {exc}") from exc
+    unknown = sorted(set(data) - _THEME_FIELDS)
+    if unknown:
+        raise ThemeFileError(f"{path.name}: unknown keys {', '.join(unknown)}")
+    if "name" not in data or "primary" not in data:
+        raise ThemeFileError(f"{path.name}: a theme needs at least 'name' and 'primary'")
+    return Theme(**data)
+
+
+def theme_folders() -> list[Path]:
+    """Bundled themes first, so a user's file with the same name overrides one of ours."""
+    return [BUNDLED_THEMES, config_dir() / "themes"]
+
+
+def discover_themes() -> tuple[list[Theme], list[str]]:
+    """Every loadable theme, and one plain-words problem per file that is not."""
+    themes: list[Theme] = []
+    problems: list[str] = []
+    for folder in theme_folders():
+        for path in sorted(folder.glob("*.toml")):
+            try:
+                themes.append(load_theme_file(path))
+            except ThemeFileError as exc:
+                problems.append(f"theme file skipped: {exc}")
+    return themes, problems

@@ -1,0 +1,45 @@
+"""What the app remembers between runs (the theme), kept apart from ``Settings``.
+
+``Settings`` reads the environment and ``.env``, which the user edits; this file is written by
+the app itself, so it lives in the user's config folder and is never mixed with secrets.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from platformdirs import user_config_dir
+from pydantic import BaseModel, ValidationError
+
+
+class UserConfig(BaseModel):
+    theme: str | None = None
+
+
+def config_dir() -> Path:
+    """``NEOCODE_CONFIG_DIR`` when set (tests, portable installs), else the platform's folder."""
+    override = os.environ.get("NEOCODE_CONFIG_DIR")
+    return Path(override) if override else Path(user_config_dir("neocode"))
+
+
+def _config_file() -> Path:
+    return config_dir() / "settings.json"
+
+
+def load_user_config() -> UserConfig:
+    """A missing or damaged file means defaults: a bad file must never stop the app starting."""
+    try:
+        return UserConfig.model_validate_json(_config_file().read_text(encoding="utf-8"))
+    except (OSError, ValidationError, ValueError):
+        return UserConfig()
+
+
+def save_user_config(config: UserConfig) -> None:
+    """Written whole through a temporary file, so a crash never leaves half a file behind."""
+    path = _config_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(config.model_dump(), indent=2) + "\n", encoding="utf-8")
+    temporary.replace(path)

@@ -1,0 +1,57 @@
+"""The slash-command completion list shown above the input while a command is typed."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from neocode_tui.tui.commands import Completion
+
+
+class SlashCompletion(OptionList):
+    """Never focused: the input keeps the keyboard and forwards Up/Down/Tab/Enter here."""
+
+    can_focus = False
+
+    DEFAULT_CSS = """
+    SlashCompletion {
+        display: none;
+        height: auto;
+        max-height: 10;
+        border: none;
+        padding: 0 1;
+        background: $surface;
+    }
+    SlashCompletion.-open { display: block; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.completions: list[Completion] = []
+
+    @property
+    def is_open(self) -> bool:
+        return bool(self.completions)
+
+    def show(self, completions: list[Completion]) -> None:
+        self.completions = completions
+        self.set_options(
+            Option(Content.assemble((item.label, "bold"), ("  " + item.help, "dim")))
+            for item in completions
+        )
+        self.highlighted = 0 if completions else None
+        self.set_class(bool(completions), "-open")
+
+    def close(self) -> None:
+        self.show([])
+
+    def move(self, step: int) -> None:
+        if self.completions:
+            self.highlighted = ((self.highlighted or 0) + step) % len(self.completions)
+
+    @property
+    def chosen(self) -> Completion | None:
+        if not self.completions or self.highlighted is None:
+            return None
+        return self.completions[self.highlighted]

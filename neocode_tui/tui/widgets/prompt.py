@@ -1,0 +1,142 @@
+"""The input box: multi-line, Enter sends, Shift+Enter / Ctrl+J add a line, Up/Down recall.
+
+A ``TextArea`` rather than an ``Input`` because prompts are often pasted code; the only
+keys it takes over are Enter (send) and Up/Down at the first/last line (history), so
+everything else behaves like an editor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from textual import events
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import TextArea
+
+from neocode_tui.tui.commands import Completion
+from neocode_tui.tui.widgets.completion import SlashCompletion
+
+
+class PromptHistory:
+    """Sent prompts, newest last, with a cursor that Up/Down move; the draft survives."""
+
+    def __init__(self) -> None:
+        self._entries: list[str] = []
+        self._position = 0
+        self._draft = ""
+
+    def add(self, text: str) -> None:
+        if not self._entries or self._entries[-1] != text:
+            self._entries.append(text)
+        self._position = len(self._entries)
+
+    def previous(self, current: str) -> str | None:
+        if self._position == 0:
+            return None
+        if self._position == len(self._entries):
+            self._draft = current
+        self._position -= 1
+        return self._entries[self._position]
+
+    def next(self) -> str | None:
+        if self._position >= len(self._entries):
+            return None
+        self._position += 1
+        if self._position == len(self._entries):
+            return self._draft
+        return self._entries[self._position]
+
+
+class PromptInput(TextArea):
+    """Posts ``PromptInput.Submitted`` on Enter; the text is cleared by the app once taken.
+
+    While a slash command is typed, ``completion`` lists the candidates and takes Up/Down
+    (move), Tab (take) and Enter (take, or send once the line is complete) and Esc (close).
+    """
+
+    BINDINGS = [
+        Binding("shift+enter,ctrl+j", "newline", "New line", show=False),
+    ]
+
+    DEFAULT_CSS = """
+    PromptInput {
+        height: auto;
+        min-height: 3;
+        max-height: 12;
+    }
+    """
+
+    @dataclass
+    class Submitted(Message):
+        prompt: PromptInput
+        text: str
+
+        @property
+        def control(self) -> PromptInput:
+            return self.prompt
+
+    def __init__(
+        self,
+        completion: SlashCompletion,
+        complete_with: Callable[[str], list[Completion]],
+        *,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(
+            id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus", compact=True
+        )
+        self.history = PromptHistory()
+        self.completion = completion
+        self._complete_with = complete_with
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self.completion.show(self._complete_with(self.text))
+
+    def _completion_key(self, key: str) -> bool:
+        """Handle ``key`` for the open completion list; False when it is not the list's key."""
+        chosen = self.completion.chosen
+        if key in ("up", "down"):
+            self.completion.move(-1 if key == "up" else 1)
+        elif key == "escape":
+            self.completion.close()
+        elif key == "tab" or (key == "enter" and chosen and chosen.replacement.strip() != self.text.strip()):
+            assert chosen is not None
+            self.load_text(chosen.replacement)
+            self.move_cursor(self.document.end)
+        else:
+            return False
+        return True
+
+    async def _on_key(self, event: events.Key) -> None:
+        if self.completion.is_open and self._completion_key(event.key):
+            event.stop()
+            event.prevent_default()
+            return
+        if event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.Submitted(self, self.text))
+            return
+        if event.key == "up" and self.cursor_location[0] == 0:
+            self._recall(self.history.previous(self.text), event)
+            return
+        if event.key == "down" and self.cursor_location[0] == self.document.line_count - 1:
+            self._recall(self.history.next(), event)
+            return
+        await super()._on_key(event)
+
+    def _recall(self, text: str | None, event: events.Key) -> None:
+        if text is None:
+            return  # nothing further back or forward: let the key do its usual move
+        event.stop()
+        event.prevent_default()
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+
+    def action_newline(self) -> None:
+        self.insert("\n")
+
+    def remember(self, text: str) -> None:
+        self.history.add(text)
