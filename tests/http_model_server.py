@@ -1,0 +1,309 @@
+"""A real HTTP/1.1 model server on 127.0.0.1 for tests, speaking raw bytes.
+
+Built on ``asyncio.start_server`` rather than a framework so a test controls every byte:
+how the body is chunked, pauses between chunks, a stall before the first byte, a connection
+cut in the middle of a chunk. Each request pops the next queued ``Response`` (or calls a
+queued function with the request's JSON, for scripted models that answer what they are sent).
+
+Also here: builders for OpenAI and Anthropic SSE bodies, down to whole scripted assistant
+turns whose text and arguments arrive in small deltas, the way real servers send them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import pytest_asyncio
+
+REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
+           404: "Not Found", 408: "Request Timeout", 409: "Conflict", 422: "Unprocessable Entity",
+           429: "Too Many Requests", 500: "Internal Server Error", 502: "Bad Gateway",
+           503: "Service Unavailable", 529: "Overloaded"}
+
+
+@dataclass
+class Response:
+    """One scripted HTTP response.
+
+    ``body`` as bytes is cut into ``chunk_sizes`` (an int, or sizes used in turn and
+    cycled); as a list it is sent one element per write. ``delay`` pauses between writes.
+    ``stall`` seconds of silence happen after ``stall_at`` body bytes (0: right after the
+    headers, which is a first-byte timeout for the client). ``cut_after`` closes the socket
+    after that many body bytes, without finishing the chunked encoding (a dropped connection).
+    """
+
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes | list[bytes] = b""
+    chunk_sizes: int | Sequence[int] | None = None
+    delay: float = 0.0
+    cut_after: int | None = None
+    stall: float = 0.0
+    stall_at: int = 0
+
+    def writes(self) -> list[bytes]:
+        """The body split into the pieces written one by one (cut and stall applied)."""
+        if isinstance(self.body, list):
+            pieces = list(self.body)
+        elif self.chunk_sizes is None:
+            pieces = [self.body]
+        else:
+            sizes = [self.chunk_sizes] if isinstance(self.chunk_sizes, int) else list(self.chunk_sizes)
+            pieces, position, turn = [], 0, 0
+            while position < len(self.body):
+                size = max(1, sizes[turn % len(sizes)])
+                pieces.append(self.body[position : position + size])
+                position += size
+                turn += 1
+        for limit in (self.cut_after, self.stall_at if self.stall else None):
+            if limit is not None:
+                pieces = _split_at(pieces, limit)
+        return [piece for piece in pieces if piece]
+
+
+def _split_at(pieces: list[bytes], offset: int) -> list[bytes]:
+    """The same bytes, with a piece boundary at ``offset``."""
+    out, seen = [], 0
+    for piece in pieces:
+        if seen < offset < seen + len(piece):
+            cut = offset - seen
+            out += [piece[:cut], piece[cut:]]
+        else:
+            out.append(piece)
+        seen += len(piece)
+    return out
+
+
+class Request(NamedTuple):
+    method: str
+    path: str
+    headers: dict[str, str]
+    """Header names in lower case."""
+    json: Any
+
+
+Responder = Callable[[Any], Response]
+
+
+class ModelServer:
+    """The server. ``url`` is ``http://127.0.0.1:PORT``; start with ``async with``."""
+
+    def __init__(self) -> None:
+        self.requests: list[Request] = []
+        self._queue: deque[Response | Responder] = deque()
+        self._server: asyncio.Server | None = None
+        self._handlers: set[asyncio.Task[None]] = set()
+        self.url = ""
+
+    def enqueue(self, *responses: Response | Responder) -> None:
+        self._queue.extend(responses)
+
+    async def __aenter__(self) -> ModelServer:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        port = self._server.sockets[0].getsockname()[1]
+        self.url = f"http://127.0.0.1:{port}"
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        assert self._server is not None
+        self._server.close()
+        for handler in list(self._handlers):
+            handler.cancel()
+        await asyncio.gather(*self._handlers, return_exceptions=True)
+        await self._server.wait_closed()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        handler = asyncio.current_task()
+        assert handler is not None
+        self._handlers.add(handler)
+        try:
+            while await self._answer_one(reader, writer):
+                pass
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+            pass  # the client went away, or the test is over
+        finally:
+            self._handlers.discard(handler)
+            writer.close()
+
+    async def _answer_one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        """Serve one request; False when the connection is done."""
+        head = await reader.readuntil(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        method, path, _ = lines[0].split(" ", 2)
+        headers = {}
+        for line in lines[1:]:
+            if line:
+                name, _, value = line.partition(":")
+                headers[name.strip().lower()] = value.strip()
+        raw = await reader.readexactly(int(headers.get("content-length", "0")))
+        payload = json.loads(raw) if raw else None
+        self.requests.append(Request(method, path, headers, payload))
+
+        scripted = self._queue.popleft() if self._queue else _nothing_queued()
+        response = scripted if isinstance(scripted, Response) else scripted(payload)
+        return await self._send(response, writer)
+
+    async def _send(self, response: Response, writer: asyncio.StreamWriter) -> bool:
+        reason = REASONS.get(response.status, "Status")
+        headers = {"content-type": "text/event-stream", **response.headers}
+        head = f"HTTP/1.1 {response.status} {reason}\r\n"
+        head += "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+        head += "transfer-encoding: chunked\r\n\r\n"
+        writer.write(head.encode("latin-1"))
+        await writer.drain()
+        sent = 0
+        for index, piece in enumerate(response.writes()):
+            if response.stall and sent == response.stall_at:
+                await asyncio.sleep(response.stall)
+            if response.cut_after is not None and sent >= response.cut_after:
+                writer.transport.abort()
+                return False
+            if index and response.delay:
+                await asyncio.sleep(response.delay)
+            writer.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+            await writer.drain()
+            sent += len(piece)
+        if response.stall and sent == response.stall_at:
+            await asyncio.sleep(response.stall)
+        if response.cut_after is not None and sent >= response.cut_after:
+            writer.transport.abort()
+            return False
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+        return True
+
+
+def _nothing_queued() -> Response:
+    error = {"error": {"message": "test server: no response queued", "type": "test"}}
+    return Response(status=500, headers={"content-type": "application/json"},
+                    body=json.dumps(error).encode())
+
+
+@pytest_asyncio.fixture
+async def model_server():
+    """A fresh ``ModelServer`` per test, closed after it."""
+    async with ModelServer() as server:
+        yield server
+
+
+# --- SSE bodies ------------------------------------------------------------------------
+
+
+def json_response(status: int, payload: Any, headers: dict[str, str] | None = None) -> Response:
+    """A plain JSON (error) response, as APIs send for 4xx/5xx."""
+    return Response(status=status, headers={"content-type": "application/json", **(headers or {})},
+                    body=json.dumps(payload).encode())
+
+
+def openai_sse(chunks: Iterable[dict[str, Any]], *, done: bool = True) -> bytes:
+    """``data: {chunk}`` events, then ``data: [DONE]`` unless ``done`` is False."""
+    body = b"".join(b"data: %s\n\n" % json.dumps(chunk).encode() for chunk in chunks)
+    return body + (b"data: [DONE]\n\n" if done else b"")
+
+
+def anthropic_sse(events: Iterable[tuple[str, dict[str, Any]]]) -> bytes:
+    """``event: NAME`` / ``data: {payload}`` pairs; each payload gets its ``type``."""
+    return b"".join(
+        b"event: %s\ndata: %s\n\n" % (name.encode(), json.dumps({"type": name, **payload}).encode())
+        for name, payload in events
+    )
+
+
+def pieces(text: str, size: int) -> list[str]:
+    """``text`` in ``size``-character deltas, the way a model streams it."""
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def openai_turn(
+    text: str = "",
+    tool_calls: Sequence[tuple[str, str]] = (),
+    *,
+    reasoning: str = "",
+    finish: str | None = None,
+    usage: tuple[int, int] | None = (10, 5),
+    delta: int = 4,
+    call_ids: Sequence[str] | None = None,
+    model: str = "test-model",
+) -> bytes:
+    """A whole OpenAI chat-completions assistant turn as SSE bytes.
+
+    ``tool_calls`` are ``(name, arguments_json)``; ``finish`` defaults to ``tool_calls``
+    when there are calls, else ``stop``; ``usage`` is ``(prompt, completion)`` tokens.
+    """
+    base = {"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 1, "model": model}
+
+    def chunk(delta_: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
+        choice = {"index": 0, "delta": delta_, "finish_reason": finish_reason}
+        return {**base, "choices": [choice]}
+
+    chunks = [chunk({"role": "assistant", "content": ""})]
+    chunks += [chunk({"reasoning_content": part}) for part in pieces(reasoning, delta)]
+    chunks += [chunk({"content": part}) for part in pieces(text, delta)]
+    for number, (name, arguments) in enumerate(tool_calls):
+        call_id = call_ids[number] if call_ids else f"call_{number + 1}"
+        opening = {"index": number, "id": call_id, "type": "function",
+                   "function": {"name": name, "arguments": ""}}
+        chunks.append(chunk({"tool_calls": [opening]}))
+        chunks += [
+            chunk({"tool_calls": [{"index": number, "function": {"arguments": part}}]})
+            for part in pieces(arguments, delta)
+        ]
+    chunks.append(chunk({}, finish or ("tool_calls" if tool_calls else "stop")))
+    if usage is not None:
+        prompt, completion = usage
+        chunks.append({**base, "choices": [], "usage": {
+            "prompt_tokens": prompt, "completion_tokens": completion,
+            "total_tokens": prompt + completion}})
+    return openai_sse(chunks)
+
+
+def anthropic_turn(
+    text: str = "",
+    tool_calls: Sequence[tuple[str, str]] = (),
+    *,
+    thinking: str = "",
+    stop_reason: str | None = None,
+    usage: tuple[int, int] = (10, 5),
+    delta: int = 4,
+    call_ids: Sequence[str] | None = None,
+    model: str = "claude-test",
+) -> bytes:
+    """A whole Anthropic Messages assistant turn as SSE bytes (same arguments as ``openai_turn``)."""
+    input_tokens, output_tokens = usage
+    events: list[tuple[str, dict[str, Any]]] = [("message_start", {"message": {
+        "id": "msg_test", "type": "message", "role": "assistant", "model": model, "content": [],
+        "stop_reason": None, "stop_sequence": None,
+        "usage": {"input_tokens": input_tokens, "output_tokens": 1}}})]
+    block = 0
+
+    def add_block(opening: dict[str, Any], deltas: list[dict[str, Any]]) -> None:
+        nonlocal block
+        events.append(("content_block_start", {"index": block, "content_block": opening}))
+        events.extend(("content_block_delta", {"index": block, "delta": d}) for d in deltas)
+        events.append(("content_block_stop", {"index": block}))
+        block += 1
+
+    if thinking:
+        add_block({"type": "thinking", "thinking": ""},
+                  [{"type": "thinking_delta", "thinking": part} for part in pieces(thinking, delta)]
+                  + [{"type": "signature_delta", "signature": "c2lnbmF0dXJl"}])
+    if text:
+        add_block({"type": "text", "text": ""},
+                  [{"type": "text_delta", "text": part} for part in pieces(text, delta)])
+    events.append(("ping", {}))
+    for number, (name, arguments) in enumerate(tool_calls):
+        call_id = call_ids[number] if call_ids else f"toolu_{number + 1:02d}"
+        add_block({"type": "tool_use", "id": call_id, "name": name, "input": {}},
+                  [{"type": "input_json_delta", "partial_json": part}
+                   for part in [""] + pieces(arguments, delta)])
+    events.append(("message_delta", {
+        "delta": {"stop_reason": stop_reason or ("tool_use" if tool_calls else "end_turn"),
+                  "stop_sequence": None},
+        "usage": {"output_tokens": output_tokens}}))
+    events.append(("message_stop", {}))
+    return anthropic_sse(events)
