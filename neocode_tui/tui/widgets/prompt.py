@@ -87,7 +87,7 @@ class PromptInput(TextArea):
         super().__init__(
             id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus", compact=True
         )
-        self.history = PromptHistory()
+        self.prompts = PromptHistory()
         self.completion = completion
         self._complete_with = complete_with
 
@@ -120,10 +120,10 @@ class PromptInput(TextArea):
             self.post_message(self.Submitted(self, self.text))
             return
         if event.key == "up" and self.cursor_location[0] == 0:
-            self._recall(self.history.previous(self.text), event)
+            self._recall(self.prompts.previous(self.text), event)
             return
         if event.key == "down" and self.cursor_location[0] == self.document.line_count - 1:
-            self._recall(self.history.next(), event)
+            self._recall(self.prompts.next(), event)
             return
         await super()._on_key(event)
 
@@ -139,4 +139,4 @@ class PromptInput(TextArea):
         self.insert("\n")
 
     def remember(self, text: str) -> None:
-        self.history.add(text)
+        self.prompts.add(text)

@@ -1,0 +1,426 @@
+"""The NeoCode app: a conversation, an input box and a status bar around one agent loop.
+
+The app owns no agent logic. It starts ``AgentLoop.run`` as a task per prompt, forwards the
+loop's events to the conversation view (which buffers them per frame) and the status bar,
+answers approval requests with a modal, and cancels the task on Esc. A new run starts only
+once the previous task is done, so a cancelled run's events cannot land in the next one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import get_args
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+
+from neocode_tui import __version__
+from neocode_tui.agent.loop import AgentLoop
+from neocode_tui.agent.sessions import (
+    LoadedSession,
+    SessionNotFound,
+    SessionStore,
+    find_session,
+    list_sessions,
+    load_session,
+)
+from neocode_tui.agent.loop_events import (
+    ApprovalDecision,
+    ApprovalMode,
+    ApprovalRequested,
+    LoopEvent,
+    RunFinished,
+    Streamed,
+    TurnFinished,
+    TurnStarted,
+)
+from neocode_tui.config import Settings
+from neocode_tui.events import MessageDone, Usage, UsageEvent
+from neocode_tui.providers import Provider
+from neocode_tui.tui.approval import ApprovalScreen
+from neocode_tui.tui.commands import (
+    COMMANDS_BY_NAME,
+    SLASH_COMMANDS,
+    Completion,
+    SlashCommandsProvider,
+    complete,
+    parse_slash,
+)
+from neocode_tui.tui.compaction import compact_messages
+from neocode_tui.tui.conversation import ConversationView
+from neocode_tui.tui.themes import DEFAULT_THEME, discover_themes
+from neocode_tui.tui.user_config import load_user_config, save_user_config
+from neocode_tui.tui.widgets.completion import SlashCompletion
+from neocode_tui.tui.widgets.prompt import PromptInput
+from neocode_tui.tui.widgets.status import StatusBar
+
+APPROVAL_MODES: tuple[str, ...] = get_args(ApprovalMode)
+QUIT_WINDOW = 2.0
+"""Seconds within which a second Ctrl+C quits."""
+
+KEYS_HELP = (
+    "Enter send · Shift+Enter/Ctrl+J new line · Up/Down history · Esc interrupt · "
+    "Ctrl+C clear (twice: quit) · Ctrl+P command palette"
+)
+
+
+class NeoCodeApp(App[None]):
+    """Run with ``NeoCodeApp(settings, provider).run()``; everything else is optional.
+
+    ``clock`` and ``version`` exist so snapshots and demo recordings are the same every run.
+    """
+
+    CSS_PATH = "app.tcss"
+    TITLE = "NeoCode"
+    COMMANDS = App.COMMANDS | {SlashCommandsProvider}
+    BINDINGS = [
+        Binding("escape", "interrupt", "Interrupt", show=False),
+        Binding("ctrl+c", "clear_or_quit", "Clear / quit", show=False, priority=True),
+    ]
+
+    def __init__(
+        self,
+        settings: Settings,
+        provider: Provider | None = None,
+        workspace: Path | None = None,
+        initial_prompt: str | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        version: str = __version__,
+        remember_theme: bool = True,
+        resume: str | None = None,
+    ) -> None:
+        """``resume``: a session id (or id prefix) to continue, "" for this folder's latest.
+
+        Raises ``SessionNotFound`` before anything is drawn when there is no such session.
+        """
+        super().__init__()
+        self.settings = settings
+        if provider is None:
+            from neocode_tui.providers import make_provider
+
+            provider = make_provider(settings)
+        self.provider = provider
+        self.workspace = (workspace or Path.cwd()).resolve()
+        self.initial_prompt = initial_prompt
+        self.clock = clock
+        self.version = version
+        self.remember_theme = remember_theme
+        self.loop = self._new_loop(self.settings.approval or "ask")
+        self._resumed_at_start = self._resume(resume) if resume is not None else None
+        self._run_task: asyncio.Task[RunFinished] | None = None
+        self._last_ctrl_c = -QUIT_WINDOW
+        self._theme_problems: list[str] = []
+
+    # -- building -------------------------------------------------------------------------
+
+    def _new_loop(
+        self, approval: ApprovalMode, loaded: LoadedSession | None = None
+    ) -> AgentLoop:
+        """A loop for a fresh conversation, or for a saved one reopened for appending."""
+        session, messages = SessionStore.resume(loaded) if loaded else (None, [])
+        return AgentLoop(
+            self.provider,
+            self.workspace,
+            sink=self._on_loop_event,
+            approver=self._approve,
+            approval=approval,
+            max_turns=self.settings.max_turns,
+            session=session,
+            messages=messages,
+            usage=loaded.usage if loaded else None,
+        )
+
+    def _resume(self, session_id: str) -> LoadedSession:
+        loaded = load_session(find_session(self.workspace, session_id or None))
+        self._close_session()
+        self.loop = self._new_loop(self.loop.approval, loaded)
+        return loaded
+
+    def _show_loaded(self, loaded: LoadedSession) -> None:
+        self.conversation.clear()
+        self.conversation.load_transcript(self.loop.messages)
+        self.conversation.add_notice("info", f"resumed session {loaded.info.id}: {loaded.info.title}")
+        self.status.session_usage = self.loop.usage
+
+    def _close_session(self) -> None:
+        if self.loop.session is not None:
+            self.loop.session.close()
+
+    def compose(self) -> ComposeResult:
+        completion = SlashCompletion(id="completion")
+        yield ConversationView(id="conversation")
+        yield completion
+        yield PromptInput(completion, self._complete, id="prompt")
+        yield StatusBar(self.clock, id="status")
+
+    @property
+    def conversation(self) -> ConversationView:
+        return self.query_one("#conversation", ConversationView)
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one("#prompt", PromptInput)
+
+    @property
+    def status(self) -> StatusBar:
+        return self.query_one("#status", StatusBar)
+
+    def on_mount(self) -> None:
+        themes, self._theme_problems = discover_themes()
+        for theme in themes:
+            self.register_theme(theme)
+        self.theme = self._starting_theme()
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
+        status = self.status
+        status.provider = self.provider.name
+        status.model = self.provider.model
+        status.approval = self.loop.approval
+        self.conversation.add_notice(
+            "info",
+            f"NeoCode {self.version} in {self.workspace.name or self.workspace} · "
+            "/help for commands and keys · Ctrl+P palette · Esc interrupts",
+        )
+        for problem in self._theme_problems:
+            self.conversation.add_notice("warning", problem)
+        if self._resumed_at_start is not None:
+            self._show_loaded(self._resumed_at_start)
+        self.prompt.focus()
+        if self.initial_prompt:
+            self._start_run(self.initial_prompt)
+
+    def _starting_theme(self) -> str:
+        for name in (self.settings.theme, load_user_config().theme):
+            if name and name in self.available_themes:
+                return name
+            if name:
+                self.call_after_refresh(
+                    self.conversation.add_notice, "warning", f"unknown theme {name!r}: using {DEFAULT_THEME}"
+                )
+        return DEFAULT_THEME
+
+    def _remember_theme(self, theme: object) -> None:
+        if self.remember_theme:
+            config = load_user_config()
+            config.theme = self.theme
+            save_user_config(config)
+
+    # -- running the agent ----------------------------------------------------------------
+
+    @property
+    def working(self) -> bool:
+        return self._run_task is not None and not self._run_task.done()
+
+    def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
+        text = event.text.strip()
+        if not text:
+            return
+        if parse_slash(text) is not None:
+            self.prompt.remember(text)
+            self.prompt.clear()
+            self.run_slash(text)
+            return
+        if self.working:
+            self.notify("Still working: Esc interrupts, or wait for the answer.", severity="warning")
+            return  # the text stays in the box, nothing is lost
+        self.prompt.remember(text)
+        self.prompt.clear()
+        self._start_run(text)
+
+    def _start_run(self, prompt: str) -> None:
+        self.conversation.add_user_message(prompt)
+        self.conversation.scroll_to_latest()
+        status = self.status
+        status.working = True
+        status.started_at = self.clock()
+        status.finished_at = None
+        status.turn_usage = Usage()
+        self.prompt.add_class("-busy")
+        if self.loop.session is None:  # created on the first prompt: no empty session files
+            self.loop.session = SessionStore.create(
+                self.workspace, provider=self.provider.name, model=self.provider.model
+            )
+        self._run_task = asyncio.create_task(self._run(prompt))
+
+    async def _run(self, prompt: str) -> RunFinished:
+        try:
+            return await self.loop.run(prompt)
+        except Exception as exc:  # a bug below must never take the screen down with it
+            self.conversation.add_notice("error", f"internal error: {type(exc).__name__}: {exc}")
+            return RunFinished(turn=0, reason="error")
+        finally:
+            status = self.status
+            status.working = False
+            status.finished_at = self.clock()
+            self.prompt.remove_class("-busy")
+
+    def _on_loop_event(self, event: LoopEvent) -> None:
+        self.conversation.post(event)
+        self._track_usage(event)
+
+    def _track_usage(self, event: LoopEvent) -> None:
+        status = self.status
+        if isinstance(event, TurnStarted):
+            status.turn_usage = Usage()
+        elif isinstance(event, Streamed) and isinstance(event.event, (UsageEvent, MessageDone)):
+            usage = event.event.usage
+            if usage is not None:
+                status.turn_usage = status.turn_usage.merged(usage)
+        elif isinstance(event, TurnFinished) and event.usage is not None:
+            status.turn_usage = event.usage
+            status.session_usage = self.loop.usage
+
+    async def _approve(self, request: ApprovalRequested) -> ApprovalDecision:
+        """Show the modal and wait for its answer; the app keeps drawing meanwhile."""
+        answer: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
+
+        def deliver(decision: ApprovalDecision | None) -> None:
+            if not answer.done():
+                answer.set_result(decision or ApprovalDecision(verdict="no"))
+
+        screen = ApprovalScreen(request)
+        self.push_screen(screen, deliver)
+        try:
+            return await answer
+        finally:
+            if self.screen is screen:  # the run was interrupted while the question was open
+                self.pop_screen()
+
+    def action_interrupt(self) -> None:
+        """Esc: stop the running turn; what was shown stays, marked by the view."""
+        if self.working:
+            assert self._run_task is not None
+            self._run_task.cancel()
+        elif not self.conversation.anchored:
+            self.conversation.scroll_to_latest()
+
+    def action_clear_or_quit(self) -> None:
+        prompt = self.prompt
+        if prompt.text:
+            prompt.clear()
+            return
+        now = time.monotonic()
+        if now - self._last_ctrl_c < QUIT_WINDOW:
+            self.exit()
+            return
+        self._last_ctrl_c = now
+        self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
+
+    async def on_unmount(self) -> None:
+        if self.working:
+            assert self._run_task is not None
+            self._run_task.cancel()
+            await asyncio.wait([self._run_task], timeout=5)
+        self._close_session()
+        await self.provider.aclose()
+
+    # -- slash commands -------------------------------------------------------------------
+
+    def _complete(self, text: str) -> list[Completion]:
+        return complete(text, self.slash_choices)
+
+    def slash_choices(self, name: str) -> list[str]:
+        if name == "theme":
+            return sorted(self.available_themes)
+        if name == "approval":
+            return list(APPROVAL_MODES)
+        if name == "resume":
+            return [info.id for info in list_sessions(self.workspace)]
+        return []
+
+    def prefill_input(self, text: str) -> None:
+        self.prompt.load_text(text)
+        self.prompt.move_cursor(self.prompt.document.end)
+        self.prompt.focus()
+
+    def run_slash(self, line: str) -> None:
+        parsed = parse_slash(line)
+        assert parsed is not None
+        name, argument = parsed
+        if name not in COMMANDS_BY_NAME:
+            self.conversation.add_notice("warning", f"unknown command /{name}: /help lists them")
+            return
+        if self.working and name in ("clear", "resume", "compact"):
+            self.conversation.add_notice("warning", f"/{name} waits for the current answer (Esc interrupts it)")
+            return
+        getattr(self, f"_command_{name}")(argument)
+
+    def _command_help(self, _: str) -> None:
+        lines = [f"{command.usage:<16} {command.help}" for command in SLASH_COMMANDS]
+        self.conversation.add_notice("info", "\n".join([*lines, "", KEYS_HELP]))
+
+    def _command_clear(self, _: str) -> None:
+        self._close_session()
+        self.loop = self._new_loop(self.loop.approval)
+        self.conversation.clear()
+        status = self.status
+        status.turn_usage = Usage()
+        status.session_usage = Usage()
+        status.started_at = None
+
+    def _command_model(self, argument: str) -> None:
+        if not argument:
+            self.conversation.add_notice("info", f"model: {self.provider.model} ({self.provider.name})")
+            return
+        self.provider.model = argument
+        self.status.model = argument
+        self.conversation.add_notice("info", f"model switched to {argument}")
+
+    def _command_approval(self, argument: str) -> None:
+        if argument not in APPROVAL_MODES:
+            self.conversation.add_notice(
+                "info" if not argument else "warning",
+                f"approval is {self.loop.approval}; choose one of: {', '.join(APPROVAL_MODES)}",
+            )
+            return
+        self.loop.approval = argument  # type: ignore[assignment]
+        self.status.approval = argument
+        self.conversation.add_notice("info", f"approval mode: {argument}")
+
+    def _command_theme(self, argument: str) -> None:
+        if argument not in self.available_themes:
+            names = ", ".join(sorted(self.available_themes))
+            prefix = f"unknown theme {argument!r}. " if argument else f"theme is {self.theme}. "
+            self.conversation.add_notice("info" if not argument else "warning", prefix + "Themes: " + names)
+            return
+        self.theme = argument
+
+    def _command_sessions(self, _: str) -> None:
+        sessions = list_sessions(self.workspace)
+        if not sessions:
+            self.conversation.add_notice("info", "no saved sessions for this folder yet")
+            return
+        lines = [f"{info.id}  {info.updated:%Y-%m-%d %H:%M}  {info.title}" for info in sessions[:20]]
+        self.conversation.add_notice("info", "\n".join([*lines, "", "/resume ID loads one"]))
+
+    def _command_resume(self, argument: str) -> None:
+        try:
+            self._show_loaded(self._resume(argument))
+        except SessionNotFound as exc:
+            self.conversation.add_notice("warning", str(exc))
+
+    def _command_compact(self, _: str) -> None:
+        if not self.loop.messages:
+            self.conversation.add_notice("info", "nothing to compact yet")
+            return
+        self.run_worker(self._compact(), group="compact", exclusive=True)
+
+    async def _compact(self) -> None:
+        self.status.working = True
+        try:
+            summary = await compact_messages(self.provider, self.loop.messages)
+        finally:
+            self.status.working = False
+        if summary.error:
+            self.conversation.add_notice("error", f"could not compact: {summary.error}")
+            return
+        self.loop.messages[:] = summary.messages
+        self.conversation.clear()
+        self.conversation.add_notice("info", "the conversation was replaced by this summary:")
+        self.conversation.load_transcript(summary.messages)
+
+    def _command_quit(self, _: str) -> None:
+        self.exit()
