@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from neocode_tui.conversation import ChatRequest
 from neocode_tui.events import StreamEvent
+
+if TYPE_CHECKING:
+    import httpx
+
+    from neocode_tui.config import Settings
+    from neocode_tui.providers.scripted import TurnSource
 
 
 class Provider(Protocol):
@@ -23,3 +29,30 @@ class Provider(Protocol):
         ...
 
     async def aclose(self) -> None: ...
+
+
+def make_provider(
+    settings: Settings,
+    *,
+    client: httpx.AsyncClient | None = None,
+    script: TurnSource | None = None,
+) -> Provider:
+    """The provider the settings name. ``client`` is shared (one per app) when given;
+    ``script`` replaces the offline model's built-in replies."""
+    name = settings.resolved_provider
+    if name == "scripted":
+        from neocode_tui.providers.scripted import ScriptedProvider, offline_reply
+
+        return ScriptedProvider(script or offline_reply, model=settings.resolved_model)
+    from neocode_tui.providers.http import HTTPOptions
+
+    options = HTTPOptions.from_settings(settings)
+    common = dict(model=settings.resolved_model, base_url=settings.resolved_base_url,
+                  api_key=settings.api_key, options=options, client=client)
+    if name == "anthropic":
+        from neocode_tui.providers.anthropic import AnthropicProvider
+
+        return AnthropicProvider(**common)
+    from neocode_tui.providers.openai import OpenAIProvider
+
+    return OpenAIProvider(**common)
