@@ -41,7 +41,8 @@ def make_provider(
     ``script`` replaces the offline model's built-in replies."""
     name = settings.resolved_provider
     if name == "scripted":
-        from neocode_tui.providers.scripted import ScriptedProvider, offline_reply
+        from neocode_tui.providers.offline import offline_reply
+        from neocode_tui.providers.scripted import ScriptedProvider
 
         return ScriptedProvider(script or offline_reply, model=settings.resolved_model)
     from neocode_tui.providers.http import HTTPOptions
