@@ -1,0 +1,210 @@
+"""Failures are events, retried when a retry can help, and never show the API key."""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import socket
+import time
+
+import pytest
+
+from neocode_tui.collector import collect
+from neocode_tui.conversation import ChatRequest, Message
+from neocode_tui.events import StreamError, StreamRetry, TextDelta
+from neocode_tui.providers.http import HTTPOptions
+from neocode_tui.providers.openai import OpenAIProvider
+from tests.http_model_server import Response, json_response, openai_sse, openai_turn
+from tests.providers.conftest import API_KEY
+
+REQUEST = ChatRequest(model="gpt-test", messages=[Message(role="user", content="go")])
+
+
+def provider_for(url: str, **options) -> OpenAIProvider:
+    settings = {"connect_timeout": 1, "first_byte_timeout": 2, "idle_timeout": 2,
+                "max_retries": 2, "backoff_base": 0.01, "backoff_max": 0.02, **options}
+    return OpenAIProvider(model="gpt-test", base_url=url + "/v1", api_key=API_KEY,
+                          options=HTTPOptions(**settings))
+
+
+async def run(provider: OpenAIProvider):
+    seen = []
+    turn = await collect(provider.stream(REQUEST), seen.append)
+    await provider.aclose()
+    return turn, seen
+
+
+def messages(seen) -> list[str]:
+    return [e.message if isinstance(e, StreamError) else e.reason
+            for e in seen if isinstance(e, StreamError | StreamRetry)]
+
+
+def timed(response: Response, arrivals: list[float]):
+    def respond(_request_json) -> Response:
+        arrivals.append(time.monotonic())
+        return response
+    return respond
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 404, 422])
+async def test_request_errors_are_reported_with_the_servers_words_and_not_retried(model_server, status) -> None:
+    model_server.enqueue(json_response(status, {"error": {
+        "message": f"Incorrect API key provided: {API_KEY}. You can find your key at ...", "type": "x"}}))
+    turn, seen = await run(provider_for(model_server.url))
+    assert len(model_server.requests) == 1
+    assert turn.error.kind == ("auth" if status in (401, 403) else "bad_request")
+    assert f"HTTP {status}" in turn.error.message and "Incorrect API key provided" in turn.error.message
+    assert API_KEY not in turn.error.message and "sk-test-SECRET" not in turn.error.message
+
+
+@pytest.mark.parametrize("status", [408, 409, 429, 500, 502, 503, 529])
+async def test_transient_statuses_are_retried_and_each_retry_is_an_event(model_server, status) -> None:
+    model_server.enqueue(json_response(status, {"error": {"message": "busy, try later"}}),
+                         Response(body=openai_turn("fine now")))
+    turn, seen = await run(provider_for(model_server.url))
+    assert (turn.text, turn.retries, turn.error) == ("fine now", 1, None)
+    retry = next(e for e in seen if isinstance(e, StreamRetry))
+    assert (retry.attempt, retry.max_attempts) == (2, 3)
+    assert f"HTTP {status}" in retry.reason and "busy, try later" in retry.reason
+
+
+async def test_when_the_attempts_are_spent_the_turn_ends_in_one_error(model_server) -> None:
+    model_server.enqueue(*[json_response(503, {"error": {"message": "down"}})] * 3)
+    turn, seen = await run(provider_for(model_server.url))
+    assert len(model_server.requests) == 3
+    assert [e.attempt for e in seen if isinstance(e, StreamRetry)] == [2, 3]
+    assert turn.error.kind == "server" and "gave up after 3 attempts" in turn.error.message
+
+
+async def test_retry_after_seconds_is_honoured_exactly(model_server) -> None:
+    arrivals: list[float] = []
+    model_server.enqueue(timed(json_response(429, {"error": {"message": "slow down"}}, {"retry-after": "0.3"}), arrivals),
+                         timed(Response(body=openai_turn("ok")), arrivals))
+    turn, seen = await run(provider_for(model_server.url, backoff_base=5))
+    assert turn.text == "ok"
+    assert next(e for e in seen if isinstance(e, StreamRetry)).delay == 0.3
+    assert 0.3 <= arrivals[1] - arrivals[0] < 0.6
+
+
+async def test_retry_after_ms_wins_over_retry_after(model_server) -> None:
+    arrivals: list[float] = []
+    headers = {"retry-after-ms": "150", "retry-after": "5"}
+    model_server.enqueue(timed(json_response(429, {}, headers), arrivals), timed(Response(body=openai_turn("ok")), arrivals))
+    turn, seen = await run(provider_for(model_server.url))
+    assert next(e for e in seen if isinstance(e, StreamRetry)).delay == 0.15
+    assert 0.15 <= arrivals[1] - arrivals[0] < 0.45
+
+
+async def test_retry_after_as_an_http_date(model_server) -> None:
+    when = email.utils.formatdate(time.time() + 1.5, usegmt=True)  # whole seconds: 0.5 to 1.5 s away
+    model_server.enqueue(json_response(503, {}, {"retry-after": when}), Response(body=openai_turn("ok")))
+    turn, seen = await run(provider_for(model_server.url))
+    assert turn.text == "ok"
+    assert 0.4 < next(e for e in seen if isinstance(e, StreamRetry)).delay <= 1.5
+
+
+async def test_a_retry_after_longer_than_we_wait_is_an_error_now(model_server) -> None:
+    model_server.enqueue(json_response(429, {"error": {"message": "quota"}}, {"retry-after": "3600"}))
+    turn, _ = await run(provider_for(model_server.url))
+    assert len(model_server.requests) == 1
+    assert turn.error.kind == "rate_limit" and "3600" in turn.error.message
+
+
+async def test_backoff_grows_exponentially_with_jitter(model_server) -> None:
+    model_server.enqueue(*[json_response(500, {})] * 3, Response(body=openai_turn("ok")))
+    turn, seen = await run(provider_for(model_server.url, max_retries=3, backoff_base=0.02, backoff_max=1))
+    delays = [e.delay for e in seen if isinstance(e, StreamRetry)]
+    assert turn.text == "ok" and len(delays) == 3
+    for number, delay in enumerate(delays):
+        assert 0.75 * 0.02 * 2**number <= delay <= 0.02 * 2**number
+
+
+async def test_connection_refused_is_retried_then_reported(model_server) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    turn, seen = await run(provider_for(f"http://127.0.0.1:{port}"))
+    assert [e.attempt for e in seen if isinstance(e, StreamRetry)] == [2, 3]
+    assert turn.error.kind == "connection"
+    assert f"could not connect to 127.0.0.1:{port}" in turn.error.message
+
+
+async def test_a_dropped_connection_mid_stream_discards_the_attempt_and_retries(model_server) -> None:
+    broken = openai_turn("This first try will brea", [("write_file", '{"path": "a.py", "content": "x"}')])
+    model_server.enqueue(Response(body=broken, chunk_sizes=40, cut_after=len(broken) - 60),
+                         Response(body=openai_turn("Second try, whole.")))
+    turn, seen = await run(provider_for(model_server.url))
+    retry_at = next(i for i, e in enumerate(seen) if isinstance(e, StreamRetry))
+    assert any(isinstance(e, TextDelta) for e in seen[:retry_at])  # the screen saw the first try...
+    assert "lost mid-stream" in seen[retry_at].reason
+    assert (turn.text, turn.tool_calls, turn.retries) == ("Second try, whole.", [], 1)  # ...then dropped it
+
+
+async def test_truncation_and_malformed_chunks_are_retried_as_a_whole_request(model_server) -> None:
+    truncated = openai_sse([{"choices": [{"index": 0, "delta": {"content": "partial"}}]}], done=False)
+    garbage = b'data: {"choices": [{"index": 0, "delta": {"content": "x"}}]}\n\ndata: {"choices": [tru\n\n'
+    model_server.enqueue(Response(body=truncated), Response(body=garbage), Response(body=openai_turn("ok")))
+    turn, seen = await run(provider_for(model_server.url))
+    reasons = [e.reason for e in seen if isinstance(e, StreamRetry)]
+    assert "truncated" in reasons[0] and "malformed" in reasons[1]
+    assert (turn.text, turn.retries) == ("ok", 2)
+
+
+async def test_first_byte_timeout(model_server) -> None:
+    model_server.enqueue(Response(body=openai_turn("late"), stall=1.0))
+    turn, _ = await run(provider_for(model_server.url, first_byte_timeout=0.2, max_retries=0))
+    assert turn.error.kind == "timeout" and "no response" in turn.error.message and "0.2 s" in turn.error.message
+
+
+async def test_idle_timeout_after_the_stream_started(model_server) -> None:
+    body = openai_turn("stalls half way")
+    model_server.enqueue(Response(body=body, stall=1.0, stall_at=len(body) // 2))
+    turn, _ = await run(provider_for(model_server.url, idle_timeout=0.2, max_retries=0))
+    assert turn.error.kind == "timeout" and "stalled" in turn.error.message
+
+
+async def test_keep_alive_comments_reset_the_idle_timer(model_server) -> None:
+    body = openai_turn("worth the wait")
+    pings = [b": keep-alive\n\n"] * 6
+    split = body.index(b"\n\n") + 2  # between two events
+    model_server.enqueue(Response(body=[body[:split], *pings, body[split:]], delay=0.08))
+    turn, _ = await run(provider_for(model_server.url, idle_timeout=0.2, first_byte_timeout=0.2))
+    assert (turn.text, turn.error and turn.error.message) == ("worth the wait", None)  # 0.56 s in all, never 0.2 s silent
+
+
+async def test_the_key_never_appears_in_any_message(model_server) -> None:
+    echo = {"error": {"message": f"bad key {API_KEY} (prefix {API_KEY[:14]}...)", "key": API_KEY}}
+    model_server.enqueue(json_response(500, echo), json_response(500, echo),
+                         Response(body=openai_sse([{"error": {"message": f"stream says {API_KEY}"}}])))
+    turn, seen = await run(provider_for(model_server.url))
+    every = messages(seen) + [turn.error.message]
+    assert len(every) == 4
+    assert all("SECRET" not in text for text in every)
+
+
+async def test_cancelling_the_turn_returns_what_arrived_and_closes_the_connection(model_server) -> None:
+    body = openai_turn("first words then a long silence")
+    model_server.enqueue(Response(body=body, stall=5, stall_at=len(body) // 2))
+    provider = provider_for(model_server.url, idle_timeout=10)
+    task = asyncio.create_task(collect(provider.stream(REQUEST)))
+    await asyncio.sleep(0.3)
+    task.cancel()
+    turn = await asyncio.wait_for(task, 1)
+    await provider.aclose()
+    assert turn.cancelled and turn.text.startswith("first") and not turn.ok
+
+
+async def test_a_bad_base_url_is_a_clear_error(model_server) -> None:
+    turn, _ = await run(provider_for("ftp://example.invalid"))
+    assert turn.error.kind == "bad_request" and "bad base URL" in turn.error.message
+
+
+def test_error_bodies_are_read_in_every_common_shape() -> None:
+    from neocode_tui.providers.http import _server_message
+
+    assert _server_message(json.dumps({"error": {"message": "m1"}})) == "m1"
+    assert _server_message(json.dumps({"error": "m2"})) == "m2"
+    assert _server_message(json.dumps({"detail": "m3"})) == "m3"
+    assert _server_message(json.dumps({"type": "error", "error": {"type": "overloaded_error", "message": "m4"}})) == "m4"
+    assert _server_message("<html>Bad   gateway</html>") == "<html>Bad gateway</html>"
