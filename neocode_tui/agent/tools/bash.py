@@ -1,0 +1,143 @@
+"""``bash``: one shell command in the workspace, in its own process group.
+
+The group is the unit of cleanup: on timeout, on cancel, and for background jobs still
+holding the output pipe after the shell exits, the whole group is killed, so nothing the
+model started outlives the call. Output is capped by keeping its head and its tail (an
+error is usually at the end) with a note of how much was cut between them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from neocode_tui.agent.tools.base import Tool, ToolOutput
+from neocode_tui.agent.workspace import Workspace
+
+OUTPUT_CAP = 30_000
+"""Bytes of output kept per command: half from the start, half from the end."""
+LINGER = 0.5
+"""Seconds to wait for the pipe to close once the shell has exited."""
+CHUNK = 65536
+
+
+class BashArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    command: str = Field(description="The shell command, run by bash in the workspace root.")
+    timeout: int = Field(120, ge=1, le=600, description="Seconds before the command is stopped.")
+
+
+class Bash(Tool[BashArgs]):
+    name = "bash"
+    description = (
+        "Run a shell command with bash in the workspace root; stdout and stderr are "
+        "returned together. No input is available (stdin is empty). Long output is cut "
+        "in the middle. Background jobs are stopped when the command ends."
+    )
+    kind = "command"
+    args_model = BashArgs
+
+    def __init__(self, output_cap: int = OUTPUT_CAP) -> None:
+        self.output_cap = output_cap
+
+    def summary(self, args: Mapping[str, Any]) -> str:
+        command = str(args.get("command", ""))
+        first = command.strip().splitlines()[0] if command.strip() else ""
+        return first + (" …" if first != command.strip() else "")
+
+    def command(self, args: BashArgs) -> str | None:
+        return args.command
+
+    async def run(self, args: BashArgs, workspace: Workspace) -> ToolOutput:
+        process = await asyncio.create_subprocess_exec(
+            "bash", "-c", args.command,
+            cwd=workspace.root,
+            env=_child_env(),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+        assert process.stdout is not None
+        capture = _Capture(self.output_cap)
+        reader = asyncio.create_task(capture.drain(process.stdout))
+        notes: list[str] = []
+        try:
+            try:
+                async with asyncio.timeout(args.timeout):
+                    await process.wait()
+            except TimeoutError:
+                _kill_group(process.pid)
+                notes.append(
+                    f"[timed out after {args.timeout}s; the command and everything it "
+                    "started were stopped]"
+                )
+            done, _ = await asyncio.wait({reader}, timeout=LINGER)
+            if not done:
+                _kill_group(process.pid)
+                notes.append("[background processes still running were stopped]")
+            await reader
+        except asyncio.CancelledError:
+            _kill_group(process.pid)
+            reader.cancel()
+            await process.wait()
+            raise
+        _kill_group(process.pid)  # a job that closed its output but still runs
+        code = await process.wait()
+        if code != 0 and not notes:
+            notes.append(f"[exit code {code}]")
+        text = "\n".join([capture.text() or "(no output)", *notes])
+        return ToolOutput(text, is_error=code != 0)
+
+
+class _Capture:
+    """Keeps the first and last ``cap / 2`` bytes of a stream and counts what fell between."""
+
+    def __init__(self, cap: int) -> None:
+        self.half = cap // 2
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.cut = 0
+
+    async def drain(self, stream: asyncio.StreamReader) -> None:
+        while chunk := await stream.read(CHUNK):
+            self.feed(chunk)
+
+    def feed(self, chunk: bytes) -> None:
+        room = self.half - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        self.tail += chunk
+        excess = len(self.tail) - self.half
+        if excess > 0:
+            self.cut += excess
+            del self.tail[:excess]
+
+    def text(self) -> str:
+        head = self.head.decode("utf-8", errors="replace")
+        tail = self.tail.decode("utf-8", errors="replace")
+        if self.cut:
+            return f"{head}\n[… {self.cut} bytes of output cut …]\n{tail}".rstrip("\n")
+        return (head + tail).rstrip("\n")
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # the group is already gone
+
+
+def _child_env() -> dict[str, str]:
+    """The user's environment minus API keys (a command's output reaches the screen and
+    the session file), with pagers off since nobody can page."""
+    env = {name: value for name, value in os.environ.items() if "API_KEY" not in name.upper()}
+    env.update(PAGER="cat", GIT_PAGER="cat", TERM="dumb")
+    return env
