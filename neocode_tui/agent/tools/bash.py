@@ -55,7 +55,9 @@ class Bash(Tool[BashArgs]):
         return args.command
 
     async def run(self, args: BashArgs, workspace: Workspace) -> ToolOutput:
-        process = await asyncio.create_subprocess_exec(
+        loop = asyncio.get_running_loop()
+        transport, protocol = await loop.subprocess_exec(
+            lambda: _ExitAwareProtocol(loop),
             "bash", "-c", args.command,
             cwd=workspace.root,
             env=_child_env(),
@@ -64,6 +66,7 @@ class Bash(Tool[BashArgs]):
             stderr=asyncio.subprocess.STDOUT,
             start_new_session=True,
         )
+        process = asyncio.subprocess.Process(transport, protocol, loop)
         assert process.stdout is not None
         capture = _Capture(self.output_cap)
         reader = asyncio.create_task(capture.drain(process.stdout))
@@ -71,7 +74,7 @@ class Bash(Tool[BashArgs]):
         try:
             try:
                 async with asyncio.timeout(args.timeout):
-                    await process.wait()
+                    await protocol.exited
             except TimeoutError:
                 _kill_group(process.pid)
                 notes.append(
@@ -94,6 +97,20 @@ class Bash(Tool[BashArgs]):
             notes.append(f"[exit code {code}]")
         text = "\n".join([capture.text() or "(no output)", *notes])
         return ToolOutput(text, is_error=code != 0)
+
+
+class _ExitAwareProtocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """Tells when the shell itself exits. ``Process.wait()`` also waits for the output
+    pipe to close, which a background job can hold open for as long as it runs."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=CHUNK, loop=loop)
+        self.exited: asyncio.Future[None] = loop.create_future()
+
+    def process_exited(self) -> None:
+        super().process_exited()
+        if not self.exited.done():
+            self.exited.set_result(None)
 
 
 class _Capture:
