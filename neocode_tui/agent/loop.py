@@ -1,0 +1,305 @@
+"""The agent loop: stream a turn, run its tool calls, feed back the results, repeat.
+
+It drives no widget: whoever runs it (the app, the headless printer, a test) sees what
+happens through ``sink``, one ``LoopEvent`` at a time, and answers approval requests
+through ``approver``. The transcript, ``messages``, is valid for the next request after
+every way a run can end: every tool call in it has exactly one result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from neocode_tui.agent.approvals import needs_approval, refusal_without_approver
+from neocode_tui.agent.loop_events import (
+    ApprovalDecision,
+    ApprovalMode,
+    ApprovalRequested,
+    LoopEvent,
+    Notice,
+    RunFinished,
+    Streamed,
+    ToolFinished,
+    ToolStarted,
+    TurnFinished,
+    TurnStarted,
+)
+from neocode_tui.agent.prompt import build_system_prompt
+from neocode_tui.agent.sessions import SessionStore
+from neocode_tui.agent.tools import Tool, ToolError, ToolRegistry, default_tools
+from neocode_tui.agent.transcript import INTERRUPTED, tool_result, unanswered_calls
+from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
+from neocode_tui.collector import CollectedToolCall, CollectedTurn, collect
+from neocode_tui.conversation import ChatRequest, Message, ToolCall
+from neocode_tui.events import StreamEvent, Usage
+from neocode_tui.providers import Provider
+
+Sink = Callable[[LoopEvent], None]
+Approver = Callable[[ApprovalRequested], Awaitable[ApprovalDecision]]
+
+FINAL_ANSWER_REQUEST = (
+    "You have reached the turn limit for this run, so no more tools can be used. "
+    "Answer now: what you did, what is left to do, and how to continue."
+)
+
+
+class AgentLoop:
+    """Runs prompts against ``provider`` with tools working inside ``workspace``.
+
+    ``approval`` and ``allowed_for_session`` may be changed between and during runs; each
+    tool call reads them when it comes up. With no ``approver`` (headless), a call that
+    would need a yes is refused with a result telling the model why.
+    """
+
+    def __init__(
+        self,
+        provider: Provider,
+        workspace: Path,
+        *,
+        sink: Sink | None = None,
+        approver: Approver | None = None,
+        approval: ApprovalMode = "ask",
+        max_turns: int = 25,
+        session: SessionStore | None = None,
+        tools: ToolRegistry | None = None,
+        messages: list[Message] | None = None,
+        usage: Usage | None = None,
+        system_prompt: str | None = None,
+    ) -> None:
+        if max_turns < 1:
+            raise ValueError("max_turns must be at least 1")
+        self.provider = provider
+        self.workspace = Workspace(workspace)
+        self.sink = sink
+        self.approver = approver
+        self.approval: ApprovalMode = approval
+        self.max_turns = max_turns
+        self.session = session
+        self.tools = tools or default_tools()
+        self.messages: list[Message] = list(messages or [])
+        """The transcript: public, valid for the next request whenever no run is active."""
+        self.usage = usage or Usage()
+        """Token totals for the whole session."""
+        self.system_prompt = system_prompt
+        """None until the first run builds it from the instruction files."""
+        self.allowed_for_session: set[str] = set()
+        self.turn = 0
+        """The last turn number; it keeps growing across runs, so (turn, index) stays unique."""
+        self._call_index: dict[str, int] = {}
+        self._last_text = ""
+
+    async def run(self, prompt: str) -> RunFinished:
+        """Run ``prompt`` until the model stops calling tools, an error, or the turn limit.
+
+        To stop a run, cancel the task awaiting it. The cancel is absorbed (like the
+        collector does): the partial answer is kept, every call not run gets an
+        "interrupted by the user" result, ``RunFinished(reason="cancelled")`` is emitted
+        and returned, and the awaiting task is not left cancelled.
+        """
+        self._last_text = ""
+        self._add(Message(role="user", content=prompt))
+        try:
+            finished = await self._run_turns()
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            finished = self._cancelled()
+        self._emit(finished)
+        return finished
+
+    async def _run_turns(self) -> RunFinished:
+        for _ in range(self.max_turns):
+            turn = await self._stream_turn(with_tools=True)
+            if not turn.ok:
+                return self._failed(turn)
+            if not turn.tool_calls and not turn.dropped_tool_calls:
+                return self._finished("done")
+            for call in turn.tool_calls:
+                finished = await self._run_call(call)
+                self._add(tool_result(self._as_tool_call(call), finished.result, finished.is_error))
+                self._emit(finished)
+            if turn.dropped_tool_calls:
+                self._note_dropped(turn.dropped_tool_calls)
+        self._add(Message(role="user", content=FINAL_ANSWER_REQUEST))
+        turn = await self._stream_turn(with_tools=False)
+        if not turn.ok:
+            return self._failed(turn)
+        self._close_unanswered("not run: the turn limit was reached", "skipped")
+        return self._finished("turn_limit")
+
+    async def _stream_turn(self, *, with_tools: bool) -> CollectedTurn:
+        self.turn += 1
+        number = self.turn
+        self._emit(TurnStarted(turn=number))
+        if self.system_prompt is None:
+            self.system_prompt = await asyncio.to_thread(build_system_prompt, self.workspace.root)
+        request = ChatRequest(
+            model=self.provider.model,
+            system=self.system_prompt,
+            messages=list(self.messages),
+            tools=self.tools.specs() if with_tools else [],
+        )
+        turn = await collect(self.provider.stream(request), self._forwarder(number))
+        self._record(turn)
+        self._emit(
+            TurnFinished(
+                turn=number,
+                finish_reason=turn.finish_reason,
+                usage=turn.usage,
+                error=turn.error.message if turn.error else None,
+            )
+        )
+        if turn.cancelled:
+            raise asyncio.CancelledError  # the collector absorbed it; run() handles all cancels
+        return turn
+
+    def _forwarder(self, turn: int) -> Callable[[StreamEvent], None] | None:
+        sink = self.sink
+        if sink is None:
+            return None
+        return lambda event: sink(Streamed.model_construct(turn=turn, event=event))
+
+    def _record(self, turn: CollectedTurn) -> None:
+        """The assistant message as streamed, even a partial one (the user saw it)."""
+        if turn.usage is not None:
+            self.usage = self.usage + turn.usage
+            if self.session is not None:
+                self.session.append_usage(turn.usage)
+        self._call_index = {call.id: call.index for call in turn.tool_calls}
+        self._last_text = turn.text or turn.refusal
+        if self._last_text or turn.tool_calls:
+            self._add(
+                Message(
+                    role="assistant",
+                    content=self._last_text,
+                    reasoning=turn.reasoning,
+                    tool_calls=[self._as_tool_call(call) for call in turn.tool_calls],
+                )
+            )
+
+    async def _run_call(self, call: CollectedToolCall) -> ToolFinished:
+        """Validate, approve and run one call; every failure becomes a result for the model."""
+
+        def result(text: str, status: str = "error", *, diff: str | None = None) -> ToolFinished:
+            return ToolFinished(
+                turn=self.turn, index=call.index, call_id=call.id, name=call.name, result=text,
+                is_error=status != "ok", status=status, diff=diff,
+            )
+
+        tool = self.tools.get(call.name)
+        if tool is None:
+            return result(
+                f"not run: there is no tool named {call.name!r}; "
+                f"the tools are {', '.join(self.tools.names)}"
+            )
+        if call.parse_error is not None:
+            return result(f"not run: the {call.parse_error}; send the call again with a JSON object")
+        try:
+            args = tool.args_model.model_validate(call.arguments_json)
+        except ValidationError as exc:
+            return result(f"not run: invalid arguments for {tool.name}: {_describe(exc)}")
+        try:
+            denial = await self._approve(tool, args, call)
+            if denial is not None:
+                return result(denial, "denied")
+            self._emit(
+                ToolStarted(
+                    turn=self.turn, index=call.index, call_id=call.id, name=call.name,
+                    arguments=call.arguments_json,
+                )
+            )
+            output = await tool.run(args, self.workspace)
+        except (ToolError, PathOutsideWorkspace) as exc:
+            return result(str(exc))
+        except OSError as exc:
+            return result(f"{tool.name} failed: {exc.strerror or exc}")
+        except Exception as exc:  # a tool bug must not end the session
+            return result(f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}")
+        return result(output.text, "error" if output.is_error else "ok", diff=output.diff)
+
+    async def _approve(self, tool: Tool, args: object, call: CollectedToolCall) -> str | None:
+        """None when the call may run, else the refusal the model is sent."""
+        if not needs_approval(tool.kind, self.approval) or tool.name in self.allowed_for_session:
+            return None
+        diff = await tool.preview(args, self.workspace)
+        if self.approver is None:
+            return refusal_without_approver(tool.name)
+        request = ApprovalRequested(
+            turn=self.turn, index=call.index, call_id=call.id, name=tool.name,
+            summary=tool.summary(call.arguments_json), diff=diff, command=tool.command(args),
+        )
+        self._emit(request)
+        decision = await self.approver(request)
+        if decision.verdict == "session":
+            self.allowed_for_session.add(tool.name)
+        if decision.verdict == "no":
+            reason = decision.reason.strip()
+            return "the user denied this call" + (f": {reason}" if reason else "")
+        return None
+
+    def _note_dropped(self, count: int) -> None:
+        message = (
+            f"{count} tool call(s) in your last message had no tool name, so they were not "
+            "run; send them again with a name if they are still needed."
+        )
+        self._add(Message(role="user", content=message))
+        self._emit(Notice(turn=self.turn, level="warning", message=message))
+
+    def _close_unanswered(self, text: str, status: str) -> None:
+        """Give each call of the last assistant message that has no result this one."""
+        for call in unanswered_calls(self.messages):
+            self._add(tool_result(call, text, is_error=True))
+            self._emit(
+                ToolFinished(
+                    turn=self.turn, index=self._call_index.get(call.id, 0), call_id=call.id,
+                    name=call.name, result=text, is_error=True, status=status,
+                )
+            )
+
+    def _failed(self, turn: CollectedTurn) -> RunFinished:
+        assert turn.error is not None
+        self._close_unanswered(
+            f"not run: the response failed before it was complete ({turn.error.message})",
+            "skipped",
+        )
+        error = {"kind": turn.error.kind, "message": turn.error.message}
+        return RunFinished(
+            turn=self.turn, reason="error", final_text=self._last_text, usage=self.usage,
+            error=error,
+        )
+
+    def _cancelled(self) -> RunFinished:
+        self._close_unanswered(INTERRUPTED, "interrupted")
+        return self._finished("cancelled")
+
+    def _finished(self, reason: str) -> RunFinished:
+        return RunFinished(
+            turn=self.turn, reason=reason, final_text=self._last_text, usage=self.usage
+        )
+
+    def _add(self, message: Message) -> None:
+        self.messages.append(message)
+        if self.session is not None:
+            self.session.append_message(message)
+
+    def _emit(self, event: LoopEvent) -> None:
+        if self.sink is not None:
+            self.sink(event)
+
+    @staticmethod
+    def _as_tool_call(call: CollectedToolCall) -> ToolCall:
+        return ToolCall(id=call.id, name=call.name, arguments=call.arguments)
+
+
+def _describe(error: ValidationError) -> str:
+    """Pydantic's errors in one line: "path: Field required; timeout: ..."."""
+    parts = []
+    for item in error.errors(include_url=False):
+        where = ".".join(str(part) for part in item["loc"]) or "arguments"
+        parts.append(f"{where}: {item['msg']}")
+    return "; ".join(parts)
