@@ -108,20 +108,6 @@ def scripted_reply(
     return events
 
 
-OFFLINE_NOTE = (
-    "I am NeoCode's offline scripted model: no API key is set, so nothing leaves this "
-    "machine. To talk to a real model, set `OPENAI_API_KEY` or `ANTHROPIC_API_KEY`, or point "
-    "`NEOCODE_BASE_URL` at a local server (for Ollama: `http://127.0.0.1:11434/v1`)."
-)
-
-
-def offline_reply(request: ChatRequest) -> Turn:
-    """The offline model's answer to anything: how to reach a real one."""
-    prompt = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
-    echo = f"\n\nYou said:\n\n> {prompt.strip()}" if prompt.strip() else ""
-    return scripted_reply(OFFLINE_NOTE + echo)
-
-
 class ScriptedProvider:
     """Plays ``turns`` one per request: a sequence, or a function of the request (a scripted
     model that answers what it is sent). ``rate`` paces deltas per second; without it the
