@@ -208,3 +208,22 @@ def test_error_bodies_are_read_in_every_common_shape() -> None:
     assert _server_message(json.dumps({"detail": "m3"})) == "m3"
     assert _server_message(json.dumps({"type": "error", "error": {"type": "overloaded_error", "message": "m4"}})) == "m4"
     assert _server_message("<html>Bad   gateway</html>") == "<html>Bad gateway</html>"
+
+
+@pytest.mark.parametrize("name", ["openai", "anthropic"])
+async def test_make_provider_follows_the_sdk_base_url_conventions(model_server, name) -> None:
+    from neocode_tui.config import Settings
+    from neocode_tui.providers import make_provider
+    from tests.http_model_server import anthropic_turn
+
+    base_url = model_server.url + ("/v1" if name == "openai" else "")
+    settings = Settings(provider=name, base_url=base_url, model="m-1",
+                        openai_api_key=API_KEY, anthropic_api_key=API_KEY)
+    model_server.enqueue(Response(body=openai_turn("hi") if name == "openai" else anthropic_turn("hi")))
+    provider = make_provider(settings)
+    turn = await collect(provider.stream(REQUEST.model_copy(update={"model": ""})))
+    await provider.aclose()
+    assert (provider.name, provider.model, turn.text) == (name, "m-1", "hi")
+    sent = model_server.requests[0]
+    assert sent.path == ("/v1/chat/completions" if name == "openai" else "/v1/messages")
+    assert sent.json["model"] == "m-1"
