@@ -154,7 +154,7 @@ class HTTPStreamer:
         except httpx.HTTPError as exc:
             raise _AttemptFailed(_connect_error(host, exc)) from None
         try:
-            if response.status_code >= 400:
+            if response.status_code >= 400 or "json" in response.headers.get("content-type", ""):
                 raise await self._status_error(response, host)
             pump = EventPump(dialect)
             chunks = response.aiter_bytes()
@@ -194,7 +194,8 @@ class HTTPStreamer:
             text = ""
         status = response.status_code
         retryable = status in RETRYABLE_STATUSES or status >= 500
-        kind, label = _status_kind(status)
+        kind, label = _status_kind(status) if status >= 400 else (
+            "stream", "the server answered with JSON instead of an event stream")
         detail = _server_message(text) or response.reason_phrase or "no details"
         error = _error(kind, f"{label} (HTTP {status} from {host}): {detail}",
                        retryable=retryable, status=status)

@@ -10,7 +10,7 @@ from neocode_tui.events import StreamRetry, ToolCallEnd
 from neocode_tui.providers.anthropic import AnthropicProvider
 from neocode_tui.providers.http import HTTPOptions
 from tests.http_model_server import Response, anthropic_sse, anthropic_turn
-from tests.providers.conftest import API_KEY, FAST
+from tests.providers.conftest import API_KEY
 
 REQUEST = ChatRequest(model="claude-test", messages=[Message(role="user", content="go")])
 

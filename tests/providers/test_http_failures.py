@@ -227,3 +227,11 @@ async def test_make_provider_follows_the_sdk_base_url_conventions(model_server, 
     sent = model_server.requests[0]
     assert sent.path == ("/v1/chat/completions" if name == "openai" else "/v1/messages")
     assert sent.json["model"] == "m-1"
+
+
+async def test_a_json_answer_instead_of_a_stream_is_reported_with_its_message(model_server) -> None:
+    model_server.enqueue(json_response(200, {"error": {"message": "streaming is not supported for this model"}}))
+    turn, _ = await run(provider_for(model_server.url))
+    assert len(model_server.requests) == 1
+    assert "JSON instead of an event stream" in turn.error.message
+    assert "streaming is not supported" in turn.error.message
