@@ -68,7 +68,7 @@ class OpenAIDialect:
 
     def feed(self, event: SSEEvent, out: list[StreamEvent]) -> None:
         data = event.data
-        if data == "[DONE]":
+        if data[:6] == "[DONE]":
             self._complete(out)
             return
         try:
@@ -140,7 +140,8 @@ class OpenAIDialect:
 
     def _route(self, entry: dict[str, Any], function: dict[str, Any]) -> _Call:
         """The call this fragment belongs to: by id, else by the server's index, else the
-        latest call, unless the fragment names a tool (then it opens a new call)."""
+        latest call. A fragment that names a tool under a new id or without an index opens
+        a new call; a nameless argument fragment under a new id continues its index's call."""
         call_id = entry.get("id") or ""
         slot = entry.get("index")
         if call_id:
@@ -150,6 +151,8 @@ class OpenAIDialect:
                 if current is not None and not current.id:
                     current.id = call_id  # the id came after the first fragment
                     call = current
+                elif current is not None and function.get("arguments") and not function.get("name"):
+                    call = current  # a server that sends a fresh id with every fragment
                 else:
                     call = self._open(call_id)
                 self._by_id[call_id] = call

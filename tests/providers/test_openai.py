@@ -245,3 +245,10 @@ async def test_sse_framing_quirks_in_one_live_body(openai, model_server) -> None
     )
     turn, _ = await play(openai, model_server, body, chunk_sizes=[1, 2, 3])
     assert (turn.text, turn.finish_reason) == ("héllo ✓ wörld", "length")
+
+
+async def test_a_server_that_sends_a_fresh_id_with_every_fragment(openai, model_server) -> None:
+    body = openai_sse([calls(fn(0, "id-1", "bash", '{"comm')), calls(fn(0, "id-2", None, 'and": "ls"}')),
+                       chunk({}, "tool_calls")])
+    turn, _ = await play(openai, model_server, body)
+    assert summary(turn) == [(0, "id-1", "bash", {"command": "ls"})]
