@@ -56,16 +56,26 @@ class Bash(Tool[BashArgs]):
 
     async def run(self, args: BashArgs, workspace: Workspace) -> ToolOutput:
         loop = asyncio.get_running_loop()
-        transport, protocol = await loop.subprocess_exec(
-            lambda: _ExitAwareProtocol(loop),
-            "bash", "-c", args.command,
-            cwd=workspace.root,
-            env=_child_env(),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
+        spawn = asyncio.ensure_future(
+            loop.subprocess_exec(
+                lambda: _ExitAwareProtocol(loop),
+                "bash", "-c", args.command,
+                cwd=workspace.root,
+                env=_child_env(),
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,
+            )
         )
+        try:
+            transport, protocol = await asyncio.shield(spawn)
+        except asyncio.CancelledError:
+            # The command may already be running: let the start finish, then stop it all.
+            transport, _ = await spawn
+            _kill_group(transport.get_pid())
+            transport.close()
+            raise
         process = asyncio.subprocess.Process(transport, protocol, loop)
         assert process.stdout is not None
         capture = _Capture(self.output_cap)

@@ -1,0 +1,113 @@
+"""The agent tests' model: A's loopback HTTP server playing OpenAI or Anthropic, and the
+helpers that script its turns and read back what the loop sent it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from neocode_tui.agent.loop import AgentLoop
+from neocode_tui.agent.loop_events import LoopEvent
+from neocode_tui.providers.anthropic import AnthropicProvider
+from neocode_tui.providers.http import HTTPOptions
+from neocode_tui.providers.openai import OpenAIProvider
+from tests.http_model_server import ModelServer, Response, anthropic_turn, openai_turn
+
+API_KEY = "sk-agent-test-SECRET-7f3a9c"
+FAST = HTTPOptions(connect_timeout=2, first_byte_timeout=5, idle_timeout=5, max_retries=0)
+
+
+@dataclass
+class Dialect:
+    """One wire format: how to script a turn and how to read the loop's requests."""
+
+    name: str
+    server: ModelServer
+
+    def provider(self) -> OpenAIProvider | AnthropicProvider:
+        if self.name == "openai":
+            return OpenAIProvider(model="gpt-test", base_url=self.server.url + "/v1",
+                                  api_key=API_KEY, options=FAST)
+        return AnthropicProvider(model="claude-test", base_url=self.server.url,
+                                 api_key=API_KEY, options=FAST)
+
+    def turn(self, text: str = "", calls: Sequence[tuple[str, str, str]] = (), **kw: Any) -> bytes:
+        """A turn's SSE body; ``calls`` are ``(id, name, arguments_json)``."""
+        build = openai_turn if self.name == "openai" else anthropic_turn
+        return build(text, [(name, args) for _, name, args in calls],
+                     call_ids=[call_id for call_id, _, _ in calls] or None, **kw)
+
+    def reply(self, text: str = "", calls: Sequence[tuple[str, str, str]] = (), **kw: Any) -> None:
+        self.server.enqueue(Response(body=self.turn(text, calls), chunk_sizes=[7, 13, 3], **kw))
+
+    def request(self, number: int) -> dict[str, Any]:
+        """The JSON body of the ``number``-th request (1-based)."""
+        return self.server.requests[number - 1].json
+
+    def tool_results(self, number: int) -> dict[str, str]:
+        """Tool results in request ``number``: call id -> the text the model was sent."""
+        body = self.request(number)
+        if self.name == "openai":
+            return {m["tool_call_id"]: m["content"] for m in body["messages"] if m["role"] == "tool"}
+        return {
+            block["tool_use_id"]: block["content"]
+            for message in body["messages"] if isinstance(message["content"], list)
+            for block in message["content"] if block["type"] == "tool_result"
+        }
+
+    def system(self, number: int) -> str:
+        body = self.request(number)
+        if self.name == "openai":
+            return body["messages"][0]["content"]
+        return body["system"]
+
+    def tool_names(self, number: int) -> list[str]:
+        body = self.request(number)
+        tools = body.get("tools", [])
+        return [t["function"]["name"] if self.name == "openai" else t["name"] for t in tools]
+
+
+@pytest.fixture(params=["openai", "anthropic"])
+async def dialect(request, model_server) -> Dialect:
+    return Dialect(request.param, model_server)
+
+
+@pytest.fixture(autouse=True)
+def isolated_dirs(tmp_path: Path, monkeypatch) -> Path:
+    """Sessions and user instructions under the test's own folder, never the user's."""
+    monkeypatch.setenv("NEOCODE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    return tmp_path
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "app.py").write_text("def greet():\n    return 'hello'\n\nprint(greet())\n")
+    return root
+
+
+class Recorder:
+    """A sink that keeps every loop event."""
+
+    def __init__(self) -> None:
+        self.events: list[LoopEvent] = []
+
+    def __call__(self, event: LoopEvent) -> None:
+        self.events.append(event)
+
+    def of(self, kind: type) -> list[Any]:
+        return [event for event in self.events if isinstance(event, kind)]
+
+
+def assert_transcript_valid(loop: AgentLoop) -> None:
+    """Every tool call in the transcript has exactly one result after it."""
+    calls = [call.id for m in loop.messages if m.role == "assistant" for call in m.tool_calls]
+    results = [m.tool_call_id for m in loop.messages if m.role == "tool"]
+    assert sorted(calls) == sorted(results)
+    assert len(set(results)) == len(results)
