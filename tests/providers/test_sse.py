@@ -21,6 +21,10 @@ def test_every_line_ending_and_a_crlf_split_between_reads() -> None:
     assert [e.data for e in decode(b"data: a\r", b"\n\r", b"\ndata: b\r\rdata: c\n", b"\n")[0]] == ["a", "b", "c"]
 
 
+def test_a_multi_line_event_split_inside_its_crlf_stays_one_event() -> None:
+    assert decode(b"data: {\"a\":\r", b"\ndata: 1}\r\n\r\n")[0] == [SSEEvent("message", '{"a":\n1}')]
+
+
 def test_comments_are_skipped_and_fields_are_kept() -> None:
     events, decoder = decode(b": keep-alive\n\nid: 42\nretry: 1500\ndata: x\n\n: OPENROUTER PROCESSING\n\n")
     assert events == [SSEEvent("message", "x")]
