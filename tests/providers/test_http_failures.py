@@ -235,3 +235,32 @@ async def test_a_json_answer_instead_of_a_stream_is_reported_with_its_message(mo
     assert len(model_server.requests) == 1
     assert "JSON instead of an event stream" in turn.error.message
     assert "streaming is not supported" in turn.error.message
+
+
+async def test_anthropic_gets_the_same_failure_handling(model_server) -> None:
+    from neocode_tui.providers.anthropic import AnthropicProvider
+    from tests.http_model_server import anthropic_turn
+
+    def anthropic_error(kind: str, message: str) -> dict:
+        return {"type": "error", "error": {"type": kind, "message": message}}
+
+    whole = anthropic_turn("Complete.", [("bash", '{"command": "make"}')])
+    model_server.enqueue(
+        json_response(529, anthropic_error("overloaded_error", "Overloaded")),
+        Response(body=whole, chunk_sizes=25, cut_after=len(whole) // 2),
+        Response(body=whole),
+        json_response(401, anthropic_error("authentication_error", f"invalid x-api-key {API_KEY}")),
+    )
+    provider = AnthropicProvider(model="claude-test", base_url=model_server.url, api_key=API_KEY,
+                                 options=HTTPOptions(max_retries=2, backoff_base=0.01))
+    seen = []
+    turn = await collect(provider.stream(REQUEST), seen.append)
+    rejected = await collect(provider.stream(REQUEST))
+    await provider.aclose()
+
+    reasons = [e.reason for e in seen if isinstance(e, StreamRetry)]
+    assert "overloaded (HTTP 529" in reasons[0] and "Overloaded" in reasons[0]
+    assert "lost mid-stream" in reasons[1]
+    assert (turn.text, [c.name for c in turn.tool_calls], turn.retries) == ("Complete.", ["bash"], 2)
+    assert rejected.error.kind == "auth" and "invalid x-api-key" in rejected.error.message
+    assert "SECRET" not in rejected.error.message and len(model_server.requests) == 4
