@@ -1,0 +1,191 @@
+"""``neocode -p`` as a user runs it: a real subprocess talking HTTP to the loopback model."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from neocode_tui.agent.loop_events import LoopEventAdapter
+from neocode_tui.agent.transcript import INTERRUPTED
+from tests.agent.conftest import API_KEY, Dialect
+from tests.agent.helpers import wait_for_file
+from tests.http_model_server import Response
+
+NEOCODE = str(Path(sys.executable).parent / "neocode")
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+async def neocode(dialect: Dialect, cwd: Path, *args: str, stdin: bytes | None = None) -> Result:
+    process = await start(dialect, cwd, *args, stdin=stdin is not None)
+    out, err = await asyncio.wait_for(process.communicate(stdin), 30)
+    assert process.returncode is not None
+    return Result(process.returncode, out.decode(), err.decode())
+
+
+async def start(dialect: Dialect, cwd: Path, *args: str, stdin: bool = False):
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(
+        NEOCODE_PROVIDER=dialect.name,
+        NEOCODE_BASE_URL=dialect.server.url + ("/v1" if dialect.name == "openai" else ""),
+        NEOCODE_MODEL="test-model",
+        NEOCODE_MAX_RETRIES="0",
+        OPENAI_API_KEY=API_KEY,
+        ANTHROPIC_API_KEY=API_KEY,
+    )
+    return await asyncio.create_subprocess_exec(
+        NEOCODE, *args, cwd=cwd, env=env,
+        stdin=asyncio.subprocess.PIPE if stdin else asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+
+
+def session_files(data: Path) -> list[Path]:
+    return sorted((data / "sessions").glob("*.jsonl"))
+
+
+async def test_json_output_reports_calls_usage_and_session(
+    dialect: Dialect, workspace: Path, isolated_dirs: Path
+) -> None:
+    dialect.reply("Reading.", [("j1", "read_file", '{"path": "app.py"}')])
+    dialect.reply("", [("j2", "write_file", '{"path": "new.py", "content": "x = 1\\n"}')])
+    dialect.reply("It greets. I could not write new.py.")
+
+    result = await neocode(dialect, workspace, "-p", "what does app.py do?", "--output-format", "json")
+
+    assert result.code == 0, result.err
+    output = json.loads(result.out)
+    assert output["result"] == "It greets. I could not write new.py."
+    assert output["error"] is None and output["turns"] == 3 and output["stop_reason"] == "done"
+    read, write = output["tool_calls"]
+    assert read == {"id": "j1", "name": "read_file", "arguments": {"path": "app.py"},
+                    "result": dialect.tool_results(2)["j1"], "is_error": False}
+    assert write["is_error"] and "--approval auto-edit or full-auto" in write["result"]
+    assert not (workspace / "new.py").exists()
+    assert output["usage"]["input_tokens"] == 30
+    [saved] = session_files(isolated_dirs / "data")
+    assert saved.stem == output["session_id"]
+    everything = saved.read_text() + result.out + result.err
+    assert API_KEY not in everything
+    assert API_KEY in json.dumps(dialect.server.requests[0].headers)  # it was really in use
+
+
+async def test_text_output_streams_the_answer_and_puts_tools_on_stderr(
+    dialect: Dialect, workspace: Path
+) -> None:
+    dialect.reply("Looking.", [("t1", "grep", '{"pattern": "hello"}')])
+    dialect.reply("It prints hello.")
+
+    result = await neocode(dialect, workspace, "-p", "what does it print?")
+
+    assert result.code == 0, result.err
+    assert result.out == "Looking.\n\nIt prints hello.\n"
+    assert "→ grep 'hello'" in result.err
+
+
+async def test_stream_json_is_one_event_per_line(dialect: Dialect, workspace: Path) -> None:
+    dialect.reply("", [("s1", "list_dir", "{}")])
+    dialect.reply("One file.")
+
+    result = await neocode(dialect, workspace, "-p", "list", "--output-format", "stream-json")
+
+    assert result.code == 0, result.err
+    lines = [json.loads(line) for line in result.out.splitlines()]
+    assert lines[0]["type"] == "session" and lines[0]["provider"] == dialect.name
+    events = [LoopEventAdapter.validate_python(line) for line in lines[1:]]
+    kinds = [event.type for event in events]
+    assert kinds[0] == "turn_started" and kinds[-1] == "run_finished"
+    assert "tool_started" in kinds and "tool_finished" in kinds
+    deltas = [e.event.text for e in events if e.type == "stream" and e.event.type == "text_delta"]
+    assert "".join(deltas) == "One file."
+
+
+async def test_prompt_from_stdin(dialect: Dialect, workspace: Path) -> None:
+    dialect.reply("Piped prompt received.")
+    result = await neocode(dialect, workspace, "-p", "-", stdin=b"summarise this folder\n")
+    assert result.code == 0 and result.out == "Piped prompt received.\n"
+    first = json.dumps(dialect.request(1)["messages"])
+    assert "summarise this folder" in first
+
+
+async def test_a_failed_run_exits_1_with_the_error_and_no_key(dialect: Dialect, workspace: Path) -> None:
+    dialect.server.enqueue(Response(status=401, headers={"content-type": "application/json"},
+                                    body=b'{"error": {"message": "bad key"}}'))
+    result = await neocode(dialect, workspace, "-p", "hi", "--output-format", "json")
+    assert result.code == 1
+    output = json.loads(result.out)
+    assert output["error"]["kind"] == "auth" and output["stop_reason"] == "error"
+    assert API_KEY not in result.out + result.err
+
+    dialect.server.enqueue(Response(status=401, headers={"content-type": "application/json"},
+                                    body=b'{"error": {"message": "bad key"}}'))
+    text = await neocode(dialect, workspace, "-p", "hi")
+    assert text.code == 1 and text.err.startswith("neocode: ") and API_KEY not in text.err
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "message"),
+    [
+        (["-p", "hi", "--max-turns", "0"], None, "--max-turns must be at least 1"),
+        (["-p", "-"], b"  \n", "the prompt is empty"),
+        (["-p", "hi", "--resume", "20990101-000000-abcdef"], None, "no saved session with id"),
+        (["-p", "hi", "--resume", "../../etc/passwd"], None, "is not a session id"),
+        (["-p", "hi", "--continue"], None, "no saved session for"),
+        (["-p", "hi", "--output-format", "xml"], None, "invalid choice"),
+    ],
+)
+async def test_bad_usage_exits_2_with_a_clear_message(
+    dialect: Dialect, workspace: Path, args: list[str], stdin: bytes | None, message: str
+) -> None:
+    result = await neocode(dialect, workspace, *args, stdin=stdin)
+    assert result.code == 2
+    assert message in result.err
+    assert dialect.server.requests == []
+
+
+async def test_resume_after_a_kill_repairs_the_transcript(
+    dialect: Dialect, workspace: Path, isolated_dirs: Path
+) -> None:
+    dialect.reply("Running it.", [("r1", "bash", '{"command": "echo $$ > shell.pid; sleep 60"}')])
+    process = await start(dialect, workspace, "-p", "run the long job", "--approval", "full-auto")
+    group = int(await wait_for_file(workspace / "shell.pid"))
+    process.kill()  # SIGKILL: no cleanup runs, as after a crash or a closed terminal
+    await process.wait()
+    os.killpg(group, signal.SIGKILL)  # what the dead neocode could not stop
+    [saved] = session_files(isolated_dirs / "data")
+    with saved.open("a") as handle:
+        handle.write('{"type": "message", "message": {"role": "ass')  # a write torn by the kill
+
+    dialect.reply("Picking up where we left off.")
+    resumed = await neocode(dialect, workspace, "--continue", "-p", "go on", "--output-format", "json")
+
+    assert resumed.code == 0, resumed.err
+    output = json.loads(resumed.out)
+    assert output["session_id"] == saved.stem
+    assert output["result"] == "Picking up where we left off."
+    assert dialect.tool_results(2) == {"r1": INTERRUPTED}
+    sent = json.dumps(dialect.request(2)["messages"])
+    assert sent.index("run the long job") < sent.index("Running it.") < sent.index("go on")
+
+    listing = await neocode(dialect, workspace, "sessions")
+    assert listing.code == 0
+    assert listing.out.startswith(f"{saved.stem}  ") and "run the long job" in listing.out
+
+
+def test_headless_does_not_import_textual() -> None:
+    code = "import sys, neocode_tui.cli, neocode_tui.headless; print('textual' in sys.modules)"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "False"
