@@ -12,8 +12,9 @@ import asyncio
 import json
 import sys
 from pathlib import Path
+from typing import cast
 
-from neocode_tui.collector import CollectedTurn, collect
+from neocode_tui.collector import CollectedTurn, EventCallback, collect
 from neocode_tui.conversation import ChatRequest
 from neocode_tui.events import StreamEvent
 from neocode_tui.providers.scripted import DialectName, ScriptedProvider, SSEReplay, detect_dialect
@@ -22,11 +23,13 @@ from neocode_tui.providers.scripted import DialectName, ScriptedProvider, SSERep
 def read_recording(path: str, dialect: str = "auto") -> SSEReplay:
     """The recording at ``path`` with its dialect resolved. Raises ``OSError`` when unreadable."""
     data = Path(path).read_bytes()
-    name: DialectName = detect_dialect(data) if dialect == "auto" else dialect  # type: ignore[assignment]
+    name = detect_dialect(data) if dialect == "auto" else cast(DialectName, dialect)
     return SSEReplay(data, name)
 
 
-async def replay(recording: SSEReplay, on_event=None, rate: float | None = None) -> CollectedTurn:
+async def replay(
+    recording: SSEReplay, on_event: EventCallback | None = None, rate: float | None = None
+) -> CollectedTurn:
     provider = ScriptedProvider([recording], model="replay", rate=rate)
     return await collect(provider.stream(ChatRequest(model="replay", messages=[])), on_event)
 
