@@ -10,7 +10,7 @@ from neocode_tui.agent.loop import FINAL_ANSWER_REQUEST, AgentLoop
 from neocode_tui.agent.loop_events import (
     ApprovalDecision,
     ApprovalRequested,
-    RunFinished,
+    Notice,
     Streamed,
     ToolFinished,
     ToolStarted,
@@ -20,7 +20,7 @@ from neocode_tui.agent.transcript import INTERRUPTED
 from neocode_tui.events import TextDelta, ToolCallStart
 from tests.agent.conftest import Dialect, Recorder, assert_transcript_valid
 from tests.agent.helpers import wait_dead, wait_for_file
-from tests.http_model_server import Response
+from tests.http_model_server import Response, openai_sse
 
 
 def make_loop(dialect: Dialect, workspace: Path, **options) -> tuple[AgentLoop, Recorder]:
@@ -29,8 +29,13 @@ def make_loop(dialect: Dialect, workspace: Path, **options) -> tuple[AgentLoop, 
     return AgentLoop(dialect.provider(), workspace, sink=recorder, **options), recorder
 
 
-async def test_read_edit_run_then_answer(dialect: Dialect, workspace: Path) -> None:
+async def test_read_edit_run_then_answer(
+    dialect: Dialect, workspace: Path, isolated_dirs: Path
+) -> None:
     (workspace / "AGENTS.md").write_text("Always run the program after editing.\n")
+    user_config = isolated_dirs / "config" / "neocode"
+    user_config.mkdir(parents=True)
+    (user_config / "AGENTS.md").write_text("Answer in one sentence.\n")
     dialect.reply("Let me look.", [("c1", "read_file", '{"path": "app.py"}')])
     dialect.reply("", [("c2", "edit_file", json.dumps(
         {"path": "app.py", "old_string": "'hello'", "new_string": "'hello, world'"}))])
@@ -44,6 +49,8 @@ async def test_read_edit_run_then_answer(dialect: Dialect, workspace: Path) -> N
     assert finished.final_text == "Done: `greet()` now says hello, world."
     assert (workspace / "app.py").read_text().startswith("def greet():\n    return 'hello, world'\n")
     assert "Always run the program after editing." in dialect.system(1)
+    assert "Answer in one sentence." in dialect.system(1)
+    assert dialect.system(1) == dialect.system(4)
     assert dialect.tool_results(2)["c1"].startswith("     1\tdef greet():")
     edit_result = dialect.tool_results(3)["c2"]
     assert "-    return 'hello'\n+    return 'hello, world'\n" in edit_result
@@ -318,3 +325,31 @@ async def test_a_stream_cut_mid_call_never_runs_it(dialect: Dialect, workspace: 
     assert not (workspace / "cut.txt").exists()
     assert recorder.of(ToolStarted) == []
     assert_transcript_valid(loop)
+
+
+async def test_a_nameless_call_is_dropped_with_a_note_to_the_model(model_server, workspace: Path) -> None:
+    dialect = Dialect("openai", model_server)
+    base = {"id": "x", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+
+    def chunk(delta: dict, finish: str | None = None) -> dict:
+        return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    model_server.enqueue(Response(body=openai_sse([
+        chunk({"role": "assistant", "content": ""}),
+        chunk({"tool_calls": [{"index": 0, "id": "nameless", "type": "function",
+                               "function": {"arguments": '{"path": "app.py"}'}}]}),
+        chunk({"tool_calls": [{"index": 1, "id": "named", "type": "function",
+                               "function": {"name": "list_dir", "arguments": "{}"}}]}),
+        chunk({}, "tool_calls"),
+    ]), chunk_sizes=11))
+    dialect.reply("Understood.")
+    loop, recorder = make_loop(dialect, workspace)
+
+    finished = await loop.run("go")
+
+    assert finished.reason == "done"
+    sent = dialect.request(2)["messages"]
+    assert [m["tool_call_id"] for m in sent if m["role"] == "tool"] == ["named"]
+    assert sent[-1]["role"] == "user"
+    assert sent[-1]["content"].startswith("1 tool call(s) in your last message had no tool name")
+    assert [n.level for n in recorder.of(Notice)] == ["warning"]

@@ -19,6 +19,7 @@ __all__ = [
 class ToolRegistry:
     def __init__(self, tools: Iterable[Tool]) -> None:
         self._tools = {tool.name: tool for tool in tools}
+        self._specs = [tool.spec() for tool in self._tools.values()]  # sent every turn
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
@@ -28,7 +29,7 @@ class ToolRegistry:
         return list(self._tools)
 
     def specs(self) -> list[ToolSpec]:
-        return [tool.spec() for tool in self._tools.values()]
+        return list(self._specs)
 
 
 def default_tools() -> ToolRegistry:
