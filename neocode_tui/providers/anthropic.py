@@ -210,7 +210,7 @@ class AnthropicProvider:
         self._headers = {"anthropic-version": API_VERSION}
         if api_key:
             self._headers["x-api-key"] = api_key
-        self._ids = CallIds("toolu_neo_")
+        self._ids = CallIds("toolu_neo_", live=True)
         self._http = HTTPStreamer(options, client=client, secrets=[api_key])
 
     def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:

@@ -9,6 +9,7 @@ all feed bytes through the same pump, so a recording plays exactly like a live r
 from __future__ import annotations
 
 import itertools
+import secrets
 from typing import Any, Protocol
 
 from neocode_tui.events import FinishReason, StreamError, StreamEvent, Usage
@@ -27,11 +28,15 @@ class Dialect(Protocol):
 
 
 class CallIds:
-    """Synthesised ids for tool calls a server sent without one: unique for the life of
-    the provider (so across a whole session), deterministic so tests and replays agree."""
+    """Synthesised ids for tool calls a server sent without one.
 
-    def __init__(self, prefix: str = "call_neo_") -> None:
-        self._prefix = prefix
+    Replays and scripted models count from 1 under a fixed prefix, so they agree run after
+    run; live providers pass ``live=True`` for a random tag in the prefix, so ids stay unique
+    in a session that outlives one provider (a model switch, a resumed session).
+    """
+
+    def __init__(self, prefix: str = "call_neo_", *, live: bool = False) -> None:
+        self._prefix = f"{prefix}{secrets.token_hex(3)}_" if live else prefix
         self._counter = itertools.count(1)
 
     def __call__(self) -> str:

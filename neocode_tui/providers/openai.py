@@ -265,7 +265,7 @@ class OpenAIProvider:
         self.model = model
         self._url = base_url.rstrip("/") + "/chat/completions"
         self._headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
-        self._ids = CallIds()
+        self._ids = CallIds(live=True)
         self._http = HTTPStreamer(options, client=client, secrets=[api_key])
 
     def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:

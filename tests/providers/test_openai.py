@@ -9,7 +9,8 @@ from neocode_tui.collector import collect
 from neocode_tui.conversation import ChatRequest, Message, ToolCall, ToolSpec
 from neocode_tui.events import ToolCallDelta, ToolCallStart
 from tests.http_model_server import Response, openai_sse, openai_turn
-from tests.providers.conftest import API_KEY
+from neocode_tui.providers.openai import OpenAIProvider
+from tests.providers.conftest import API_KEY, FAST
 
 REQUEST = ChatRequest(model="gpt-test", messages=[Message(role="user", content="go")])
 
@@ -164,6 +165,19 @@ async def test_missing_ids_are_synthesised_unique_across_the_session(openai, mod
     second, _ = await play(openai, model_server, body)
     ids = [first.tool_calls[0].id, second.tool_calls[0].id]
     assert all(ids) and len(set(ids)) == 2
+
+
+async def test_synthesised_ids_stay_unique_when_the_provider_is_replaced(openai, model_server) -> None:
+    """A model switch or a resume makes a new provider mid-session: its ids must not repeat."""
+    body = openai_sse([calls(fn(0, None, "bash", '{"command": "ls"}')), chunk({}, "tool_calls")])
+    replacement = OpenAIProvider(model="gpt-test", base_url=model_server.url + "/v1",
+                                 api_key=API_KEY, options=FAST)
+    try:
+        first, _ = await play(openai, model_server, body)
+        second, _ = await play(replacement, model_server, body)
+    finally:
+        await replacement.aclose()
+    assert first.tool_calls[0].id != second.tool_calls[0].id
 
 
 async def test_a_call_that_never_gets_a_name_is_dropped_and_counted(openai, model_server) -> None:
