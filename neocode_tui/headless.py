@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -34,11 +35,12 @@ from neocode_tui.agent.loop_events import (
 )
 from neocode_tui.agent.sessions import (
     SessionNotFound,
+    LoadedSession,
     SessionStore,
     find_session,
     load_session,
 )
-from neocode_tui.agent.tools import ToolRegistry
+from neocode_tui.agent.tools import ToolRegistry, default_tools
 from neocode_tui.config import Settings
 from neocode_tui.conversation import Message
 from neocode_tui.events import StreamRetry, TextDelta
@@ -66,6 +68,10 @@ def run_headless(args: argparse.Namespace) -> int:
         return asyncio.run(_run(args, prompt, settings, max_turns, resumed))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (``| head``): stop quietly, as other command-line tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_ERROR
 
 
 def _read_prompt(flag: str | None) -> str:
@@ -86,7 +92,7 @@ def _settings(args: argparse.Namespace) -> Settings:
     return settings.model_copy(update={k: v for k, v in flags.items() if v})
 
 
-def _resumed_session(args: argparse.Namespace) -> Any:
+def _resumed_session(args: argparse.Namespace) -> LoadedSession | None:
     if args.resume is None and not args.continue_:
         return None
     try:
@@ -96,7 +102,11 @@ def _resumed_session(args: argparse.Namespace) -> Any:
 
 
 async def _run(
-    args: argparse.Namespace, prompt: str, settings: Settings, max_turns: int, resumed: Any
+    args: argparse.Namespace,
+    prompt: str,
+    settings: Settings,
+    max_turns: int,
+    resumed: LoadedSession | None,
 ) -> int:
     workspace = Path.cwd()
     provider = make_provider(settings)
@@ -105,18 +115,19 @@ async def _run(
         messages: list[Message] = []
     else:
         session, messages = SessionStore.resume(resumed)
-    printer = _printer(args.output_format)
+    tools = default_tools()
+    printer = _printer(args.output_format, tools)
     loop = AgentLoop(
         provider,
         workspace,
-        sink=None,
+        sink=printer.event,
         approval=args.approval or settings.approval or "ask",
         max_turns=max_turns,
         session=session,
+        tools=tools,
         messages=messages,
         usage=resumed.usage if resumed else None,
     )
-    loop.sink = lambda event: printer.event(event, loop.tools)
     printer.start(session.id, provider.name, provider.model)
     try:
         finished = await loop.run(prompt)
@@ -132,14 +143,15 @@ async def _run(
 class _Printer:
     """Writes a run's events in one output format; the base class records nothing."""
 
-    def __init__(self, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> None:
-        self.out = out
-        self.err = err
+    def __init__(self, tools: ToolRegistry) -> None:
+        self.tools = tools
+        self.out: TextIO = sys.stdout
+        self.err: TextIO = sys.stderr
 
     def start(self, session_id: str, provider: str, model: str) -> None:
         pass
 
-    def event(self, event: LoopEvent, tools: ToolRegistry) -> None:
+    def event(self, event: LoopEvent) -> None:
         pass
 
     def finish(self, finished: RunFinished, session_id: str, messages: list[Message]) -> None:
@@ -147,13 +159,13 @@ class _Printer:
 
 
 class _TextPrinter(_Printer):
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, tools: ToolRegistry) -> None:
+        super().__init__(tools)
         self.mid_line = False
         self.wrote_text = False
         self.new_turn = False
 
-    def event(self, event: LoopEvent, tools: ToolRegistry) -> None:
+    def event(self, event: LoopEvent) -> None:
         if isinstance(event, TurnStarted):
             self.new_turn = True
         elif isinstance(event, Streamed):
@@ -169,7 +181,7 @@ class _TextPrinter(_Printer):
                 self._note(f"[retrying ({event.event.attempt}/{event.event.max_attempts}): "
                            f"{event.event.reason}]")
         elif isinstance(event, ToolStarted):
-            tool = tools.get(event.name)
+            tool = self.tools.get(event.name)
             arguments = event.arguments if isinstance(event.arguments, dict) else {}
             self._note(f"→ {tool.summary(arguments) if tool else event.name}")
         elif isinstance(event, ToolFinished) and event.is_error:
@@ -196,12 +208,12 @@ class _TextPrinter(_Printer):
 
 
 class _JsonPrinter(_Printer):
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, tools: ToolRegistry) -> None:
+        super().__init__(tools)
         self.turns = 0
         self.results: list[ToolFinished] = []
 
-    def event(self, event: LoopEvent, tools: ToolRegistry) -> None:
+    def event(self, event: LoopEvent) -> None:
         if isinstance(event, TurnStarted):
             self.turns += 1
         elif isinstance(event, ToolFinished):
@@ -235,14 +247,13 @@ class _StreamJsonPrinter(_Printer):
         header = {"type": "session", "session_id": session_id, "provider": provider, "model": model}
         print(json.dumps(header), file=self.out, flush=True)
 
-    def event(self, event: LoopEvent, tools: ToolRegistry) -> None:
+    def event(self, event: LoopEvent) -> None:
         print(LoopEventAdapter.dump_json(event).decode(), file=self.out, flush=True)
 
 
-def _printer(output_format: str) -> _Printer:
-    return {"json": _JsonPrinter, "stream-json": _StreamJsonPrinter}.get(
-        output_format, _TextPrinter
-    )()
+def _printer(output_format: str, tools: ToolRegistry) -> _Printer:
+    kind = {"json": _JsonPrinter, "stream-json": _StreamJsonPrinter}.get(output_format)
+    return (kind or _TextPrinter)(tools)
 
 
 def _arguments(raw: str) -> Any:

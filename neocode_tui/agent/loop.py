@@ -33,7 +33,7 @@ from neocode_tui.agent.sessions import SessionStore
 from neocode_tui.agent.tools import Tool, ToolError, ToolRegistry, default_tools
 from neocode_tui.agent.transcript import INTERRUPTED, tool_result, unanswered_calls
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
-from neocode_tui.collector import CollectedToolCall, CollectedTurn, collect
+from neocode_tui.collector import CollectedToolCall, CollectedTurn, ErrorInfo, collect
 from neocode_tui.conversation import ChatRequest, Message, ToolCall
 from neocode_tui.events import StreamEvent, Usage
 from neocode_tui.providers import Provider
@@ -41,6 +41,10 @@ from neocode_tui.providers import Provider
 Sink = Callable[[LoopEvent], None]
 Approver = Callable[[ApprovalRequested], Awaitable[ApprovalDecision]]
 
+CUT_SHORT = {
+    "length": "the answer was cut off at the model's output token limit",
+    "content_filter": "the answer was stopped by the provider's content filter",
+}
 FINAL_ANSWER_REQUEST = (
     "You have reached the turn limit for this run, so no more tools can be used. "
     "Answer now: what you did, what is left to do, and how to continue."
@@ -144,8 +148,14 @@ class AgentLoop:
             messages=list(self.messages),
             tools=self.tools.specs() if with_tools else [],
         )
-        turn = await collect(self.provider.stream(request), self._forwarder(number))
+        try:
+            turn = await collect(self.provider.stream(request), self._forwarder(number))
+        except Exception as exc:  # providers report failures as events; this is a bug
+            failure = f"the provider failed: {type(exc).__name__}: {exc}"
+            turn = CollectedTurn(error=ErrorInfo(kind="stream", message=failure))
         self._record(turn)
+        if turn.finish_reason in CUT_SHORT:
+            self._emit(Notice(turn=number, level="warning", message=CUT_SHORT[turn.finish_reason]))
         self._emit(
             TurnFinished(
                 turn=number,
@@ -217,7 +227,8 @@ class AgentLoop:
         except (ToolError, PathOutsideWorkspace) as exc:
             return result(str(exc))
         except OSError as exc:
-            return result(f"{tool.name} failed: {exc.strerror or exc}")
+            where = f": {exc.filename}" if exc.filename else ""
+            return result(f"{tool.name} failed: {exc.strerror or exc}{where}")
         except Exception as exc:  # a tool bug must not end the session
             return result(f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}")
         return result(output.text, "error" if output.is_error else "ok", diff=output.diff)

@@ -353,3 +353,37 @@ async def test_a_nameless_call_is_dropped_with_a_note_to_the_model(model_server,
     assert sent[-1]["role"] == "user"
     assert sent[-1]["content"].startswith("1 tool call(s) in your last message had no tool name")
     assert [n.level for n in recorder.of(Notice)] == ["warning"]
+
+
+async def test_cancel_while_waiting_for_approval(dialect: Dialect, workspace: Path) -> None:
+    dialect.reply("", [("w1", "write_file", '{"path": "a.txt", "content": "a"}')])
+    waiting = asyncio.Event()
+
+    async def approver(request: ApprovalRequested) -> ApprovalDecision:
+        waiting.set()
+        await asyncio.Event().wait()  # the user never answers
+        raise AssertionError("unreachable")
+
+    loop, recorder = make_loop(dialect, workspace, approval="ask", approver=approver)
+    task = asyncio.create_task(loop.run("write"))
+    await waiting.wait()
+    task.cancel()
+    finished = await task
+
+    assert finished.reason == "cancelled"
+    assert not (workspace / "a.txt").exists()
+    assert [(e.call_id, e.status) for e in recorder.of(ToolFinished)] == [("w1", "interrupted")]
+    assert_transcript_valid(loop)
+
+
+async def test_an_answer_cut_at_the_token_limit_is_flagged(dialect: Dialect, workspace: Path) -> None:
+    finish = {"finish": "length"} if dialect.name == "openai" else {"stop_reason": "max_tokens"}
+    dialect.server.enqueue(Response(body=dialect.turn("A long answer that", **finish)))
+    loop, recorder = make_loop(dialect, workspace)
+
+    finished = await loop.run("explain everything")
+
+    assert finished.reason == "done" and finished.final_text == "A long answer that"
+    assert [n.message for n in recorder.of(Notice)] == [
+        "the answer was cut off at the model's output token limit"
+    ]
