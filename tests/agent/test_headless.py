@@ -16,7 +16,7 @@ import pytest
 from neocode_tui.agent.loop_events import LoopEventAdapter
 from neocode_tui.agent.transcript import INTERRUPTED
 from tests.agent.conftest import API_KEY, Dialect
-from tests.agent.helpers import wait_for_file
+from tests.agent.helpers import wait_dead, wait_for_file
 from tests.http_model_server import Response
 
 NEOCODE = str(Path(sys.executable).parent / "neocode")
@@ -189,3 +189,25 @@ def test_headless_does_not_import_textual() -> None:
     code = "import sys, neocode_tui.cli, neocode_tui.headless; print('textual' in sys.modules)"
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stdout.strip() == "False"
+
+
+async def test_ctrl_c_stops_the_run_and_its_command_and_saves_a_valid_session(
+    dialect: Dialect, workspace: Path, isolated_dirs: Path
+) -> None:
+    dialect.reply("Running it.", [("i1", "bash", '{"command": "echo $$ > shell.pid; sleep 60"}')])
+    process = await start(dialect, workspace, "-p", "run it", "--approval", "full-auto",
+                          "--output-format", "json")
+    shell = int(await wait_for_file(workspace / "shell.pid"))
+
+    process.send_signal(signal.SIGINT)
+    out, _ = await asyncio.wait_for(process.communicate(), 10)
+
+    assert process.returncode == 130
+    output = json.loads(out)
+    assert output["stop_reason"] == "cancelled"
+    assert output["tool_calls"] == [{"id": "i1", "name": "bash",
+                                     "arguments": {"command": "echo $$ > shell.pid; sleep 60"},
+                                     "result": INTERRUPTED, "is_error": True}]
+    assert await wait_dead(shell)
+    [saved] = session_files(isolated_dirs / "data")
+    assert INTERRUPTED in saved.read_text()
