@@ -1,47 +1,442 @@
-"""Provisional conversation view (API stub; the line-based view replaces it)."""
+"""The conversation view: one line-based widget whatever the length of the session.
+
+Textual's layout walks every widget on every refresh, so a view made of one widget per
+Markdown block gets slower with every block shown (see PERF-NOTES). Here the whole
+conversation is a single ``ScrollView`` drawing pre-rendered lines (the Line API, as ``Log``
+does): each block is rendered by Rich into strips once, and again only when its content
+changes (the open tail of a streaming answer, a live tool panel), when it is toggled, or when
+the width or theme changes. Events are buffered and applied at most once per frame, so a model
+streaming 2,000 tokens a second costs as many screen updates as one streaming 60.
+"""
 
 from __future__ import annotations
 
 import asyncio
+from bisect import bisect_right
+from collections.abc import Callable
+from time import monotonic
 from typing import Literal
 
-from rich.markdown import Markdown
-from rich.text import Text
-from textual.widgets import RichLog
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.selection import Selection
+from textual.strip import Strip
 
-from neocode_tui.agent.loop_events import LoopEvent, Streamed, ToolFinished, TurnFinished
+from neocode_tui.agent.loop_events import LoopEvent
 from neocode_tui.conversation import Message
-from neocode_tui.events import TextDelta
+from neocode_tui.tui.conversation.assembler import Assembler
+from neocode_tui.tui.conversation.blocks import Block
+from neocode_tui.tui.conversation.palette import Palette
+
+FRAME_SECONDS = 1 / 60
+"""At most one update of the screen per frame, however fast events arrive."""
+_SLICE_SECONDS = 0.008
+"""Background re-rendering (after a resize or theme switch) yields to the app this often."""
+_JUMP_BAR = " ↓ more below · End or click here to jump to the latest "
 
 
-class ConversationView(RichLog):
-    anchored: bool = True
+class ConversationView(ScrollView, can_focus=True):
+    """The scrolling conversation above the input box."""
 
-    def __init__(self, **kwargs) -> None:
-        super().__init__(wrap=True, markup=False, **kwargs)
-        self._text: list[str] = []
+    DEFAULT_CSS = """
+    ConversationView {
+        height: 1fr;
+        scrollbar-gutter: stable;
+        background: $background;
+        color: $foreground;
+    }
+    """
+    BINDINGS = [Binding("end", "scroll_to_latest", "Latest", show=False)]
+
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._blocks: list[Block] = []
+        self._starts: list[int] = [0]
+        """``_starts[i]`` is the first line of block ``i``; valid for ``i <= _valid``."""
+        self._valid = 0
+        self._dirty: dict[Block, None] = {}
+        self._pending: list[LoopEvent | Callable[[], None]] = []
+        self._flush_scheduled = False
+        self._last_flush = 0.0
+        self._waiters: list[asyncio.Future[None]] = []
+        self._env: tuple[int, Palette] | None = None
+        self._stale = False
+        self._anchored = True
+        self._moving = False
+        self._assembler = Assembler(self)
+
+    # --- the API the app uses ---------------------------------------------------------
+
+    @property
+    def anchored(self) -> bool:
+        """True while the view follows the latest output; False once the user scrolled up."""
+        return self._anchored
 
     def add_user_message(self, text: str) -> None:
-        self.write(Text("> " + text, style="bold"))
+        self._enqueue(lambda: self._assembler.user_message(text))
 
     def post(self, event: LoopEvent) -> None:
-        if isinstance(event, Streamed) and isinstance(event.event, TextDelta):
-            self._text.append(event.event.text)
-        elif isinstance(event, TurnFinished):
-            self.write(Markdown("".join(self._text)))
-            self._text.clear()
-        elif isinstance(event, ToolFinished):
-            self.write(Text(f"{event.name}: {event.status}"))
+        """Buffer a loop event; it reaches the screen with the next frame, in order."""
+        self._enqueue(event)
 
     def add_notice(self, level: Literal["info", "warning", "error"], message: str) -> None:
-        self.write(Text(message, style={"error": "red", "warning": "yellow"}.get(level, "")))
+        self._enqueue(lambda: self._assembler.notice(level, message))
+
+    def clear(self) -> None:
+        self._enqueue(self._clear_now)
 
     def load_transcript(self, messages: list[Message]) -> None:
-        for message in messages:
-            self.write(Markdown(message.content))
+        """Show a resumed session, settled; blocks are rendered as they come into view."""
+        self._enqueue(lambda: self._assembler.transcript(messages))
 
     def scroll_to_latest(self) -> None:
-        self.scroll_end(animate=False)
+        self._anchored = True
+        self._scroll_end()
+        self.refresh()
+
+    def action_scroll_to_latest(self) -> None:
+        self.scroll_to_latest()
 
     async def settled(self) -> None:
-        await asyncio.sleep(0)
+        """Return once everything posted so far has been drawn."""
+        if not self.is_attached:
+            return
+        loop = asyncio.get_running_loop()
+        while self._pending or self._flush_scheduled:
+            waiter: asyncio.Future[None] = loop.create_future()
+            self._waiters.append(waiter)
+            await waiter
+        drawn: asyncio.Future[None] = loop.create_future()
+        self.call_after_refresh(lambda: drawn.done() or drawn.set_result(None))
+        await drawn
+
+    # --- frame scheduling ---------------------------------------------------------------
+
+    def _enqueue(self, item: LoopEvent | Callable[[], None]) -> None:
+        self._pending.append(item)
+        if not self._flush_scheduled and self.is_mounted:
+            self._schedule()
+
+    def _schedule(self) -> None:
+        self._flush_scheduled = True
+        delay = self._last_flush + FRAME_SECONDS - monotonic()
+        if delay > 0:
+            self.set_timer(delay, self._flush, name="conversation-frame")
+        else:
+            self.call_later(self._flush)
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "theme", self._theme_changed, init=False)
+        if self._pending:
+            self._schedule()
+
+    def _flush(self) -> None:
+        """Apply every buffered event, then lay out and draw once."""
+        self._flush_scheduled = False
+        self._last_flush = monotonic()
+        pending, self._pending = self._pending, []
+        assembler = self._assembler
+        for item in pending:
+            if callable(item):
+                item()
+            else:
+                assembler.apply(item)
+        assembler.end_of_frame()
+        self._layout()
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def _clear_now(self) -> None:
+        self._blocks.clear()
+        self._dirty.clear()
+        self._starts = [0]
+        self._valid = 0
+        self._assembler.reset()
+        self._anchored = True
+
+    # --- the block list (the assembler's sink) -----------------------------------------
+
+    def _index(self, block: Block) -> int:
+        """Where ``block`` is; searched from the end, where changing blocks live."""
+        blocks = self._blocks
+        for index in range(len(blocks) - 1, -1, -1):
+            if blocks[index] is block:
+                return index
+        raise ValueError("block not in view")
+
+    def _invalidate(self, index: int) -> None:
+        self._valid = min(self._valid, index)
+
+    def append(self, block: Block, *, render: bool = True) -> None:
+        self._blocks.append(block)
+        self._invalidate(len(self._blocks) - 1)
+        if render:
+            self._dirty[block] = None
+
+    def insert_before(self, anchor: Block, block: Block) -> None:
+        index = self._index(anchor)
+        self._blocks.insert(index, block)
+        self._invalidate(index)
+        self._dirty[block] = None
+
+    def remove(self, block: Block) -> None:
+        index = self._index(block)
+        del self._blocks[index]
+        self._invalidate(index)
+        self._dirty.pop(block, None)
+
+    def touch(self, block: Block) -> None:
+        self._dirty[block] = None
+
+    def remove_attempt(self, attempt: object) -> None:
+        first = next((i for i, block in enumerate(self._blocks) if block.attempt is attempt), None)
+        if first is None:
+            return
+        self._blocks = [block for block in self._blocks if block.attempt is not attempt]
+        self._invalidate(first)
+        self._dirty = {block: None for block in self._dirty if block.attempt is not attempt}
+
+    # --- rendering ----------------------------------------------------------------------
+
+    def _current_env(self) -> tuple[int, Palette]:
+        app = self.app
+        palette = Palette.from_variables(app.theme_variables, app.current_theme.dark)
+        return max(self.scrollable_content_region.width, 10), palette
+
+    def _theme_changed(self) -> None:
+        self._layout()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._layout()
+
+    def _render_block(self, block: Block) -> None:
+        assert self._env is not None
+        width, palette = self._env
+        key = (width, palette, block.version, block.collapsed)
+        if block.render_key == key:
+            return
+        block.render_key = key
+        renderable = block.renderable(palette)
+        if renderable is None:
+            block.strips = []
+            return
+        console = self.app.console
+        options = console.options.update(width=width, height=None, highlight=False)
+        with console.use_theme(palette.rich_theme):
+            lines = console.render_lines(renderable, options, pad=False)
+        block.strips = [Strip(line) for line in lines]
+        block.strips.append(Strip.blank(0))
+
+    def _is_current(self, block: Block) -> bool:
+        assert self._env is not None
+        return block.render_key is not None and block.render_key[:2] == self._env
+
+    def _height(self, block: Block) -> int:
+        if block.render_key is None:
+            assert self._env is not None
+            return block.estimate(self._env[0]) + 1
+        return len(block.strips)
+
+    def _recompute(self) -> None:
+        starts = self._starts
+        valid = self._valid
+        del starts[valid + 1 :]
+        total = starts[valid]
+        height = self._height
+        for block in self._blocks[valid:]:
+            total += height(block)
+            starts.append(total)
+        self._valid = len(self._blocks)
+
+    def _block_at(self, line: int) -> int:
+        return min(bisect_right(self._starts, line) - 1, len(self._blocks) - 1)
+
+    def _layout(self) -> None:
+        """Render what changed, recompute line positions, keep the reader's place, draw."""
+        if not self.is_mounted or self.size.width == 0:
+            return
+        env = self._current_env()
+        if env != self._env:
+            self._env = env
+            self._valid = 0
+            self._stale = True
+        top = self._top_anchor()
+        for block in self._dirty:
+            self._render_block(block)
+            self._invalidate(self._index(block))
+        self._dirty.clear()
+        self._recompute()
+        self._render_visible(top)
+        if self._stale:
+            self.run_worker(self._render_rest(), group="conversation-render", exclusive=True)
+        self.refresh()
+
+    def _top_anchor(self) -> tuple[Block, int] | None:
+        """The block at the top of the viewport and how far into it the reader is."""
+        if self._anchored or not self._blocks:
+            return None
+        self._recompute()
+        line = round(self.scroll_y)
+        index = self._block_at(line)
+        return self._blocks[index], line - self._starts[index]
+
+    def _restore(self, top: tuple[Block, int] | None) -> None:
+        self.virtual_size = Size(self._env[0] if self._env else 0, self._starts[-1])
+        if self._anchored:
+            self._scroll_end()
+            return
+        if top is None:
+            return
+        block, offset = top
+        try:
+            index = self._index(block)
+        except ValueError:
+            return
+        self._move_to(self._starts[index] + min(offset, max(self._height(block) - 1, 0)))
+
+    def _visible_range(self) -> range:
+        if not self._blocks:
+            return range(0)
+        height = self.scrollable_content_region.height
+        total = self._starts[-1]
+        first = max(total - height, 0) if self._anchored else round(self.scroll_y)
+        start = self._block_at(max(first - height, 0))
+        end = self._block_at(first + 2 * height) + 1
+        return range(start, end)
+
+    def _render_visible(self, top: tuple[Block, int] | None) -> None:
+        """Blocks in (or near) the viewport are drawn at the current width before the frame."""
+        for _ in range(3):  # heights settle after a pass or two
+            changed = False
+            for index in self._visible_range():
+                block = self._blocks[index]
+                if not self._is_current(block):
+                    self._render_block(block)
+                    self._invalidate(index)
+                    changed = True
+            if changed:
+                self._recompute()
+            self._restore(top)
+            if not changed:
+                break
+
+    async def _render_rest(self) -> None:
+        """After a resize or theme switch: re-render everything else, a slice at a time."""
+        while self._stale:
+            deadline = monotonic() + _SLICE_SECONDS
+            top = self._top_anchor()
+            first_changed: int | None = None
+            for index in range(len(self._blocks) - 1, -1, -1):
+                block = self._blocks[index]
+                if not self._is_current(block):
+                    self._render_block(block)
+                    first_changed = index
+                    if monotonic() > deadline:
+                        break
+            else:
+                self._stale = False
+            if first_changed is not None:
+                self._invalidate(first_changed)
+                self._recompute()
+                self._restore(top)
+                self.refresh()
+            await asyncio.sleep(0)
+
+    # --- scrolling and anchoring ------------------------------------------------------
+
+    def _move_to(self, y: float) -> None:
+        self._moving = True
+        try:
+            self.scroll_to(y=y, animate=False, immediate=True)
+        finally:
+            self._moving = False
+
+    def _scroll_end(self) -> None:
+        self._move_to(self.max_scroll_y)
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        if not self._moving:
+            anchored = new >= self.max_scroll_y
+            if anchored != self._anchored:
+                self._anchored = anchored
+                self.refresh()
+
+    # --- drawing ----------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.scrollable_content_region.width
+        if not self._anchored and y == self.scrollable_content_region.height - 1:
+            if scroll_y < self.max_scroll_y:
+                return self._jump_bar(width)
+        line = scroll_y + y
+        strip = self._line(line)
+        if strip is None:
+            return Strip.blank(width, self.rich_style)
+        selection = self.text_selection
+        if selection is not None and (span := selection.get_span(line)) is not None:
+            strip = self._highlight(strip, *span)
+        strip = strip.crop_extend(scroll_x, scroll_x + width, None)
+        return strip.apply_style(self.rich_style).apply_offsets(scroll_x, line)
+
+    def _line(self, line: int) -> Strip | None:
+        if not self._blocks or line >= self._starts[-1] or self._valid < len(self._blocks):
+            return None
+        index = self._block_at(line)
+        strips = self._blocks[index].strips
+        offset = line - self._starts[index]
+        return strips[offset] if offset < len(strips) else None
+
+    def _highlight(self, strip: Strip, start: int, end: int) -> Strip:
+        length = strip.cell_length
+        end = length if end == -1 else min(end, length)
+        if start >= end:
+            return strip
+        style = self.screen.get_component_rich_style("screen--selection")
+        selected = Strip(Segment.apply_style(strip.crop(start, end), post_style=style))
+        return Strip.join([strip.crop(0, start), selected, strip.crop(end, length)])
+
+    def _jump_bar(self, width: int) -> Strip:
+        assert self._env is not None
+        palette = self._env[1]
+        style = Style.parse(f"bold {palette.foreground} on {palette.primary}")
+        text = _JUMP_BAR.center(width)[:width]
+        return Strip([Segment(text, style)], width)
+
+    # --- selection and clicks -----------------------------------------------------------
+
+    @property
+    def allow_select(self) -> bool:
+        return True
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        lines: list[str] = []
+        for block in self._blocks:
+            height = self._height(block)
+            texts = [strip.text.rstrip() for strip in block.strips[:height]]
+            lines.extend(texts + [""] * (height - len(texts)))
+        return selection.extract("\n".join(lines)), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
+
+    def on_click(self, event: events.Click) -> None:
+        if not self._anchored and event.y == self.scrollable_content_region.height - 1:
+            if self.scroll_y < self.max_scroll_y:
+                self.scroll_to_latest()
+                return
+        line = round(self.scroll_y) + event.y
+        if not self._blocks or line >= self._starts[-1]:
+            return
+        block = self._blocks[self._block_at(line)]
+        if block.toggle():
+            self._anchored = False if self.max_scroll_y > self.scroll_y else self._anchored
+            self._dirty[block] = None
+            self._layout()

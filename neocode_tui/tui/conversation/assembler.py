@@ -1,0 +1,304 @@
+"""Turns loop events into conversation blocks: what the screen shows, decided in one place.
+
+The assembler owns the meaning of events (which panel a tool delta belongs to, what a retry
+takes back, what an interrupted run leaves behind); the view owns drawing. It speaks to the
+view through ``BlockSink`` so the rules can be read without any rendering code around them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Protocol
+
+from neocode_tui.agent.loop_events import (
+    ApprovalRequested,
+    LoopEvent,
+    Notice,
+    RunFinished,
+    Streamed,
+    ToolFinished,
+    ToolStarted,
+    TurnFinished,
+    TurnStarted,
+)
+from neocode_tui.conversation import Message, ToolCall
+from neocode_tui.events import (
+    MessageDone,
+    ReasoningDelta,
+    RefusalDelta,
+    StreamError,
+    StreamRetry,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from neocode_tui.tui.conversation.blocks import (
+    Block,
+    MarkdownBlock,
+    NoticeBlock,
+    NoticeLevel,
+    ReasoningBlock,
+    RefusalBlock,
+    ToolBlock,
+    UserBlock,
+)
+from neocode_tui.tui.conversation.markdown_split import MarkdownSplitter
+
+_HINTS = {
+    "auth": "Check your API key (OPENAI_API_KEY or ANTHROPIC_API_KEY) and send again.",
+    "bad_request": "Check the model name (--model) and base URL, then send again.",
+    "rate_limit": "The provider is rate limiting: wait a moment and send again.",
+    "server": "The provider is having trouble: send again in a moment.",
+    "connection": "Check your network or the base URL (--base-url), then send again.",
+    "timeout": "The model stopped answering: send again.",
+    "truncated": "The answer was cut off: send again to retry.",
+    "malformed": "The provider sent something unreadable: send again to retry.",
+    "stream": "Send again, or try another model.",
+}
+
+
+def error_message(message: str, kind: str | None) -> str:
+    """The error in plain words plus what the user can do about it."""
+    hint = _HINTS.get(kind or "", "Send your message again to retry.")
+    return f"{message.rstrip('.')}. {hint}"
+
+
+class BlockSink(Protocol):
+    def append(self, block: Block, *, render: bool = True) -> None: ...
+    def insert_before(self, anchor: Block, block: Block) -> None: ...
+    def remove(self, block: Block) -> None: ...
+    def touch(self, block: Block) -> None: ...
+    def remove_attempt(self, attempt: object) -> None: ...
+
+
+class _Segment:
+    """An assistant text segment: settled blocks go in before ``live``, the open tail."""
+
+    def __init__(self, live: MarkdownBlock) -> None:
+        self.splitter = MarkdownSplitter()
+        self.live = live
+        self.shown_revision = 0
+
+
+class Assembler:
+    def __init__(self, sink: BlockSink) -> None:
+        self._sink = sink
+        self._turn: int | None = None
+        self._awaiting_run = False
+        self._reset_turn()
+
+    def _reset_turn(self) -> None:
+        self._attempt = object()
+        self._segment: _Segment | None = None
+        self._reasoning: ReasoningBlock | None = None
+        self._refusal: RefusalBlock | None = None
+        self._tools: dict[int, ToolBlock] = {}
+        self._error_shown = False
+
+    def reset(self) -> None:
+        self._turn = None
+        self._awaiting_run = False
+        self._reset_turn()
+
+    # --- what the app adds directly -------------------------------------------------
+
+    def user_message(self, text: str) -> None:
+        self._close_open_text()
+        self._awaiting_run = True
+        self._sink.append(UserBlock(text))
+
+    def notice(self, level: NoticeLevel, message: str) -> None:
+        self._add(NoticeBlock(level, message))
+
+    def transcript(self, messages: list[Message]) -> None:
+        """A resumed session: every message settled, rendered lazily by the view."""
+        results = {m.tool_call_id: m for m in messages if m.role == "tool" and m.tool_call_id}
+        for message in messages:
+            if message.role == "user":
+                self._sink.append(UserBlock(message.content), render=False)
+            elif message.role == "assistant":
+                if message.reasoning:
+                    self._sink.append(ReasoningBlock(message.reasoning), render=False)
+                if message.content.strip():
+                    self._sink.append(MarkdownBlock(message.content), render=False)
+                for index, call in enumerate(message.tool_calls):
+                    self._sink.append(_finished_call(index, call, results.get(call.id)), render=False)
+
+    # --- loop events ----------------------------------------------------------------
+
+    def apply(self, event: LoopEvent) -> None:
+        if isinstance(event, TurnStarted):
+            self._close_open_text()
+            self._turn = event.turn
+            self._reset_turn()
+            return
+        in_run = event.turn == self._turn or (self._turn is None and self._awaiting_run)
+        if isinstance(event, (RunFinished, Notice)) and in_run:
+            if isinstance(event, Notice):
+                self.notice(event.level, event.message)
+            else:
+                self._run_finished(event)
+            return
+        if event.turn != self._turn:
+            return  # a closed turn's late event never lands in a later one
+        if isinstance(event, Streamed):
+            self._stream(event.event)
+        elif isinstance(event, TurnFinished):
+            self._close_open_text()
+            for tool in self._tools.values():
+                if tool.status == "streaming":
+                    tool.set_status("incomplete" if event.error else "ready")
+                    self._sink.touch(tool)
+            if event.error and not self._error_shown:
+                self._error(event.error, None)
+        elif isinstance(event, ToolStarted):
+            tool = self._tool(event.index, event.name, event.call_id)
+            if not tool.raw.length and event.arguments is not None:
+                tool.feed(json.dumps(event.arguments))
+            self._set_status(tool, "running")
+        elif isinstance(event, ApprovalRequested):
+            self._set_status(self._tool(event.index, event.name, event.call_id), "approval")
+        elif isinstance(event, ToolFinished):
+            tool = self._tool(event.index, event.name, event.call_id)
+            status = "error" if event.is_error and event.status == "ok" else event.status
+            tool.finish(status, event.result, event.diff)
+            self._sink.touch(tool)
+
+    def _stream(self, event: object) -> None:
+        if isinstance(event, TextDelta):
+            segment = self._segment
+            if segment is None:
+                self._close_open_text()
+                segment = self._segment = _Segment(MarkdownBlock())
+                self._add(segment.live)
+            segment.splitter.append(event.text)
+        elif isinstance(event, ToolCallDelta):
+            self._tool(event.index).feed(event.arguments)
+            self._sink.touch(self._tools[event.index])
+        elif isinstance(event, ReasoningDelta):
+            if self._reasoning is None:
+                self._close_open_text()
+                self._reasoning = ReasoningBlock()
+                self._add(self._reasoning)
+            self._reasoning.text.append(event.text)
+            self._reasoning.changed()
+            self._sink.touch(self._reasoning)
+        elif isinstance(event, RefusalDelta):
+            if self._refusal is None:
+                self._close_open_text()
+                self._refusal = RefusalBlock()
+                self._add(self._refusal)
+            self._refusal.text.append(event.text)
+            self._refusal.changed()
+            self._sink.touch(self._refusal)
+        elif isinstance(event, ToolCallStart):
+            self._close_open_text()
+            self._tool(event.index, event.name, event.id)
+        elif isinstance(event, ToolCallEnd):
+            tool = self._tools.get(event.index)
+            if tool is not None and tool.status == "streaming":
+                self._set_status(tool, "ready")
+        elif isinstance(event, MessageDone):
+            self._close_open_text()
+        elif isinstance(event, StreamError):
+            self._close_open_text()
+            self._error(event.message, event.kind)
+        elif isinstance(event, StreamRetry):
+            self._sink.remove_attempt(self._attempt)
+            self._reset_turn()
+            self.notice(
+                "warning",
+                f"{event.reason.rstrip('.')}: retrying {event.attempt}/{event.max_attempts} "
+                f"in {event.delay:.1f} s (the partial answer was discarded)",
+            )
+
+    def _run_finished(self, event: RunFinished) -> None:
+        self._close_open_text()
+        cancelled = event.reason == "cancelled"
+        for tool in self._tools.values():
+            if not tool.finished:
+                self._set_status(tool, "interrupted" if cancelled else "skipped")
+        if cancelled:
+            self.notice("warning", "Interrupted: what is shown above is all the model sent.")
+        elif event.reason == "error" and not self._error_shown:
+            error = event.error or {}
+            self._error(error.get("message", "The run failed"), error.get("kind"))
+        elif event.reason == "turn_limit":
+            self.notice("warning", "Stopped at the turn limit (--max-turns): send a message to go on.")
+        self._turn = None
+        self._awaiting_run = False
+        self._reset_turn()
+
+    # --- per frame --------------------------------------------------------------------
+
+    def end_of_frame(self) -> None:
+        """Once per frame: settle finished Markdown blocks and hand the open tail to the view."""
+        segment = self._segment
+        if segment is None or segment.splitter.revision == segment.shown_revision:
+            return
+        segment.shown_revision = segment.splitter.revision
+        for text in segment.splitter.settle():
+            self._insert_settled(segment, text)
+        segment.live.text = segment.splitter.tail
+        segment.live.changed()
+        self._sink.touch(segment.live)
+
+    # --- helpers --------------------------------------------------------------------------
+
+    def _add(self, block: Block) -> None:
+        block.attempt = self._attempt
+        self._sink.append(block)
+
+    def _insert_settled(self, segment: _Segment, text: str) -> None:
+        block = MarkdownBlock(text)
+        block.attempt = self._attempt
+        self._sink.insert_before(segment.live, block)
+
+    def _close_open_text(self) -> None:
+        """Text, thinking and refusals end where anything else begins."""
+        segment, self._segment = self._segment, None
+        if segment is not None:
+            for text in segment.splitter.finish():
+                self._insert_settled(segment, text)
+            self._sink.remove(segment.live)
+        if self._reasoning is not None:
+            self._reasoning.finish()
+            self._sink.touch(self._reasoning)
+            self._reasoning = None
+        self._refusal = None
+
+    def _tool(self, index: int, name: str = "", call_id: str = "") -> ToolBlock:
+        """The panel for this call's index in this turn, created on first sight."""
+        tool = self._tools.get(index)
+        if tool is None:
+            tool = self._tools[index] = ToolBlock(index, name, call_id)
+            self._add(tool)
+        elif (name and not tool.name) or (call_id and not tool.call_id):
+            tool.name = tool.name or name
+            tool.call_id = tool.call_id or call_id
+            tool.changed()
+            self._sink.touch(tool)
+        return tool
+
+    def _set_status(self, tool: ToolBlock, status: str) -> None:
+        tool.set_status(status)  # type: ignore[arg-type]
+        self._sink.touch(tool)
+
+    def _error(self, message: str, kind: str | None) -> None:
+        self._error_shown = True
+        for tool in self._tools.values():
+            if tool.status == "streaming":
+                self._set_status(tool, "incomplete")
+        self.notice("error", error_message(message, kind))
+
+
+def _finished_call(index: int, call: ToolCall, result: Message | None) -> ToolBlock:
+    tool = ToolBlock(index, call.name, call.id)
+    tool.feed(call.arguments)
+    if result is None:
+        tool.set_status("interrupted")
+    else:
+        tool.finish("error" if result.is_error else "ok", result.content, None)
+    return tool
+

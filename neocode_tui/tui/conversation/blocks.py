@@ -1,0 +1,314 @@
+"""The items a conversation is made of, each able to describe itself as a Rich renderable.
+
+A block knows its content and how it looks; the view decides when to render it into lines
+and caches those lines. A block that can still change (the open Markdown tail, a tool call
+whose arguments are streaming) bumps ``version`` so the view redraws it; every other block is
+drawn once per width and theme.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from rich.console import Group, RenderableType
+from rich.markdown import Markdown
+from rich.padding import Padding
+from rich.panel import Panel
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.strip import Strip
+
+from neocode_tui.tui.conversation.palette import Palette
+from neocode_tui.tui.partial_json import GrowingText, PartialJSON
+
+NoticeLevel = Literal["info", "warning", "error"]
+ToolStatus = Literal[
+    "streaming", "ready", "approval", "running", "ok", "error", "denied", "interrupted",
+    "skipped", "incomplete",
+]
+
+COLLAPSED_LINES = 8
+"""How many lines of a long tool output or thought stay visible while it is collapsed."""
+LIVE_TAIL_LINES = 6
+"""How many of the latest lines a growing argument or thought shows while it streams."""
+_LONG_LINE = 200
+
+
+def _indent(renderable: RenderableType) -> Padding:
+    return Padding(renderable, (0, 0, 0, 2))
+
+
+class Block:
+    """One item of the conversation."""
+
+    collapsible: ClassVar[bool] = False
+
+    def __init__(self) -> None:
+        self.version = 0
+        self.collapsed = False
+        self.strips: list[Strip] = []
+        """Lines from the last render (kept while a re-render for a new width is pending)."""
+        self.render_key: tuple[object, ...] | None = None
+        self.attempt: object | None = None
+        """The stream attempt that produced this block, so a retry can take it back."""
+
+    def changed(self) -> None:
+        self.version += 1
+
+    def toggle(self) -> bool:
+        """Flip collapsed state; False when this block cannot collapse."""
+        if not self.can_collapse:
+            return False
+        self.collapsed = not self.collapsed
+        self.changed()
+        return True
+
+    @property
+    def can_collapse(self) -> bool:
+        return self.collapsible
+
+    def renderable(self, palette: Palette) -> RenderableType | None:
+        raise NotImplementedError
+
+    def estimate(self, width: int) -> int:
+        """Lines this block will probably take, before it has been rendered (resumed sessions)."""
+        return 1
+
+
+def _estimate_text(text: str, width: int) -> int:
+    return text.count("\n") + 1 + len(text) // max(width - 4, 10)
+
+
+class UserBlock(Block):
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def renderable(self, palette: Palette) -> RenderableType:
+        text = Text.assemble(("› ", f"bold {palette.primary}"), (self.text, "bold"))
+        return Padding(text, (0, 1), style=f"on {palette.panel}", expand=True)
+
+    def estimate(self, width: int) -> int:
+        return _estimate_text(self.text, width)
+
+
+class MarkdownBlock(Block):
+    """A settled top-level Markdown block, or the open tail of a streaming answer."""
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__()
+        self.text = text
+
+    def renderable(self, palette: Palette) -> RenderableType | None:
+        if not self.text.strip():
+            return None
+        return _indent(Markdown(self.text, code_theme=palette.code_theme))
+
+    def estimate(self, width: int) -> int:
+        return _estimate_text(self.text, width)
+
+
+class ReasoningBlock(Block):
+    """The model's thinking: dimmed, apart from the answer, collapsed once it is over."""
+
+    collapsible = True
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__()
+        self.text = GrowingText()
+        self.text.append(text)
+        self.live = not text
+        self.collapsed = bool(text)
+
+    def finish(self) -> None:
+        self.live = False
+        self.collapsed = True
+        self.changed()
+
+    @property
+    def can_collapse(self) -> bool:
+        return not self.live
+
+    def renderable(self, palette: Palette) -> RenderableType:
+        lines = self.text.line_count
+        style = f"italic {palette.muted}"
+        if self.live:
+            header = Text(f"∴ Thinking… ({lines} lines)", style=style)
+            return Group(header, _indent(Text(self.text.tail(LIVE_TAIL_LINES), style=style)))
+        if self.collapsed:
+            return Text(f"∴ Thought for {lines} lines · click to expand", style=style)
+        header = Text("∴ Thought · click to collapse", style=style)
+        return Group(header, _indent(Text(self.text.text.strip(), style=style)))
+
+    def estimate(self, width: int) -> int:
+        return 1
+
+
+class RefusalBlock(Block):
+    def __init__(self) -> None:
+        super().__init__()
+        self.text = GrowingText()
+
+    def renderable(self, palette: Palette) -> RenderableType:
+        return Text.assemble(
+            ("⊘ The model declined: ", f"bold {palette.warning}"), (self.text.text, palette.warning)
+        )
+
+
+class NoticeBlock(Block):
+    _ICONS: ClassVar[dict[str, str]] = {"info": "ℹ", "warning": "⚠", "error": "✖"}
+
+    def __init__(self, level: NoticeLevel, message: str) -> None:
+        super().__init__()
+        self.level = level
+        self.message = message
+
+    def renderable(self, palette: Palette) -> RenderableType:
+        color = {"info": palette.primary, "warning": palette.warning, "error": palette.error}[
+            self.level
+        ]
+        return Text.assemble((f"{self._ICONS[self.level]} ", f"bold {color}"), (self.message, color))
+
+    def estimate(self, width: int) -> int:
+        return _estimate_text(self.message, width)
+
+
+_STATUS: dict[str, tuple[str, str, str]] = {
+    # status: (icon, words, palette colour name)
+    "streaming": ("…", "writing arguments", "muted"),
+    "ready": ("◌", "ready", "muted"),
+    "approval": ("?", "awaiting your approval", "warning"),
+    "running": ("◐", "running", "primary"),
+    "ok": ("✓", "done", "success"),
+    "error": ("✗", "failed", "error"),
+    "denied": ("⊘", "denied", "warning"),
+    "interrupted": ("⏹", "interrupted", "warning"),
+    "skipped": ("–", "not run", "muted"),
+    "incomplete": ("✗", "arguments incomplete", "error"),
+}
+_PATH_KEYS = ("path", "file_path", "filename")
+_COMMAND_KEYS = ("command", "cmd")
+_FINAL_STATUSES = ("ok", "error", "denied", "interrupted", "skipped", "incomplete")
+
+
+class ToolBlock(Block):
+    """A tool call: arguments growing live, then its status and result."""
+
+    def __init__(self, index: int, name: str = "", call_id: str = "") -> None:
+        super().__init__()
+        self.index = index
+        self.name = name
+        self.call_id = call_id
+        self.arguments = PartialJSON()
+        self.raw = GrowingText()
+        self.status: ToolStatus = "streaming"
+        self.result: str | None = None
+        self.diff: str | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.status in _FINAL_STATUSES
+
+    def feed(self, fragment: str) -> None:
+        self.raw.append(fragment)
+        self.arguments.feed(fragment)
+        self.changed()
+
+    def set_status(self, status: ToolStatus) -> None:
+        self.status = status
+        self.changed()
+
+    def finish(self, status: ToolStatus, result: str, diff: str | None) -> None:
+        self.status = status
+        self.result = result
+        self.diff = diff
+        self.collapsed = self._body_lines() > COLLAPSED_LINES + 2
+        self.changed()
+
+    def _body_text(self) -> str:
+        return self.diff or self.result or ""
+
+    def _body_lines(self) -> int:
+        return self._body_text().count("\n") + 1 if self._body_text() else 0
+
+    @property
+    def can_collapse(self) -> bool:
+        return self.finished and self._body_lines() > COLLAPSED_LINES + 2
+
+    def renderable(self, palette: Palette) -> RenderableType:
+        icon, words, colour_name = _STATUS[self.status]
+        colour = getattr(palette, colour_name)
+        title = Text.assemble((f" {self.name or 'tool'} ", f"bold {palette.foreground}"))
+        subtitle = Text(f" {icon} {words} ", style=colour)
+        parts: list[RenderableType] = self._argument_lines(palette)
+        if self.result is not None:
+            parts.append(self._result(palette))
+        return Panel(
+            Group(*parts) if parts else Text(""),
+            title=title,
+            title_align="left",
+            subtitle=subtitle,
+            subtitle_align="right",
+            border_style=colour if self.finished or self.status == "approval" else palette.muted,
+            expand=True,
+        )
+
+    def _argument_lines(self, palette: Palette) -> list[RenderableType]:
+        """The tolerant preview: paths and commands in full, long texts as a count and a tail."""
+        if self.arguments.broken:
+            return [Text(self.raw.tail(LIVE_TAIL_LINES), style=palette.muted)]
+        lines: list[RenderableType] = []
+        live = not self.finished and self.status != "approval"
+        path = next((self.arguments.get(key) for key in _PATH_KEYS if key in self.arguments.fields), None)
+        for key, field in self.arguments.fields.items():
+            if key in _COMMAND_KEYS and field.is_string:
+                lines.append(Text.assemble(("$ ", f"bold {palette.accent}"), (field.text, "bold")))
+            elif field is path:
+                lines.append(Text(field.text, style=f"bold {palette.primary}"))
+            elif field.is_string and (field.newlines or field.length > _LONG_LINE):
+                count = field.line_count
+                lines.append(Text(f"{key}: {count} line{'s' * (count != 1)}", style=palette.muted))
+                if live:
+                    lines.append(self._code_tail(field.tail(LIVE_TAIL_LINES), path, palette))
+            else:
+                lines.append(Text.assemble((f"{key}: ", palette.muted), (str(field.value()), "")))
+        return lines
+
+    @staticmethod
+    def _code_tail(code: str, path: object, palette: Palette) -> RenderableType:
+        file_name = getattr(path, "text", "") or ""
+        lexer = Syntax.guess_lexer(file_name, code) if file_name else "text"
+        return Syntax(code, lexer, theme=palette.code_theme, background_color="default")
+
+    def _result(self, palette: Palette) -> RenderableType:
+        text = self._body_text()
+        lines = text.split("\n")
+        hidden = 0
+        if self.collapsed:
+            hidden = len(lines) - COLLAPSED_LINES
+            lines = lines[:COLLAPSED_LINES]
+        body = _diff_text(lines, palette) if self.diff else Text("\n".join(lines), style=palette.foreground)
+        if hidden:
+            body.append(f"\n… {hidden} more lines · click to expand", style=f"italic {palette.muted}")
+        elif self.can_collapse:
+            body.append("\n(click to collapse)", style=f"italic {palette.muted}")
+        return body
+
+
+def _diff_text(lines: list[str], palette: Palette) -> Text:
+    text = Text()
+    for number, line in enumerate(lines):
+        if line.startswith(("+++", "---")):
+            style = f"bold {palette.muted}"
+        elif line.startswith("+"):
+            style = palette.success
+        elif line.startswith("-"):
+            style = palette.error
+        elif line.startswith("@@"):
+            style = palette.primary
+        else:
+            style = palette.foreground
+        text.append(line, style=style)
+        if number < len(lines) - 1:
+            text.append("\n")
+    return text
