@@ -353,7 +353,7 @@ class ConversationView(ScrollView, can_focus=True):
     def _move_to(self, y: float) -> None:
         self._moving = True
         try:
-            self.scroll_to(y=y, animate=False, immediate=True)
+            self.scroll_to(y=y, animate=False, immediate=True, force=True)
         finally:
             self._moving = False
 

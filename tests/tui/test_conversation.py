@@ -1,0 +1,369 @@
+"""The conversation view, driven through a real Textual app with Pilot."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+from textual.app import App, ComposeResult
+
+from neocode_tui.agent.loop_events import (
+    LoopEvent,
+    RunFinished,
+    Streamed,
+    ToolFinished,
+    ToolStarted,
+    TurnFinished,
+    TurnStarted,
+)
+from neocode_tui.conversation import Message, ToolCall
+from neocode_tui.events import (
+    MessageDone,
+    ReasoningDelta,
+    StreamError,
+    StreamRetry,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from neocode_tui.tui.conversation import ConversationView
+
+SIZE = (80, 30)
+
+ANSWER = """# Plan
+
+We read the file first, then change **one** function.
+
+- keep the public API
+- add a test
+
+```python
+def greet(name: str) -> str:
+    # a comment that is long enough to matter
+    return f"hello {name}"
+
+
+class Greeter:
+    def __call__(self, name):
+        return greet(name)
+```
+
+Then run the tests:
+
+1. `pytest -q`
+2. look at the output
+
+> Note: nothing else changes.
+"""
+
+
+class Host(App[None]):
+    def compose(self) -> ComposeResult:
+        yield ConversationView()
+
+
+def screen(app: App[None], styles: bool = False) -> str:
+    """What is on the terminal, as a person reads it (with colours when ``styles``)."""
+    console = Console(width=app.size.width, file=io.StringIO(), record=True, color_system="truecolor")
+    console.print(app.screen._compositor.render_update(full=True))
+    return console.export_text(styles=styles)
+
+
+def content(app: App[None]) -> str:
+    """The screen without the scrollbar column, which moves as content grows below."""
+    return "\n".join(line[:-2] for line in screen(app).splitlines())
+
+
+def stream(turn: int, *events: object) -> list[LoopEvent]:
+    return [Streamed(turn=turn, event=event) for event in events]  # type: ignore[arg-type]
+
+
+def text_deltas(text: str, size: int) -> list[TextDelta]:
+    return [TextDelta(text=text[i : i + size]) for i in range(0, len(text), size)]
+
+
+async def show(view: ConversationView, events: list[LoopEvent]) -> None:
+    for event in events:
+        view.post(event)
+    await view.settled()
+
+
+def answer_run(deltas: list[TextDelta]) -> list[LoopEvent]:
+    return [
+        TurnStarted(turn=1),
+        *stream(1, *deltas, MessageDone(finish_reason="stop")),
+        TurnFinished(turn=1, finish_reason="stop"),
+        RunFinished(turn=1, reason="done"),
+    ]
+
+
+async def test_many_deltas_end_on_the_same_screen_as_one_delta() -> None:
+    screens = []
+    for size in (len(ANSWER), 3, 1):
+        app = Host()
+        async with app.run_test(size=(80, 60)) as pilot:
+            view = app.query_one(ConversationView)
+            view.add_user_message("make it greet")
+            await show(view, answer_run(text_deltas(ANSWER, size)))
+            await pilot.pause()
+            screens.append(screen(app, styles=True))
+            if size == 1:
+                assert 'return f"hello {name}"' in screen(app)
+    assert screens[1] == screens[0]
+    assert screens[2] == screens[0]
+
+
+async def test_a_fence_cut_mid_stream_is_drawn_as_code_at_every_moment() -> None:
+    app = Host()
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        cut = ANSWER.index("        return greet")
+        await show(view, [TurnStarted(turn=1), *stream(1, *text_deltas(ANSWER[:cut], 5))])
+        text = screen(app)
+        assert "```" not in text  # the open fence is a code block, not literal backticks
+        assert "class Greeter:" in text
+        lines = text.splitlines()
+        styled = screen(app, styles=True).splitlines()
+        code_line = styled[next(i for i, line in enumerate(lines) if "class Greeter" in line)]
+        prose_line = styled[next(i for i, line in enumerate(lines) if "We read the file" in line)]
+        code_background = "48;2;39;40;34"  # the code theme's background
+        assert code_background in code_line and code_background not in prose_line
+        # Many deltas later the fence closes: still one code block, prose after it.
+        await show(view, stream(1, *text_deltas(ANSWER[cut:], 5)))
+        await pilot.pause()
+        text = screen(app)
+        assert "```" not in text
+        assert "return greet(name)" in text and "Then run the tests:" in text
+
+
+async def test_parallel_tool_calls_with_interleaved_deltas_each_grow_in_their_own_panel() -> None:
+    app = Host()
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        write = '{"path": "src/app.py", "content": "import os\\nimport sys\\n\\nprint(os.sep)\\n"}'
+        bash = '{"command": "pytest -q tests/test_app.py"}'
+        events = [TurnStarted(turn=1), *stream(1, ToolCallStart(index=0, id="w", name="write_file"),
+                                              ToolCallStart(index=1, id="b", name="bash"))]
+        for i in range(0, max(len(write), len(bash)), 4):
+            events += stream(1, ToolCallDelta(index=1, arguments=bash[i : i + 4]),
+                             ToolCallDelta(index=0, arguments=write[i : i + 4]))
+        half = len(events) // 2
+        await show(view, events[:half])
+        lines = screen(app).splitlines()
+        write_top = next(i for i, line in enumerate(lines) if "write_file" in line)
+        bash_top = next(i for i, line in enumerate(lines) if "─  bash  ─" in line)
+        assert write_top < bash_top
+        assert "src/app.py" in "\n".join(lines[write_top:bash_top])
+        await show(view, events[half:] + stream(1, ToolCallEnd(index=0), ToolCallEnd(index=1)))
+        lines = screen(app).splitlines()
+        write_top = next(i for i, line in enumerate(lines) if "write_file" in line)
+        bash_top = next(i for i, line in enumerate(lines) if "─  bash  ─" in line)
+        write_panel = "\n".join(lines[write_top:bash_top])
+        bash_panel = "\n".join(lines[bash_top:])
+        assert "src/app.py" in write_panel and "content: 4 lines" in write_panel
+        assert "print(os.sep)" in write_panel
+        assert "$ pytest -q tests/test_app.py" in bash_panel and "src/app.py" not in bash_panel
+        await show(view, [
+            TurnFinished(turn=1, finish_reason="tool_calls"),
+            ToolStarted(turn=1, index=0, call_id="w", name="write_file"),
+            ToolFinished(turn=1, index=0, call_id="w", name="write_file", result="wrote src/app.py",
+                         diff="--- a/src/app.py\n+++ b/src/app.py\n@@ -0,0 +1,4 @@\n+import os"),
+            ToolFinished(turn=1, index=1, call_id="b", name="bash", result="1 passed", status="ok"),
+        ])
+        await pilot.pause()
+        text = screen(app)
+        assert text.count("✓ done") == 2
+        assert "+import os" in text and "1 passed" in text
+
+
+async def test_a_retry_takes_back_the_partial_answer_visibly() -> None:
+    app = Host()
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        await show(view, [
+            TurnStarted(turn=1),
+            *stream(1, *text_deltas("First attempt paragraph.\n\nSecond half that breaks", 4),
+                    ToolCallStart(index=0, id="x", name="bash"),
+                    ToolCallDelta(index=0, arguments='{"command": "rm -rf bu')),
+        ])
+        assert "First attempt paragraph." in screen(app)
+        await show(view, [
+            *stream(1, StreamRetry(attempt=2, max_attempts=3, delay=1.5, reason="connection lost"),
+                    *text_deltas("The answer, complete.", 4), MessageDone(finish_reason="stop")),
+            TurnFinished(turn=1, finish_reason="stop"),
+        ])
+        await pilot.pause()
+        text = screen(app)
+        assert "First attempt" not in text and "rm -rf" not in text and "bash" not in text
+        assert "connection lost: retrying 2/3 in 1.5 s" in text
+        assert text.index("retrying 2/3") < text.index("The answer, complete.")
+
+
+async def test_an_interrupted_run_keeps_what_was_shown_and_says_so() -> None:
+    app = Host()
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        await show(view, [
+            TurnStarted(turn=1),
+            *stream(1, ReasoningDelta(text="thinking about it"),
+                    *text_deltas("Half of the ans", 3),
+                    ToolCallStart(index=0, id="b", name="bash"),
+                    ToolCallDelta(index=0, arguments='{"command": "sleep 100"}')),
+            RunFinished(turn=1, reason="cancelled"),
+        ])
+        await pilot.pause()
+        text = screen(app)
+        assert "Half of the ans" in text
+        assert "⏹ interrupted" in text  # the tool panel that never ran
+        assert "Interrupted" in text
+
+
+async def test_late_events_of_a_cancelled_run_never_land_in_the_next_one() -> None:
+    app = Host()
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        await show(view, [TurnStarted(turn=1), *stream(1, TextDelta(text="old answer ")),
+                          RunFinished(turn=1, reason="cancelled")])
+        view.add_user_message("second question")
+        await show(view, [
+            *stream(1, TextDelta(text="LATE TEXT"), ToolCallStart(index=0, id="z", name="ghost_tool")),
+            TurnStarted(turn=2),
+            *stream(1, TextDelta(text="LATE AGAIN")),
+            *stream(2, TextDelta(text="fresh answer"), MessageDone(finish_reason="stop")),
+            TurnFinished(turn=2, finish_reason="stop"),
+        ])
+        await pilot.pause()
+        text = screen(app)
+        assert "fresh answer" in text and "old answer" in text
+        assert "LATE" not in text and "ghost_tool" not in text
+
+
+async def test_stream_errors_become_a_notice_that_says_what_to_do() -> None:
+    app = Host()
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        await show(view, [
+            TurnStarted(turn=1),
+            *stream(1, StreamError(kind="auth", message="The API key was rejected (HTTP 401)", status=401)),
+            TurnFinished(turn=1, finish_reason=None, error="The API key was rejected (HTTP 401)"),
+            RunFinished(turn=1, reason="error", error={"kind": "auth", "message": "The API key was rejected"}),
+        ])
+        await pilot.pause()
+        text = screen(app)
+        assert "✖ The API key was rejected (HTTP 401). Check your API key" in text
+        assert text.count("API key was rejected") == 1
+
+
+def long_turn(turn: int, paragraphs: int) -> list[LoopEvent]:
+    body = "".join(f"Paragraph {n} of turn {turn}, some words to wrap.\n\n" for n in range(paragraphs))
+    return [TurnStarted(turn=turn), *stream(turn, *text_deltas(body, 7), MessageDone(finish_reason="stop")),
+            TurnFinished(turn=turn, finish_reason="stop")]
+
+
+async def test_scrolling_up_stops_following_and_the_way_back_down_follows_again() -> None:
+    app = Host()
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        await show(view, long_turn(1, 30))
+        assert view.anchored and "Paragraph 29 of turn 1" in screen(app)
+        await pilot.press("pageup")
+        await pilot.wait_for_scheduled_animations()
+        assert not view.anchored
+        reading = content(app)
+        assert "Paragraph 29 of turn 1" not in reading
+        assert "more below" in reading
+        await show(view, long_turn(2, 5))  # new output while the user reads
+        await pilot.pause()
+        assert content(app) == reading  # the reader's place holds
+        await pilot.press("end")
+        await pilot.pause()
+        assert view.anchored
+        text = screen(app)
+        assert "Paragraph 4 of turn 2" in text and "more below" not in text
+        await show(view, long_turn(3, 5))
+        assert "Paragraph 4 of turn 3" in screen(app)  # following again
+
+
+async def test_clicking_the_way_back_down_jumps_to_the_latest() -> None:
+    app = Host()
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        await show(view, long_turn(1, 30))
+        view.scroll_home(animate=False)
+        await pilot.pause()
+        assert not view.anchored
+        await pilot.click(ConversationView, offset=(10, view.scrollable_content_region.height - 1))
+        await pilot.pause()
+        assert view.anchored and "Paragraph 29 of turn 1" in screen(app)
+
+
+async def test_a_resize_rewraps_settled_lines() -> None:
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.query_one(ConversationView)
+        sentence = "word " * 30
+        await show(view, [TurnStarted(turn=1), *stream(1, TextDelta(text=sentence + "END\n\nnext"),
+                                                       MessageDone(finish_reason="stop"))])
+        wide = [line for line in screen(app).splitlines() if "word" in line]
+        await pilot.resize_terminal(50, 30)
+        await pilot.pause()
+        await pilot.pause()
+        narrow = [line for line in screen(app).splitlines() if "word" in line]
+        assert len(narrow) > len(wide) >= 2
+        assert all(len(line.rstrip()) <= 50 for line in narrow)
+        assert "END" in screen(app)
+
+
+async def test_long_tool_output_collapses_and_a_click_expands_it() -> None:
+    app = Host()
+    async with app.run_test(size=(80, 50)) as pilot:
+        view = app.query_one(ConversationView)
+        output = "\n".join(f"line {n}" for n in range(40))
+        await show(view, [
+            TurnStarted(turn=1),
+            *stream(1, ToolCallStart(index=0, id="b", name="bash"),
+                    ToolCallDelta(index=0, arguments='{"command": "seq 40"}'), MessageDone(finish_reason="tool_calls")),
+            TurnFinished(turn=1, finish_reason="tool_calls"),
+            ToolFinished(turn=1, index=0, call_id="b", name="bash", result=output),
+        ])
+        await pilot.pause()
+        text = screen(app)
+        assert "line 7" in text and "line 8\n" not in text and "32 more lines" in text
+        row = next(i for i, line in enumerate(text.splitlines()) if "line 3" in line)
+        await pilot.click(ConversationView, offset=(5, row))
+        await pilot.pause()
+        text = screen(app)
+        assert "line 39" in text and "more lines" not in text
+
+
+async def test_a_resumed_transcript_shows_settled_with_results_paired() -> None:
+    app = Host()
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        messages = [
+            Message(role="user", content="list files"),
+            Message(role="assistant", content="Listing **now**.",
+                    tool_calls=[ToolCall(id="c1", name="list_dir", arguments='{"path": "."}')]),
+            Message(role="tool", content="README.md\nsrc/", tool_call_id="c1", name="list_dir"),
+            Message(role="assistant", content="Two entries."),
+        ]
+        view.load_transcript(messages)
+        await view.settled()
+        await pilot.pause()
+        text = screen(app)
+        for expected in ("› list files", "Listing now.", "list_dir", "README.md", "✓ done", "Two entries."):
+            assert expected in text
+
+
+async def test_settled_text_is_selectable() -> None:
+    app = Host()
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        await show(view, answer_run(text_deltas(ANSWER, 11)))
+        view.text_select_all()
+        await pilot.pause()
+        selected = app.screen.get_selected_text()
+        assert selected is not None
+        assert "We read the file first, then change one function." in selected
+        assert 'return f"hello {name}"' in selected
