@@ -34,6 +34,10 @@ LIVE_TAIL_LINES = 6
 _LONG_LINE = 200
 
 
+def _lines(count: int) -> str:
+    return f"{count} line" if count == 1 else f"{count} lines"
+
+
 def _indent(renderable: RenderableType) -> Padding:
     return Padding(renderable, (0, 0, 0, 2))
 
@@ -133,10 +137,10 @@ class ReasoningBlock(Block):
         lines = self.text.line_count
         style = f"italic {palette.muted}"
         if self.live:
-            header = Text(f"∴ Thinking… ({lines} lines)", style=style)
+            header = Text(f"∴ Thinking… ({_lines(lines)})", style=style)
             return Group(header, _indent(Text(self.text.tail(LIVE_TAIL_LINES), style=style)))
         if self.collapsed:
-            return Text(f"∴ Thought for {lines} lines · click to expand", style=style)
+            return Text(f"∴ Thought for {_lines(lines)} · click to expand", style=style)
         header = Text("∴ Thought · click to collapse", style=style)
         return Group(header, _indent(Text(self.text.text.strip(), style=style)))
 
@@ -266,8 +270,7 @@ class ToolBlock(Block):
             elif field is path:
                 lines.append(Text(field.text, style=f"bold {palette.primary}"))
             elif field.is_string and (field.newlines or field.length > _LONG_LINE):
-                count = field.line_count
-                lines.append(Text(f"{key}: {count} line{'s' * (count != 1)}", style=palette.muted))
+                lines.append(Text(f"{key}: {_lines(field.line_count)}", style=palette.muted))
                 if live:
                     lines.append(self._code_tail(field.tail(LIVE_TAIL_LINES), path, palette))
             else:

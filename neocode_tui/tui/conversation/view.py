@@ -65,6 +65,7 @@ class ConversationView(ScrollView, can_focus=True):
         self._waiters: list[asyncio.Future[None]] = []
         self._env: tuple[int, Palette] | None = None
         self._stale = False
+        self._rendering_rest = False
         self._anchored = True
         self._moving = False
         self._assembler = Assembler(self)
@@ -273,8 +274,9 @@ class ConversationView(ScrollView, can_focus=True):
         self._dirty.clear()
         self._recompute()
         self._render_visible(top)
-        if self._stale:
-            self.run_worker(self._render_rest(), group="conversation-render", exclusive=True)
+        if self._stale and not self._rendering_rest:
+            self._rendering_rest = True
+            self.run_worker(self._render_rest(), group="conversation-render")
         self.refresh()
 
     def _top_anchor(self) -> tuple[Block, int] | None:
@@ -328,6 +330,12 @@ class ConversationView(ScrollView, can_focus=True):
 
     async def _render_rest(self) -> None:
         """After a resize or theme switch: re-render everything else, a slice at a time."""
+        try:
+            await self._render_slices()
+        finally:
+            self._rendering_rest = False
+
+    async def _render_slices(self) -> None:
         while self._stale:
             deadline = monotonic() + _SLICE_SECONDS
             top = self._top_anchor()
