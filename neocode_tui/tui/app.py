@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import get_args
 
@@ -32,7 +32,6 @@ from neocode_tui.agent.loop_events import (
     ApprovalMode,
     ApprovalRequested,
     LoopEvent,
-    RunFinished,
     Streamed,
     TurnFinished,
     TurnStarted,
@@ -111,7 +110,8 @@ class NeoCodeApp(App[None]):
         self.remember_theme = remember_theme
         self.loop = self._new_loop(self.settings.approval or "ask")
         self._resumed_at_start = self._resume(resume) if resume is not None else None
-        self._run_task: asyncio.Task[RunFinished] | None = None
+        self._work: asyncio.Task[None] | None = None
+        """The one piece of work in progress (a run or a compaction): Esc cancels it."""
         self._last_ctrl_c = -QUIT_WINDOW
         self._theme_problems: list[str] = []
 
@@ -145,6 +145,9 @@ class NeoCodeApp(App[None]):
         self.conversation.load_transcript(self.loop.messages)
         self.conversation.add_notice("info", f"resumed session {loaded.info.id}: {loaded.info.title}")
         self.status.session_usage = self.loop.usage
+
+    def _new_session(self) -> SessionStore:
+        return SessionStore.create(self.workspace, provider=self.provider.name, model=self.provider.model)
 
     def _close_session(self) -> None:
         if self.loop.session is not None:
@@ -212,7 +215,7 @@ class NeoCodeApp(App[None]):
 
     @property
     def working(self) -> bool:
-        return self._run_task is not None and not self._run_task.done()
+        return self._work is not None and not self._work.done()
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         text = event.text.strip()
@@ -233,24 +236,26 @@ class NeoCodeApp(App[None]):
     def _start_run(self, prompt: str) -> None:
         self.conversation.add_user_message(prompt)
         self.conversation.scroll_to_latest()
+        if self.loop.session is None:  # created on the first prompt: no empty session files
+            self.loop.session = self._new_session()
+        self._start_task(self.loop.run(prompt))
+
+    def _start_task(self, work: Awaitable[object]) -> None:
         status = self.status
         status.working = True
         status.started_at = self.clock()
         status.finished_at = None
         status.turn_usage = Usage()
         self.prompt.add_class("-busy")
-        if self.loop.session is None:  # created on the first prompt: no empty session files
-            self.loop.session = SessionStore.create(
-                self.workspace, provider=self.provider.name, model=self.provider.model
-            )
-        self._run_task = asyncio.create_task(self._run(prompt))
+        self._work = asyncio.create_task(self._guarded(work))
 
-    async def _run(self, prompt: str) -> RunFinished:
+    async def _guarded(self, work: Awaitable[object]) -> None:
         try:
-            return await self.loop.run(prompt)
+            await work
+        except asyncio.CancelledError:
+            pass  # Esc on work that does not absorb its cancel (a compaction): nothing to keep
         except Exception as exc:  # a bug below must never take the screen down with it
             self.conversation.add_notice("error", f"internal error: {type(exc).__name__}: {exc}")
-            return RunFinished(turn=0, reason="error")
         finally:
             status = self.status
             status.working = False
@@ -291,9 +296,8 @@ class NeoCodeApp(App[None]):
 
     def action_interrupt(self) -> None:
         """Esc: stop the running turn; what was shown stays, marked by the view."""
-        if self.working:
-            assert self._run_task is not None
-            self._run_task.cancel()
+        if self._work is not None and not self._work.done():
+            self._work.cancel()
         elif not self.conversation.anchored:
             self.conversation.scroll_to_latest()
 
@@ -310,10 +314,9 @@ class NeoCodeApp(App[None]):
         self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
 
     async def on_unmount(self) -> None:
-        if self.working:
-            assert self._run_task is not None
-            self._run_task.cancel()
-            await asyncio.wait([self._run_task], timeout=5)
+        if self._work is not None and not self._work.done():
+            self._work.cancel()
+            await asyncio.wait([self._work], timeout=5)
         self._close_session()
         await self.provider.aclose()
 
@@ -406,18 +409,19 @@ class NeoCodeApp(App[None]):
         if not self.loop.messages:
             self.conversation.add_notice("info", "nothing to compact yet")
             return
-        self.run_worker(self._compact(), group="compact", exclusive=True)
+        self.conversation.add_notice("info", "compacting: asking the model for a summary…")
+        self._start_task(self._compact())
 
     async def _compact(self) -> None:
-        self.status.working = True
-        try:
-            summary = await compact_messages(self.provider, self.loop.messages)
-        finally:
-            self.status.working = False
+        summary = await compact_messages(self.provider, self.loop.messages)
         if summary.error:
             self.conversation.add_notice("error", f"could not compact: {summary.error}")
             return
         self.loop.messages[:] = summary.messages
+        self._close_session()  # the summary starts a session of its own; the old one stays whole
+        self.loop.session = self._new_session()
+        for message in summary.messages:
+            self.loop.session.append_message(message)
         self.conversation.clear()
         self.conversation.add_notice("info", "the conversation was replaced by this summary:")
         self.conversation.load_transcript(summary.messages)

@@ -152,8 +152,10 @@ Frame = Callable[[], Awaitable[None]]
 class Driver:
     """Plays a scenario's steps on a running app; ``on_frame`` runs after each visible change."""
 
-    def __init__(self, pilot: Pilot, on_frame: Frame | None = None) -> None:
+    def __init__(self, pilot: Pilot, on_frame: Frame | None = None, chunk: float = math.inf) -> None:
+        """``chunk``: events let go between two frames (small for recordings, all for tests)."""
         self.pilot = pilot
+        self.chunk = chunk
         self.app: NeoCodeApp = pilot.app  # type: ignore[assignment]
         self.provider: StepProvider = self.app.provider  # type: ignore[assignment]
         self._on_frame = on_frame
@@ -178,8 +180,9 @@ class Driver:
             await self.settle()
 
     async def _type(self, step: Type) -> None:
-        for start in range(0, len(step.text), 4):
-            await self.pilot.press(*step.text[start : start + 4])
+        size = 4 if self._on_frame else len(step.text)  # a recording shows the typing
+        for start in range(0, len(step.text), size):
+            await self.pilot.press(*step.text[start : start + size])
             await self._frame()
         if step.send:
             await self.pilot.press("enter")
@@ -189,7 +192,7 @@ class Driver:
         """Let events go a few at a time, so a recording shows the stream growing."""
         remaining = count
         while remaining > 0 and not self._idle():
-            chunk = min(remaining, 6)
+            chunk = min(remaining, self.chunk)
             self.provider.allow(chunk)
             remaining -= chunk
             await self.settle()

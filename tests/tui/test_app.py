@@ -1,0 +1,302 @@
+"""The app driven with Textual's Pilot, as a person would: keys in, screen and files out."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from neocode_tui.agent.sessions import list_sessions
+from neocode_tui.config import Settings
+from neocode_tui.events import Usage
+from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
+from neocode_tui.tui.app import NeoCodeApp
+from neocode_tui.tui.approval import ApprovalScreen
+from neocode_tui.tui.scenarios import SCENARIOS, SIZE, Driver, Press, Release, StepProvider, Type
+from neocode_tui.tui.user_config import load_user_config
+
+
+@pytest.fixture(autouse=True)
+def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Settings, sessions and instruction files of the test's own, never the user's."""
+    monkeypatch.setenv("NEOCODE_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("NEOCODE_DATA_DIR", str(tmp_path / "data"))
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "NEOCODE_PROVIDER", "NEOCODE_THEME"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def screen_text(app: NeoCodeApp) -> str:
+    """The characters on screen, as a person reads them."""
+    console = Console(width=app.size.width, file=io.StringIO(), record=True, legacy_windows=False)
+    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
+    return console.export_text()
+
+
+def scenario_app(name: str, tmp_path: Path) -> NeoCodeApp:
+    scenario = SCENARIOS[name]
+    return scenario.build_app(scenario.prepare(tmp_path))
+
+
+def scripted_app(tmp_path: Path, turns, **settings) -> NeoCodeApp:
+    workspace = tmp_path / "project"
+    workspace.mkdir(exist_ok=True)
+    provider = StepProvider(ScriptedProvider(turns))
+    return NeoCodeApp(
+        Settings(provider="scripted", **settings), provider, workspace, remember_theme=False
+    )
+
+
+async def test_enter_sends_the_prompt_and_the_answer_streams_in(tmp_path: Path) -> None:
+    app = scenario_app("fence", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        driver = Driver(pilot)
+        await driver.play([Type("Write a retry helper"), Release(12)])
+        assert app.working
+        assert "working" in screen_text(app)
+        await driver.step(Release())
+        text = screen_text(app)
+        assert not app.working
+        assert app.prompt.text == ""
+        assert "> Write a retry helper" in text or "Write a retry helper" in text
+        assert "async def retry(call, attempts=3, delay=0.5):" in text
+        assert "gives up after" in text
+        assert "↑812 ↓164" in text  # the turn's tokens in the status bar
+        assert app.loop.messages[-1].content.endswith("tries.")
+
+
+async def test_shift_enter_and_ctrl_j_add_lines_instead_of_sending(tmp_path: Path) -> None:
+    app = scenario_app("fence", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("a", "shift+enter", "b", "ctrl+j", "c")
+        assert app.prompt.text == "a\nb\nc"
+        assert not app.working
+        assert app.loop.messages == []
+
+
+async def test_up_and_down_recall_sent_prompts_and_keep_the_draft(tmp_path: Path) -> None:
+    app = scripted_app(tmp_path, lambda request: scripted_reply("ok"))
+    async with app.run_test(size=SIZE) as pilot:
+        driver = Driver(pilot)
+        await driver.play([Type("first"), Release(), Type("second"), Release(), Type("dra", send=False)])
+        await pilot.press("up")
+        assert app.prompt.text == "second"
+        await pilot.press("up")
+        assert app.prompt.text == "first"
+        await pilot.press("down", "down")
+        assert app.prompt.text == "dra"
+
+
+async def test_escape_interrupts_mid_stream_and_keeps_what_was_shown(tmp_path: Path) -> None:
+    app = scenario_app("fence", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        driver = Driver(pilot)
+        await driver.play([Type("Write a retry helper"), Release(20), Press("escape")])
+        text = screen_text(app)
+        assert not app.working
+        assert "interrupted" in text
+        assert "Here is a small helper" in text
+        partial = app.loop.messages[-1]
+        assert partial.role == "assistant"
+        assert partial.content.startswith("Here is a small helper")
+        assert not partial.content.endswith("tries.")
+
+
+async def test_a_prompt_sent_while_working_stays_in_the_box(tmp_path: Path) -> None:
+    app = scenario_app("fence", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        driver = Driver(pilot)
+        await driver.play([Type("Write a retry helper"), Release(5), Type("and tests")])
+        assert app.prompt.text == "and tests"
+        assert [m.content for m in app.loop.messages if m.role == "user"] == ["Write a retry helper"]
+
+
+async def test_yes_in_the_approval_modal_writes_the_file(tmp_path: Path) -> None:
+    app = scenario_app("approval", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        driver = Driver(pilot)
+        await driver.play(SCENARIOS["approval"].steps)
+        assert isinstance(app.screen, ApprovalScreen)
+        text = screen_text(app)
+        assert "Allow write_file?" in text
+        assert "+- Visited by NeoCode's offline model." in text
+        assert app.working  # the loop waits for the answer
+        await driver.play([Press("y"), Release()])
+        assert not app.working
+        notes = (app.workspace / "NOTES.md").read_text()
+        assert notes == "# Notes\n\n- keep the demo small\n- Visited by NeoCode's offline model.\n"
+
+
+async def test_no_with_a_reason_leaves_the_file_and_tells_the_model(tmp_path: Path) -> None:
+    app = scenario_app("approval", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        driver = Driver(pilot)
+        await driver.play([*SCENARIOS["approval"].steps, Press("n")])
+        await pilot.press(*"not now", "enter")
+        await driver.step(Release())
+        assert (app.workspace / "NOTES.md").read_text() == "# Notes\n\n- keep the demo small\n"
+        result = next(m for m in app.loop.messages if m.role == "tool" and m.name == "write_file")
+        assert result.is_error and result.content.endswith("not now")
+        assert "I left NOTES.md" in screen_text(app)
+
+
+async def test_escape_in_the_modal_is_no(tmp_path: Path) -> None:
+    app = scenario_app("approval", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        driver = Driver(pilot)
+        await driver.play([*SCENARIOS["approval"].steps, Press("escape"), Release()])
+        assert not isinstance(app.screen, ApprovalScreen)
+        assert not app.working
+        assert "Visited" not in (app.workspace / "NOTES.md").read_text()
+        assert app.loop.messages[-1].role == "assistant"  # the run went on to its answer
+
+
+async def test_a_for_session_stops_asking_for_that_tool(tmp_path: Path) -> None:
+    app = scenario_app("approval", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        driver = Driver(pilot)
+        await driver.play([*SCENARIOS["approval"].steps, Press("a"), Release()])
+        await driver.play([Type("Again please"), Release()])
+        assert not isinstance(app.screen, ApprovalScreen)
+        notes = (app.workspace / "NOTES.md").read_text()
+        assert notes.count("Visited by NeoCode's offline model.") == 2
+
+
+async def test_ctrl_c_clears_the_input_then_twice_quits(tmp_path: Path) -> None:
+    app = scenario_app("fence", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"draft")
+        await pilot.press("ctrl+c")
+        assert app.prompt.text == ""
+        assert app.is_running
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.is_running
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_slash_completion_completes_commands_and_their_arguments(tmp_path: Path) -> None:
+    app = scenario_app("fence", tmp_path)
+    app.remember_theme = True
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("/", "t", "h")
+        assert app.prompt.completion.is_open
+        assert "/theme NAME" in screen_text(app)
+        await pilot.press("tab")
+        assert app.prompt.text == "/theme "
+        await pilot.press(*"neocode-l")
+        await pilot.press("enter")  # takes the only completion
+        assert app.prompt.text == "/theme neocode-light"
+        await pilot.press("enter")  # runs it
+        await pilot.pause()
+        assert app.theme == "neocode-light"
+        assert app.prompt.text == ""
+        assert not app.prompt.completion.is_open
+    assert load_user_config().theme == "neocode-light"
+
+
+async def test_the_remembered_theme_is_used_at_start(tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "settings.json").write_text('{"theme": "neocode-light"}')
+    app = scenario_app("fence", tmp_path)
+    async with app.run_test(size=SIZE):
+        assert app.theme == "neocode-light"
+
+
+async def test_an_unknown_command_or_theme_is_explained_not_fatal(tmp_path: Path) -> None:
+    app = scenario_app("fence", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        driver = Driver(pilot)
+        await driver.play([Type("/frobnicate"), Type("/theme no-such-theme")])
+        text = screen_text(app)
+        assert "unknown command /frobnicate" in text
+        assert "unknown theme 'no-such-theme'" in text
+        assert app.theme == "neocode-dark"
+
+
+async def test_model_and_approval_commands_change_what_the_next_run_uses(tmp_path: Path) -> None:
+    app = scripted_app(tmp_path, lambda request: scripted_reply("ok"))
+    async with app.run_test(size=SIZE) as pilot:
+        driver = Driver(pilot)
+        await driver.play([Type("/model gpt-test"), Type("/approval full-auto"), Type("hi"), Release()])
+        assert app.provider.inner.requests[-1].model == "gpt-test"
+        assert app.loop.approval == "full-auto"
+        text = screen_text(app)
+        assert "approval: full-auto" in text
+
+
+async def test_compact_replaces_the_history_with_the_summary(tmp_path: Path) -> None:
+    def model(request):
+        if not request.tools:
+            return scripted_reply("The user asked for a haiku; one was written.")
+        return scripted_reply("Autumn moonlight, a worm digs silently into the chestnut.")
+
+    app = scripted_app(tmp_path, model)
+    async with app.run_test(size=SIZE) as pilot:
+        driver = Driver(pilot)
+        await driver.play([Type("A haiku please"), Release(), Type("/compact"), Release()])
+        await app.workers.wait_for_complete()
+        await driver.settle()
+        assert len(app.loop.messages) == 2
+        assert "The user asked for a haiku" in app.loop.messages[0].content
+        assert "The user asked for a haiku" in screen_text(app)
+
+
+async def test_a_provider_error_shows_as_a_notice_and_the_app_carries_on(tmp_path: Path) -> None:
+    app = scenario_app("error", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        driver = Driver(pilot)
+        await driver.play(SCENARIOS["error"].steps)
+        assert "check OPENAI_API_KEY" in screen_text(app)
+        assert not app.working
+        await pilot.press(*"still here")
+        assert app.prompt.text == "still here"
+
+
+async def test_sessions_are_saved_and_resume_brings_the_conversation_back(tmp_path: Path) -> None:
+    app = scenario_app("fence", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await Driver(pilot).play(SCENARIOS["fence"].steps)
+    sessions = list_sessions(app.workspace)
+    assert len(sessions) == 1
+    assert sessions[0].title == "Write a retry helper"
+
+    again = NeoCodeApp(
+        Settings(provider="scripted"), app.provider, app.workspace, resume="", remember_theme=False
+    )
+    async with again.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await again.conversation.settled()
+        await pilot.pause()
+        assert [m.role for m in again.loop.messages] == ["user", "assistant"]
+        assert f"resumed session {sessions[0].id}" in screen_text(again)
+
+
+async def test_resize_keeps_the_input_and_status_bar_on_screen(tmp_path: Path) -> None:
+    app = scenario_app("fence", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        driver = Driver(pilot)
+        await driver.play(SCENARIOS["fence"].steps)
+        await pilot.resize_terminal(60, 20)
+        await driver.settle()
+        lines = screen_text(app).splitlines()
+        assert len(lines) == 20
+        assert "approval: ask" in lines[-1]
+        assert app.prompt.region.bottom == 19
+        assert app.prompt.region.width > 0
+        await pilot.resize_terminal(*SIZE)
+        await driver.settle()
+        assert "gives up after" in screen_text(app)
+
+
+async def test_tokens_for_the_session_add_up_across_turns(tmp_path: Path) -> None:
+    app = scripted_app(
+        tmp_path, lambda request: scripted_reply("ok", usage=Usage(input_tokens=100, output_tokens=7))
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await Driver(pilot).play([Type("one"), Release(), Type("two"), Release()])
+        assert "↑100 ↓7  Σ ↑200 ↓14" in screen_text(app)
