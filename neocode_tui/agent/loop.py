@@ -46,9 +46,10 @@ CUT_SHORT = {
     "content_filter": "the answer was stopped by the provider's content filter",
 }
 FINAL_ANSWER_REQUEST = (
-    "You have reached the turn limit for this run, so no more tools can be used. "
-    "Answer now: what you did, what is left to do, and how to continue."
+    "You have reached the turn limit for this run: tool calls will not be run any more. "
+    "Answer now, without tools: what you did, what is left to do, and how to continue."
 )
+TURN_LIMIT_RESULT = "not run: the turn limit was reached"
 
 
 class AgentLoop:
@@ -118,7 +119,7 @@ class AgentLoop:
 
     async def _run_turns(self) -> RunFinished:
         for _ in range(self.max_turns):
-            turn = await self._stream_turn(with_tools=True)
+            turn = await self._stream_turn()
             if not turn.ok:
                 return self._failed(turn)
             if not turn.tool_calls and not turn.dropped_tool_calls:
@@ -129,14 +130,16 @@ class AgentLoop:
                 self._emit(finished)
             if turn.dropped_tool_calls:
                 self._note_dropped(turn.dropped_tool_calls)
+        # The tools stay in the request (Anthropic rejects a history with tool calls and no
+        # tool definitions); the model is asked not to call them, and any call is not run.
         self._add(Message(role="user", content=FINAL_ANSWER_REQUEST))
-        turn = await self._stream_turn(with_tools=False)
+        turn = await self._stream_turn()
         if not turn.ok:
             return self._failed(turn)
-        self._close_unanswered("not run: the turn limit was reached", "skipped")
+        self._close_unanswered(TURN_LIMIT_RESULT, "skipped")
         return self._finished("turn_limit")
 
-    async def _stream_turn(self, *, with_tools: bool) -> CollectedTurn:
+    async def _stream_turn(self) -> CollectedTurn:
         self.turn += 1
         number = self.turn
         self._emit(TurnStarted(turn=number))
@@ -146,7 +149,7 @@ class AgentLoop:
             model=self.provider.model,
             system=self.system_prompt,
             messages=list(self.messages),
-            tools=self.tools.specs() if with_tools else [],
+            tools=self.tools.specs(),
         )
         try:
             turn = await collect(self.provider.stream(request), self._forwarder(number))

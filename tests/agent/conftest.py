@@ -65,11 +65,6 @@ class Dialect:
             return body["messages"][0]["content"]
         return body["system"]
 
-    def tool_names(self, number: int) -> list[str]:
-        body = self.request(number)
-        tools = body.get("tools", [])
-        return [t["function"]["name"] if self.name == "openai" else t["name"] for t in tools]
-
 
 @pytest.fixture(params=["openai", "anthropic"])
 async def dialect(request, model_server) -> Dialect:

@@ -6,7 +6,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from neocode_tui.agent.loop import FINAL_ANSWER_REQUEST, AgentLoop
+from neocode_tui.agent.loop import FINAL_ANSWER_REQUEST, TURN_LIMIT_RESULT, AgentLoop
 from neocode_tui.agent.loop_events import (
     ApprovalDecision,
     ApprovalRequested,
@@ -137,12 +137,13 @@ async def test_paths_outside_the_workspace_are_refused_to_the_model(
     assert not (workspace.parent / "planted.txt").exists()
 
 
-async def test_turn_limit_asks_for_a_final_answer_without_tools(
+async def test_turn_limit_asks_for_a_final_answer_and_runs_no_more_tools(
     dialect: Dialect, workspace: Path
 ) -> None:
     dialect.reply("", [("t1", "list_dir", "{}")])
     dialect.reply("", [("t2", "list_dir", "{}")])
-    dialect.reply("I looked twice; the folder holds app.py.")
+    dialect.reply("I looked twice; the folder holds app.py.",
+                  [("t3", "bash", '{"command": "touch more.txt"}')])
     loop, recorder = make_loop(dialect, workspace, max_turns=2)
 
     finished = await loop.run("explore forever")
@@ -150,8 +151,10 @@ async def test_turn_limit_asks_for_a_final_answer_without_tools(
     assert finished.reason == "turn_limit"
     assert finished.final_text == "I looked twice; the folder holds app.py."
     assert len(dialect.server.requests) == 3
-    assert dialect.tool_names(2) and dialect.tool_names(3) == []
     assert FINAL_ANSWER_REQUEST in json.dumps(dialect.request(3)["messages"][-1])
+    assert not (workspace / "more.txt").exists()
+    assert [(e.call_id, e.status) for e in recorder.of(ToolFinished)][-1] == ("t3", "skipped")
+    assert loop.messages[-1].content == TURN_LIMIT_RESULT
     assert len(recorder.of(TurnStarted)) == 3
     assert_transcript_valid(loop)
 
