@@ -71,7 +71,8 @@ def bench_grep(root: Path, files: int, repeat: int) -> None:
         more = re.fullmatch(r"\[(\d+) more matches; narrow the search\]", out[-1])
         found.append(len(out) - 1 + int(more.group(1)) if more else len(out))
 
-    command = ["grep", "-rnIE", "--exclude-dir=.git", "--exclude-dir=node_modules", r"NEEDLE_[0-9]+", "."]
+    command = ["grep", "-rnIE", "--exclude-dir=.git", "--exclude-dir=node_modules",
+               r"NEEDLE_[0-9]+", "."]
 
     def gnu() -> None:
         out = subprocess.run(command, cwd=root, capture_output=True, text=True, check=True)
@@ -104,7 +105,8 @@ async def by_hand(root: Path, turns: int) -> None:
     tools = default_tools()
     workspace = Workspace(root)
     for _ in range(turns):
-        turn = await collect(provider.stream(ChatRequest(model="scripted", messages=[])), lambda e: None)
+        request = ChatRequest(model="scripted", messages=[])
+        turn = await collect(provider.stream(request), lambda event: None)
         for call in turn.tool_calls:
             tool = tools.get(call.name)
             assert tool is not None

@@ -211,7 +211,9 @@ class AgentLoop:
                 f"the tools are {', '.join(self.tools.names)}"
             )
         if call.parse_error is not None:
-            return result(f"not run: the {call.parse_error}; send the call again with a JSON object")
+            return result(
+                f"not run: the {call.parse_error}; send the call again with a JSON object"
+            )
         try:
             args = tool.args_model.model_validate(call.arguments_json)
         except ValidationError as exc:

@@ -193,7 +193,9 @@ def find_session(workspace: Path, session_id: str | None) -> SessionInfo:
     exact = folder / f"{session_id}.jsonl"
     candidates = [exact] if exact.is_file() else sorted(folder.glob(f"{session_id}*.jsonl"))
     if len(candidates) > 1:
-        raise SessionNotFound(f"{session_id!r} matches {len(candidates)} sessions; give more of the id")
+        raise SessionNotFound(
+            f"{session_id!r} matches {len(candidates)} sessions; give more of the id"
+        )
     info = _info(candidates[0]) if candidates else None
     if info is None:
         raise SessionNotFound(f"no saved session with id {session_id!r}")

@@ -151,4 +151,5 @@ class EditFile(_ChangeTool):
         change.apply()
         noun = "replacement" if change.replacements == 1 else "replacements"
         diff = change.diff
-        return ToolOutput(f"edited {change.shown} ({change.replacements} {noun})\n{diff}", diff=diff)
+        summary = f"edited {change.shown} ({change.replacements} {noun})"
+        return ToolOutput(f"{summary}\n{diff}", diff=diff)
