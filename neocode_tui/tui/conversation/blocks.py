@@ -11,15 +11,15 @@ from __future__ import annotations
 from typing import ClassVar, Literal
 
 from rich.console import Group, RenderableType
-from rich.markdown import Markdown
 from rich.padding import Padding
 from rich.panel import Panel
+from rich.segment import Segment
 from rich.syntax import Syntax
 from rich.text import Text
-from textual.strip import Strip
 
+from neocode_tui.tui.conversation.markdown import MarkdownText, lexer_for_path
 from neocode_tui.tui.conversation.palette import Palette
-from neocode_tui.tui.partial_json import GrowingText, PartialJSON
+from neocode_tui.tui.partial_json import GrowingText, PartialField, PartialJSON
 
 NoticeLevel = Literal["info", "warning", "error"]
 ToolStatus = Literal[
@@ -50,8 +50,9 @@ class Block:
     def __init__(self) -> None:
         self.version = 0
         self.collapsed = False
-        self.strips: list[Strip] = []
-        """Lines from the last render (kept while a re-render for a new width is pending)."""
+        self.lines: list[list[Segment]] = []
+        """Lines from the last render (kept while a re-render for a new width is pending).
+        Plain segment lists: a ``Strip`` is made only for a line that is drawn."""
         self.render_key: tuple[object, ...] | None = None
         self.attempt: object | None = None
         """The stream attempt that produced this block, so a retry can take it back."""
@@ -106,7 +107,7 @@ class MarkdownBlock(Block):
     def renderable(self, palette: Palette) -> RenderableType | None:
         if not self.text.strip():
             return None
-        return _indent(Markdown(self.text, code_theme=palette.code_theme))
+        return _indent(MarkdownText(self.text, palette.code_theme))
 
     def estimate(self, width: int) -> int:
         return _estimate_text(self.text, width)
@@ -278,9 +279,8 @@ class ToolBlock(Block):
         return lines
 
     @staticmethod
-    def _code_tail(code: str, path: object, palette: Palette) -> RenderableType:
-        file_name = getattr(path, "text", "") or ""
-        lexer = Syntax.guess_lexer(file_name, code) if file_name else "text"
+    def _code_tail(code: str, path: PartialField | None, palette: Palette) -> RenderableType:
+        lexer = lexer_for_path(path.text if path is not None else "")
         return Syntax(code, lexer, theme=palette.code_theme, background_color="default")
 
     def _result(self, palette: Palette) -> RenderableType:

@@ -10,11 +10,9 @@ deltas ends as exactly the same blocks as the same answer arriving in one.
 
 from __future__ import annotations
 
-from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-# The block grammar Rich's Markdown renderer uses, so our cuts match what it draws.
-_PARSER = MarkdownIt().enable("strikethrough").enable("table")
+from neocode_tui.tui.conversation.markdown import PARSER as _PARSER
 
 
 def block_starts(text: str) -> list[int]:

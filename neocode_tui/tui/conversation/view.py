@@ -21,7 +21,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
@@ -32,10 +32,11 @@ from neocode_tui.tui.conversation.assembler import Assembler
 from neocode_tui.tui.conversation.blocks import Block
 from neocode_tui.tui.conversation.palette import Palette
 
-FRAME_SECONDS = 1 / 60
-"""At most one update of the screen per frame, however fast events arrive."""
+_FALLBACK_SECONDS = 0.1
+"""Events reach the screen with the next frame; if no frame comes this soon, without one."""
 _SLICE_SECONDS = 0.008
 """Background re-rendering (after a resize or theme switch) yields to the app this often."""
+_DRAWN_LINES = 1_000
 _JUMP_BAR = " ↓ more below · End or click here to jump to the latest "
 
 
@@ -61,11 +62,14 @@ class ConversationView(ScrollView, can_focus=True):
         self._dirty: dict[Block, None] = {}
         self._pending: list[LoopEvent | Callable[[], None]] = []
         self._flush_scheduled = False
-        self._last_flush = 0.0
+        self._frames = 0
         self._waiters: list[asyncio.Future[None]] = []
         self._env: tuple[int, Palette] | None = None
         self._stale = False
         self._rendering_rest = False
+        self._base_style: Style | None = None
+        self._drawn: dict[int, Strip] = {}
+        """Finished strips by line, reused while the lines above and at them are unchanged."""
         self._anchored = True
         self._moving = False
         self._assembler = Assembler(self)
@@ -123,12 +127,22 @@ class ConversationView(ScrollView, can_focus=True):
             self._schedule()
 
     def _schedule(self) -> None:
+        """Ask for a frame: buffered events are applied as it is drawn (``render_lines``),
+        the latest moment before the screen shows them. The timer covers a view that is
+        not being drawn (another screen on top)."""
         self._flush_scheduled = True
-        delay = self._last_flush + FRAME_SECONDS - monotonic()
-        if delay > 0:
-            self.set_timer(delay, self._flush, name="conversation-frame")
-        else:
-            self.call_later(self._flush)
+        self.refresh()
+        frames = self._frames
+        self.set_timer(_FALLBACK_SECONDS, lambda: self._flush_if_not_drawn(frames), name="conversation-fallback")
+
+    def _flush_if_not_drawn(self, frames: int) -> None:
+        if self._frames == frames and self._pending:
+            self._flush()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        if self._pending:
+            self._flush()
+        return super().render_lines(crop)
 
     def on_mount(self) -> None:
         self.watch(self.app, "theme", self._theme_changed, init=False)
@@ -138,7 +152,7 @@ class ConversationView(ScrollView, can_focus=True):
     def _flush(self) -> None:
         """Apply every buffered event, then lay out and draw once."""
         self._flush_scheduled = False
-        self._last_flush = monotonic()
+        self._frames += 1
         pending, self._pending = self._pending, []
         assembler = self._assembler
         for item in pending:
@@ -155,6 +169,7 @@ class ConversationView(ScrollView, can_focus=True):
 
     def _clear_now(self) -> None:
         self._blocks.clear()
+        self._drawn.clear()
         self._dirty.clear()
         self._starts = [0]
         self._valid = 0
@@ -179,6 +194,8 @@ class ConversationView(ScrollView, can_focus=True):
         self._invalidate(len(self._blocks) - 1)
         if render:
             self._dirty[block] = None
+        else:
+            self._stale = True  # drawn in the background, nearest the viewport first
 
     def insert_before(self, anchor: Block, block: Block) -> None:
         index = self._index(anchor)
@@ -211,6 +228,8 @@ class ConversationView(ScrollView, can_focus=True):
         return max(self.scrollable_content_region.width, 10), palette
 
     def _theme_changed(self) -> None:
+        self._base_style = None
+        self._drawn.clear()
         self._layout()
 
     def on_resize(self, event: events.Resize) -> None:
@@ -225,14 +244,14 @@ class ConversationView(ScrollView, can_focus=True):
         block.render_key = key
         renderable = block.renderable(palette)
         if renderable is None:
-            block.strips = []
+            block.lines = []
             return
         console = self.app.console
         options = console.options.update(width=width, height=None, highlight=False)
         with console.use_theme(palette.rich_theme):
             lines = console.render_lines(renderable, options, pad=False)
-        block.strips = [Strip(line) for line in lines]
-        block.strips.append(Strip.blank(0))
+        lines.append([])  # a blank line after every block
+        block.lines = lines
 
     def _is_current(self, block: Block) -> bool:
         assert self._env is not None
@@ -242,11 +261,15 @@ class ConversationView(ScrollView, can_focus=True):
         if block.render_key is None:
             assert self._env is not None
             return block.estimate(self._env[0]) + 1
-        return len(block.strips)
+        return len(block.lines)
 
     def _recompute(self) -> None:
         starts = self._starts
         valid = self._valid
+        if valid == len(self._blocks) and len(starts) == valid + 1:
+            return
+        first_changed = starts[valid]
+        self._drawn = {line: strip for line, strip in self._drawn.items() if line < first_changed}
         del starts[valid + 1 :]
         total = starts[valid]
         height = self._height
@@ -378,29 +401,43 @@ class ConversationView(ScrollView, can_focus=True):
 
     # --- drawing ----------------------------------------------------------------------
 
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._base_style = None
+        self._drawn.clear()
+
     def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
-        width = self.scrollable_content_region.width
+        scroll_y = self.scroll_offset.y
+        width = self._env[0] if self._env else self.scrollable_content_region.width
         if not self._anchored and y == self.scrollable_content_region.height - 1:
             if scroll_y < self.max_scroll_y:
                 return self._jump_bar(width)
         line = scroll_y + y
+        selection = self.text_selection
+        if selection is None and (drawn := self._drawn.get(line)) is not None:
+            return drawn
+        if self._base_style is None:
+            self._base_style = self.rich_style
         strip = self._line(line)
         if strip is None:
-            return Strip.blank(width, self.rich_style)
-        selection = self.text_selection
+            return Strip.blank(width, self._base_style)
         if selection is not None and (span := selection.get_span(line)) is not None:
             strip = self._highlight(strip, *span)
-        strip = strip.crop_extend(scroll_x, scroll_x + width, None)
-        return strip.apply_style(self.rich_style).apply_offsets(scroll_x, line)
+        segments = Segment.adjust_line_length(list(strip), width, pad=True)
+        strip = Strip(Segment.apply_style(segments, self._base_style), width).apply_offsets(0, line)
+        if selection is None:
+            if len(self._drawn) > _DRAWN_LINES:
+                self._drawn.clear()
+            self._drawn[line] = strip
+        return strip
 
     def _line(self, line: int) -> Strip | None:
         if not self._blocks or line >= self._starts[-1] or self._valid < len(self._blocks):
             return None
         index = self._block_at(line)
-        strips = self._blocks[index].strips
+        lines = self._blocks[index].lines
         offset = line - self._starts[index]
-        return strips[offset] if offset < len(strips) else None
+        return Strip(lines[offset]) if offset < len(lines) else None
 
     def _highlight(self, strip: Strip, start: int, end: int) -> Strip:
         length = strip.cell_length
@@ -428,7 +465,7 @@ class ConversationView(ScrollView, can_focus=True):
         lines: list[str] = []
         for block in self._blocks:
             height = self._height(block)
-            texts = [strip.text.rstrip() for strip in block.strips[:height]]
+            texts = ["".join(segment.text for segment in line).rstrip() for line in block.lines[:height]]
             lines.extend(texts + [""] * (height - len(texts)))
         return selection.extract("\n".join(lines)), "\n"
 

@@ -1,0 +1,437 @@
+"""What streaming costs on screen: our ConversationView against Textual's MarkdownStream.
+
+Every figure is measured in this run, on this machine, next to its baseline, and printed as a
+ratio. Headless ``run_test`` at 120x40; realistic Markdown (headings, prose, lists, fenced
+Python) in 4-character deltas.
+
+    .venv/bin/python bench/bench_screen.py           # the full run (about 4 minutes)
+    .venv/bin/python bench/bench_screen.py --quick   # smaller sizes (under a minute)
+
+- per-delta cost: CPU per delta, with a screen refresh every 100 deltas, measured around the
+  10% mark and at the end of one long answer (goal: end / 10% <= 1.3);
+- sustained deltas per second on the long answer, streamed as fast as possible (goal >= 5,000);
+- lag from an event's arrival to the frame that shows it, at 2,000 deltas/s (goal p95 <= 33 ms);
+- start-up of ``neocode --help`` and of the app; memory of a 2,000-message session.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+SIZE = (120, 40)
+DELTA = 4
+WINDOW = 100
+
+UNIT = """## Step {n}: tidy the loader
+
+The loader reads every file twice, once to **count** lines and once to parse them. We can
+fold both passes into one, which also lets us report progress as we go. See `load_all()`.
+
+- keep the public signature of `load_all`
+- stream records instead of building a list
+- add a test for the empty file
+
+```python
+def load_all(paths: list[str]) -> Iterator[Record]:
+    for path in paths:
+        with open(path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                if line.strip():
+                    yield parse(line, path=path, line=number)
+```
+
+1. run `pytest -q`
+2. compare the timings with the old loader
+
+> The old behaviour stays available behind `--two-pass` for one release.
+
+"""
+
+
+def realistic_markdown(chars: int) -> str:
+    parts: list[str] = []
+    total = 0
+    n = 1
+    while total < chars:
+        unit = UNIT.format(n=n)
+        parts.append(unit)
+        total += len(unit)
+        n += 1
+    return "".join(parts)[:chars]
+
+
+def cut(text: str) -> list[str]:
+    return [text[i : i + DELTA] for i in range(0, len(text), DELTA)]
+
+
+# --- the two screens ----------------------------------------------------------------------
+
+
+def our_app() -> tuple[object, Callable[[], object]]:
+    from textual.app import App, ComposeResult
+
+    from neocode_tui.tui.conversation import ConversationView
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield ConversationView()
+
+    app = Host()
+    return app, lambda: app.query_one(ConversationView)
+
+
+class OurFeed:
+    """Deltas into our view, as the agent loop posts them."""
+
+    def __init__(self, view: object) -> None:
+        from neocode_tui.agent.loop_events import Streamed, TurnStarted
+        from neocode_tui.events import TextDelta
+
+        self.view = view
+        self._wrap = lambda text: Streamed.model_construct(
+            turn=1, type="stream", event=TextDelta.model_construct(type="text_delta", text=text)
+        )
+        view.post(TurnStarted(turn=1))  # type: ignore[attr-defined]
+
+    async def write(self, text: str) -> None:
+        self.view.post(self._wrap(text))  # type: ignore[attr-defined]
+
+    async def drain(self) -> None:
+        await self.view.settled()  # type: ignore[attr-defined]
+
+
+def baseline_app() -> tuple[object, Callable[[], object]]:
+    from textual.app import App, ComposeResult
+    from textual.containers import VerticalScroll
+    from textual.widgets import Markdown
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            with VerticalScroll():
+                yield Markdown()
+
+    app = Host()
+    return app, lambda: app.query_one(Markdown)
+
+
+class BaselineFeed:
+    """Deltas into one Markdown widget through ``Markdown.get_stream`` (Toad, Mistral Vibe)."""
+
+    def __init__(self, markdown: object, pilot: object) -> None:
+        from textual.widgets import Markdown
+
+        assert isinstance(markdown, Markdown)
+        self.stream = Markdown.get_stream(markdown)
+        self.scroll = markdown.parent
+        self.pilot = pilot
+
+    async def write(self, text: str) -> None:
+        await self.stream.write(text)
+        self.scroll.scroll_end(animate=False)  # type: ignore[union-attr]
+
+    async def drain(self) -> None:
+        stream = self.stream
+        while stream._pending or stream._new_markup.is_set():
+            await asyncio.sleep(0.001)
+        await self.pilot.pause()  # type: ignore[attr-defined]
+
+
+Feed = OurFeed | BaselineFeed
+
+
+async def with_feed(ours: bool, body: Callable[[Feed], Awaitable[object]]) -> object:
+    app, target = our_app() if ours else baseline_app()
+    async with app.run_test(size=SIZE) as pilot:  # type: ignore[attr-defined]
+        feed: Feed = OurFeed(target()) if ours else BaselineFeed(target(), pilot)
+        result = await body(feed)
+        if isinstance(feed, BaselineFeed):
+            await feed.stream.stop()
+        return result
+
+
+# --- the measurements -------------------------------------------------------------------
+
+
+async def per_delta_costs(feed: Feed, deltas: list[str]) -> list[float]:
+    """CPU seconds per delta for each window of WINDOW deltas, a refresh after each window."""
+    costs: list[float] = []
+    for start in range(0, len(deltas), WINDOW):
+        began = time.process_time()
+        for delta in deltas[start : start + WINDOW]:
+            await feed.write(delta)
+            await asyncio.sleep(0)
+        await feed.drain()
+        costs.append((time.process_time() - began) / WINDOW)
+    return costs
+
+
+def cost_around(costs: list[float], fraction: float) -> float:
+    """Median per-delta cost of the windows around ``fraction`` of the answer."""
+    middle = int(len(costs) * fraction)
+    span = max(len(costs) // 20, 2)
+    return statistics.median(costs[max(middle - span, 0) : middle + 1])
+
+
+async def sustained(feed: Feed, deltas: list[str]) -> float:
+    """Deltas per second, streamed as fast as a provider yields them (a pause every 16)."""
+    began = time.perf_counter()
+    for number, delta in enumerate(deltas):
+        await feed.write(delta)
+        if number % 16 == 15:
+            await asyncio.sleep(0)
+    await feed.drain()
+    return len(deltas) / (time.perf_counter() - began)
+
+
+async def lag(ours: bool, deltas: list[str], rate: float) -> list[float]:
+    """Seconds from each delta's arrival to the terminal write of the first frame showing it.
+
+    Deltas applied to the widget (our frame flush, MarkdownStream's append) wait in
+    ``applied`` until the app next writes a frame to the terminal (``App._display``).
+    """
+    lags: list[float] = []
+    arrivals: list[float] = []
+    applied: list[float] = []
+
+    app, target = our_app() if ours else baseline_app()
+    display = app._display  # type: ignore[attr-defined]
+
+    def display_and_stamp(*args: object, **kwargs: object) -> None:
+        display(*args, **kwargs)
+        now = time.perf_counter()
+        lags.extend(now - t for t in applied)
+        applied.clear()
+
+    app._display = display_and_stamp  # type: ignore[attr-defined]
+    async with app.run_test(size=SIZE) as pilot:  # type: ignore[attr-defined]
+        widget = target()
+        if ours:
+            feed: Feed = OurFeed(widget)
+            original = widget._flush  # type: ignore[attr-defined]
+
+            def flush() -> None:
+                batch = arrivals[:]
+                arrivals.clear()
+                original()
+                applied.extend(batch)
+
+            widget._flush = flush  # type: ignore[attr-defined]
+        else:
+            feed = BaselineFeed(widget, pilot)
+            stream = feed.stream
+
+            async def run() -> None:  # MarkdownStream._run, noting which deltas each append shows
+                while await stream._new_markup.wait():
+                    batch = arrivals[:]
+                    arrivals.clear()
+                    text = "".join(stream._pending)
+                    stream._pending.clear()
+                    stream._new_markup.clear()
+                    await asyncio.shield(stream.markdown_widget.append(text))
+                    applied.extend(batch)
+
+            stream._task.cancel()  # type: ignore[union-attr]
+            stream._task = asyncio.create_task(run())
+        for delta in cut(realistic_markdown(2 * len(UNIT))):  # warm up: lexers, caches, first frames
+            arrivals.append(time.perf_counter())
+            await feed.write(delta)
+        await feed.drain()
+        await pilot.pause()
+        lags.clear()
+        gc.freeze()  # what a long-running app does once it is up: start-up objects never rescanned
+        began = time.perf_counter()
+        for number, delta in enumerate(deltas):
+            delay = began + number / rate - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            arrivals.append(time.perf_counter())
+            await feed.write(delta)
+        await feed.drain()
+        await pilot.pause()
+        if isinstance(feed, BaselineFeed):
+            feed.stream._task.cancel()  # type: ignore[union-attr]
+    return lags
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(int(len(ordered) * fraction), len(ordered) - 1)]
+
+
+# --- start-up and memory (each in a fresh process) ------------------------------------------
+
+
+def timed_process(args: list[str], runs: int = 5) -> float:
+    times = []
+    for _ in range(runs):
+        began = time.perf_counter()
+        subprocess.run(args, check=True, capture_output=True, env=_child_env())
+        times.append(time.perf_counter() - began)
+    return statistics.median(times)
+
+
+def _child_env() -> dict[str, str]:
+    scratch = tempfile.mkdtemp(prefix="bench-screen-")
+    return {**os.environ, "NEOCODE_DATA_DIR": scratch, "OPENAI_API_KEY": "", "ANTHROPIC_API_KEY": ""}
+
+
+APP_START = """
+import sys, tempfile
+from pathlib import Path
+if sys.argv[1] == "ours":
+    from neocode_tui.config import Settings
+    from neocode_tui.tui.app import NeoCodeApp
+    app = NeoCodeApp(Settings(), workspace=Path(tempfile.mkdtemp()), remember_theme=False)
+else:
+    from textual.app import App
+    app = App()
+async def leave(pilot):
+    await pilot.pause()
+    app.exit()
+app.run(headless=True, auto_pilot=leave)
+"""
+
+
+def child(kind: str, *extra: str) -> dict[str, float]:
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", kind, *extra],
+        check=True, capture_output=True, text=True, env=_child_env(),
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def session_messages(count: int) -> list[object]:
+    from neocode_tui.conversation import Message
+
+    answer = realistic_markdown(1_000)
+    messages = []
+    for n in range(count // 2):
+        messages.append(Message(role="user", content=f"question {n}: how do we tidy the loader?"))
+        messages.append(Message(role="assistant", content=answer))
+    return messages
+
+
+async def session_child(count: int) -> dict[str, float]:
+    """Load a session, let it render, scroll, append and resize; report times and peak RSS."""
+    app, target = our_app()
+    figures: dict[str, float] = {}
+    async with app.run_test(size=SIZE) as pilot:  # type: ignore[attr-defined]
+        view = target()
+        if count:
+            messages = session_messages(count)
+            figures["chars"] = sum(len(m.content) for m in messages)  # type: ignore[attr-defined]
+            began = time.perf_counter()
+            view.load_transcript(messages)  # type: ignore[attr-defined]
+            await view.settled()  # type: ignore[attr-defined]
+            figures["first_screen_s"] = time.perf_counter() - began
+            while view._stale:  # type: ignore[attr-defined]
+                await asyncio.sleep(0.01)
+            figures["all_rendered_s"] = time.perf_counter() - began
+            view.focus()  # type: ignore[attr-defined]
+            began = time.process_time()
+            for _ in range(10):
+                await pilot.press("pageup")
+                await pilot.wait_for_scheduled_animations()
+            figures["pageup_10_cpu_s"] = time.process_time() - began
+            await pilot.press("end")
+            began = time.perf_counter()
+            view.add_user_message("one more question")  # type: ignore[attr-defined]
+            await view.settled()  # type: ignore[attr-defined]
+            figures["append_s"] = time.perf_counter() - began
+            began = time.perf_counter()
+            await pilot.resize_terminal(100, 40)
+            await view.settled()  # type: ignore[attr-defined]
+            figures["resize_first_screen_s"] = time.perf_counter() - began
+            while view._stale:  # type: ignore[attr-defined]
+                await asyncio.sleep(0.01)
+            figures["resize_all_s"] = time.perf_counter() - began
+        else:
+            await pilot.pause()
+    figures["rss_mb"] = peak_rss_mb()
+    return figures
+
+
+def peak_rss_mb() -> float:
+    """This process's peak RSS (VmHWM; ``ru_maxrss`` would include the parent's, kept across exec)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+# --- the report ---------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="smaller sizes, under a minute")
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        kind, *rest = args.child
+        print(json.dumps(asyncio.run(session_child(int(rest[0]) if kind == "session" else 0))))
+        return
+
+    long_chars = 30_000 if args.quick else 100_000
+    lag_chars = 8_000 if args.quick else 20_000
+    messages = 500 if args.quick else 2_000
+    deltas = cut(realistic_markdown(long_chars))
+    print(f"bench_screen: {len(deltas):,} deltas of {DELTA} chars ({long_chars:,} chars), {SIZE[0]}x{SIZE[1]}")
+
+    rows: dict[str, dict[str, float]] = {}
+    for name, ours in (("ours", True), ("MarkdownStream", False)):
+        costs = asyncio.run(with_feed(ours, lambda feed: per_delta_costs(feed, deltas)))
+        rate = asyncio.run(with_feed(ours, lambda feed: sustained(feed, deltas)))
+        lags = asyncio.run(lag(ours, cut(realistic_markdown(lag_chars)), 2_000))
+        rows[name] = {
+            "early": cost_around(costs, 0.1) * 1e6,
+            "late": cost_around(costs, 1.0) * 1e6,
+            "rate": rate,
+            "p50": percentile(lags, 0.5) * 1e3,
+            "p95": percentile(lags, 0.95) * 1e3,
+        }
+        print(f"  measured {name}", flush=True)
+
+    at = f"{long_chars // 10_000 * 1_000:,}" if args.quick else "10,000"
+    print(f"\nper-delta CPU (µs), refresh every {WINDOW} deltas; sustained rate; lag at 2,000 deltas/s")
+    print(f"{'':16}{'at ' + at:>12}{'at end':>12}{'end/early':>11}{'deltas/s':>11}{'lag p50 ms':>12}{'lag p95 ms':>12}")
+    for name, row in rows.items():
+        print(f"{name:16}{row['early']:12.0f}{row['late']:12.0f}{row['late'] / row['early']:11.2f}"
+              f"{row['rate']:11.0f}{row['p50']:12.1f}{row['p95']:12.1f}")
+    ours, base = rows["ours"], rows["MarkdownStream"]
+    print(f"ours vs MarkdownStream: per-delta at end {base['late'] / ours['late']:.1f}x cheaper, "
+          f"sustained {ours['rate'] / base['rate']:.1f}x faster, lag p95 {base['p95'] / ours['p95']:.1f}x shorter")
+    print("goals: end/early <= 1.3, >= 5,000 deltas/s, lag p95 <= 33 ms")
+
+    python = timed_process([sys.executable, "-c", "pass"])
+    help_time = timed_process([sys.executable, "-m", "neocode_tui", "--help"])
+    app_time = timed_process([sys.executable, "-c", APP_START, "ours"], runs=3)
+    empty_time = timed_process([sys.executable, "-c", APP_START, "empty"], runs=3)
+    print(f"\nstart-up: neocode --help {help_time * 1e3:.0f} ms (bare python {python * 1e3:.0f} ms, "
+          f"{help_time / python:.1f}x); app up headless {app_time * 1e3:.0f} ms "
+          f"(empty Textual app {empty_time * 1e3:.0f} ms, {app_time / empty_time:.2f}x)")
+
+    session = child("session", str(messages))
+    empty = child("empty")
+    print(f"\nsession of {messages:,} messages ({session['chars'] / 1e6:.2f}M chars): "
+          f"first screen {session['first_screen_s'] * 1e3:.0f} ms, all rendered {session['all_rendered_s']:.1f} s, "
+          f"10x PageUp {session['pageup_10_cpu_s'] * 1e3:.0f} ms CPU, append one {session['append_s'] * 1e3:.0f} ms, "
+          f"resize {session['resize_first_screen_s'] * 1e3:.0f} ms to screen / {session['resize_all_s']:.1f} s all")
+    print(f"peak RSS {session['rss_mb']:.0f} MB (empty view {empty['rss_mb']:.0f} MB, "
+          f"{session['rss_mb'] - empty['rss_mb']:.0f} MB for the session)")
+
+
+if __name__ == "__main__":
+    main()
