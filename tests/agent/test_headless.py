@@ -211,3 +211,9 @@ async def test_ctrl_c_stops_the_run_and_its_command_and_saves_a_valid_session(
     assert await wait_dead(shell)
     [saved] = session_files(isolated_dirs / "data")
     assert INTERRUPTED in saved.read_text()
+
+
+async def test_sessions_in_a_folder_without_any(dialect: Dialect, workspace: Path) -> None:
+    result = await neocode(dialect, workspace, "sessions")
+    assert result.code == 0
+    assert result.out == f"no saved sessions for {workspace}\n"

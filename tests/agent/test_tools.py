@@ -88,6 +88,14 @@ async def test_read_file_caps_a_huge_file_and_says_where_to_go_on(project: Path)
     assert "of 500; read on with offset=" in out.text
 
 
+async def test_read_file_shows_the_start_of_a_line_longer_than_the_cap(project: Path) -> None:
+    (project / "min.js").write_text("var a=1;" * 50_000 + "\nsecond line\n")
+    out = await call(project, "read_file", path="min.js")
+    assert out.text.startswith("     1\tvar a=1;var a=1;")
+    assert "[… line cut at 100000 characters]" in out.text
+    assert out.text.endswith("[showing lines 1-1 of 2; read on with offset=2]")
+
+
 async def test_read_file_refuses_binaries_folders_and_missing_files(project: Path) -> None:
     with pytest.raises(ToolError, match="logo.png is a binary file"):
         await call(project, "read_file", path="logo.png")

@@ -47,15 +47,21 @@ class ReadFile(FileTool[ReadFileArgs]):
         size = total = 0
         last = args.offset - 1
         end = args.offset + args.limit
+        full = False
         with path.open(encoding="utf-8", errors="replace") as handle:
             for total, line in enumerate(handle, start=1):
-                if total < args.offset or total >= end or last < total - 1:
-                    continue  # outside the window, or past the character cap
+                if total < args.offset or total >= end or full:
+                    continue  # outside the window, or past the character cap: just counted
                 numbered = f"{total:>6}\t{line.rstrip(chr(10)).rstrip(chr(13))}"
-                if size + len(numbered) <= MAX_CHARS:
-                    out.append(numbered)
-                    size += len(numbered) + 1
-                    last = total
+                if size + len(numbered) > MAX_CHARS:
+                    full = True
+                    if out:
+                        continue
+                    # A single line longer than the cap (minified code): show its start.
+                    numbered = numbered[:MAX_CHARS] + f" [… line cut at {MAX_CHARS} characters]"
+                out.append(numbered)
+                size += len(numbered) + 1
+                last = total
         if not out:
             if total == 0:
                 return ToolOutput(f"{shown} is empty")
