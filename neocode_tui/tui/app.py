@@ -69,7 +69,8 @@ KEYS_HELP = (
 class NeoCodeApp(App[None]):
     """Run with ``NeoCodeApp(settings, provider).run()``; everything else is optional.
 
-    ``clock`` and ``version`` exist so snapshots and demo recordings are the same every run.
+    ``clock``, ``version`` and ``blink`` (the cursor's; off also turns animations off) exist
+    so snapshots and demo recordings are the same on every run.
     """
 
     CSS_PATH = "app.tcss"
@@ -91,6 +92,7 @@ class NeoCodeApp(App[None]):
         version: str = __version__,
         remember_theme: bool = True,
         resume: str | None = None,
+        blink: bool = True,
     ) -> None:
         """``resume``: a session id (or id prefix) to continue, "" for this folder's latest.
 
@@ -108,6 +110,9 @@ class NeoCodeApp(App[None]):
         self.clock = clock
         self.version = version
         self.remember_theme = remember_theme
+        self.blink = blink
+        if not blink:
+            self.animation_level = "none"
         self.loop = self._new_loop(self.settings.approval or "ask")
         self._resumed_at_start = self._resume(resume) if resume is not None else None
         self._work: asyncio.Task[None] | None = None
@@ -157,7 +162,9 @@ class NeoCodeApp(App[None]):
         completion = SlashCompletion(id="completion")
         yield ConversationView(id="conversation")
         yield completion
-        yield PromptInput(completion, self._complete, id="prompt")
+        prompt = PromptInput(completion, self._complete, id="prompt")
+        prompt.cursor_blink = self.blink
+        yield prompt
         yield StatusBar(self.clock, id="status")
 
     @property

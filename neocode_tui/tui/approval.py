@@ -85,7 +85,9 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                 ),
                 id="keys",
             )
-            yield Input(placeholder="Why not? Enter sends it to the model (empty: no reason)", id="reason")
+            reason = Input(placeholder="Why not? Enter sends it to the model (empty: no reason)", id="reason")
+            reason.cursor_blink = getattr(self.app, "blink", True)
+            yield reason
 
     def action_decide(self, verdict: str) -> None:
         self.dismiss(ApprovalDecision(verdict=verdict))

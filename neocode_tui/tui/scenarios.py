@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from textual.pilot import Pilot
 
@@ -140,25 +141,33 @@ class Scenario:
         settings = Settings(provider="scripted", approval=self.approval, theme=self.theme)
         provider = StepProvider(ScriptedProvider(self.turns()))
         return NeoCodeApp(
-            settings, provider, workspace, clock=clock, version=PINNED_VERSION, remember_theme=False
+            settings, provider, workspace,
+            clock=clock, version=PINNED_VERSION, remember_theme=False, blink=False,
         )
 
 
 # -- driving ----------------------------------------------------------------------------
 
-Frame = Callable[[], Awaitable[None]]
+class Observer(Protocol):
+    """Who watches a scenario play: a recorder takes frames, a live demo waits between them."""
+
+    async def frame(self) -> None:
+        """Called after each change that can be seen."""
+
+    async def linger(self) -> None:
+        """Called before a key press, so the screen it answers can be read."""
 
 
 class Driver:
-    """Plays a scenario's steps on a running app; ``on_frame`` runs after each visible change."""
+    """Plays a scenario's steps on a running app, telling ``observer`` about each change."""
 
-    def __init__(self, pilot: Pilot, on_frame: Frame | None = None, chunk: float = math.inf) -> None:
+    def __init__(self, pilot: Pilot, observer: Observer | None = None, chunk: float = math.inf) -> None:
         """``chunk``: events let go between two frames (small for recordings, all for tests)."""
         self.pilot = pilot
         self.chunk = chunk
         self.app: NeoCodeApp = pilot.app  # type: ignore[assignment]
         self.provider: StepProvider = self.app.provider  # type: ignore[assignment]
-        self._on_frame = on_frame
+        self.observer = observer
 
     async def play(self, steps: Sequence[Step]) -> None:
         await self.settle()
@@ -172,6 +181,8 @@ class Driver:
             await self._release(step.count)
         elif isinstance(step, Press):
             for key in step.keys:
+                if self.observer is not None:
+                    await self.observer.linger()
                 await self.pilot.press(key)
                 await self.settle()
         else:
@@ -180,7 +191,7 @@ class Driver:
             await self.settle()
 
     async def _type(self, step: Type) -> None:
-        size = 4 if self._on_frame else len(step.text)  # a recording shows the typing
+        size = 4 if self.observer else len(step.text)  # a recording shows the typing
         for start in range(0, len(step.text), size):
             await self.pilot.press(*step.text[start : start + size])
             await self._frame()
@@ -212,8 +223,12 @@ class Driver:
         await self._frame()
 
     async def _frame(self) -> None:
-        if self._on_frame is not None:
-            await self._on_frame()
+        if self.observer is not None:
+            # The status bar shows the clock; redraw it now, not at its next tick, so each
+            # frame shows the time of that frame.
+            self.app.status.refresh()
+            await self.pilot.pause()
+            await self.observer.frame()
 
 
 # -- the scripts ------------------------------------------------------------------------
