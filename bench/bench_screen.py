@@ -323,6 +323,13 @@ def session_messages(count: int) -> list[object]:
     return messages
 
 
+async def drawn(view: object) -> None:
+    """Until the view has drawn everything posted (not waiting for background re-rendering)."""
+    await asyncio.sleep(0)
+    while view._pending or view._undrawn:  # type: ignore[attr-defined]
+        await asyncio.sleep(0.001)
+
+
 async def session_child(count: int) -> dict[str, float]:
     """Load a session, let it render, scroll, append and resize; report times and peak RSS."""
     app, target = our_app()
@@ -334,7 +341,7 @@ async def session_child(count: int) -> dict[str, float]:
             figures["chars"] = sum(len(m.content) for m in messages)  # type: ignore[attr-defined]
             began = time.perf_counter()
             view.load_transcript(messages)  # type: ignore[attr-defined]
-            await view.settled()  # type: ignore[attr-defined]
+            await drawn(view)
             figures["first_screen_s"] = time.perf_counter() - began
             while view._stale:  # type: ignore[attr-defined]
                 await asyncio.sleep(0.01)
@@ -348,12 +355,15 @@ async def session_child(count: int) -> dict[str, float]:
             await pilot.press("end")
             began = time.perf_counter()
             view.add_user_message("one more question")  # type: ignore[attr-defined]
-            await view.settled()  # type: ignore[attr-defined]
+            await drawn(view)
             figures["append_s"] = time.perf_counter() - began
             began = time.perf_counter()
-            await pilot.resize_terminal(100, 40)
-            await view.settled()  # type: ignore[attr-defined]
+            width = view._env[0]  # type: ignore[attr-defined]
+            resizing = asyncio.create_task(pilot.resize_terminal(100, 40))
+            while view._env[0] == width or view._undrawn:  # type: ignore[attr-defined]
+                await asyncio.sleep(0.001)
             figures["resize_first_screen_s"] = time.perf_counter() - began
+            await resizing
             while view._stale:  # type: ignore[attr-defined]
                 await asyncio.sleep(0.01)
             figures["resize_all_s"] = time.perf_counter() - began

@@ -63,6 +63,7 @@ class ConversationView(ScrollView, can_focus=True):
         self._pending: list[LoopEvent | Callable[[], None]] = []
         self._flush_scheduled = False
         self._frames = 0
+        self._undrawn = False
         self._waiters: list[asyncio.Future[None]] = []
         self._env: tuple[int, Palette] | None = None
         self._stale = False
@@ -111,13 +112,17 @@ class ConversationView(ScrollView, can_focus=True):
         if not self.is_attached:
             return
         loop = asyncio.get_running_loop()
-        while self._pending or self._flush_scheduled:
+        while self._pending or self._undrawn:
             waiter: asyncio.Future[None] = loop.create_future()
             self._waiters.append(waiter)
-            await waiter
-        drawn: asyncio.Future[None] = loop.create_future()
-        self.call_after_refresh(lambda: drawn.done() or drawn.set_result(None))
-        await drawn
+            try:
+                await asyncio.wait_for(waiter, _FALLBACK_SECONDS * 3)
+            except TimeoutError:
+                if not self._pending:
+                    break  # laid out but not drawn: the view is hidden
+        done: asyncio.Future[None] = loop.create_future()  # scrollbars and the rest of the screen
+        self.call_after_refresh(lambda: done.done() or done.set_result(None))
+        await done
 
     # --- frame scheduling ---------------------------------------------------------------
 
@@ -142,7 +147,13 @@ class ConversationView(ScrollView, can_focus=True):
     def render_lines(self, crop: Region) -> list[Strip]:
         if self._pending:
             self._flush()
-        return super().render_lines(crop)
+        lines = super().render_lines(crop)
+        self._undrawn = False
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+        return lines
 
     def on_mount(self) -> None:
         self.watch(self.app, "theme", self._theme_changed, init=False)
@@ -162,10 +173,6 @@ class ConversationView(ScrollView, can_focus=True):
                 assembler.apply(item)
         assembler.end_of_frame()
         self._layout()
-        waiters, self._waiters = self._waiters, []
-        for waiter in waiters:
-            if not waiter.done():
-                waiter.set_result(None)
 
     def _clear_now(self) -> None:
         self._blocks.clear()
@@ -300,6 +307,7 @@ class ConversationView(ScrollView, can_focus=True):
         if self._stale and not self._rendering_rest:
             self._rendering_rest = True
             self.run_worker(self._render_rest(), group="conversation-render")
+        self._undrawn = True
         self.refresh()
 
     def _top_anchor(self) -> tuple[Block, int] | None:
