@@ -24,6 +24,7 @@ from neocode_tui.agent.loop_events import (
     RunFinished,
     Streamed,
     ToolFinished,
+    ToolOutputDelta,
     ToolStarted,
     TurnFinished,
     TurnStarted,
@@ -228,7 +229,7 @@ class AgentLoop:
                     arguments=call.arguments_json,
                 )
             )
-            output = await tool.run(args, self.workspace)
+            output = await tool.run(args, self.workspace, self._live_output(call))
         except (ToolError, PathOutsideWorkspace) as exc:
             return result(str(exc))
         except OSError as exc:
@@ -257,6 +258,15 @@ class AgentLoop:
             reason = decision.reason.strip()
             return "the user denied this call" + (f": {reason}" if reason else "")
         return None
+
+    def _live_output(self, call: CollectedToolCall) -> Callable[[str], None] | None:
+        sink = self.sink
+        if sink is None:
+            return None
+        turn = self.turn
+        return lambda text: sink(
+            ToolOutputDelta(turn=turn, index=call.index, call_id=call.id, text=text)
+        )
 
     def _note_dropped(self, count: int) -> None:
         message = (

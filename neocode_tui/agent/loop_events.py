@@ -48,6 +48,19 @@ class ToolStarted(_LoopEvent):
     arguments: Any = None
 
 
+class ToolOutputDelta(_LoopEvent):
+    """A running command's output as it arrives, so a long command is not a silent wait.
+
+    Live output stops after the first part of a flood; ``ToolFinished.result`` is what
+    counts (and what the model gets).
+    """
+
+    type: Literal["tool_output_delta"] = "tool_output_delta"
+    index: int
+    call_id: str
+    text: str
+
+
 class ToolFinished(_LoopEvent):
     type: Literal["tool_finished"] = "tool_finished"
     index: int
@@ -92,6 +105,7 @@ LoopEvent = Annotated[
         Streamed,
         TurnFinished,
         ToolStarted,
+        ToolOutputDelta,
         ToolFinished,
         ApprovalRequested,
         Notice,

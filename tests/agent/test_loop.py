@@ -13,6 +13,7 @@ from neocode_tui.agent.loop_events import (
     Notice,
     Streamed,
     ToolFinished,
+    ToolOutputDelta,
     ToolStarted,
     TurnStarted,
 )
@@ -56,6 +57,11 @@ async def test_read_edit_run_then_answer(
     assert "-    return 'hello'\n+    return 'hello, world'\n" in edit_result
     assert dialect.tool_results(4)["c3"] == "hello, world"
     assert [e.name for e in recorder.of(ToolStarted)] == ["read_file", "edit_file", "bash"]
+    live = recorder.of(ToolOutputDelta)
+    assert "".join(e.text for e in live) == "hello, world\n"
+    assert {(e.call_id, e.turn) for e in live} == {("c3", 3)}
+    assert recorder.events.index(recorder.of(ToolStarted)[2]) < recorder.events.index(live[0])
+    assert recorder.events.index(live[-1]) < recorder.events.index(recorder.of(ToolFinished)[2])
     finished_events = recorder.of(ToolFinished)
     assert [e.status for e in finished_events] == ["ok", "ok", "ok"]
     assert finished_events[1].diff and "+    return 'hello, world'" in finished_events[1].diff

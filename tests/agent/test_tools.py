@@ -233,6 +233,25 @@ async def test_bash_caps_output_keeping_head_and_tail(project: Path) -> None:
     assert len(out.text) < 1200
 
 
+async def test_bash_passes_output_on_while_the_command_runs(project: Path) -> None:
+    loop = asyncio.get_running_loop()
+    arrivals: list[tuple[float, str]] = []
+    tool = Bash(output_cap=1000)
+
+    def on_output(text: str) -> None:
+        arrivals.append((loop.time(), text))
+
+    started = loop.time()
+    args = tool.args_model(command="echo first; sleep 0.5; echo second; seq 1 10000")
+    out = await tool.run(args, Workspace(project), on_output)
+    ended = loop.time()
+
+    assert arrivals[0][1] == "first\n" and arrivals[0][0] - started < 0.4 < ended - started
+    live = "".join(text for _, text in arrivals)
+    assert len(live) == 500  # the head of the flood, not all of it
+    assert out.text.startswith(live.rstrip("\n").rsplit("\n", 1)[0])
+
+
 def test_every_tool_has_a_json_schema_from_its_arguments() -> None:
     specs = {spec.name: spec for spec in TOOLS.specs()}
     assert set(specs) == {"read_file", "list_dir", "glob", "grep", "write_file", "edit_file", "bash"}

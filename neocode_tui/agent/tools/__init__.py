@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from neocode_tui.agent.tools.base import FileTool, Tool, ToolError, ToolKind, ToolOutput
+from neocode_tui.agent.tools.base import (
+    FileTool,
+    OutputCallback,
+    Tool,
+    ToolError,
+    ToolKind,
+    ToolOutput,
+)
 from neocode_tui.agent.tools.bash import Bash
 from neocode_tui.agent.tools.edit import EditFile, WriteFile
 from neocode_tui.agent.tools.files import ListDir, ReadFile
@@ -12,7 +19,7 @@ from neocode_tui.agent.tools.search import Glob, Grep
 from neocode_tui.conversation import ToolSpec
 
 __all__ = [
-    "FileTool", "Tool", "ToolError", "ToolKind", "ToolOutput", "ToolRegistry", "default_tools",
+    "FileTool", "OutputCallback", "Tool", "ToolError", "ToolKind", "ToolOutput", "ToolRegistry", "default_tools",
 ]
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
@@ -20,6 +20,8 @@ from neocode_tui.conversation import ToolSpec
 
 ToolKind = Literal["read", "edit", "command"]
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
+OutputCallback = Callable[[str], None]
+"""Receives a running tool's output as it arrives (decoded text, in arrival order)."""
 
 
 class ToolError(Exception):
@@ -60,17 +62,21 @@ class Tool(ABC, Generic[ArgsT]):
         return None
 
     @abstractmethod
-    async def run(self, args: ArgsT, workspace: Workspace) -> ToolOutput: ...
+    async def run(
+        self, args: ArgsT, workspace: Workspace, on_output: OutputCallback | None = None
+    ) -> ToolOutput: ...
 
 
 class FileTool(Tool[ArgsT]):
     """A tool whose work is plain file IO, done in a thread so a large file never stalls
-    the event loop (and the screen with it)."""
+    the event loop (and the screen with it). It is quick: no live output."""
 
     @abstractmethod
     def run_sync(self, args: ArgsT, workspace: Workspace) -> ToolOutput: ...
 
-    async def run(self, args: ArgsT, workspace: Workspace) -> ToolOutput:
+    async def run(
+        self, args: ArgsT, workspace: Workspace, on_output: OutputCallback | None = None
+    ) -> ToolOutput:
         return await asyncio.to_thread(self.run_sync, args, workspace)
 
 

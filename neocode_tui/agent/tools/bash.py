@@ -9,6 +9,7 @@ error is usually at the end) with a note of how much was cut between them.
 from __future__ import annotations
 
 import asyncio
+import codecs
 import os
 import signal
 from collections.abc import Mapping
@@ -16,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from neocode_tui.agent.tools.base import Tool, ToolOutput
+from neocode_tui.agent.tools.base import OutputCallback, Tool, ToolOutput
 from neocode_tui.agent.workspace import Workspace
 
 OUTPUT_CAP = 30_000
@@ -54,7 +55,9 @@ class Bash(Tool[BashArgs]):
     def command(self, args: BashArgs) -> str | None:
         return args.command
 
-    async def run(self, args: BashArgs, workspace: Workspace) -> ToolOutput:
+    async def run(
+        self, args: BashArgs, workspace: Workspace, on_output: OutputCallback | None = None
+    ) -> ToolOutput:
         loop = asyncio.get_running_loop()
         spawn = asyncio.ensure_future(
             loop.subprocess_exec(
@@ -78,7 +81,7 @@ class Bash(Tool[BashArgs]):
             raise
         process = asyncio.subprocess.Process(transport, protocol, loop)
         assert process.stdout is not None
-        capture = _Capture(self.output_cap)
+        capture = _Capture(self.output_cap, on_output)
         reader = asyncio.create_task(capture.drain(process.stdout))
         notes: list[str] = []
         try:
@@ -124,13 +127,19 @@ class _ExitAwareProtocol(asyncio.subprocess.SubprocessStreamProtocol):
 
 
 class _Capture:
-    """Keeps the first and last ``cap / 2`` bytes of a stream and counts what fell between."""
+    """Keeps the first and last ``cap / 2`` bytes of a stream and counts what fell between.
 
-    def __init__(self, cap: int) -> None:
+    The head is also passed on live as it arrives; the rest of a flood is not (the
+    screen would only have to cut it again).
+    """
+
+    def __init__(self, cap: int, on_output: OutputCallback | None = None) -> None:
         self.half = cap // 2
         self.head = bytearray()
         self.tail = bytearray()
         self.cut = 0
+        self.on_output = on_output
+        self.live = codecs.getincrementaldecoder("utf-8")(errors="replace")
 
     async def drain(self, stream: asyncio.StreamReader) -> None:
         while chunk := await stream.read(CHUNK):
@@ -140,6 +149,10 @@ class _Capture:
         room = self.half - len(self.head)
         if room > 0:
             self.head += chunk[:room]
+            if self.on_output is not None:
+                text = self.live.decode(chunk[:room], final=len(self.head) == self.half)
+                if text:
+                    self.on_output(text)
             chunk = chunk[room:]
         self.tail += chunk
         excess = len(self.tail) - self.half
