@@ -127,6 +127,7 @@ async def _run(
         tools=tools,
         messages=messages,
         usage=resumed.usage if resumed else None,
+        secrets=[settings.api_key],
     )
     printer.start(session.id, provider.name, provider.model)
     try:

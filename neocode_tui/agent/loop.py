@@ -9,7 +9,7 @@ every way a run can end: every tool call in it has exactly one result.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -30,6 +30,7 @@ from neocode_tui.agent.loop_events import (
     TurnStarted,
 )
 from neocode_tui.agent.prompt import build_system_prompt
+from neocode_tui.agent.redact import Redactor
 from neocode_tui.agent.sessions import SessionStore
 from neocode_tui.agent.tools import Tool, ToolError, ToolRegistry, default_tools
 from neocode_tui.agent.transcript import INTERRUPTED, tool_result, unanswered_calls
@@ -75,6 +76,7 @@ class AgentLoop:
         messages: list[Message] | None = None,
         usage: Usage | None = None,
         system_prompt: str | None = None,
+        secrets: Iterable[str | None] = (),
     ) -> None:
         if max_turns < 1:
             raise ValueError("max_turns must be at least 1")
@@ -93,6 +95,8 @@ class AgentLoop:
         self.system_prompt = system_prompt
         """None until the first run builds it from the instruction files."""
         self.allowed_for_session: set[str] = set()
+        self._redact = Redactor(secrets)
+        """Scrubs ``secrets`` (the API keys in use) from tool output before anyone sees it."""
         self.turn = 0
         """The last turn number; it keeps growing across runs, so (turn, index) stays unique."""
         self._call_index: dict[str, int] = {}
@@ -201,8 +205,9 @@ class AgentLoop:
 
         def result(text: str, status: str = "error", *, diff: str | None = None) -> ToolFinished:
             return ToolFinished(
-                turn=self.turn, index=call.index, call_id=call.id, name=call.name, result=text,
-                is_error=status != "ok", status=status, diff=diff,
+                turn=self.turn, index=call.index, call_id=call.id, name=call.name,
+                result=self._redact(text), is_error=status != "ok", status=status,
+                diff=self._redact.optional(diff),
             )
 
         tool = self.tools.get(call.name)
@@ -243,7 +248,7 @@ class AgentLoop:
         """None when the call may run, else the refusal the model is sent."""
         if not needs_approval(tool.kind, self.approval) or tool.name in self.allowed_for_session:
             return None
-        diff = await tool.preview(args, self.workspace)
+        diff = self._redact.optional(await tool.preview(args, self.workspace))
         if self.approver is None:
             return refusal_without_approver(tool.name)
         request = ApprovalRequested(
@@ -260,13 +265,24 @@ class AgentLoop:
         return None
 
     def _live_output(self, call: CollectedToolCall) -> Callable[[str], None] | None:
+        """Passes output on line by line: a key never spans two lines, so each line can
+        be redacted whole. A last line without an end shows up in the final result."""
         sink = self.sink
         if sink is None:
             return None
         turn = self.turn
-        return lambda text: sink(
-            ToolOutputDelta(turn=turn, index=call.index, call_id=call.id, text=text)
-        )
+        pending = ""
+
+        def feed(text: str) -> None:
+            nonlocal pending
+            pending += text
+            cut = max(pending.rfind("\n"), pending.rfind("\r")) + 1
+            if cut:
+                lines, pending = pending[:cut], pending[cut:]
+                sink(ToolOutputDelta(turn=turn, index=call.index, call_id=call.id,
+                                     text=self._redact(lines)))
+
+        return feed
 
     def _note_dropped(self, count: int) -> None:
         message = (

@@ -217,3 +217,19 @@ async def test_sessions_in_a_folder_without_any(dialect: Dialect, workspace: Pat
     result = await neocode(dialect, workspace, "sessions")
     assert result.code == 0
     assert result.out == f"no saved sessions for {workspace}\n"
+
+
+async def test_the_key_in_use_is_scrubbed_from_tool_output(
+    dialect: Dialect, workspace: Path, isolated_dirs: Path
+) -> None:
+    (workspace / "notes.txt").write_text(f"my key is {API_KEY}\n")
+    dialect.reply("", [("x1", "bash", '{"command": "cat notes.txt"}')])
+    dialect.reply("It holds a key.")
+
+    result = await neocode(dialect, workspace, "-p", "what is in notes.txt?", "--approval",
+                           "full-auto", "--output-format", "stream-json")
+
+    assert result.code == 0, result.err
+    assert dialect.tool_results(2) == {"x1": "my key is [redacted]"}
+    [saved] = session_files(isolated_dirs / "data")
+    assert API_KEY not in result.out + result.err + saved.read_text()

@@ -17,9 +17,11 @@ from neocode_tui.agent.loop_events import (
     ToolStarted,
     TurnStarted,
 )
+from neocode_tui.agent.redact import REDACTED
+from neocode_tui.agent.sessions import SessionStore
 from neocode_tui.agent.transcript import INTERRUPTED
 from neocode_tui.events import TextDelta, ToolCallStart
-from tests.agent.conftest import Dialect, Recorder, assert_transcript_valid
+from tests.agent.conftest import API_KEY, Dialect, Recorder, assert_transcript_valid
 from tests.agent.helpers import wait_dead, wait_for_file
 from tests.http_model_server import Response, openai_sse
 
@@ -396,3 +398,40 @@ async def test_an_answer_cut_at_the_token_limit_is_flagged(dialect: Dialect, wor
     assert [n.message for n in recorder.of(Notice)] == [
         "the answer was cut off at the model's output token limit"
     ]
+
+
+async def test_the_api_key_in_a_workspace_file_never_leaves_a_tool(
+    dialect: Dialect, workspace: Path
+) -> None:
+    (workspace / ".env").write_text(f"MODE=dev\nOPENAI_API_KEY={API_KEY}\n")
+    dialect.reply("", [
+        ("k1", "read_file", '{"path": ".env"}'),
+        ("k2", "bash", '{"command": "cat .env"}'),
+        ("k3", "edit_file", '{"path": ".env", "old_string": "MODE=dev", "new_string": "MODE=prod"}'),
+    ])
+    dialect.reply("Done.")
+    previews: list[str | None] = []
+
+    async def approver(request: ApprovalRequested) -> ApprovalDecision:
+        previews.append(request.diff)
+        return ApprovalDecision(verdict="yes")
+
+    store = SessionStore.create(workspace, provider=dialect.name, model="m")
+    loop, recorder = make_loop(dialect, workspace, approval="ask", approver=approver,
+                               session=store, secrets=[API_KEY])
+    loop.allowed_for_session.add("bash")
+    await loop.run("show me the settings")
+    store.close()
+
+    results = dialect.tool_results(2)
+    assert f"OPENAI_API_KEY={REDACTED}" in results["k1"] and f"OPENAI_API_KEY={REDACTED}" in results["k2"]
+    everywhere = [
+        json.dumps([r.json for r in dialect.server.requests]),
+        json.dumps([e.model_dump(mode="json") for e in recorder.events]),
+        store.path.read_text(),
+    ]
+    assert not any(API_KEY in text for text in everywhere)
+    assert (workspace / ".env").read_text() == f"MODE=prod\nOPENAI_API_KEY={API_KEY}\n"
+    [preview] = previews  # the edit's: bash was allowed for the session, reads never ask
+    assert preview is not None and f" OPENAI_API_KEY={REDACTED}\n" in preview
+    assert any(e.type == "tool_output_delta" and REDACTED in e.text for e in recorder.events)
