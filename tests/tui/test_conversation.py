@@ -367,3 +367,21 @@ async def test_settled_text_is_selectable() -> None:
         assert selected is not None
         assert "We read the file first, then change one function." in selected
         assert 'return f"hello {name}"' in selected
+
+
+async def test_a_theme_switch_redraws_settled_text_in_the_new_colours() -> None:
+    app = Host()
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        await show(view, answer_run(text_deltas(ANSWER, 9)))
+        await pilot.pause()
+        dark = screen(app, styles=True)
+        app.theme = "textual-light"
+        await pilot.pause()
+        await pilot.pause()
+        light = screen(app, styles=True)
+        assert screen(app).count("hello {name}") == 1
+        assert light != dark
+        accent = app.theme_variables["accent"].lstrip("#")
+        red, green, blue = (int(accent[i : i + 2], 16) for i in (0, 2, 4))
+        assert f"38;2;{red};{green};{blue}" in light  # list numbers and inline code: the accent

@@ -66,6 +66,7 @@ class ConversationView(ScrollView, can_focus=True):
         self._undrawn = False
         self._waiters: list[asyncio.Future[None]] = []
         self._env: tuple[int, Palette] | None = None
+        self._palette: Palette | None = None
         self._stale = False
         self._rendering_rest = False
         self._base_style: Style | None = None
@@ -230,11 +231,13 @@ class ConversationView(ScrollView, can_focus=True):
     # --- rendering ----------------------------------------------------------------------
 
     def _current_env(self) -> tuple[int, Palette]:
-        app = self.app
-        palette = Palette.from_variables(app.theme_variables, app.current_theme.dark)
-        return max(self.scrollable_content_region.width, 10), palette
+        if self._palette is None:
+            app = self.app
+            self._palette = Palette.from_variables(app.theme_variables, app.current_theme.dark)
+        return max(self.scrollable_content_region.width, 10), self._palette
 
     def _theme_changed(self) -> None:
+        self._palette = None
         self._base_style = None
         self._drawn.clear()
         self._layout()
@@ -367,19 +370,25 @@ class ConversationView(ScrollView, can_focus=True):
             self._rendering_rest = False
 
     async def _render_slices(self) -> None:
+        """Bottom-up from the end (where readers usually are), resuming where the last slice
+        stopped; a last pass catches blocks that arrived meanwhile."""
+        cursor = len(self._blocks)
         while self._stale:
             deadline = monotonic() + _SLICE_SECONDS
             top = self._top_anchor()
             first_changed: int | None = None
-            for index in range(len(self._blocks) - 1, -1, -1):
+            for index in range(min(cursor, len(self._blocks)) - 1, -1, -1):
                 block = self._blocks[index]
                 if not self._is_current(block):
                     self._render_block(block)
                     first_changed = index
                     if monotonic() > deadline:
+                        cursor = index
                         break
             else:
-                self._stale = False
+                if cursor == len(self._blocks) or all(map(self._is_current, self._blocks)):
+                    self._stale = False
+                cursor = len(self._blocks)
             if first_changed is not None:
                 self._invalidate(first_changed)
                 self._recompute()
