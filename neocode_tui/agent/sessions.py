@@ -115,12 +115,16 @@ class SessionStore:
 
 
 def _open_for_append(path: Path) -> IO[str]:
-    """Append mode, after finishing a line torn by a kill so the next record starts clean."""
-    handle = path.open("a+", encoding="utf-8")
-    if handle.tell() > 0:
-        handle.seek(handle.tell() - 1)
-        if handle.read(1) != "\n":
-            handle.write("\n")
+    """Append mode, after finishing a line torn by a kill so the next record starts clean.
+    The check reads bytes: a torn line may end in the middle of a UTF-8 character."""
+    torn = False
+    if path.exists() and path.stat().st_size:
+        with path.open("rb") as raw:
+            raw.seek(-1, os.SEEK_END)
+            torn = raw.read(1) != b"\n"
+    handle = path.open("a", encoding="utf-8")
+    if torn:
+        handle.write("\n")
     return handle
 
 

@@ -74,8 +74,8 @@ def test_resume_repairs_a_dangling_tail_and_saves_the_repair(tmp_path: Path) -> 
     ]))
     store.append_message(Message(role="tool", content="built", tool_call_id="d1", name="bash"))
     store.close()
-    with store.path.open("a") as handle:
-        handle.write('{"type": "message", "message": {"role": "tool", "content": "half')
+    with store.path.open("ab") as handle:  # torn inside a two-byte character
+        handle.write('{"type": "message", "message": {"role": "tool", "content": "café'.encode()[:-1])
 
     resumed, messages = SessionStore.resume(load_session(find_session(tmp_path, store.id)))
     resumed.append_message(Message(role="user", content="continue"))
