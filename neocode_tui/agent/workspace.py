@@ -22,7 +22,10 @@ class Workspace:
         """The absolute, symlink-free path for ``path``, or ``PathOutsideWorkspace``."""
         if not path.strip():
             raise PathOutsideWorkspace("the path is empty")
-        candidate = Path(path).expanduser()
+        try:
+            candidate = Path(path).expanduser()
+        except RuntimeError:  # "~someone" with no such user
+            raise PathOutsideWorkspace(f"{path!r} is outside the workspace ({self.root})") from None
         if not candidate.is_absolute():
             candidate = self.root / candidate
         resolved = candidate.resolve()

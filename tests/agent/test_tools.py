@@ -40,7 +40,7 @@ def project(tmp_path: Path) -> Path:
 # --- paths -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", ["../secret.txt", "src/../../secret.txt"])
+@pytest.mark.parametrize("path", ["../secret.txt", "src/../../secret.txt", "~/x", "~nobody-here/x"])
 async def test_dotdot_out_of_the_workspace_is_refused(project: Path, path: str) -> None:
     with pytest.raises(PathOutsideWorkspace, match="outside the workspace"):
         await call(project, "read_file", path=path)
@@ -132,6 +132,9 @@ async def test_grep_searches_text_files_only_where_it_should(project: Path) -> N
     assert (await call(project, "grep", pattern="top secret")).text == "no matches for 'top secret'"
     assert (await call(project, "grep", pattern="HELPER", ignore_case=True, include="*.py")).text == (
         "src/pkg/util.py:1:def helper():"
+    )
+    assert (await call(project, "grep", pattern="print", path="src/app.py", include="*.py")).text == (
+        "src/app.py:2:    print('hello')"
     )
     with pytest.raises(ToolError, match="invalid regular expression"):
         await call(project, "grep", pattern="(unclosed")

@@ -140,12 +140,13 @@ class Grep(FileTool[GrepArgs]):
         target = workspace.resolve(args.path)
         if not target.exists():
             raise ToolError(f"no such file or folder: {workspace.relative(target)}")
+        base = target.parent if target.is_file() else target
         files = [target] if target.is_file() else walk_files(target)
         include = _matcher(args.include) if args.include else None
         matches: list[str] = []
         total = 0
         for path in files:
-            if include and not include.match(path.relative_to(target).as_posix()):
+            if include and not include.match(path.relative_to(base).as_posix()):
                 continue
             for number, line in _searchable_lines(path):
                 if regex.search(line):
