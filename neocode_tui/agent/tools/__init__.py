@@ -19,7 +19,8 @@ from neocode_tui.agent.tools.search import Glob, Grep
 from neocode_tui.conversation import ToolSpec
 
 __all__ = [
-    "FileTool", "OutputCallback", "Tool", "ToolError", "ToolKind", "ToolOutput", "ToolRegistry", "default_tools",
+    "FileTool", "OutputCallback", "Tool", "ToolError", "ToolKind", "ToolOutput", "ToolRegistry",
+    "default_tools",
 ]
 
 
