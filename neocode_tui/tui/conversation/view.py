@@ -67,6 +67,7 @@ class ConversationView(ScrollView, can_focus=True):
         self._waiters: list[asyncio.Future[None]] = []
         self._env: tuple[int, Palette] | None = None
         self._palette: Palette | None = None
+        self._palette_theme = ""
         self._stale = False
         self._rendering_rest = False
         self._base_style: Style | None = None
@@ -231,9 +232,10 @@ class ConversationView(ScrollView, can_focus=True):
     # --- rendering ----------------------------------------------------------------------
 
     def _current_env(self) -> tuple[int, Palette]:
-        if self._palette is None:
-            app = self.app
+        app = self.app
+        if self._palette is None or self._palette_theme != app.theme:
             self._palette = Palette.from_variables(app.theme_variables, app.current_theme.dark)
+            self._palette_theme = app.theme
         return max(self.scrollable_content_region.width, 10), self._palette
 
     def _theme_changed(self) -> None:
