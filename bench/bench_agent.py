@@ -42,7 +42,8 @@ def make_tree(root: Path, files: int) -> None:
         folder = root / f"pkg{number % 40}" / f"sub{number % 7}"
         folder.mkdir(parents=True, exist_ok=True)
         lines = [LINE.format(n=n) for n in range(200)]
-        lines[number % 200] = f"NEEDLE_{number} = True\n"
+        if number % 20 == 0:  # a realistic search: most files do not match
+            lines[number % 200] = f"NEEDLE_{number} = True\n"
         (folder / f"module_{number}.py").write_text("".join(lines))
     for ignored in (".git", "node_modules"):
         (root / ignored).mkdir()
