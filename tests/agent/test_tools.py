@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -229,6 +231,32 @@ async def test_bash_stops_background_jobs_left_behind(project: Path) -> None:
     out = await call(project, "bash", command="sleep 60 & echo $! > child.pid; echo started")
     assert out.text.startswith("started")
     assert await wait_dead(int((project / "child.pid").read_text()))
+
+
+async def test_bash_does_not_wait_for_a_process_that_left_its_group(project: Path) -> None:
+    command = "setsid sleep 30 & echo $! > escaped.pid; echo started"
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    out = await call(project, "bash", command=command)
+    escaped = int((project / "escaped.pid").read_text())
+    try:
+        assert out.text.startswith("started\n") and loop.time() - started < 3
+    finally:
+        os.kill(escaped, signal.SIGKILL)
+
+
+async def test_bash_cancel_returns_at_once_even_with_a_process_outside_its_group(
+    project: Path,
+) -> None:
+    command = "setsid sleep 30 & echo $! > escaped.pid; sleep 30"
+    task = asyncio.create_task(call(project, "bash", command=command))
+    escaped = int(await wait_for_file(project / "escaped.pid"))
+    try:
+        task.cancel()
+        done, _ = await asyncio.wait({task}, timeout=2)
+        assert done and task.cancelled()
+    finally:
+        os.kill(escaped, signal.SIGKILL)
 
 
 async def test_bash_caps_output_keeping_head_and_tail(project: Path) -> None:

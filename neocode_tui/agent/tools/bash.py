@@ -87,29 +87,36 @@ class Bash(Tool[BashArgs]):
         try:
             try:
                 async with asyncio.timeout(args.timeout):
-                    await protocol.exited
+                    await asyncio.shield(protocol.exited)
             except TimeoutError:
                 _kill_group(process.pid)
                 notes.append(
                     f"[timed out after {args.timeout}s; the command and everything it "
                     "started were stopped]"
                 )
-            done, _ = await asyncio.wait({reader}, timeout=LINGER)
-            if not done:
+                await protocol.exited
+            if not await _finished_within(reader, LINGER):
                 _kill_group(process.pid)
                 notes.append("[background processes still running were stopped]")
+                if not await _finished_within(reader, LINGER):
+                    transport.close()  # a process that left the group (setsid) holds the pipe
             await reader
         except asyncio.CancelledError:
             _kill_group(process.pid)
+            transport.close()  # never wait on a pipe that something outside the group holds
             reader.cancel()
-            await process.wait()
             raise
         _kill_group(process.pid)  # a job that closed its output but still runs
-        code = await process.wait()
+        code = transport.get_returncode()
         if code != 0 and not notes:
             notes.append(f"[exit code {code}]")
         text = "\n".join([capture.text() or "(no output)", *notes])
         return ToolOutput(text, is_error=code != 0)
+
+
+async def _finished_within(task: asyncio.Task[None], seconds: float) -> bool:
+    done, _ = await asyncio.wait({task}, timeout=seconds)
+    return bool(done)
 
 
 class _ExitAwareProtocol(asyncio.subprocess.SubprocessStreamProtocol):
