@@ -33,7 +33,7 @@ from neocode_tui.agent.prompt import build_system_prompt
 from neocode_tui.agent.redact import Redactor
 from neocode_tui.agent.sessions import SessionStore
 from neocode_tui.agent.tools import Tool, ToolError, ToolRegistry, default_tools
-from neocode_tui.agent.transcript import INTERRUPTED, tool_result, unanswered_calls
+from neocode_tui.agent.transcript import INTERRUPTED, STOPPED, tool_result, unanswered_calls
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
 from neocode_tui.collector import CollectedToolCall, CollectedTurn, ErrorInfo, collect
 from neocode_tui.conversation import ChatRequest, Message, ToolCall
@@ -100,6 +100,8 @@ class AgentLoop:
         self.turn = 0
         """The last turn number; it keeps growing across runs, so (turn, index) stays unique."""
         self._call_index: dict[str, int] = {}
+        self._running: str | None = None
+        """The id of the call whose tool is running: a cancel stops it part way."""
         self._last_text = ""
 
     async def run(self, prompt: str) -> RunFinished:
@@ -234,7 +236,9 @@ class AgentLoop:
                     arguments=call.arguments_json,
                 )
             )
+            self._running = call.id
             output = await tool.run(args, self.workspace, self._live_output(call))
+            self._running = None
         except (ToolError, PathOutsideWorkspace) as exc:
             return result(str(exc))
         except OSError as exc:
@@ -292,14 +296,17 @@ class AgentLoop:
         self._add(Message(role="user", content=message))
         self._emit(Notice(turn=self.turn, level="warning", message=message))
 
-    def _close_unanswered(self, text: str, status: str) -> None:
-        """Give each call of the last assistant message that has no result this one."""
+    def _close_unanswered(self, text: str, status: str, running_text: str = "") -> None:
+        """Give each call of the last assistant message that has no result this one
+        (``running_text`` for the call whose tool was running, if any)."""
+        running, self._running = self._running, None
         for call in unanswered_calls(self.messages):
-            self._add(tool_result(call, text, is_error=True))
+            result = running_text if running_text and call.id == running else text
+            self._add(tool_result(call, result, is_error=True))
             self._emit(
                 ToolFinished(
                     turn=self.turn, index=self._call_index.get(call.id, 0), call_id=call.id,
-                    name=call.name, result=text, is_error=True, status=status,
+                    name=call.name, result=result, is_error=True, status=status,
                 )
             )
 
@@ -316,7 +323,7 @@ class AgentLoop:
         )
 
     def _cancelled(self) -> RunFinished:
-        self._close_unanswered(INTERRUPTED, "interrupted")
+        self._close_unanswered(INTERRUPTED, "interrupted", running_text=STOPPED)
         return self._finished("cancelled")
 
     def _finished(self, reason: str) -> RunFinished:

@@ -9,6 +9,11 @@ from __future__ import annotations
 from neocode_tui.conversation import Message, ToolCall
 
 INTERRUPTED = "interrupted by the user: this call was not run"
+STOPPED = "interrupted by the user while it ran: it was stopped and may have done part of its work"
+NO_RESULT = (
+    "interrupted: the session ended before this call gave a result; "
+    "it may have run in part or not at all"
+)
 
 
 def unanswered_calls(messages: list[Message]) -> list[ToolCall]:
@@ -28,5 +33,5 @@ def tool_result(call: ToolCall, content: str, is_error: bool = False) -> Message
 
 
 def interrupted_results(messages: list[Message]) -> list[Message]:
-    """An "interrupted" result for each unanswered call, to append to ``messages``."""
-    return [tool_result(call, INTERRUPTED, is_error=True) for call in unanswered_calls(messages)]
+    """A result for each call a dead session left unanswered, to append to ``messages``."""
+    return [tool_result(call, NO_RESULT, is_error=True) for call in unanswered_calls(messages)]

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from neocode_tui.agent.loop_events import LoopEventAdapter
-from neocode_tui.agent.transcript import INTERRUPTED
+from neocode_tui.agent.transcript import NO_RESULT, STOPPED
 from tests.agent.conftest import API_KEY, Dialect
 from tests.agent.helpers import wait_dead, wait_for_file
 from tests.http_model_server import Response
@@ -176,7 +176,7 @@ async def test_resume_after_a_kill_repairs_the_transcript(
     output = json.loads(resumed.out)
     assert output["session_id"] == saved.stem
     assert output["result"] == "Picking up where we left off."
-    assert dialect.tool_results(2) == {"r1": INTERRUPTED}
+    assert dialect.tool_results(2) == {"r1": NO_RESULT}
     sent = json.dumps(dialect.request(2)["messages"])
     assert sent.index("run the long job") < sent.index("Running it.") < sent.index("go on")
 
@@ -207,10 +207,10 @@ async def test_ctrl_c_stops_the_run_and_its_command_and_saves_a_valid_session(
     assert output["stop_reason"] == "cancelled"
     assert output["tool_calls"] == [{"id": "i1", "name": "bash",
                                      "arguments": {"command": "echo $$ > shell.pid; sleep 60"},
-                                     "result": INTERRUPTED, "is_error": True}]
+                                     "result": STOPPED, "is_error": True}]
     assert await wait_dead(shell)
     [saved] = session_files(isolated_dirs / "data")
-    assert INTERRUPTED in saved.read_text()
+    assert STOPPED in saved.read_text()
 
 
 async def test_sessions_in_a_folder_without_any(dialect: Dialect, workspace: Path) -> None:

@@ -19,7 +19,7 @@ from neocode_tui.agent.loop_events import (
 )
 from neocode_tui.agent.redact import REDACTED
 from neocode_tui.agent.sessions import SessionStore
-from neocode_tui.agent.transcript import INTERRUPTED
+from neocode_tui.agent.transcript import INTERRUPTED, STOPPED
 from neocode_tui.events import TextDelta, ToolCallStart
 from tests.agent.conftest import API_KEY, Dialect, Recorder, assert_transcript_valid
 from tests.agent.helpers import wait_dead, wait_for_file
@@ -213,7 +213,7 @@ async def test_cancel_during_bash_kills_it_and_closes_every_call(
     assert finished.reason == "cancelled"
     assert await wait_dead(child)
     results = {m.tool_call_id: m.content for m in loop.messages if m.role == "tool"}
-    assert results == {"b1": INTERRUPTED, "b2": INTERRUPTED}
+    assert results == {"b1": STOPPED, "b2": INTERRUPTED}
     assert [(e.call_id, e.status) for e in recorder.of(ToolFinished)] == [
         ("b1", "interrupted"), ("b2", "interrupted"),
     ]

@@ -17,7 +17,7 @@ from neocode_tui.agent.sessions import (
     list_sessions,
     load_session,
 )
-from neocode_tui.agent.transcript import INTERRUPTED
+from neocode_tui.agent.transcript import NO_RESULT
 from neocode_tui.conversation import Message, ToolCall
 from tests.agent.conftest import API_KEY, Dialect
 
@@ -81,7 +81,7 @@ def test_resume_repairs_a_dangling_tail_and_saves_the_repair(tmp_path: Path) -> 
     resumed.append_message(Message(role="user", content="continue"))
     resumed.close()
 
-    assert [(m.role, m.content) for m in messages[-2:]] == [("tool", "built"), ("tool", INTERRUPTED)]
+    assert [(m.role, m.content) for m in messages[-2:]] == [("tool", "built"), ("tool", NO_RESULT)]
     assert messages[-1].tool_call_id == "d2" and messages[-1].is_error
     reloaded = load_session(find_session(tmp_path, store.id)).messages
     assert reloaded == [*messages, Message(role="user", content="continue")]

@@ -77,7 +77,14 @@ class FileTool(Tool[ArgsT]):
     async def run(
         self, args: ArgsT, workspace: Workspace, on_output: OutputCallback | None = None
     ) -> ToolOutput:
-        return await asyncio.to_thread(self.run_sync, args, workspace)
+        work = asyncio.ensure_future(asyncio.to_thread(self.run_sync, args, workspace))
+        try:
+            return await asyncio.shield(work)
+        except asyncio.CancelledError:
+            # A thread cannot be stopped: let the (short) file work land before the cancel
+            # goes on, so nothing is still writing once the run reports it stopped.
+            await asyncio.wait({work})
+            raise
 
 
 def _without_titles(schema: Any) -> Any:
