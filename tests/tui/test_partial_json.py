@@ -7,7 +7,12 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neocode_tui.tui.conversation.markdown_split import MarkdownSplitter, split_blocks
+from neocode_tui.tui.conversation.markdown_split import (
+    CODE_CHUNK_LINES,
+    CodeChunk,
+    MarkdownSplitter,
+    split_blocks,
+)
 from neocode_tui.tui.partial_json import PartialJSON
 
 ARGUMENTS = {
@@ -121,29 +126,56 @@ Setext
 tail without newline"""
 
 
+LONG_FENCE = "Before.\n\n~~~js\n" + "".join(f"let v{n} = `x\n" for n in range(90)) + "~~~\n\n" + MARKDOWN
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.data())
 def test_streamed_markdown_settles_into_the_blocks_of_the_whole_text(data: st.DataObject) -> None:
-    cuts = sorted(set(data.draw(st.lists(st.integers(1, len(MARKDOWN) - 1), max_size=80))))
+    text = data.draw(st.sampled_from([MARKDOWN, LONG_FENCE]))
+    cuts = sorted(set(data.draw(st.lists(st.integers(1, len(text) - 1), max_size=80))))
     checks = data.draw(st.lists(st.booleans(), min_size=len(cuts) + 1, max_size=len(cuts) + 1))
     splitter = MarkdownSplitter()
     blocks: list[str] = []
-    for start, end, check in zip([0, *cuts], [*cuts, len(MARKDOWN)], checks):
-        splitter.append(MARKDOWN[start:end])
+    for start, end, check in zip([0, *cuts], [*cuts, len(text)], checks):
+        splitter.append(text[start:end])
         if check:
             blocks += splitter.settle()
     blocks += splitter.finish()
-    assert blocks == split_blocks(MARKDOWN)
-    assert "".join(blocks) == MARKDOWN
+    assert blocks == split_blocks(text)
+    shown = "".join(b if isinstance(b, str) else b.code for b in blocks)
+    fences = ("```", "~~~")
+    assert [line for line in shown.splitlines() if line.strip() and not line.startswith(fences)] == [
+        line for line in text.splitlines() if line.strip() and not line.startswith(fences)
+    ]
 
 
-def test_an_open_fence_is_never_settled_until_it_closes() -> None:
+def test_an_open_fence_stays_code_until_it_closes() -> None:
     splitter = MarkdownSplitter()
     splitter.append("Intro.\n\n```python\nx = 1\n\nclass A:\n    pass\n\n")
     assert splitter.settle() == ["Intro.\n\n"]
     splitter.append("y = 2\n\n# not a heading\n\n")
     assert splitter.settle() == []
-    assert splitter.tail.startswith("```python")
+    open_code = splitter.open_code()
+    assert open_code is not None and open_code.language == "python"
+    assert open_code.code == "x = 1\n\nclass A:\n    pass\n\ny = 2\n\n# not a heading\n\n"
     splitter.append("```\n\nAfter.\n")
-    assert splitter.settle() == ["```python\nx = 1\n\nclass A:\n    pass\n\ny = 2\n\n# not a heading\n\n```\n\n"]
-    assert splitter.tail == "After.\n"
+    assert splitter.settle() == [CodeChunk("python", open_code.code, first=True, last=True)]
+    assert splitter.open_code() is None
+    assert splitter.finish() == ["After.\n"]
+
+
+def test_a_long_fence_is_cut_into_chunks_as_its_lines_arrive() -> None:
+    splitter = MarkdownSplitter()
+    splitter.append("```py\n")
+    chunks = []
+    for number in range(1, 2 * CODE_CHUNK_LINES + 6):
+        splitter.append(f"line_{number} = {number}\n")
+        chunks += splitter.settle()
+        open_code = splitter.open_code()
+        assert open_code is not None and open_code.code.count("\n") <= CODE_CHUNK_LINES
+    assert len(chunks) == 2 and chunks[0].first and not chunks[1].first and not chunks[1].last
+    assert chunks[1].code.startswith(f"line_{CODE_CHUNK_LINES + 1} =")
+    splitter.append("```")  # the message ends on the closing marker, without a newline
+    ending = splitter.finish()
+    assert ending == [CodeChunk("py", "".join(f"line_{n} = {n}\n" for n in range(81, 86)), False, True)]

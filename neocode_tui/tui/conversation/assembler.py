@@ -43,7 +43,7 @@ from neocode_tui.tui.conversation.blocks import (
     ToolBlock,
     UserBlock,
 )
-from neocode_tui.tui.conversation.markdown_split import MarkdownSplitter
+from neocode_tui.tui.conversation.markdown_split import MarkdownSplitter, Piece
 
 _HINTS = {
     "auth": "Check your API key (OPENAI_API_KEY or ANTHROPIC_API_KEY) and send again.",
@@ -238,9 +238,10 @@ class Assembler:
         if segment is None or segment.splitter.revision == segment.shown_revision:
             return
         segment.shown_revision = segment.splitter.revision
-        for text in segment.splitter.settle():
-            self._insert_settled(segment, text)
-        segment.live.text = segment.splitter.tail
+        splitter = segment.splitter
+        for piece in splitter.settle():
+            self._insert_settled(segment, piece)
+        segment.live.piece = splitter.open_code() or splitter.tail
         segment.live.changed()
         self._sink.touch(segment.live)
 
@@ -250,8 +251,8 @@ class Assembler:
         block.attempt = self._attempt
         self._sink.append(block)
 
-    def _insert_settled(self, segment: _Segment, text: str) -> None:
-        block = MarkdownBlock(text)
+    def _insert_settled(self, segment: _Segment, piece: Piece) -> None:
+        block = MarkdownBlock(piece)
         block.attempt = self._attempt
         self._sink.insert_before(segment.live, block)
 
@@ -259,8 +260,8 @@ class Assembler:
         """Text, thinking and refusals end where anything else begins."""
         segment, self._segment = self._segment, None
         if segment is not None:
-            for text in segment.splitter.finish():
-                self._insert_settled(segment, text)
+            for piece in segment.splitter.finish():
+                self._insert_settled(segment, piece)
             self._sink.remove(segment.live)
         if self._reasoning is not None:
             self._reasoning.finish()

@@ -17,7 +17,8 @@ from rich.segment import Segment
 from rich.syntax import Syntax
 from rich.text import Text
 
-from neocode_tui.tui.conversation.markdown import MarkdownText, lexer_for_path
+from neocode_tui.tui.conversation.markdown import MarkdownText, lexer_for_path, lexer_named
+from neocode_tui.tui.conversation.markdown_split import CodeChunk, Piece
 from neocode_tui.tui.conversation.palette import Palette
 from neocode_tui.tui.partial_json import GrowingText, PartialField, PartialJSON
 
@@ -48,6 +49,8 @@ class Block:
     collapsible: ClassVar[bool] = False
 
     def __init__(self) -> None:
+        self.gap_after = True
+        """A blank line follows the block (not between the chunks of one code block)."""
         self.version = 0
         self.collapsed = False
         self.lines: list[list[Segment]] = []
@@ -98,19 +101,32 @@ class UserBlock(Block):
 
 
 class MarkdownBlock(Block):
-    """A settled top-level Markdown block, or the open tail of a streaming answer."""
+    """A settled piece of an answer (a top-level Markdown block or a chunk of a fenced code
+    block), or the open tail of a streaming answer."""
 
-    def __init__(self, text: str = "") -> None:
+    def __init__(self, piece: Piece = "") -> None:
         super().__init__()
-        self.text = text
+        self.piece: Piece = piece
+        self.gap_after = not isinstance(piece, CodeChunk) or piece.last
 
     def renderable(self, palette: Palette) -> RenderableType | None:
-        if not self.text.strip():
+        piece = self.piece
+        if isinstance(piece, CodeChunk):
+            return _indent(_code_chunk(piece, palette))
+        if not piece.strip():
             return None
-        return _indent(MarkdownText(self.text, palette.code_theme))
+        return _indent(MarkdownText(piece, palette.code_theme))
 
     def estimate(self, width: int) -> int:
-        return _estimate_text(self.text, width)
+        piece = self.piece
+        return _estimate_text(piece if isinstance(piece, str) else piece.code, width)
+
+
+def _code_chunk(chunk: CodeChunk, palette: Palette) -> Syntax:
+    """Drawn as Rich's Markdown draws a code block; chunks of one fence join without a seam."""
+    code = chunk.code.rstrip() if chunk.last else chunk.code.removesuffix("\n")
+    padding = (1 if chunk.first else 0, 1, 1 if chunk.last else 0, 1)
+    return Syntax(code, lexer_named(chunk.language), theme=palette.code_theme, word_wrap=True, padding=padding)
 
 
 class ReasoningBlock(Block):

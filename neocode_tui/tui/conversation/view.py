@@ -262,7 +262,8 @@ class ConversationView(ScrollView, can_focus=True):
         options = console.options.update(width=width, height=None, highlight=False)
         with console.use_theme(palette.rich_theme):
             lines = console.render_lines(renderable, options, pad=False)
-        lines.append([])  # a blank line after every block
+        if block.gap_after:
+            lines.append([])
         block.lines = lines
 
     def _is_current(self, block: Block) -> bool:
