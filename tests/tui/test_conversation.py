@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from rich.console import Console
 from textual.app import App, ComposeResult
 
@@ -98,20 +99,42 @@ def answer_run(deltas: list[TextDelta]) -> list[LoopEvent]:
     ]
 
 
-async def test_many_deltas_end_on_the_same_screen_as_one_delta() -> None:
+LONG_CODE = "Here is the file:\n\n```python\n" + "".join(
+    f"def step_{n}(x):\n    return x + {n}\n" for n in range(45)
+) + "```\n\nThat is all.\n"
+
+
+@pytest.mark.parametrize("answer", [ANSWER, LONG_CODE], ids=["mixed", "long-fence"])
+async def test_many_deltas_end_on_the_same_screen_as_one_delta(answer: str) -> None:
     screens = []
-    for size in (len(ANSWER), 3, 1):
+    for size in (len(answer), 3, 1):
         app = Host()
-        async with app.run_test(size=(80, 60)) as pilot:
+        async with app.run_test(size=(80, 120)) as pilot:
             view = app.query_one(ConversationView)
             view.add_user_message("make it greet")
-            await show(view, answer_run(text_deltas(ANSWER, size)))
+            await show(view, answer_run(text_deltas(answer, size)))
             await pilot.pause()
             screens.append(screen(app, styles=True))
-            if size == 1:
-                assert 'return f"hello {name}"' in screen(app)
+            text = screen(app)
+    assert "```" not in text and ("That is all." in text or 'return f"hello {name}"' in text)
     assert screens[1] == screens[0]
     assert screens[2] == screens[0]
+
+
+async def test_a_long_fence_mid_stream_is_one_code_block_without_seams() -> None:
+    app = Host()
+    async with app.run_test(size=(80, 60)) as pilot:
+        view = app.query_one(ConversationView)
+        cut = LONG_CODE.index("def step_44")
+        await show(view, [TurnStarted(turn=1), *stream(1, *text_deltas(LONG_CODE[:cut], 6))])
+        await pilot.pause()
+        lines = screen(app).splitlines()
+        styled = screen(app, styles=True).splitlines()
+        first = next(i for i, line in enumerate(lines) if "def step_20(" in line)
+        last = next(i for i, line in enumerate(lines) if "return x + 43" in line)
+        code_background = "48;2;39;40;34"
+        assert all(code_background in styled[i] for i in range(first, last + 1))  # no gap between chunks
+        assert "```" not in "\n".join(lines)
 
 
 async def test_a_fence_cut_mid_stream_is_drawn_as_code_at_every_moment() -> None:
