@@ -72,6 +72,24 @@ def realistic_markdown(chars: int) -> str:
     return "".join(parts)[:chars]
 
 
+def long_code(chars: int) -> str:
+    """One fenced code block of ``chars`` characters: a whole file in the answer."""
+    lines = []
+    total = 0
+    n = 0
+    while total < chars:
+        line = f"def handler_{n}(request):\n    return respond(request, status={n % 500})\n\n"
+        lines.append(line)
+        total += len(line)
+        n += 1
+    return ("```python\n" + "".join(lines))[:chars]
+
+
+def write_file_arguments(chars: int) -> str:
+    """A ``write_file`` call's JSON arguments whose content is ``chars`` characters of code."""
+    return json.dumps({"path": "src/handlers.py", "content": long_code(chars + 10)[10:]})
+
+
 def cut(text: str) -> list[str]:
     return [text[i : i + DELTA] for i in range(0, len(text), DELTA)]
 
@@ -93,17 +111,25 @@ def our_app() -> tuple[object, Callable[[], object]]:
 
 
 class OurFeed:
-    """Deltas into our view, as the agent loop posts them."""
+    """Deltas into our view, as the agent loop posts them: answer text, or (``tool``) the
+    arguments of one ``write_file`` call."""
 
-    def __init__(self, view: object) -> None:
+    def __init__(self, view: object, tool: bool = False) -> None:
         from neocode_tui.agent.loop_events import Streamed, TurnStarted
-        from neocode_tui.events import TextDelta
+        from neocode_tui.events import TextDelta, ToolCallDelta, ToolCallStart
+
+        def streamed(event: object) -> Streamed:
+            return Streamed.model_construct(turn=1, type="stream", event=event)
 
         self.view = view
-        self._wrap = lambda text: Streamed.model_construct(
-            turn=1, type="stream", event=TextDelta.model_construct(type="text_delta", text=text)
-        )
         view.post(TurnStarted(turn=1))  # type: ignore[attr-defined]
+        if tool:
+            view.post(streamed(ToolCallStart(index=0, id="call_1", name="write_file")))  # type: ignore[attr-defined]
+            self._wrap = lambda text: streamed(
+                ToolCallDelta.model_construct(type="tool_call_delta", index=0, arguments=text)
+            )
+        else:
+            self._wrap = lambda text: streamed(TextDelta.model_construct(type="text_delta", text=text))
 
     async def write(self, text: str) -> None:
         self.view.post(self._wrap(text))  # type: ignore[attr-defined]
@@ -151,10 +177,10 @@ class BaselineFeed:
 Feed = OurFeed | BaselineFeed
 
 
-async def with_feed(ours: bool, body: Callable[[Feed], Awaitable[object]]) -> object:
+async def with_feed(ours: bool, body: Callable[[Feed], Awaitable[object]], tool: bool = False) -> object:
     app, target = our_app() if ours else baseline_app()
     async with app.run_test(size=SIZE) as pilot:  # type: ignore[attr-defined]
-        feed: Feed = OurFeed(target()) if ours else BaselineFeed(target(), pilot)
+        feed: Feed = OurFeed(target(), tool) if ours else BaselineFeed(target(), pilot)
         result = await body(feed)
         if isinstance(feed, BaselineFeed):
             await feed.stream.stop()
@@ -414,12 +440,23 @@ def main() -> None:
         }
         print(f"  measured {name}", flush=True)
 
+    shapes = {
+        "ours, one fence": (long_code(long_chars), False),
+        "ours, write_file": (write_file_arguments(long_chars), True),
+    }
+    for name, (text, tool) in shapes.items():
+        costs = asyncio.run(with_feed(True, lambda feed: per_delta_costs(feed, cut(text)), tool))
+        rows[name] = {"early": cost_around(costs, 0.1) * 1e6, "late": cost_around(costs, 1.0) * 1e6}
+        print(f"  measured {name}", flush=True)
+
     at = f"{long_chars // 10_000 * 1_000:,}" if args.quick else "10,000"
     print(f"\nper-delta CPU (µs), refresh every {WINDOW} deltas; sustained rate; lag at 2,000 deltas/s")
-    print(f"{'':16}{'at ' + at:>12}{'at end':>12}{'end/early':>11}{'deltas/s':>11}{'lag p50 ms':>12}{'lag p95 ms':>12}")
+    print(f"{'':18}{'at ' + at:>10}{'at end':>12}{'end/early':>11}{'deltas/s':>11}{'lag p50 ms':>12}{'lag p95 ms':>12}")
     for name, row in rows.items():
-        print(f"{name:16}{row['early']:12.0f}{row['late']:12.0f}{row['late'] / row['early']:11.2f}"
-              f"{row['rate']:11.0f}{row['p50']:12.1f}{row['p95']:12.1f}")
+        line = f"{name:18}{row['early']:10.0f}{row['late']:12.0f}{row['late'] / row['early']:11.2f}"
+        if "rate" in row:
+            line += f"{row['rate']:11.0f}{row['p50']:12.1f}{row['p95']:12.1f}"
+        print(line)
     ours, base = rows["ours"], rows["MarkdownStream"]
     print(f"ours vs MarkdownStream: per-delta at end {base['late'] / ours['late']:.1f}x cheaper, "
           f"sustained {ours['rate'] / base['rate']:.1f}x faster, lag p95 {base['p95'] / ours['p95']:.1f}x shorter")

@@ -55,10 +55,12 @@ class GrowingText:
             return 0
         return self.newlines + (not self.parts[-1].endswith("\n"))
 
-    def tail(self, lines: int) -> str:
-        """The last ``lines`` lines, reading back only as far as they reach (not the whole text)."""
+    def tail(self, lines: int, max_chars: int = 2_000) -> str:
+        """The last ``lines`` lines (at most ``max_chars`` characters), reading back only as far
+        as they reach, never the whole text."""
         pieces: list[str] = []
         newlines = 0
+        chars = 0
         for part in reversed(self.parts):
             cut = len(part)
             while newlines <= lines:
@@ -70,7 +72,10 @@ class GrowingText:
                 pieces.append(part[cut + 1 :])
                 break
             pieces.append(part)
-        text = "".join(reversed(pieces)).rstrip("\n")
+            chars += len(part)
+            if chars >= max_chars:
+                break
+        text = "".join(reversed(pieces))[-max_chars:].rstrip("\n")
         return "\n".join(text.split("\n")[-lines:])
 
 

@@ -179,3 +179,13 @@ def test_a_long_fence_is_cut_into_chunks_as_its_lines_arrive() -> None:
     splitter.append("```")  # the message ends on the closing marker, without a newline
     ending = splitter.finish()
     assert ending == [CodeChunk("py", "".join(f"line_{n} = {n}\n" for n in range(81, 86)), False, True)]
+
+
+def test_a_huge_single_line_value_previews_only_its_end() -> None:
+    reader = PartialJSON()
+    reader.feed('{"content": "')
+    for _ in range(10_000):
+        reader.feed("abcdefghij")
+    content = reader.get("content")
+    assert content is not None and content.line_count == 1 and content.length == 100_000
+    assert content.tail(3) == "abcdefghij" * 200
