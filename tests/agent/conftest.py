@@ -71,6 +71,12 @@ async def dialect(request, model_server) -> Dialect:
     return Dialect(request.param, model_server)
 
 
+@pytest.fixture
+async def openai_only(model_server) -> Dialect:
+    """For behaviour that does not depend on the wire format."""
+    return Dialect("openai", model_server)
+
+
 @pytest.fixture(autouse=True)
 def isolated_dirs(tmp_path: Path, monkeypatch) -> Path:
     """Sessions and user instructions under the test's own folder, never the user's."""

@@ -148,12 +148,12 @@ async def test_a_failed_run_exits_1_with_the_error_and_no_key(dialect: Dialect, 
     ],
 )
 async def test_bad_usage_exits_2_with_a_clear_message(
-    dialect: Dialect, workspace: Path, args: list[str], stdin: bytes | None, message: str
+    openai_only: Dialect, workspace: Path, args: list[str], stdin: bytes | None, message: str
 ) -> None:
-    result = await neocode(dialect, workspace, *args, stdin=stdin)
+    result = await neocode(openai_only, workspace, *args, stdin=stdin)
     assert result.code == 2
     assert message in result.err
-    assert dialect.server.requests == []
+    assert openai_only.server.requests == []
 
 
 async def test_resume_after_a_kill_repairs_the_transcript(
@@ -213,8 +213,8 @@ async def test_ctrl_c_stops_the_run_and_its_command_and_saves_a_valid_session(
     assert STOPPED in saved.read_text()
 
 
-async def test_sessions_in_a_folder_without_any(dialect: Dialect, workspace: Path) -> None:
-    result = await neocode(dialect, workspace, "sessions")
+async def test_sessions_in_a_folder_without_any(openai_only: Dialect, workspace: Path) -> None:
+    result = await neocode(openai_only, workspace, "sessions")
     assert result.code == 0
     assert result.out == f"no saved sessions for {workspace}\n"
 

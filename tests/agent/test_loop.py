@@ -338,8 +338,10 @@ async def test_a_stream_cut_mid_call_never_runs_it(dialect: Dialect, workspace: 
     assert_transcript_valid(loop)
 
 
-async def test_a_nameless_call_is_dropped_with_a_note_to_the_model(model_server, workspace: Path) -> None:
-    dialect = Dialect("openai", model_server)
+async def test_a_nameless_call_is_dropped_with_a_note_to_the_model(
+    openai_only: Dialect, model_server, workspace: Path
+) -> None:
+    dialect = openai_only
     base = {"id": "x", "object": "chat.completion.chunk", "created": 1, "model": "m"}
 
     def chunk(delta: dict, finish: str | None = None) -> dict:
