@@ -199,6 +199,8 @@ class _TextPrinter(_Printer):
             self._note(f"neocode: {finished.error['message']}")
         elif finished.reason == "turn_limit":
             self._note("neocode: stopped at the turn limit (--max-turns)")
+        elif finished.reason == "cancelled":
+            self._note(f"neocode: interrupted (continue with: neocode --resume {session_id})")
 
     def _note(self, line: str) -> None:
         if self.mid_line:
