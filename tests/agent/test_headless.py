@@ -233,3 +233,19 @@ async def test_the_key_in_use_is_scrubbed_from_tool_output(
     assert dialect.tool_results(2) == {"x1": "my key is [redacted]"}
     [saved] = session_files(isolated_dirs / "data")
     assert API_KEY not in result.out + result.err + saved.read_text()
+
+
+async def test_ctrl_c_in_text_mode_says_how_to_continue(
+    openai_only: Dialect, workspace: Path, isolated_dirs: Path
+) -> None:
+    openai_only.reply("Waiting.", [("i2", "bash", '{"command": "echo $$ > shell.pid; sleep 60"}')])
+    process = await start(openai_only, workspace, "-p", "wait", "--approval", "full-auto")
+    await wait_for_file(workspace / "shell.pid")
+
+    process.send_signal(signal.SIGINT)
+    out, err = await asyncio.wait_for(process.communicate(), 10)
+
+    [saved] = session_files(isolated_dirs / "data")
+    assert process.returncode == 130
+    assert out.decode() == "Waiting.\n"
+    assert f"neocode: interrupted (continue with: neocode --resume {saved.stem})" in err.decode()
