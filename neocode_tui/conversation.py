@@ -38,5 +38,8 @@ class ChatRequest(BaseModel):
     system: str = ""
     messages: list[Message]
     tools: list[ToolSpec] = Field(default_factory=list)
+    tool_choice: Literal["auto", "none"] = "auto"
+    """"none" keeps the tools defined (a history with tool calls needs them) but forbids
+    calling them: the turn-limit request for a final answer."""
     max_tokens: int | None = None
     temperature: float | None = None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
+from typing import Literal
 
 from pydantic import ValidationError
 
@@ -30,7 +31,7 @@ from neocode_tui.agent.loop_events import (
     TurnStarted,
 )
 from neocode_tui.agent.prompt import build_system_prompt
-from neocode_tui.agent.redact import Redactor
+from neocode_tui.redact import Redactor
 from neocode_tui.agent.sessions import SessionStore
 from neocode_tui.agent.tools import Tool, ToolError, ToolRegistry, default_tools
 from neocode_tui.agent.transcript import INTERRUPTED, STOPPED, tool_result, unanswered_calls
@@ -137,16 +138,16 @@ class AgentLoop:
                 self._emit(finished)
             if turn.dropped_tool_calls:
                 self._note_dropped(turn.dropped_tool_calls)
-        # The tools stay in the request (Anthropic rejects a history with tool calls and no
-        # tool definitions); the model is asked not to call them, and any call is not run.
+        # The tools stay defined (Anthropic rejects a history with tool calls and no tool
+        # definitions) but may not be called; a call a server makes anyway is not run.
         self._add(Message(role="user", content=FINAL_ANSWER_REQUEST))
-        turn = await self._stream_turn()
+        turn = await self._stream_turn(tool_choice="none")
         if not turn.ok:
             return self._failed(turn)
         self._close_unanswered(TURN_LIMIT_RESULT, "skipped")
         return self._finished("turn_limit")
 
-    async def _stream_turn(self) -> CollectedTurn:
+    async def _stream_turn(self, tool_choice: Literal["auto", "none"] = "auto") -> CollectedTurn:
         self.turn += 1
         number = self.turn
         self._emit(TurnStarted(turn=number))
@@ -157,6 +158,7 @@ class AgentLoop:
             system=self.system_prompt,
             messages=list(self.messages),
             tools=self.tools.specs(),
+            tool_choice=tool_choice,
         )
         try:
             turn = await collect(self.provider.stream(request), self._forwarder(number))

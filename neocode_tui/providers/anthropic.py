@@ -161,6 +161,8 @@ def request_body(request: ChatRequest) -> dict[str, Any]:
             {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
             for tool in request.tools
         ]
+        if request.tool_choice == "none":
+            body["tool_choice"] = {"type": "none"}
     if request.temperature is not None:
         body["temperature"] = request.temperature
     return body

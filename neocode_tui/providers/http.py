@@ -27,6 +27,7 @@ import httpx
 from neocode_tui import __version__
 from neocode_tui.events import ErrorKind, StreamError, StreamEvent, StreamRetry
 from neocode_tui.providers.dialect import Dialect, EventPump
+from neocode_tui.redact import Redactor
 
 if TYPE_CHECKING:
     from neocode_tui.config import Settings
@@ -91,7 +92,7 @@ class HTTPStreamer:
         self.options = options or HTTPOptions()
         self._client = client
         self._owns_client = client is None
-        self._secrets = [secret for secret in secrets if secret]
+        self._redact = Redactor(secrets)
 
     async def stream(
         self,
@@ -108,7 +109,8 @@ class HTTPStreamer:
                         yield event
                 return
             except _AttemptFailed as failure:
-                error = failure.error.model_copy(update={"message": self._redact(failure.error.message)})
+                message = self._redact.provider_message(failure.error.message)
+                error = failure.error.model_copy(update={"message": message})
                 retry_after = failure.retry_after
             if retry_after is not None and retry_after > self.options.max_retry_after:
                 yield error.model_copy(update={
@@ -206,18 +208,12 @@ class HTTPStreamer:
             self._client = httpx.AsyncClient()
         return self._client
 
-    def _redact(self, text: str) -> str:
-        for secret in self._secrets:
-            text = text.replace(secret, "[redacted]")
-        return _KEY_PATTERN.sub("[redacted]", text)
-
     async def aclose(self) -> None:
         if self._owns_client and self._client is not None:
             await self._client.aclose()
             self._client = None
 
 
-_KEY_PATTERN = re.compile(r"\b(?:sk|gsk|xai|pk|rk)[-_][A-Za-z0-9_\-*.]{8,}")
 """Anything shaped like a provider key, even one that is not ours or is partly masked."""
 
 

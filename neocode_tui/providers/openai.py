@@ -223,6 +223,8 @@ def request_body(request: ChatRequest) -> dict[str, Any]:
                 "name": tool.name, "description": tool.description, "parameters": tool.parameters}}
             for tool in request.tools
         ]
+        if request.tool_choice == "none":
+            body["tool_choice"] = "none"
     if request.max_tokens is not None:
         body["max_tokens"] = request.max_tokens
     if request.temperature is not None:

@@ -17,7 +17,7 @@ from neocode_tui.agent.loop_events import (
     ToolStarted,
     TurnStarted,
 )
-from neocode_tui.agent.redact import REDACTED
+from neocode_tui.redact import REDACTED
 from neocode_tui.agent.sessions import SessionStore
 from neocode_tui.agent.transcript import INTERRUPTED, STOPPED
 from neocode_tui.events import TextDelta, ToolCallStart
@@ -160,6 +160,11 @@ async def test_turn_limit_asks_for_a_final_answer_and_runs_no_more_tools(
     assert finished.final_text == "I looked twice; the folder holds app.py."
     assert len(dialect.server.requests) == 3
     assert FINAL_ANSWER_REQUEST in json.dumps(dialect.request(3)["messages"][-1])
+    # The last request still defines the tools (the history has calls) but forbids calling them.
+    assert dialect.request(3)["tools"]
+    forbid = "none" if dialect.name == "openai" else {"type": "none"}
+    assert dialect.request(3)["tool_choice"] == forbid
+    assert "tool_choice" not in dialect.request(2)
     assert not (workspace / "more.txt").exists()
     assert [(e.call_id, e.status) for e in recorder.of(ToolFinished)][-1] == ("t3", "skipped")
     assert loop.messages[-1].content == TURN_LIMIT_RESULT

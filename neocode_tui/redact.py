@@ -1,17 +1,21 @@
-"""Keeping the API keys in use out of what tools return.
+"""Keeping API keys out of everything shown, logged or saved.
 
 A tool result goes to the screen, the session file and the model, so a ``cat .env`` must
-not carry the key along. Only the exact values in use are scrubbed: a pattern ("sk-...")
-would also eat the example keys and test fixtures in the user's own code.
+not carry the key along: there only the exact values in use are scrubbed, since a pattern
+("sk-...") would also eat the example keys and test fixtures in the user's own code. A
+server's error message is different: it may echo a key we never had (a mistyped one), so
+``provider_message`` also scrubs anything shaped like a key.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 REDACTED = "[redacted]"
 MIN_SECRET = 8
 """Shorter values are not keys, and replacing them would garble ordinary text."""
+KEY_SHAPE = re.compile(r"\b(?:sk|gsk|xai|pk|rk)[-_][A-Za-z0-9_\-*.]{8,}")
 
 
 class Redactor:
@@ -27,3 +31,7 @@ class Redactor:
 
     def optional(self, text: str | None) -> str | None:
         return None if text is None else self(text)
+
+    def provider_message(self, text: str) -> str:
+        """A message from or about the provider: also scrub whatever looks like a key."""
+        return KEY_SHAPE.sub(REDACTED, self(text))
