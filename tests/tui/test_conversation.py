@@ -211,6 +211,7 @@ async def test_a_retry_takes_back_the_partial_answer_visibly() -> None:
                     ToolCallDelta(index=0, arguments='{"command": "rm -rf bu')),
         ])
         assert "First attempt paragraph." in screen(app)
+        view.add_notice("info", "theme switched to light")  # the app's own notice, mid-attempt
         await show(view, [
             *stream(1, StreamRetry(attempt=2, max_attempts=3, delay=1.5, reason="connection lost"),
                     *text_deltas("The answer, complete.", 4), MessageDone(finish_reason="stop")),
@@ -220,6 +221,7 @@ async def test_a_retry_takes_back_the_partial_answer_visibly() -> None:
         text = screen(app)
         assert "First attempt" not in text and "rm -rf" not in text and "bash" not in text
         assert "connection lost: retrying 2/3 in 1.5 s" in text
+        assert "theme switched to light" in text
         assert text.index("retrying 2/3") < text.index("The answer, complete.")
 
 

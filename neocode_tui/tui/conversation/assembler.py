@@ -109,7 +109,8 @@ class Assembler:
         self._sink.append(UserBlock(text))
 
     def notice(self, level: NoticeLevel, message: str) -> None:
-        self._add(NoticeBlock(level, message))
+        """Notices belong to no stream attempt: a retry never takes one back."""
+        self._sink.append(NoticeBlock(level, message))
 
     def transcript(self, messages: list[Message]) -> None:
         """A resumed session: every message settled, rendered lazily by the view."""
