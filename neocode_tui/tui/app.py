@@ -159,25 +159,21 @@ class NeoCodeApp(App[None]):
             self.loop.session.close()
 
     def compose(self) -> ComposeResult:
+        # Held, not queried: the loop keeps reporting while a modal is up or the app closes.
         completion = SlashCompletion(id="completion")
-        yield ConversationView(id="conversation")
+        self.conversation = ConversationView(id="conversation")
+        self.prompt = PromptInput(completion, self._complete, id="prompt")
+        self.prompt.cursor_blink = self.blink
+        self.status = StatusBar(self.clock, id="status")
+        yield self.conversation
         yield completion
-        prompt = PromptInput(completion, self._complete, id="prompt")
-        prompt.cursor_blink = self.blink
-        yield prompt
-        yield StatusBar(self.clock, id="status")
+        yield self.prompt
+        yield self.status
 
     @property
-    def conversation(self) -> ConversationView:
-        return self.query_one("#conversation", ConversationView)
-
-    @property
-    def prompt(self) -> PromptInput:
-        return self.query_one("#prompt", PromptInput)
-
-    @property
-    def status(self) -> StatusBar:
-        return self.query_one("#status", StatusBar)
+    def _on_screen(self) -> bool:
+        """False once the app is closing: a run cancelled on exit reports to no one."""
+        return self.conversation.is_attached
 
     def on_mount(self) -> None:
         themes, self._theme_problems = discover_themes()
@@ -262,7 +258,8 @@ class NeoCodeApp(App[None]):
         except asyncio.CancelledError:
             pass  # Esc on work that does not absorb its cancel (a compaction): nothing to keep
         except Exception as exc:  # a bug below must never take the screen down with it
-            self.conversation.add_notice("error", f"internal error: {type(exc).__name__}: {exc}")
+            if self._on_screen:
+                self.conversation.add_notice("error", f"internal error: {type(exc).__name__}: {exc}")
         finally:
             status = self.status
             status.working = False
@@ -270,8 +267,9 @@ class NeoCodeApp(App[None]):
             self.prompt.remove_class("-busy")
 
     def _on_loop_event(self, event: LoopEvent) -> None:
-        self.conversation.post(event)
-        self._track_usage(event)
+        if self._on_screen:
+            self.conversation.post(event)
+            self._track_usage(event)
 
     def _track_usage(self, event: LoopEvent) -> None:
         status = self.status
@@ -293,6 +291,7 @@ class NeoCodeApp(App[None]):
             if not answer.done():
                 answer.set_result(decision or ApprovalDecision(verdict="no"))
 
+        await self._conversation_laid_out()
         screen = ApprovalScreen(request)
         self.push_screen(screen, deliver)
         try:
@@ -300,6 +299,20 @@ class NeoCodeApp(App[None]):
         finally:
             if self.screen is screen:  # the run was interrupted while the question was open
                 self.pop_screen()
+
+    async def _conversation_laid_out(self) -> None:
+        """Wait until the conversation's latest state is on screen, scrollbar included.
+
+        A screen under a modal is not drawn again until the modal closes, so what it shows
+        when the modal opens stays. A scrollbar that appeared after the last scroll still
+        shows offset 0 (Textual syncs its thumb only when the offset changes): sync it.
+        """
+        view = self.conversation
+        await view.settled()
+        view.vertical_scrollbar.position = round(view.scroll_y)
+        drawn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.call_after_refresh(lambda: drawn.done() or drawn.set_result(None))
+        await drawn
 
     def action_interrupt(self) -> None:
         """Esc: stop the running turn; what was shown stays, marked by the view."""

@@ -294,7 +294,8 @@ def _error_turns() -> TurnSource:
         TextDelta(text="Let me check"),
         StreamError(
             kind="auth", status=401,
-            message="the API key was refused (HTTP 401): check OPENAI_API_KEY",
+            message="authentication failed: check the API key (HTTP 401 from api.openai.com): "
+            "Incorrect API key provided",
         ),
     ]]
 
@@ -347,7 +348,45 @@ SCENARIOS: dict[str, Scenario] = {
             "long",
             "a long conversation, scrolled back",
             _long_turns,
-            tuple(step for n in range(1, 7) for step in (Type(f"Question {n}"), Release())),
+            (
+                *(step for n in range(1, 7) for step in (Type(f"Question {n}"), Release())),
+                Scroll(-40),
+            ),
+        ),
+        # States inside the scripts above, as the snapshot tests see them.
+        Scenario("empty", "the app before the first prompt", _fence_turns, ()),
+        Scenario(
+            "fence-cut",
+            "an answer cut while its code fence is still open",
+            _fence_turns,
+            (Type("Write a retry helper"), Release(22)),
+        ),
+        Scenario(
+            "parallel-cut",
+            "two tool calls growing side by side, arguments half sent",
+            _parallel_turns,
+            (Type("What is left to do in src?"), Release(9)),
+            files=_PROJECT_FILES,
+        ),
+        Scenario(
+            "interrupted",
+            "an answer stopped with Esc",
+            _fence_turns,
+            (Type("Write a retry helper"), Release(22), Press("escape")),
+        ),
+        Scenario(
+            "light",
+            "the light theme, after parallel tool calls",
+            _parallel_turns,
+            (Type("What is left to do in src?"), Release()),
+            files=_PROJECT_FILES,
+            theme="neocode-light",
+        ),
+        Scenario(
+            "completion",
+            "slash-command completion while typing /",
+            _fence_turns,
+            (Type("/", send=False),),
         ),
     )
 }

@@ -251,7 +251,7 @@ async def test_a_provider_error_shows_as_a_notice_and_the_app_carries_on(tmp_pat
     async with app.run_test(size=SIZE) as pilot:
         driver = Driver(pilot)
         await driver.play(SCENARIOS["error"].steps)
-        assert "check OPENAI_API_KEY" in screen_text(app)
+        assert "authentication failed: check the API key (HTTP 401" in screen_text(app)
         assert not app.working
         await pilot.press(*"still here")
         assert app.prompt.text == "still here"

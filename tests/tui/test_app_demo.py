@@ -39,7 +39,7 @@ def test_an_svg_recording_is_the_final_screen(tmp_path: Path) -> None:
     assert main(["demo", "error", "--record", str(target)]) == 0
     svg = target.read_text()
     assert svg.startswith("<svg")
-    assert "check&#160;OPENAI_API_KEY" in svg or "check OPENAI_API_KEY" in svg
+    assert "authentication&#160;failed" in svg
 
 
 def test_an_unknown_script_or_format_is_explained(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

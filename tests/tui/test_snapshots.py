@@ -1,0 +1,40 @@
+"""The screens a person sees, as SVG snapshots (each was looked at before it was committed).
+
+Every screen is a scenario from ``neocode_tui.tui.scenarios`` (the same scripts ``neocode
+demo`` plays), at a fixed size, with a pinned clock and version, the cursor not blinking and
+animations off, in a folder always named ``project``. Update with ``--snapshot-update``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from neocode_tui.tui.scenarios import SCENARIOS, SIZE, play
+
+SCREENS = [
+    "empty",  # the app before the first prompt
+    "fence-cut",  # an answer streaming, cut while its code fence is open
+    "parallel-cut",  # two tool calls growing side by side, arguments half sent
+    "parallel",  # the same calls finished, run, and answered
+    "approval",  # the approval modal with the edit's diff
+    "interrupted",  # an answer stopped with Esc
+    "error",  # a provider error shown as a notice
+    "long",  # a long conversation scrolled back
+    "light",  # the light theme
+    "completion",  # slash-command completion
+]
+
+
+@pytest.fixture(autouse=True)
+def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NEOCODE_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("NEOCODE_DATA_DIR", str(tmp_path / "data"))
+
+
+@pytest.mark.parametrize("name", SCREENS)
+def test_screen(name: str, snap_compare, tmp_path: Path) -> None:
+    scenario = SCENARIOS[name]
+    app = scenario.build_app(scenario.prepare(tmp_path))
+    assert snap_compare(app, terminal_size=SIZE, run_before=lambda pilot: play(scenario, pilot))
