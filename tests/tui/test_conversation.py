@@ -410,3 +410,28 @@ async def test_a_theme_switch_redraws_settled_text_in_the_new_colours() -> None:
         accent = app.theme_variables["accent"].lstrip("#")
         red, green, blue = (int(accent[i : i + 2], 16) for i in (0, 2, 4))
         assert f"38;2;{red};{green};{blue}" in light  # list numbers and inline code: the accent
+
+
+async def test_reasoning_streams_dimmed_apart_from_the_answer_then_folds_and_unfolds() -> None:
+    app = Host()
+    async with app.run_test(size=(80, 40)) as pilot:
+        view = app.query_one(ConversationView)
+        thought = "".join(f"thought line {n}\n" for n in range(1, 13))
+        await show(view, [TurnStarted(turn=1), *stream(1, *[ReasoningDelta(text=thought[i : i + 5]) for i in range(0, len(thought), 5)])])
+        text = screen(app)
+        assert "∴ Thinking… (12 lines)" in text and "thought line 12" in text
+        shown = [line.strip() for line in text.splitlines()]
+        assert "thought line 1" not in shown and "thought line 7" in shown  # the latest lines only
+        await show(view, [*stream(1, *text_deltas("The answer.", 4), MessageDone(finish_reason="stop")),
+                          TurnFinished(turn=1, finish_reason="stop")])
+        await pilot.pause()
+        lines = screen(app).splitlines()
+        folded = next(i for i, line in enumerate(lines) if "∴ Thought for 12 lines" in line)
+        answer = next(i for i, line in enumerate(lines) if "The answer." in line)
+        assert folded < answer and "thought line" not in "\n".join(lines)
+        assert "thought" not in lines[answer]
+        await pilot.click(ConversationView, offset=(4, folded))
+        await pilot.pause()
+        text = screen(app)
+        shown = [line.strip() for line in text.splitlines()]
+        assert "thought line 1" in shown and "thought line 12" in shown and text.index("thought line 12") < text.index("The answer.")
