@@ -493,6 +493,8 @@ class ConversationView(ScrollView, can_focus=True):
         self.refresh()
 
     def on_click(self, event: events.Click) -> None:
+        if self.text_selection is not None:
+            return  # the end of a drag that selected text, not a click on a block
         if not self._anchored and event.y == self.scrollable_content_region.height - 1:
             if self.scroll_y < self.max_scroll_y:
                 self.scroll_to_latest()
