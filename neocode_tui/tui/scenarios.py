@@ -64,6 +64,10 @@ class StepProvider:
         self._budget += count
         self._changed.set()
 
+    def hold(self) -> None:
+        """Take back what was allowed and not used: the next event waits again."""
+        self._budget = 0
+
     def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         return self._gate(self.inner.stream(request))
 
@@ -207,6 +211,7 @@ class Driver:
             self.provider.allow(chunk)
             remaining -= chunk
             await self.settle()
+        self.provider.hold()  # what this step allowed ends with it (a later run waits again)
 
     def _idle(self) -> bool:
         """Nothing will happen without the user: no run, or a question waits for an answer."""

@@ -14,7 +14,16 @@ from neocode_tui.events import Usage
 from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.approval import ApprovalScreen
-from neocode_tui.tui.scenarios import SCENARIOS, SIZE, Driver, Press, Release, StepProvider, Type
+from neocode_tui.tui.scenarios import (
+    SCENARIOS,
+    SIZE,
+    Driver,
+    Press,
+    Release,
+    Scroll,
+    StepProvider,
+    Type,
+)
 from neocode_tui.tui.user_config import load_user_config
 
 
@@ -300,3 +309,58 @@ async def test_tokens_for_the_session_add_up_across_turns(tmp_path: Path) -> Non
     async with app.run_test(size=SIZE) as pilot:
         await Driver(pilot).play([Type("one"), Release(), Type("two"), Release()])
         assert "↑100 ↓7  Σ ↑200 ↓14" in screen_text(app)
+
+
+async def test_scrolled_back_the_view_stays_put_and_esc_returns_to_the_latest(tmp_path: Path) -> None:
+    app = scenario_app("long", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        driver = Driver(pilot)
+        await driver.play(SCENARIOS["long"].steps)  # six answers, then scrolled 40 lines back
+        view = app.conversation
+        assert not view.anchored
+        await driver.play([Type("Question 7"), Release(3)])
+        assert view.anchored  # sending jumps to the latest
+        await driver.play([Scroll(-20)])
+        reading, bottom = view.scroll_y, view.max_scroll_y
+        await driver.play([Release()])
+        assert view.max_scroll_y > bottom  # the rest of the answer arrived...
+        assert view.scroll_y == reading  # ...and did not pull the reader down
+        assert "more below" in screen_text(app)
+        await driver.play([Press("escape")])
+        assert view.anchored
+        assert view.scroll_y == view.max_scroll_y
+        assert "more below" not in screen_text(app)
+
+
+async def test_the_command_palette_runs_slash_commands(tmp_path: Path) -> None:
+    app = scenario_app("fence", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.press(*"theme neocode-light")
+        await pilot.pause(0.3)  # the palette searches its providers in the background
+        assert "/theme neocode-light" in screen_text(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.theme == "neocode-light"
+
+
+async def test_without_an_api_key_the_app_starts_on_the_offline_model(tmp_path: Path) -> None:
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    (workspace / "README.md").write_text("# hello\n")
+    app = NeoCodeApp(Settings(_env_file=None), workspace=workspace, remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        assert "offline scripted model — set OPENAI_API_KEY" in screen_text(app)
+        await pilot.press(*"hi", "enter")
+        for _ in range(200):
+            if isinstance(app.screen, ApprovalScreen):
+                break
+            await pilot.pause()
+        assert isinstance(app.screen, ApprovalScreen)
+        assert app.screen.request.name == "write_file"
+        await pilot.press("y")
+        for _ in range(200):
+            if not app.working:
+                break
+            await pilot.pause()
+        assert (workspace / "NOTES.md").read_text().endswith("- Visited by NeoCode's offline model.\n")
