@@ -18,13 +18,14 @@ from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
 
 NOTES = "NOTES.md"
 README_NAMES = ("README.md", "README.rst", "README.txt", "README")
-RATE = 400.0
-"""Deltas per second in the live app: fast, but slow enough to watch the stream."""
+LIVE_RATE = 400.0
+"""Deltas per second when a person watches: fast, but slow enough to see the stream."""
 _NUMBERED_LINE = re.compile(r"^ *\d+\t")
 
 
-def offline_provider(*, rate: float | None = RATE) -> ScriptedProvider:
-    return ScriptedProvider(offline_reply, rate=rate)
+def offline_provider(*, model: str = "scripted", rate: float | None = None) -> ScriptedProvider:
+    """``rate``: deltas per second (None: as fast as possible, for tests and headless runs)."""
+    return ScriptedProvider(offline_reply, model=model, rate=rate)
 
 
 def offline_reply(request: ChatRequest) -> list[StreamEvent]:

@@ -26,11 +26,15 @@ def run_app(args: argparse.Namespace) -> int:
         print(f"neocode: bad setting: {exc.errors()[0]['msg']}", file=sys.stderr)
         return 2
     from neocode_tui.agent.sessions import SessionNotFound
+    from neocode_tui.providers.offline import LIVE_RATE, offline_provider
     from neocode_tui.tui.app import NeoCodeApp
 
+    # Someone is watching: the offline model streams at a pace the eye can follow.
+    offline = settings.resolved_provider == "scripted"
+    provider = offline_provider(model=settings.resolved_model, rate=LIVE_RATE) if offline else None
     resume = "" if args.continue_ else args.resume
     try:
-        app = NeoCodeApp(settings, workspace=Path.cwd(), resume=resume)
+        app = NeoCodeApp(settings, provider, workspace=Path.cwd(), resume=resume)
     except SessionNotFound as exc:
         print(f"neocode: {exc}", file=sys.stderr)
         return 1
