@@ -118,7 +118,6 @@ class NeoCodeApp(App[None]):
         self._work: asyncio.Task[None] | None = None
         """The one piece of work in progress (a run or a compaction): Esc cancels it."""
         self._last_ctrl_c = -QUIT_WINDOW
-        self._theme_problems: list[str] = []
 
     # -- building -------------------------------------------------------------------------
 
@@ -176,11 +175,9 @@ class NeoCodeApp(App[None]):
         return self.conversation.is_attached
 
     def on_mount(self) -> None:
-        themes, self._theme_problems = discover_themes()
+        themes, problems = discover_themes()
         for theme in themes:
             self.register_theme(theme)
-        self.theme = self._starting_theme()
-        self.theme_changed_signal.subscribe(self, self._remember_theme)
         status = self.status
         status.provider = self.provider.name
         status.model = self.provider.model
@@ -190,8 +187,10 @@ class NeoCodeApp(App[None]):
             f"NeoCode {self.version} in {self.workspace.name or self.workspace} · "
             "/help for commands and keys · Ctrl+P palette · Esc interrupts",
         )
-        for problem in self._theme_problems:
+        for problem in problems:
             self.conversation.add_notice("warning", problem)
+        self.theme = self._starting_theme()
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
         if self._resumed_at_start is not None:
             self._show_loaded(self._resumed_at_start)
         self.prompt.focus()
@@ -203,9 +202,7 @@ class NeoCodeApp(App[None]):
             if name and name in self.available_themes:
                 return name
             if name:
-                self.call_after_refresh(
-                    self.conversation.add_notice, "warning", f"unknown theme {name!r}: using {DEFAULT_THEME}"
-                )
+                self.conversation.add_notice("warning", f"unknown theme {name!r}: using {DEFAULT_THEME}")
         return DEFAULT_THEME
 
     def _remember_theme(self, theme: object) -> None:
@@ -316,7 +313,7 @@ class NeoCodeApp(App[None]):
 
     def action_interrupt(self) -> None:
         """Esc: stop the running turn; what was shown stays, marked by the view."""
-        if self._work is not None and not self._work.done():
+        if self._work is not None and self.working:
             self._work.cancel()
         elif not self.conversation.anchored:
             self.conversation.scroll_to_latest()
@@ -334,7 +331,7 @@ class NeoCodeApp(App[None]):
         self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
 
     async def on_unmount(self) -> None:
-        if self._work is not None and not self._work.done():
+        if self._work is not None and self.working:
             self._work.cancel()
             await asyncio.wait([self._work], timeout=5)
         self._close_session()
