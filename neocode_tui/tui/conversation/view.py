@@ -12,7 +12,6 @@ streaming 2,000 tokens a second costs as many screen updates as one streaming 60
 from __future__ import annotations
 
 import asyncio
-from bisect import bisect_right
 from collections.abc import Callable
 from time import monotonic
 from typing import Literal
@@ -29,6 +28,7 @@ from textual.strip import Strip
 from neocode_tui.agent.loop_events import LoopEvent
 from neocode_tui.conversation import Message
 from neocode_tui.tui.conversation.assembler import Assembler
+from neocode_tui.tui.conversation.block_lines import BlockLines, Env
 from neocode_tui.tui.conversation.blocks import Block
 from neocode_tui.tui.conversation.palette import Palette
 
@@ -55,27 +55,22 @@ class ConversationView(ScrollView, can_focus=True):
 
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self._blocks: list[Block] = []
-        self._starts: list[int] = [0]
-        """``_starts[i]`` is the first line of block ``i``; valid for ``i <= _valid``."""
-        self._valid = 0
-        self._dirty: dict[Block, None] = {}
+        self._lines = BlockLines()
         self._pending: list[LoopEvent | Callable[[], None]] = []
         self._flush_scheduled = False
         self._frames = 0
         self._undrawn = False
         self._waiters: list[asyncio.Future[None]] = []
-        self._env: tuple[int, Palette] | None = None
+        self._env: Env | None = None
         self._palette: Palette | None = None
         self._palette_theme = ""
-        self._stale = False
         self._rendering_rest = False
         self._base_style: Style | None = None
         self._drawn: dict[int, Strip] = {}
         """Finished strips by line, reused while the lines above and at them are unchanged."""
         self._anchored = True
         self._moving = False
-        self._assembler = Assembler(self)
+        self._assembler = Assembler(self._lines)
 
     # --- the API the app uses ---------------------------------------------------------
 
@@ -177,61 +172,14 @@ class ConversationView(ScrollView, can_focus=True):
         self._layout()
 
     def _clear_now(self) -> None:
-        self._blocks.clear()
+        self._lines.clear()
         self._drawn.clear()
-        self._dirty.clear()
-        self._starts = [0]
-        self._valid = 0
         self._assembler.reset()
         self._anchored = True
 
-    # --- the block list (the assembler's sink) -----------------------------------------
-
-    def _index(self, block: Block) -> int:
-        """Where ``block`` is; searched from the end, where changing blocks live."""
-        blocks = self._blocks
-        for index in range(len(blocks) - 1, -1, -1):
-            if blocks[index] is block:
-                return index
-        raise ValueError("block not in view")
-
-    def _invalidate(self, index: int) -> None:
-        self._valid = min(self._valid, index)
-
-    def append(self, block: Block, *, render: bool = True) -> None:
-        self._blocks.append(block)
-        self._invalidate(len(self._blocks) - 1)
-        if render:
-            self._dirty[block] = None
-        else:
-            self._stale = True  # drawn in the background, nearest the viewport first
-
-    def insert_before(self, anchor: Block, block: Block) -> None:
-        index = self._index(anchor)
-        self._blocks.insert(index, block)
-        self._invalidate(index)
-        self._dirty[block] = None
-
-    def remove(self, block: Block) -> None:
-        index = self._index(block)
-        del self._blocks[index]
-        self._invalidate(index)
-        self._dirty.pop(block, None)
-
-    def touch(self, block: Block) -> None:
-        self._dirty[block] = None
-
-    def remove_attempt(self, attempt: object) -> None:
-        first = next((i for i, block in enumerate(self._blocks) if block.attempt is attempt), None)
-        if first is None:
-            return
-        self._blocks = [block for block in self._blocks if block.attempt is not attempt]
-        self._invalidate(first)
-        self._dirty = {block: None for block in self._dirty if block.attempt is not attempt}
-
     # --- rendering ----------------------------------------------------------------------
 
-    def _current_env(self) -> tuple[int, Palette]:
+    def _current_env(self) -> Env:
         app = self.app
         if self._palette is None or self._palette_theme != app.theme:
             self._palette = Palette.from_variables(app.theme_variables, app.current_theme.dark)
@@ -247,86 +195,45 @@ class ConversationView(ScrollView, can_focus=True):
     def on_resize(self, event: events.Resize) -> None:
         self._layout()
 
-    def _render_block(self, block: Block) -> None:
-        assert self._env is not None
-        width, palette = self._env
-        key = (width, palette, block.version, block.collapsed)
-        if block.render_key == key:
-            return
-        block.render_key = key
-        renderable = block.renderable(palette)
-        if renderable is None:
-            block.lines = []
-            return
-        console = self.app.console
-        options = console.options.update(width=width, height=None, highlight=False)
-        with console.use_theme(palette.rich_theme):
-            lines = console.render_lines(renderable, options, pad=False)
-        if block.gap_after:
-            lines.append([])
-        block.lines = lines
-
-    def _is_current(self, block: Block) -> bool:
-        assert self._env is not None
-        return block.render_key is not None and block.render_key[:2] == self._env
-
-    def _height(self, block: Block) -> int:
-        if block.render_key is None:
-            assert self._env is not None
-            return block.estimate(self._env[0]) + 1
-        return len(block.lines)
-
     def _recompute(self) -> None:
-        starts = self._starts
-        valid = self._valid
-        if valid == len(self._blocks) and len(starts) == valid + 1:
-            return
-        first_changed = starts[valid]
-        self._drawn = {line: strip for line, strip in self._drawn.items() if line < first_changed}
-        del starts[valid + 1 :]
-        total = starts[valid]
-        height = self._height
-        for block in self._blocks[valid:]:
-            total += height(block)
-            starts.append(total)
-        self._valid = len(self._blocks)
-
-    def _block_at(self, line: int) -> int:
-        return min(bisect_right(self._starts, line) - 1, len(self._blocks) - 1)
+        assert self._env is not None
+        first_changed = self._lines.recompute(self._env[0])
+        if first_changed is not None:
+            self._drawn = {line: strip for line, strip in self._drawn.items() if line < first_changed}
 
     def _layout(self) -> None:
         """Render what changed, recompute line positions, keep the reader's place, draw."""
         if not self.is_mounted or self.size.width == 0:
             return
+        lines = self._lines
         env = self._current_env()
         if env != self._env:
             self._env = env
-            self._valid = 0
-            self._stale = True
+            lines.invalidate(0)
+            lines.stale = True
         top = self._top_anchor()
-        for block in self._dirty:
-            self._render_block(block)
-            self._invalidate(self._index(block))
-        self._dirty.clear()
+        lines.render_dirty(env, self.app.console)
         self._recompute()
         self._render_visible(top)
-        if self._stale and not self._rendering_rest:
+        if lines.stale and not self._rendering_rest:
             self._rendering_rest = True
             self.run_worker(self._render_rest(), group="conversation-render")
         self._undrawn = True
         self.refresh()
 
-    def _top_anchor(self) -> tuple[Block, int] | None:
+    def _top_anchor(self) -> tuple[Block, float] | None:
         """The block at the top of the viewport and how far into it the reader is."""
-        if self._anchored or not self._blocks:
+        if self._anchored or not self._lines.blocks or self._env is None:
             return None
         self._recompute()
-        line = round(self.scroll_y)
-        index = self._block_at(line)
-        return self._blocks[index], line - self._starts[index]
+        y = self.scroll_y
+        index = self._lines.block_at(int(y))
+        return self._lines.blocks[index], y - self._lines.start(index)
 
-    def _restore(self, top: tuple[Block, int] | None) -> None:
-        self.virtual_size = Size(self._env[0] if self._env else 0, self._starts[-1])
+    def _restore(self, top: tuple[Block, float] | None) -> None:
+        assert self._env is not None
+        lines = self._lines
+        self.virtual_size = Size(self._env[0], lines.total)
         if self._anchored:
             self._scroll_end()
             return
@@ -334,30 +241,29 @@ class ConversationView(ScrollView, can_focus=True):
             return
         block, offset = top
         try:
-            index = self._index(block)
+            index = lines.index(block)
         except ValueError:
             return
-        self._move_to(self._starts[index] + min(offset, max(self._height(block) - 1, 0)))
+        height = lines.height(block, self._env[0])
+        self._move_to(lines.start(index) + min(offset, max(height - 1, 0)))
 
     def _visible_range(self) -> range:
-        if not self._blocks:
+        lines = self._lines
+        if not lines.blocks:
             return range(0)
         height = self.scrollable_content_region.height
-        total = self._starts[-1]
-        first = max(total - height, 0) if self._anchored else round(self.scroll_y)
-        start = self._block_at(max(first - height, 0))
-        end = self._block_at(first + 2 * height) + 1
-        return range(start, end)
+        first = max(lines.total - height, 0) if self._anchored else round(self.scroll_y)
+        return range(lines.block_at(max(first - height, 0)), lines.block_at(first + 2 * height) + 1)
 
-    def _render_visible(self, top: tuple[Block, int] | None) -> None:
+    def _render_visible(self, top: tuple[Block, float] | None) -> None:
         """Blocks in (or near) the viewport are drawn at the current width before the frame."""
+        assert self._env is not None
+        lines, env, console = self._lines, self._env, self.app.console
         for _ in range(3):  # heights settle after a pass or two
             changed = False
             for index in self._visible_range():
-                block = self._blocks[index]
-                if not self._is_current(block):
-                    self._render_block(block)
-                    self._invalidate(index)
+                if lines.render(lines.blocks[index], env, console):
+                    lines.invalidate(index)
                     changed = True
             if changed:
                 self._recompute()
@@ -375,25 +281,25 @@ class ConversationView(ScrollView, can_focus=True):
     async def _render_slices(self) -> None:
         """Bottom-up from the end (where readers usually are), resuming where the last slice
         stopped; a last pass catches blocks that arrived meanwhile."""
-        cursor = len(self._blocks)
-        while self._stale:
+        lines = self._lines
+        cursor = len(lines.blocks)
+        while lines.stale and self._env is not None:
+            env, console = self._env, self.app.console
             deadline = monotonic() + _SLICE_SECONDS
             top = self._top_anchor()
             first_changed: int | None = None
-            for index in range(min(cursor, len(self._blocks)) - 1, -1, -1):
-                block = self._blocks[index]
-                if not self._is_current(block):
-                    self._render_block(block)
+            for index in range(min(cursor, len(lines.blocks)) - 1, -1, -1):
+                if lines.render(lines.blocks[index], env, console):
                     first_changed = index
                     if monotonic() > deadline:
                         cursor = index
                         break
             else:
-                if cursor == len(self._blocks) or all(map(self._is_current, self._blocks)):
-                    self._stale = False
-                cursor = len(self._blocks)
+                if cursor == len(lines.blocks) or all(lines.is_current(b, env) for b in lines.blocks):
+                    lines.stale = False
+                cursor = len(lines.blocks)
             if first_changed is not None:
-                self._invalidate(first_changed)
+                lines.invalidate(first_changed)
                 self._recompute()
                 self._restore(top)
                 self.refresh()
@@ -438,26 +344,18 @@ class ConversationView(ScrollView, can_focus=True):
             return drawn
         if self._base_style is None:
             self._base_style = self.rich_style
-        strip = self._line(line)
-        if strip is None:
+        segments = self._lines.line(line)
+        if segments is None:
             return Strip.blank(width, self._base_style)
         if selection is not None and (span := selection.get_span(line)) is not None:
-            strip = self._highlight(strip, *span)
-        segments = Segment.adjust_line_length(list(strip), width, pad=True)
+            segments = list(self._highlight(Strip(segments), *span))
+        segments = Segment.adjust_line_length(segments, width, pad=True)
         strip = Strip(Segment.apply_style(segments, self._base_style), width).apply_offsets(0, line)
         if selection is None:
             if len(self._drawn) > _DRAWN_LINES:
                 self._drawn.clear()
             self._drawn[line] = strip
         return strip
-
-    def _line(self, line: int) -> Strip | None:
-        if not self._blocks or line >= self._starts[-1] or self._valid < len(self._blocks):
-            return None
-        index = self._block_at(line)
-        lines = self._blocks[index].lines
-        offset = line - self._starts[index]
-        return Strip(lines[offset]) if offset < len(lines) else None
 
     def _highlight(self, strip: Strip, start: int, end: int) -> Strip:
         length = strip.cell_length
@@ -482,12 +380,8 @@ class ConversationView(ScrollView, can_focus=True):
         return True
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        lines: list[str] = []
-        for block in self._blocks:
-            height = self._height(block)
-            texts = ["".join(segment.text for segment in line).rstrip() for line in block.lines[:height]]
-            lines.extend(texts + [""] * (height - len(texts)))
-        return selection.extract("\n".join(lines)), "\n"
+        width = self._env[0] if self._env else self.scrollable_content_region.width
+        return selection.extract(self._lines.text(width)), "\n"
 
     def selection_updated(self, selection: Selection | None) -> None:
         self.refresh()
@@ -499,11 +393,12 @@ class ConversationView(ScrollView, can_focus=True):
             if self.scroll_y < self.max_scroll_y:
                 self.scroll_to_latest()
                 return
+        lines = self._lines
         line = round(self.scroll_y) + event.y
-        if not self._blocks or line >= self._starts[-1]:
+        if not lines.blocks or line >= lines.total:
             return
-        block = self._blocks[self._block_at(line)]
+        block = lines.blocks[lines.block_at(line)]
         if block.toggle():
             self._anchored = False if self.max_scroll_y > self.scroll_y else self._anchored
-            self._dirty[block] = None
+            lines.touch(block)
             self._layout()
