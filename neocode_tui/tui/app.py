@@ -187,6 +187,12 @@ class NeoCodeApp(App[None]):
             f"NeoCode {self.version} in {self.workspace.name or self.workspace} · "
             "/help for commands and keys · Ctrl+P palette · Esc interrupts",
         )
+        if self.provider.name == "scripted":
+            self.conversation.add_notice(
+                "warning",
+                "No API key: this is the offline scripted model, a guided tour of what the app "
+                "does. Set OPENAI_API_KEY or ANTHROPIC_API_KEY (or a .env file) for a real one.",
+            )
         for problem in problems:
             self.conversation.add_notice("warning", problem)
         self.theme = self._starting_theme()
