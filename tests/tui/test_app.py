@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -364,3 +365,45 @@ async def test_without_an_api_key_the_app_starts_on_the_offline_model(tmp_path: 
                 break
             await pilot.pause()
         assert (workspace / "NOTES.md").read_text().endswith("- Visited by NeoCode's offline model.\n")
+
+
+async def test_a_command_is_shown_in_full_before_it_runs_and_escape_stops_it(tmp_path: Path) -> None:
+    command = 'echo started > started.txt; sleep 30; echo done > done.txt'
+    app = scripted_app(
+        tmp_path,
+        [scripted_reply("Running it.", [("bash", json.dumps({"command": command}))]), scripted_reply("ok")],
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        driver = Driver(pilot)
+        await driver.play([Type("run the slow thing"), Release()])
+        assert isinstance(app.screen, ApprovalScreen)
+        assert f"$ {command}" in screen_text(app)
+        await pilot.press("y")
+        for _ in range(200):
+            if (app.workspace / "started.txt").exists():
+                break
+            await pilot.pause()
+        assert app.working  # the command runs; the app still takes keys
+        await pilot.press("escape")
+        for _ in range(200):
+            if not app.working:
+                break
+            await pilot.pause()
+        assert not app.working
+        assert not (app.workspace / "done.txt").exists()
+        result = next(m for m in app.loop.messages if m.role == "tool")
+        assert result.is_error
+
+
+async def test_sessions_and_resume_by_id_from_the_input(tmp_path: Path) -> None:
+    app = scripted_app(tmp_path, lambda request: scripted_reply("noted"))
+    async with app.run_test(size=SIZE) as pilot:
+        driver = Driver(pilot)
+        await driver.play([Type("remember the milk"), Release()])
+        session_id = app.loop.session.id
+        await driver.play([Type("/clear"), Type("/sessions")])
+        assert app.loop.messages == []
+        assert session_id in screen_text(app)
+        await driver.play([Type(f"/resume {session_id}")])
+        assert [m.content for m in app.loop.messages] == ["remember the milk", "noted"]
+        assert "remember the milk" in screen_text(app)
