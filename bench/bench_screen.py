@@ -409,7 +409,7 @@ async def session_child(count: int) -> dict[str, float]:
             view.load_transcript(messages)  # type: ignore[attr-defined]
             await drawn(view)
             figures["first_screen_s"] = time.perf_counter() - began
-            while view._stale:  # type: ignore[attr-defined]
+            while view._lines.stale:  # type: ignore[attr-defined]
                 await asyncio.sleep(0.01)
             figures["all_rendered_s"] = time.perf_counter() - began
             view.focus()  # type: ignore[attr-defined]
@@ -430,7 +430,7 @@ async def session_child(count: int) -> dict[str, float]:
                 await asyncio.sleep(0.001)
             figures["resize_first_screen_s"] = time.perf_counter() - began
             await resizing
-            while view._stale:  # type: ignore[attr-defined]
+            while view._lines.stale:  # type: ignore[attr-defined]
                 await asyncio.sleep(0.01)
             figures["resize_all_s"] = time.perf_counter() - began
         else:
