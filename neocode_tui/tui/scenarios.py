@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from textual import events
 from textual.pilot import Pilot
 
 from neocode_tui.config import Settings
@@ -195,9 +196,11 @@ class Driver:
             await self.settle()
 
     async def _type(self, step: Type) -> None:
-        size = 4 if self.observer else len(step.text)  # a recording shows the typing
-        for start in range(0, len(step.text), size):
-            await self.pilot.press(*step.text[start : start + size])
+        if self.observer is None:  # nobody watches: paste it, as a terminal delivers a paste
+            self.app.post_message(events.Paste(step.text))
+            await self.pilot.pause()
+        for start in range(0, len(step.text) if self.observer else 0, 4):
+            await self.pilot.press(*step.text[start : start + 4])  # a recording shows the typing
             await self._frame()
         if step.send:
             await self.pilot.press("enter")
