@@ -19,6 +19,7 @@ from typing import Protocol
 from textual import events
 from textual.pilot import Pilot
 
+from neocode_tui.agent.loop_events import ApprovalMode
 from neocode_tui.config import Settings
 from neocode_tui.conversation import ChatRequest
 from neocode_tui.events import (
@@ -129,7 +130,7 @@ class Scenario:
     turns: Callable[[], TurnSource]
     steps: tuple[Step, ...]
     files: dict[str, str] = field(default_factory=dict)
-    approval: str = "ask"
+    approval: ApprovalMode = "ask"
     theme: str | None = None
 
     def prepare(self, folder: Path) -> Path:
@@ -199,9 +200,10 @@ class Driver:
         if self.observer is None:  # nobody watches: paste it, as a terminal delivers a paste
             self.app.post_message(events.Paste(step.text))
             await self.pilot.pause()
-        for start in range(0, len(step.text) if self.observer else 0, 4):
-            await self.pilot.press(*step.text[start : start + 4])  # a recording shows the typing
-            await self._frame()
+        else:  # a recording shows the typing
+            for start in range(0, len(step.text), 4):
+                await self.pilot.press(*step.text[start : start + 4])
+                await self._frame()
         if step.send:
             await self.pilot.press("enter")
             await self.settle()
