@@ -137,10 +137,19 @@ class ScriptedProvider:
             yield StreamError(kind="stream", message="the scripted model has no more replies")
             return
         events = replay_events(turn, self._ids) if isinstance(turn, SSEReplay) else turn
-        pause = 1 / self.rate if self.rate else None
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        deltas = 0
         for count, event in enumerate(events):
-            if pause is not None and isinstance(event, _DELTAS):
-                await asyncio.sleep(pause)
+            if self.rate and isinstance(event, _DELTAS):
+                # Due times from the start, not a sleep per delta: sleeps overshoot, and at a
+                # high rate those overshoots would add up to a much slower stream.
+                deltas += 1
+                due = start + deltas / self.rate
+                if due > loop.time():
+                    await asyncio.sleep(due - loop.time())
+                elif deltas % 16 == 0:
+                    await asyncio.sleep(0)
             elif count % 16 == 15:
                 await asyncio.sleep(0)
             yield event
