@@ -62,7 +62,7 @@ QUIT_WINDOW = 2.0
 
 KEYS_HELP = (
     "Enter send · Shift+Enter/Ctrl+J new line · Up/Down history · Esc interrupt · "
-    "Ctrl+C clear (twice: quit) · Ctrl+P command palette"
+    "PageUp/PageDown scroll · End latest · Ctrl+C clear (twice: quit) · Ctrl+P command palette"
 )
 
 
@@ -79,6 +79,10 @@ class NeoCodeApp(App[None]):
     BINDINGS = [
         Binding("escape", "interrupt", "Interrupt", show=False),
         Binding("ctrl+c", "clear_or_quit", "Clear / quit", show=False, priority=True),
+        # The keyboard stays in the input; these reach the conversation from there.
+        Binding("pageup", "page(-1)", "Scroll up", show=False, priority=True),
+        Binding("pagedown", "page(1)", "Scroll down", show=False, priority=True),
+        Binding("end", "latest", "Latest", show=False, priority=True),
     ]
 
     def __init__(
@@ -323,6 +327,22 @@ class NeoCodeApp(App[None]):
             self._work.cancel()
         elif not self.conversation.anchored:
             self.conversation.scroll_to_latest()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Paging and End belong to the conversation only on the main screen, and End only
+        while the input is empty (otherwise it moves the cursor to the end of the line)."""
+        if action in ("page", "latest") and self.screen is not self.screen_stack[0]:
+            return False
+        if action == "latest":
+            return not self.prompt.text
+        return True
+
+    def action_page(self, direction: int) -> None:
+        view = self.conversation
+        view.scroll_relative(y=direction * max(view.scrollable_content_region.height - 2, 1), animate=False)
+
+    def action_latest(self) -> None:
+        self.conversation.scroll_to_latest()
 
     def action_clear_or_quit(self) -> None:
         prompt = self.prompt

@@ -407,3 +407,22 @@ async def test_sessions_and_resume_by_id_from_the_input(tmp_path: Path) -> None:
         await driver.play([Type(f"/resume {session_id}")])
         assert [m.content for m in app.loop.messages] == ["remember the milk", "noted"]
         assert "remember the milk" in screen_text(app)
+
+
+async def test_page_keys_scroll_the_conversation_from_the_input_and_end_returns(tmp_path: Path) -> None:
+    app = scenario_app("long", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        driver = Driver(pilot)
+        await driver.play(SCENARIOS["long"].steps[:-1])  # six answers, at the latest
+        view = app.conversation
+        assert view.anchored
+        await pilot.press("pageup", "pageup")
+        assert not view.anchored
+        assert view.scroll_y < view.max_scroll_y - 40
+        assert app.prompt.has_focus
+        await pilot.press("pagedown")
+        assert view.scroll_y < view.max_scroll_y
+        await pilot.press(*"draft", "end")  # with text in the input, End is the line's end
+        assert not view.anchored
+        await pilot.press("ctrl+c", "end")
+        assert view.anchored
