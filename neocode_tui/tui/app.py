@@ -212,8 +212,9 @@ class NeoCodeApp(App[None]):
             if name and name in self.available_themes:
                 return name
             if name:
-                self.conversation.add_notice("warning", f"unknown theme {name!r}: using {DEFAULT_THEME}")
-        return DEFAULT_THEME
+                self.conversation.add_notice("warning", f"unknown theme {name!r}: using the default")
+        # Ours lives in themes/ beside the package; an install without it still starts.
+        return DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
 
     def _remember_theme(self, theme: object) -> None:
         if self.remember_theme:
