@@ -78,6 +78,12 @@ class Settings(BaseSettings):
         return (self.base_url or vendor or DEFAULT_BASE_URLS[provider]).rstrip("/")
 
     @property
+    def secrets(self) -> list[str]:
+        """Every key configured, in use or not: none may reach the screen, a log or a file."""
+        keys = (self.openai_api_key, self.anthropic_api_key)
+        return [key.get_secret_value() for key in keys if key]
+
+    @property
     def api_key(self) -> str | None:
         key = {"openai": self.openai_api_key, "anthropic": self.anthropic_api_key}.get(
             self.resolved_provider

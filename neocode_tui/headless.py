@@ -127,7 +127,7 @@ async def _run(
         tools=tools,
         messages=messages,
         usage=resumed.usage if resumed else None,
-        secrets=[settings.api_key],
+        secrets=settings.secrets,
     )
     printer.start(session.id, provider.name, provider.model)
     try:

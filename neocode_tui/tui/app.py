@@ -140,6 +140,7 @@ class NeoCodeApp(App[None]):
             session=session,
             messages=messages,
             usage=loaded.usage if loaded else None,
+            secrets=self.settings.secrets,
         )
 
     def _resume(self, session_id: str) -> LoadedSession:

@@ -426,3 +426,25 @@ async def test_page_keys_scroll_the_conversation_from_the_input_and_end_returns(
         assert not view.anchored
         await pilot.press("ctrl+c", "end")
         assert view.anchored
+
+
+async def test_a_key_in_a_file_the_model_reads_never_reaches_the_screen_or_the_session(
+    tmp_path: Path,
+) -> None:
+    key = "sk-live-THISISTHEKEY0123456789"
+    app = scripted_app(
+        tmp_path,
+        [scripted_reply("Reading it.", [("read_file", json.dumps({"path": ".env"}))]),
+         scripted_reply("The file sets one variable.")],
+        openai_api_key=key,
+    )
+    (app.workspace / ".env").write_text(f"OPENAI_API_KEY={key}\n")
+    async with app.run_test(size=SIZE) as pilot:
+        await Driver(pilot).play([Type("what is in .env?"), Release()])
+        text = screen_text(app)
+        assert "OPENAI_API_KEY=[redacted]" in text
+        assert key not in text
+    result = next(m for m in app.loop.messages if m.role == "tool")
+    assert key not in result.content
+    saved = "".join(path.read_text() for path in (tmp_path / "data").rglob("*.jsonl"))
+    assert "OPENAI_API_KEY=[redacted]" in saved and key not in saved
