@@ -10,7 +10,7 @@ from __future__ import annotations
 import platform
 from pathlib import Path
 
-import platformdirs
+from neocode_tui.paths import config_dir
 
 INSTRUCTIONS_FILE = "AGENTS.md"
 MAX_INSTRUCTIONS = 20_000
@@ -30,7 +30,7 @@ user still has to do. Use Markdown; point at code as path:line.
 
 
 def user_instructions_path() -> Path:
-    return Path(platformdirs.user_config_dir("neocode")) / INSTRUCTIONS_FILE
+    return config_dir() / INSTRUCTIONS_FILE
 
 
 def build_system_prompt(root: Path) -> str:

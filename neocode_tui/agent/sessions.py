@@ -18,12 +18,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
-import platformdirs
 from pydantic import ValidationError
 
 from neocode_tui.agent.transcript import interrupted_results
 from neocode_tui.conversation import Message
 from neocode_tui.events import Usage
+from neocode_tui.paths import data_dir
 
 FORMAT_VERSION = 1
 TITLE_LENGTH = 70
@@ -32,11 +32,6 @@ ID_CHARACTERS = frozenset("0123456789abcdefghijklmnopqrstuvwxyz-")
 
 class SessionNotFound(LookupError):
     pass
-
-
-def data_dir() -> Path:
-    """``NEOCODE_DATA_DIR`` when set (tests, portable installs), else the platform's."""
-    return Path(os.environ.get("NEOCODE_DATA_DIR") or platformdirs.user_data_dir("neocode"))
 
 
 def sessions_dir() -> Path:

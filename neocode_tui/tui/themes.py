@@ -12,7 +12,7 @@ from pathlib import Path
 
 from textual.theme import Theme
 
-from neocode_tui.tui.user_config import config_dir
+from neocode_tui.paths import config_dir
 
 BUNDLED_THEMES = Path(__file__).resolve().parents[2] / "themes"
 DEFAULT_THEME = "neocode-dark"

@@ -7,21 +7,15 @@ the app itself, so it lives in the user's config folder and is never mixed with 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
-from platformdirs import user_config_dir
 from pydantic import BaseModel, ValidationError
+
+from neocode_tui.paths import config_dir
 
 
 class UserConfig(BaseModel):
     theme: str | None = None
-
-
-def config_dir() -> Path:
-    """``NEOCODE_CONFIG_DIR`` when set (tests, portable installs), else the platform's folder."""
-    override = os.environ.get("NEOCODE_CONFIG_DIR")
-    return Path(override) if override else Path(user_config_dir("neocode"))
 
 
 def _config_file() -> Path:
