@@ -6,6 +6,7 @@ everywhere Textual's built-in names do (``--theme``, ``/theme``, the command pal
 
 from __future__ import annotations
 
+import sys
 import tomllib
 from dataclasses import fields
 from pathlib import Path
@@ -14,7 +15,16 @@ from textual.theme import Theme
 
 from neocode_tui.paths import config_dir
 
-BUNDLED_THEMES = Path(__file__).resolve().parents[2] / "themes"
+
+
+def _bundled_themes() -> Path:
+    """``themes/`` of the checkout (editable installs); a wheel installs the same files
+    under ``{prefix}/share/neocode/themes`` (``data-files`` in pyproject.toml)."""
+    checkout = Path(__file__).resolve().parents[2] / "themes"
+    return checkout if checkout.is_dir() else Path(sys.prefix, "share", "neocode", "themes")
+
+
+BUNDLED_THEMES = _bundled_themes()
 DEFAULT_THEME = "neocode-dark"
 _THEME_FIELDS = {field.name for field in fields(Theme)}
 
