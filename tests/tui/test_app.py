@@ -198,13 +198,15 @@ async def test_slash_completion_completes_commands_and_their_arguments(tmp_path:
         await pilot.press("tab")
         assert app.prompt.text == "/theme "
         await pilot.press(*"neocode-l")
-        await pilot.press("enter")  # takes the only completion
-        assert app.prompt.text == "/theme neocode-light"
-        await pilot.press("enter")  # runs it
+        await pilot.press("enter")  # takes the only completion, which is whole: it runs
         await pilot.pause()
         assert app.theme == "neocode-light"
         assert app.prompt.text == ""
         assert not app.prompt.completion.is_open
+        await pilot.press("/", "h", "e", "enter")  # a command without argument runs at once
+        await pilot.pause()
+        assert "/compact" in screen_text(app) and "Ctrl+P" in screen_text(app)
+        assert app.prompt.text == ""
     assert load_user_config().theme == "neocode-light"
 
 

@@ -105,6 +105,9 @@ class PromptInput(TextArea):
             assert chosen is not None
             self.load_text(chosen.replacement)
             self.move_cursor(self.document.end)
+            if key == "enter" and not chosen.replacement.endswith(" "):
+                # A whole command (nothing left to type): Enter runs it, as in Claude Code.
+                self.post_message(self.Submitted(self, self.text))
         else:
             return False
         return True
