@@ -108,6 +108,9 @@ class BlockLines:
         options = console.options.update(width=width, height=None, highlight=False)
         with console.use_theme(palette.rich_theme):
             lines = console.render_lines(renderable, options, pad=False)
+        if block.trim_top:
+            while lines and not any(segment.text.strip() for segment in lines[0]):
+                del lines[0]
         if block.gap_after:
             lines.append([])
         block.lines = lines

@@ -63,6 +63,11 @@ class Block:
     def changed(self) -> None:
         self.version += 1
 
+    @property
+    def trim_top(self) -> bool:
+        """Drop the blank lines its rendering starts with."""
+        return False
+
     def toggle(self) -> bool:
         """Flip collapsed state; False when this block cannot collapse."""
         if not self.can_collapse:
@@ -103,6 +108,12 @@ class UserBlock(Block):
 class MarkdownBlock(Block):
     """A settled piece of an answer (a top-level Markdown block or a chunk of a fenced code
     block), or the open tail of a streaming answer."""
+
+    @property
+    def trim_top(self) -> bool:
+        """Rich's Markdown opens a list (drawn alone, as a settled block) with a blank line,
+        which doubled the gap after a paragraph; a code chunk's top padding must stay."""
+        return isinstance(self.piece, str)
 
     def __init__(self, piece: Piece = "") -> None:
         super().__init__()
