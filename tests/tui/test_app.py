@@ -105,7 +105,8 @@ async def test_escape_interrupts_mid_stream_and_keeps_what_was_shown(tmp_path: P
         await driver.play([Type("Write a retry helper"), Release(20), Press("escape")])
         text = screen_text(app)
         assert not app.working
-        assert "interrupted" in text
+        assert "Interrupted: what is shown above is all the model sent." in text
+        assert "interrupted by the user" not in text  # told once, not also as an error
         assert "Here is a small helper" in text
         partial = app.loop.messages[-1]
         assert partial.role == "assistant"

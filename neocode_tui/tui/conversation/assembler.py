@@ -151,8 +151,8 @@ class Assembler:
                 if tool.status == "streaming":
                     tool.set_status("incomplete" if event.error else "ready")
                     self._sink.touch(tool)
-            if event.error and not self._error_shown:
-                self._error(event.error, None)
+            # The error itself is told once: by its stream event, or by RunFinished (which
+            # also covers a cancel, so a cancelled turn is not reported twice).
         elif isinstance(event, ToolStarted):
             tool = self._tool(event.index, event.name, event.call_id)
             if not tool.raw.length and event.arguments is not None:
