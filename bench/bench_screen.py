@@ -379,7 +379,7 @@ def child(kind: str, *extra: str) -> dict[str, float]:
 
 
 def session_messages(count: int) -> list[object]:
-    from neocode_tui.conversation import Message
+    from neocode_tui.chat import Message
 
     answer = realistic_markdown(1_000)
     messages = []

@@ -32,12 +32,12 @@ from neocode_tui.agent.loop_events import (
 )
 from neocode_tui.agent.prompt import build_system_prompt
 from neocode_tui.redact import Redactor
-from neocode_tui.agent.sessions import SessionStore
+from neocode_tui.agent.store import SessionStore
 from neocode_tui.agent.tools import Tool, ToolError, ToolRegistry, default_tools
 from neocode_tui.agent.transcript import INTERRUPTED, STOPPED, tool_result, unanswered_calls
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
 from neocode_tui.collector import CollectedToolCall, CollectedTurn, ErrorInfo, collect
-from neocode_tui.conversation import ChatRequest, Message, ToolCall
+from neocode_tui.chat import ChatRequest, Message, ToolCall
 from neocode_tui.events import StreamEvent, Usage
 from neocode_tui.providers import Provider
 

@@ -6,7 +6,7 @@ dangling tail the same way.
 
 from __future__ import annotations
 
-from neocode_tui.conversation import Message, ToolCall
+from neocode_tui.chat import Message, ToolCall
 
 INTERRUPTED = "interrupted by the user: this call was not run"
 STOPPED = "interrupted by the user while it ran: it was stopped and may have done part of its work"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Protocol
 
-from neocode_tui.conversation import ChatRequest
+from neocode_tui.chat import ChatRequest
 from neocode_tui.events import StreamEvent
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 
-from neocode_tui.conversation import ChatRequest, Message
+from neocode_tui.chat import ChatRequest, Message
 from neocode_tui.events import StreamEvent, Usage
 from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
 

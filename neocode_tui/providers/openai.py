@@ -13,7 +13,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from neocode_tui.conversation import ChatRequest, Message
+from neocode_tui.chat import ChatRequest, Message
 from neocode_tui.events import (
     MessageDone,
     ReasoningDelta,

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequenc
 from dataclasses import dataclass
 from typing import Literal, Union
 
-from neocode_tui.conversation import ChatRequest
+from neocode_tui.chat import ChatRequest
 from neocode_tui.events import (
     FinishReason,
     MessageDone,

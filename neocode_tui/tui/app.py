@@ -20,7 +20,7 @@ from textual.binding import Binding
 
 from neocode_tui import __version__
 from neocode_tui.agent.loop import AgentLoop
-from neocode_tui.agent.sessions import (
+from neocode_tui.agent.store import (
     LoadedSession,
     SessionNotFound,
     SessionStore,
@@ -49,7 +49,7 @@ from neocode_tui.tui.commands import (
     complete,
     parse_slash,
 )
-from neocode_tui.tui.compaction import compact_messages
+from neocode_tui.agent.compaction import compact_messages
 from neocode_tui.tui.conversation import ConversationView
 from neocode_tui.tui.themes import DEFAULT_THEME, discover_themes
 from neocode_tui.tui.user_config import load_user_config, save_user_config

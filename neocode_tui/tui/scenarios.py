@@ -21,7 +21,7 @@ from textual.pilot import Pilot
 
 from neocode_tui.agent.loop_events import ApprovalMode
 from neocode_tui.config import Settings
-from neocode_tui.conversation import ChatRequest
+from neocode_tui.chat import ChatRequest
 from neocode_tui.events import (
     MessageDone,
     StreamError,

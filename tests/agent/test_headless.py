@@ -186,7 +186,7 @@ async def test_resume_after_a_kill_repairs_the_transcript(
 
 
 def test_headless_does_not_import_textual() -> None:
-    code = "import sys, neocode_tui.cli, neocode_tui.headless; print('textual' in sys.modules)"
+    code = "import sys, neocode_tui.cli, neocode_tui.cli.headless; print('textual' in sys.modules)"
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stdout.strip() == "False"
 

@@ -18,7 +18,7 @@ from neocode_tui.agent.loop_events import (
     TurnStarted,
 )
 from neocode_tui.redact import REDACTED
-from neocode_tui.agent.sessions import SessionStore
+from neocode_tui.agent.store import SessionStore
 from neocode_tui.agent.transcript import INTERRUPTED, STOPPED
 from neocode_tui.events import TextDelta, ToolCallStart
 from tests.agent.conftest import API_KEY, Dialect, Recorder, assert_transcript_valid

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from neocode_tui.agent.loop import AgentLoop
-from neocode_tui.agent.sessions import (
+from neocode_tui.agent.store import (
     SessionNotFound,
     SessionStore,
     find_session,
@@ -18,7 +18,7 @@ from neocode_tui.agent.sessions import (
     load_session,
 )
 from neocode_tui.agent.transcript import NO_RESULT
-from neocode_tui.conversation import Message, ToolCall
+from neocode_tui.chat import Message, ToolCall
 from tests.agent.conftest import API_KEY, Dialect
 
 

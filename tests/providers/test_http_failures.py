@@ -11,7 +11,7 @@ import time
 import pytest
 
 from neocode_tui.collector import collect
-from neocode_tui.conversation import ChatRequest, Message
+from neocode_tui.chat import ChatRequest, Message
 from neocode_tui.events import StreamError, StreamRetry, TextDelta
 from neocode_tui.providers.http import HTTPOptions
 from neocode_tui.providers.openai import OpenAIProvider

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from neocode_tui.collector import collect
-from neocode_tui.conversation import ChatRequest, Message, ToolCall, ToolSpec
+from neocode_tui.chat import ChatRequest, Message, ToolCall, ToolSpec
 from neocode_tui.events import ToolCallDelta, ToolCallStart
 from tests.http_model_server import Response, openai_sse, openai_turn
 from neocode_tui.providers.openai import OpenAIProvider

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from neocode_tui.agent.sessions import list_sessions
+from neocode_tui.agent.store import list_sessions
 from neocode_tui.config import Settings
 from neocode_tui.events import Usage
 from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply

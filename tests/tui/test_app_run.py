@@ -9,7 +9,7 @@ import pytest
 from neocode_tui.cli import build_parser
 from neocode_tui.config import Settings
 from neocode_tui.tui.app import NeoCodeApp
-from neocode_tui.tui.run import run_app, settings_from_args
+from neocode_tui.cli.app import run_app, settings_from_args
 from neocode_tui.tui.scenarios import SIZE
 
 

@@ -6,8 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from neocode_tui.replay import read_recording
-from neocode_tui.tui.replay import build_replay_app, until_played
+from neocode_tui.cli.replay import read_recording
+from neocode_tui.cli.replay_tui import build_replay_app, until_played
 from tests.tui.test_conversation import screen
 
 STREAMS = Path(__file__).parent.parent / "streams"

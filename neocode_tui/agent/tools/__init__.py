@@ -16,7 +16,7 @@ from neocode_tui.agent.tools.bash import Bash
 from neocode_tui.agent.tools.edit import EditFile, WriteFile
 from neocode_tui.agent.tools.files import ListDir, ReadFile
 from neocode_tui.agent.tools.search import Glob, Grep
-from neocode_tui.conversation import ToolSpec
+from neocode_tui.chat import ToolSpec
 
 __all__ = [
     "FileTool", "OutputCallback", "Tool", "ToolError", "ToolKind", "ToolOutput", "ToolRegistry",

@@ -16,7 +16,7 @@ from typing import Any, Generic, Literal, TypeVar
 from pydantic import BaseModel
 
 from neocode_tui.agent.workspace import Workspace
-from neocode_tui.conversation import ToolSpec
+from neocode_tui.chat import ToolSpec
 
 ToolKind = Literal["read", "edit", "command"]
 ArgsT = TypeVar("ArgsT", bound=BaseModel)

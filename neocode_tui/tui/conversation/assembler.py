@@ -21,7 +21,7 @@ from neocode_tui.agent.loop_events import (
     TurnFinished,
     TurnStarted,
 )
-from neocode_tui.conversation import Message, ToolCall
+from neocode_tui.chat import Message, ToolCall
 from neocode_tui.events import (
     MessageDone,
     ReasoningDelta,

@@ -26,7 +26,7 @@ from textual.selection import Selection
 from textual.strip import Strip
 
 from neocode_tui.agent.loop_events import LoopEvent
-from neocode_tui.conversation import Message
+from neocode_tui.chat import Message
 from neocode_tui.tui.conversation.assembler import Assembler
 from neocode_tui.tui.conversation.block_lines import BlockLines, Env
 from neocode_tui.tui.conversation.blocks import Block

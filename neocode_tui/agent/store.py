@@ -9,7 +9,6 @@ for the next request. Records hold the transcript only: no setting, URL or key.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import secrets
@@ -21,7 +20,7 @@ from typing import IO, Any
 from pydantic import ValidationError
 
 from neocode_tui.agent.transcript import interrupted_results
-from neocode_tui.conversation import Message
+from neocode_tui.chat import Message
 from neocode_tui.events import Usage
 from neocode_tui.paths import data_dir
 
@@ -212,16 +211,3 @@ def load_session(info: SessionInfo) -> LoadedSession:
         except ValidationError:
             continue  # a garbled record: skipped like a torn line
     return session
-
-
-def print_sessions(args: argparse.Namespace) -> int:
-    """``neocode sessions``: this folder's sessions, newest first."""
-    workspace = Path.cwd()
-    sessions = list_sessions(workspace)
-    if not sessions:
-        print(f"no saved sessions for {workspace}")
-        return 0
-    for info in sessions:
-        print(f"{info.id}  {info.updated:%Y-%m-%d %H:%M}  {info.title or '(no prompt)'}")
-    print("\nresume one with: neocode --resume ID   (or the latest with --continue)")
-    return 0

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import cast
 
 from neocode_tui.collector import CollectedTurn, EventCallback, collect
-from neocode_tui.conversation import ChatRequest
+from neocode_tui.chat import ChatRequest
 from neocode_tui.events import StreamEvent
 from neocode_tui.providers.scripted import DialectName, ScriptedProvider, SSEReplay, detect_dialect
 

@@ -25,7 +25,7 @@ def run_app(args: argparse.Namespace) -> int:
     except ValidationError as exc:
         print(f"neocode: bad setting: {exc.errors()[0]['msg']}", file=sys.stderr)
         return 2
-    from neocode_tui.agent.sessions import SessionNotFound
+    from neocode_tui.agent.store import SessionNotFound
     from neocode_tui.providers.offline import LIVE_RATE, offline_provider
     from neocode_tui.tui.app import NeoCodeApp
 

@@ -33,7 +33,7 @@ from neocode_tui.agent.loop_events import (
     ToolStarted,
     TurnStarted,
 )
-from neocode_tui.agent.sessions import (
+from neocode_tui.agent.store import (
     SessionNotFound,
     LoadedSession,
     SessionStore,
@@ -42,7 +42,7 @@ from neocode_tui.agent.sessions import (
 )
 from neocode_tui.agent.tools import ToolRegistry, default_tools
 from neocode_tui.config import Settings
-from neocode_tui.conversation import Message
+from neocode_tui.chat import Message
 from neocode_tui.events import StreamRetry, TextDelta
 from neocode_tui.providers import make_provider
 

@@ -64,24 +64,24 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "replay":
         if args.tui:
-            from neocode_tui.tui.replay import run_replay_tui
+            from neocode_tui.cli.replay_tui import run_replay_tui
 
             return run_replay_tui(args)
-        from neocode_tui.replay import run_replay
+        from neocode_tui.cli.replay import run_replay
 
         return run_replay(args)
     if args.command == "demo":
-        from neocode_tui.tui.demo import run_demo
+        from neocode_tui.cli.demo import run_demo
 
         return run_demo(args)
     if args.command == "sessions":
-        from neocode_tui.agent.sessions import print_sessions
+        from neocode_tui.cli.sessions import print_sessions
 
         return print_sessions(args)
     if args.prompt is not None or not sys.stdin.isatty():
-        from neocode_tui.headless import run_headless
+        from neocode_tui.cli.headless import run_headless
 
         return run_headless(args)
-    from neocode_tui.tui.run import run_app
+    from neocode_tui.cli.app import run_app
 
     return run_app(args)

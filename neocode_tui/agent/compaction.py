@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from neocode_tui.collector import collect
-from neocode_tui.conversation import ChatRequest, Message
+from neocode_tui.chat import ChatRequest, Message
 from neocode_tui.providers import Provider
 
 INSTRUCTION = (

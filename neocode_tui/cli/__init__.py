@@ -1,0 +1,9 @@
+"""The ``neocode`` command and its front ends: the app, headless runs, replays and demos.
+
+Each front end sits on the Textual-free core in ``neocode_tui.agent``; heavy imports stay
+lazy so ``neocode --help`` and ``neocode replay --json`` never import Textual.
+"""
+
+from neocode_tui.cli.main import build_parser, main
+
+__all__ = ["build_parser", "main"]

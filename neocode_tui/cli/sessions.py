@@ -1,0 +1,21 @@
+"""``neocode sessions``: list the saved sessions of the current folder."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from neocode_tui.agent.store import list_sessions
+
+
+def print_sessions(args: argparse.Namespace) -> int:
+    """``neocode sessions``: this folder's sessions, newest first."""
+    workspace = Path.cwd()
+    sessions = list_sessions(workspace)
+    if not sessions:
+        print(f"no saved sessions for {workspace}")
+        return 0
+    for info in sessions:
+        print(f"{info.id}  {info.updated:%Y-%m-%d %H:%M}  {info.title or '(no prompt)'}")
+    print("\nresume one with: neocode --resume ID   (or the latest with --continue)")
+    return 0
