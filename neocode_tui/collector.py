@@ -8,7 +8,6 @@ text is materialised once and the tool calls are emitted once, in start order.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from neocode_tui.events import (
+    ErrorInfo,
     FinishReason,
     MessageDone,
     ReasoningDelta,
@@ -46,11 +46,6 @@ class CollectedToolCall(BaseModel):
     parse_error: str | None = None
     complete: bool = True
     """False when the message ended (error, cancel, truncation) before the call's end."""
-
-
-class ErrorInfo(BaseModel):
-    kind: str
-    message: str
 
 
 class CollectedTurn(BaseModel):
@@ -157,63 +152,74 @@ def _materialise_calls(acc: _Accumulator, complete: bool) -> tuple[list[Collecte
     return calls, dropped
 
 
+class Collector:
+    """Drains one message; what arrived so far stays readable if the drain is cancelled.
+
+    Cancelling the awaiting task closes the source (releasing the provider's connection, so
+    nothing is left blocked on it) and lets ``CancelledError`` go on, as asyncio expects;
+    the caller reads the partial turn the user already saw from ``partial()``.
+    """
+
+    def __init__(self, on_event: EventCallback | None = None) -> None:
+        self.on_event = on_event
+        self._acc = _Accumulator()
+        self._retries = 0
+
+    async def collect(self, events: AsyncIterator[StreamEvent]) -> CollectedTurn:
+        """Drain ``events`` into a turn, forwarding each event to ``on_event`` as it arrives."""
+        on_event = self.on_event
+        error: StreamError | None = None
+        try:
+            async for event in events:
+                if on_event is not None:
+                    on_event(event)
+                acc = self._acc
+                if isinstance(event, TextDelta):
+                    acc.text.append(event.text)
+                elif isinstance(event, ToolCallDelta):
+                    acc.call(event.index).fragments.append(event.arguments)
+                elif isinstance(event, ToolCallStart):
+                    pending = acc.call(event.index)
+                    # A backend may re-send id or name for an index: the first non-empty wins.
+                    pending.id = pending.id or event.id
+                    pending.name = pending.name or event.name
+                    if not pending.started:
+                        pending.started = True
+                        acc.start_order.append(event.index)
+                elif isinstance(event, ToolCallEnd):
+                    acc.call(event.index).ended = True
+                elif isinstance(event, ReasoningDelta):
+                    acc.reasoning.append(event.text)
+                elif isinstance(event, RefusalDelta):
+                    acc.refusal.append(event.text)
+                elif isinstance(event, UsageEvent):
+                    acc.merge_usage(event.usage)
+                elif isinstance(event, MessageDone):
+                    acc.merge_usage(event.usage)
+                    acc.finish_reason = event.finish_reason
+                    break
+                elif isinstance(event, StreamError):
+                    error = event
+                    break
+                elif isinstance(event, StreamRetry):
+                    self._acc = _Accumulator()  # the broken attempt is discarded whole
+                    self._retries += 1
+        finally:
+            aclose = getattr(events, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        return _finish(self._acc, error, False, self._retries)
+
+    def partial(self) -> CollectedTurn:
+        """The turn as far as it arrived, marked cancelled: for a drain that was cancelled."""
+        return _finish(self._acc, None, True, self._retries)
+
+
 async def collect(
     events: AsyncIterator[StreamEvent], on_event: EventCallback | None = None
 ) -> CollectedTurn:
-    """Drain ``events`` into a turn, forwarding each event to ``on_event`` as it arrives.
-
-    Cancelling the awaiting task ends the drain like any other exit: the source is closed
-    (releasing the provider's connection, so nothing is left blocked on it) and the partial
-    turn is returned with ``cancelled=True``; the caller decides what the cancel means.
-    """
-    acc = _Accumulator()
-    retries = 0
-    error: StreamError | None = None
-    cancelled = False
-    try:
-        async for event in events:
-            if on_event is not None:
-                on_event(event)
-            if isinstance(event, TextDelta):
-                acc.text.append(event.text)
-            elif isinstance(event, ToolCallDelta):
-                acc.call(event.index).fragments.append(event.arguments)
-            elif isinstance(event, ToolCallStart):
-                pending = acc.call(event.index)
-                # A backend may re-send id or name for an index: the first non-empty wins.
-                pending.id = pending.id or event.id
-                pending.name = pending.name or event.name
-                if not pending.started:
-                    pending.started = True
-                    acc.start_order.append(event.index)
-            elif isinstance(event, ToolCallEnd):
-                acc.call(event.index).ended = True
-            elif isinstance(event, ReasoningDelta):
-                acc.reasoning.append(event.text)
-            elif isinstance(event, RefusalDelta):
-                acc.refusal.append(event.text)
-            elif isinstance(event, UsageEvent):
-                acc.merge_usage(event.usage)
-            elif isinstance(event, MessageDone):
-                acc.merge_usage(event.usage)
-                acc.finish_reason = event.finish_reason
-                break
-            elif isinstance(event, StreamError):
-                error = event
-                break
-            elif isinstance(event, StreamRetry):
-                acc = _Accumulator()  # the broken attempt is discarded whole
-                retries += 1
-    except asyncio.CancelledError:
-        cancelled = True
-        task = asyncio.current_task()
-        if task is not None:
-            task.uncancel()
-    finally:
-        aclose = getattr(events, "aclose", None)
-        if aclose is not None:
-            await aclose()
-    return _finish(acc, error, cancelled, retries)
+    """Drain ``events`` into a turn (see ``Collector``); a cancel propagates."""
+    return await Collector(on_event).collect(events)
 
 
 def _finish(

@@ -1,4 +1,4 @@
-"""Settings: environment variables and a ``.env`` in the working folder, then CLI flags.
+"""What a run is configured with; ``neocode_tui.settings`` gathers it from its sources.
 
 Base URLs follow the official SDKs: OpenAI's includes ``/v1``, Anthropic's does not, so a
 user's existing ``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL`` work as they are.
@@ -6,12 +6,9 @@ user's existing ``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL`` work as they are.
 
 from __future__ import annotations
 
-from typing import Literal
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from pydantic import Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
-
-ProviderName = Literal["openai", "anthropic", "scripted"]
+from neocode_tui.vocabulary import ApprovalMode, ProviderName
 
 DEFAULT_MODELS: dict[str, str] = {
     "openai": "gpt-4o-mini",
@@ -25,14 +22,10 @@ DEFAULT_BASE_URLS: dict[str, str] = {
 }
 
 
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(
-        env_file=".env",
-        env_file_encoding="utf-8",
-        env_ignore_empty=True,
-        extra="ignore",
-        populate_by_name=True,
-    )
+class Settings(BaseModel):
+    """Each field's alias is its environment variable; code builds it by field name."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     provider: ProviderName | None = Field(None, validation_alias="NEOCODE_PROVIDER")
     base_url: str | None = Field(None, validation_alias="NEOCODE_BASE_URL")
@@ -48,7 +41,7 @@ class Settings(BaseSettings):
     max_retries: int = Field(3, validation_alias="NEOCODE_MAX_RETRIES")
     """Attempts after the first one, for retryable failures."""
 
-    approval: Literal["ask", "auto-edit", "full-auto"] | None = Field(
+    approval: ApprovalMode | None = Field(
         None, validation_alias="NEOCODE_APPROVAL"
     )
     max_turns: int = Field(25, validation_alias="NEOCODE_MAX_TURNS")

@@ -30,6 +30,16 @@ ErrorKind = Literal[
 ]
 
 
+class ErrorInfo(BaseModel):
+    """The one shape of a failure wherever it is reported: a turn, a run, a front end."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: ErrorKind
+    message: str
+    """Plain words, already redacted."""
+
+
 class _Event(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 

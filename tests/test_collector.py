@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from neocode_tui.collector import collect
+import pytest
+
+from neocode_tui.collector import Collector, collect
 from neocode_tui.events import (
     MessageDone,
     ReasoningDelta,
@@ -103,7 +105,7 @@ async def test_a_channel_that_closes_without_a_finish_is_truncated() -> None:
     assert (turn.text, turn.error.kind, turn.ok) == ("half", "truncated", False)
 
 
-async def test_cancellation_returns_the_partial_turn_and_closes_the_source() -> None:
+async def test_a_cancel_propagates_closes_the_source_and_keeps_the_partial_turn() -> None:
     closed = asyncio.Event()
 
     async def slow_source():
@@ -114,9 +116,23 @@ async def test_cancellation_returns_the_partial_turn_and_closes_the_source() -> 
         finally:
             closed.set()
 
-    task = asyncio.create_task(collect(slow_source()))
+    collector = Collector()
+    task = asyncio.create_task(collector.collect(slow_source()))
     await asyncio.sleep(0.01)
     task.cancel()
-    turn = await asyncio.wait_for(task, 1)
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, 1)
+    assert task.cancelled()
+    turn = collector.partial()
     assert (turn.text, turn.cancelled, turn.error.kind, turn.ok) == ("so far", True, "cancelled", False)
     assert closed.is_set()
+
+
+async def test_a_timeout_around_a_collect_is_a_timeout_error() -> None:
+    async def silent_source():
+        yield TextDelta(text="so far")
+        await asyncio.Event().wait()
+
+    with pytest.raises(TimeoutError):
+        async with asyncio.timeout(0.05):
+            await collect(silent_source())

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from neocode_tui.agent.loop_events import ApprovalMode
 from neocode_tui.agent.tools import ToolKind
-
-APPROVAL_MODES: tuple[ApprovalMode, ...] = ("ask", "auto-edit", "full-auto")
+from neocode_tui.vocabulary import ApprovalMode
 
 
 def needs_approval(kind: ToolKind, mode: ApprovalMode) -> bool:

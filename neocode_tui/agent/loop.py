@@ -18,7 +18,6 @@ from pydantic import ValidationError
 from neocode_tui.agent.approvals import needs_approval, refusal_without_approver
 from neocode_tui.agent.loop_events import (
     ApprovalDecision,
-    ApprovalMode,
     ApprovalRequested,
     LoopEvent,
     Notice,
@@ -31,15 +30,16 @@ from neocode_tui.agent.loop_events import (
     TurnStarted,
 )
 from neocode_tui.agent.prompt import build_system_prompt
-from neocode_tui.redact import Redactor
 from neocode_tui.agent.store import SessionStore
 from neocode_tui.agent.tools import Tool, ToolError, ToolRegistry, default_tools
 from neocode_tui.agent.transcript import INTERRUPTED, STOPPED, tool_result, unanswered_calls
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
-from neocode_tui.collector import CollectedToolCall, CollectedTurn, ErrorInfo, collect
 from neocode_tui.chat import ChatRequest, Message, ToolCall
-from neocode_tui.events import StreamEvent, Usage
+from neocode_tui.collector import CollectedToolCall, CollectedTurn, Collector
+from neocode_tui.events import ErrorInfo, StreamEvent, Usage
 from neocode_tui.providers import Provider
+from neocode_tui.redact import Redactor
+from neocode_tui.vocabulary import ApprovalMode
 
 Sink = Callable[[LoopEvent], None]
 Approver = Callable[[ApprovalRequested], Awaitable[ApprovalDecision]]
@@ -104,24 +104,58 @@ class AgentLoop:
         self._running: str | None = None
         """The id of the call whose tool is running: a cancel stops it part way."""
         self._last_text = ""
+        self._work: asyncio.Task[RunFinished] | None = None
+        self._stopped: RunFinished | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._work is not None and not self._work.done()
 
     async def run(self, prompt: str) -> RunFinished:
         """Run ``prompt`` until the model stops calling tools, an error, or the turn limit.
 
-        To stop a run, cancel the task awaiting it. The cancel is absorbed (like the
-        collector does): the partial answer is kept, every call not run gets an
-        "interrupted by the user" result, ``RunFinished(reason="cancelled")`` is emitted
-        and returned, and the awaiting task is not left cancelled.
+        However a run ends, the partial answer is kept and every call not run gets a
+        result, so the transcript stays valid, and ``RunFinished`` is emitted. ``cancel()``
+        stops a run on purpose: it then returns ``RunFinished(reason="cancelled")``. Any
+        other cancellation (a timeout, the program closing) propagates as usual, so
+        ``asyncio.timeout()`` around a run raises ``TimeoutError``.
         """
+        if self.running:
+            raise RuntimeError("a run is already in progress")
         self._last_text = ""
+        self._stopped = None
         self._add(Message(role="user", content=prompt))
+        self._work = work = asyncio.create_task(self._run_reporting())
+        try:
+            return await work
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if (task is not None and task.cancelling()) or self._stopped is None:
+                raise  # cancelled from outside: the caller's cancel goes on
+            return self._stopped
+        finally:
+            self._work = None
+
+    def cancel(self) -> bool:
+        """Stop the run in progress, if any: ``run`` returns once it has wound down."""
+        if self._work is None or self._work.done():
+            return False
+        self._work.cancel()
+        return True
+
+    async def stop(self) -> None:
+        """Cancel the run in progress, if any, and wait until it has wound down."""
+        work = self._work
+        if self.cancel() and work is not None:
+            await asyncio.wait([work])
+
+    async def _run_reporting(self) -> RunFinished:
         try:
             finished = await self._run_turns()
         except asyncio.CancelledError:
-            task = asyncio.current_task()
-            if task is not None:
-                task.uncancel()
-            finished = self._cancelled()
+            self._stopped = self._cancelled()
+            self._emit(self._stopped)
+            raise
         self._emit(finished)
         return finished
 
@@ -160,25 +194,27 @@ class AgentLoop:
             tools=self.tools.specs(),
             tool_choice=tool_choice,
         )
+        collector = Collector(self._forwarder(number))
         try:
-            turn = await collect(self.provider.stream(request), self._forwarder(number))
+            turn = await collector.collect(self.provider.stream(request))
+        except asyncio.CancelledError:
+            self._finish_turn(number, collector.partial())
+            raise
         except Exception as exc:  # providers report failures as events; this is a bug
-            failure = f"the provider failed: {type(exc).__name__}: {exc}"
+            failure = self._redact(f"the provider failed: {type(exc).__name__}: {exc}")
             turn = CollectedTurn(error=ErrorInfo(kind="stream", message=failure))
+        self._finish_turn(number, turn)
+        return turn
+
+    def _finish_turn(self, number: int, turn: CollectedTurn) -> None:
         self._record(turn)
         if turn.finish_reason in CUT_SHORT:
             self._emit(Notice(turn=number, level="warning", message=CUT_SHORT[turn.finish_reason]))
         self._emit(
             TurnFinished(
-                turn=number,
-                finish_reason=turn.finish_reason,
-                usage=turn.usage,
-                error=turn.error.message if turn.error else None,
+                turn=number, finish_reason=turn.finish_reason, usage=turn.usage, error=turn.error
             )
         )
-        if turn.cancelled:
-            raise asyncio.CancelledError  # the collector absorbed it; run() handles all cancels
-        return turn
 
     def _forwarder(self, turn: int) -> Callable[[StreamEvent], None] | None:
         sink = self.sink
@@ -228,10 +264,17 @@ class AgentLoop:
             args = tool.args_model.model_validate(call.arguments_json)
         except ValidationError as exc:
             return result(f"not run: invalid arguments for {tool.name}: {_describe(exc)}")
+        # Asked outside the tool's error handling: an approval that cannot be answered
+        # (the program closing) is a cancel, never a failed call followed by a new request.
         try:
             denial = await self._approve(tool, args, call)
-            if denial is not None:
-                return result(denial, "denied")
+        except (ToolError, PathOutsideWorkspace) as exc:
+            return result(str(exc))
+        except OSError as exc:
+            return result(f"{tool.name} failed: {exc.strerror or exc}")
+        if denial is not None:
+            return result(denial, "denied")
+        try:
             self._emit(
                 ToolStarted(
                     turn=self.turn, index=call.index, call_id=call.id, name=call.name,
@@ -318,10 +361,9 @@ class AgentLoop:
             f"not run: the response failed before it was complete ({turn.error.message})",
             "skipped",
         )
-        error = {"kind": turn.error.kind, "message": turn.error.message}
         return RunFinished(
             turn=self.turn, reason="error", final_text=self._last_text, usage=self.usage,
-            error=error,
+            error=turn.error,
         )
 
     def _cancelled(self) -> RunFinished:

@@ -11,9 +11,9 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from neocode_tui.events import StreamEvent, Usage
+from neocode_tui.chat import Message
+from neocode_tui.events import ErrorInfo, StreamEvent, Usage
 
-ApprovalMode = Literal["ask", "auto-edit", "full-auto"]
 StopReason = Literal["done", "cancelled", "error", "turn_limit"]
 
 
@@ -37,7 +37,7 @@ class TurnFinished(_LoopEvent):
     type: Literal["turn_finished"] = "turn_finished"
     finish_reason: str | None
     usage: Usage | None = None
-    error: str | None = None
+    error: ErrorInfo | None = None
 
 
 class ToolStarted(_LoopEvent):
@@ -96,7 +96,29 @@ class RunFinished(_LoopEvent):
     reason: StopReason
     final_text: str = ""
     usage: Usage = Field(default_factory=Usage)
-    error: dict[str, str] | None = None
+    error: ErrorInfo | None = None
+
+
+class SessionTitled(_LoopEvent):
+    """The session has a title (its first prompt's first line), and a file to resume from."""
+
+    type: Literal["session_titled"] = "session_titled"
+    session_id: str
+    title: str
+
+
+class TranscriptReplaced(_LoopEvent):
+    """The conversation now holds ``messages`` instead of what came before.
+
+    ``compacted``: a summary replaced the history (the session file keeps the full one);
+    ``resumed``: a saved session was opened; ``cleared``: a fresh start.
+    """
+
+    type: Literal["transcript_replaced"] = "transcript_replaced"
+    reason: Literal["compacted", "resumed", "cleared"]
+    messages: list[Message] = Field(default_factory=list)
+    session_id: str | None = None
+    title: str = ""
 
 
 LoopEvent = Annotated[
@@ -110,6 +132,8 @@ LoopEvent = Annotated[
         ApprovalRequested,
         Notice,
         RunFinished,
+        SessionTitled,
+        TranscriptReplaced,
     ],
     Field(discriminator="type"),
 ]

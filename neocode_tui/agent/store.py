@@ -20,6 +20,7 @@ from typing import IO, Any
 from pydantic import ValidationError
 
 from neocode_tui.agent.transcript import interrupted_results
+from neocode_tui.errors import SessionNotFound
 from neocode_tui.chat import Message
 from neocode_tui.events import Usage
 from neocode_tui.paths import data_dir
@@ -27,10 +28,6 @@ from neocode_tui.paths import data_dir
 FORMAT_VERSION = 1
 TITLE_LENGTH = 70
 ID_CHARACTERS = frozenset("0123456789abcdefghijklmnopqrstuvwxyz-")
-
-
-class SessionNotFound(LookupError):
-    pass
 
 
 def sessions_dir() -> Path:
@@ -145,7 +142,7 @@ def _info(path: Path) -> SessionInfo | None:
         elif record.get("type") == "message":
             message = record.get("message")
             if isinstance(message, dict) and message.get("role") == "user":
-                title = _title(str(message.get("content", "")))
+                title = title_of(str(message.get("content", "")))
                 break
     if header is None:
         return None
@@ -159,7 +156,8 @@ def _info(path: Path) -> SessionInfo | None:
     )
 
 
-def _title(prompt: str) -> str:
+def title_of(prompt: str) -> str:
+    """A session's title: the first line of its first prompt, cut to fit a listing."""
     line = next((part.strip() for part in prompt.splitlines() if part.strip()), "")
     return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1] + "…"
 

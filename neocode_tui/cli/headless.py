@@ -1,11 +1,11 @@
-"""``neocode -p PROMPT``: one run of the agent loop without a screen, then exit.
+"""``neocode -p PROMPT``: one prompt through the agent session without a screen, then exit.
 
-Three output formats: ``text`` (the answer streamed to stdout, tool activity to stderr, so
+Three output formats: ``text`` (the answer on stdout, tool activity on stderr, so
 ``neocode -p ... > answer.md`` keeps just the answer), ``json`` (one object at the end)
-and ``stream-json`` (a ``session`` line, then one line per loop or provider event as it
-happens). Exit codes: 0 success (the turn limit included: there is a final answer), 1 the
-run ended in an error, 2 bad usage, 130 interrupted. Nobody can approve anything here, so
-calls that would ask are refused with a result telling the model (and the user) why.
+and ``stream-json`` (a ``session`` line, then one line per event as it happens). Exit
+codes: 0 success (the turn limit included: there is a final answer), 1 the run ended in an
+error, 2 bad usage, 130 Ctrl+C, 143 SIGTERM, 129 SIGHUP. Nobody can approve anything here,
+so calls that would ask are refused with a result telling the model (and the user) why.
 
 This module must not import Textual: a headless run should start fast.
 """
@@ -16,13 +16,11 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from pydantic import ValidationError
-
-from neocode_tui.agent.loop import AgentLoop
 from neocode_tui.agent.loop_events import (
     LoopEvent,
     LoopEventAdapter,
@@ -31,43 +29,46 @@ from neocode_tui.agent.loop_events import (
     Streamed,
     ToolFinished,
     ToolStarted,
+    TurnFinished,
     TurnStarted,
 )
-from neocode_tui.agent.store import (
-    SessionNotFound,
-    LoadedSession,
-    SessionStore,
-    find_session,
-    load_session,
-)
+from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.tools import ToolRegistry, default_tools
-from neocode_tui.config import Settings
-from neocode_tui.chat import Message
+from neocode_tui.cli.options import load_from_args
+from neocode_tui.errors import NeoCodeError
 from neocode_tui.events import StreamRetry, TextDelta
-from neocode_tui.providers import make_provider
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+EXIT_SIGNAL = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}
 
 
-class UsageError(Exception):
+class UsageError(NeoCodeError):
     """Bad flags or input: reported in one line, exit code 2."""
+
+    exit_code = EXIT_USAGE
 
 
 def run_headless(args: argparse.Namespace) -> int:
+    if sys.stdout is None or sys.stderr is None:
+        return EXIT_ERROR  # nowhere to write the answer or say why
     try:
         prompt = _read_prompt(args.prompt)
-        settings = _settings(args)
-        max_turns = args.max_turns if args.max_turns is not None else settings.max_turns
-        if max_turns < 1:
-            raise UsageError("--max-turns must be at least 1")
-        resumed = _resumed_session(args)
-    except UsageError as exc:
+        loaded = load_from_args(args, Path.cwd())
+        settings = loaded.settings
+        if settings.resolved_provider == "scripted" and settings.provider is None:
+            raise NeoCodeError(
+                "no API key: set OPENAI_API_KEY or ANTHROPIC_API_KEY (or NEOCODE_PROVIDER and "
+                "NEOCODE_BASE_URL for a local server); the offline model runs only in the app"
+            )
+    except NeoCodeError as exc:
         print(f"neocode: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return exc.exit_code
+    for line in loaded.ignored:
+        print(f"neocode: warning: {line}", file=sys.stderr)
     try:
-        return asyncio.run(_run(args, prompt, settings, max_turns, resumed))
+        return asyncio.run(_run(args, prompt, loaded.settings))
     except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
+        return EXIT_SIGNAL[signal.SIGINT]
     except BrokenPipeError:
         # The reader went away (``| head``): stop quietly, as other command-line tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -76,69 +77,52 @@ def run_headless(args: argparse.Namespace) -> int:
 
 def _read_prompt(flag: str | None) -> str:
     """The ``-p`` text; stdin when it is ``-`` or absent (piped input)."""
-    prompt = sys.stdin.read() if flag in (None, "-") else flag
+    if flag in (None, "-"):
+        if sys.stdin is None or sys.stdin.closed:
+            raise UsageError("no prompt: stdin is closed (give -p PROMPT)")
+        try:
+            prompt = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+        except OSError as exc:
+            raise UsageError(f"no prompt: stdin cannot be read ({exc.strerror})") from None
+    else:
+        prompt = flag
     if not prompt.strip():
         raise UsageError("the prompt is empty (give -p PROMPT, or pipe it in with -p -)")
     return prompt
 
 
-def _settings(args: argparse.Namespace) -> Settings:
-    try:
-        settings = Settings()
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise UsageError(f"bad setting in the environment or .env: {problems}") from None
-    flags = {"provider": args.provider, "base_url": args.base_url, "model": args.model}
-    return settings.model_copy(update={k: v for k, v in flags.items() if v})
-
-
-def _resumed_session(args: argparse.Namespace) -> LoadedSession | None:
-    if args.resume is None and not args.continue_:
-        return None
-    try:
-        return load_session(find_session(Path.cwd(), args.resume or None))
-    except SessionNotFound as exc:
-        raise UsageError(str(exc)) from None
-
-
-async def _run(
-    args: argparse.Namespace,
-    prompt: str,
-    settings: Settings,
-    max_turns: int,
-    resumed: LoadedSession | None,
-) -> int:
-    workspace = Path.cwd()
-    provider = make_provider(settings)
-    if resumed is None:
-        session = SessionStore.create(workspace, provider=provider.name, model=provider.model)
-        messages: list[Message] = []
-    else:
-        session, messages = SessionStore.resume(resumed)
+async def _run(args: argparse.Namespace, prompt: str, settings: Any) -> int:
     tools = default_tools()
     printer = _printer(args.output_format, tools)
-    loop = AgentLoop(
-        provider,
-        workspace,
-        sink=printer.event,
-        approval=args.approval or settings.approval or "ask",
-        max_turns=max_turns,
-        session=session,
-        tools=tools,
-        messages=messages,
-        usage=resumed.usage if resumed else None,
-        secrets=settings.secrets,
-    )
-    printer.start(session.id, provider.name, provider.model)
+    session = AgentSession(settings, Path.cwd(), listener=printer.event, tools=tools)
+    stopped_by: list[int] = []
+    loop = asyncio.get_running_loop()
+
+    def stop(signum: int) -> None:
+        stopped_by.append(signum)
+        session.cancel()
+
+    for signum in EXIT_SIGNAL:
+        loop.add_signal_handler(signum, stop, signum)
     try:
-        finished = await loop.run(prompt)
+        if args.resume is not None or args.continue_:
+            session.resume(args.resume or None)
+        session.ensure_saved()
+        printer.start(session)
+        finished = await session.prompt(prompt)
+    except NeoCodeError as exc:
+        print(f"neocode: {exc}", file=sys.stderr)
+        return exc.exit_code
     finally:
-        session.close()
-        await provider.aclose()
-    printer.finish(finished, session.id, loop.messages)
+        for signum in EXIT_SIGNAL:
+            loop.remove_signal_handler(signum)
+        await session.aclose()
+    printer.finish(finished, session)
+    if stopped_by:
+        return EXIT_SIGNAL.get(signal.Signals(stopped_by[0]), EXIT_ERROR)
     if finished.reason == "error":
         return EXIT_ERROR
-    return EXIT_INTERRUPTED if finished.reason == "cancelled" else EXIT_OK
+    return EXIT_SIGNAL[signal.SIGINT] if finished.reason == "cancelled" else EXIT_OK
 
 
 class _Printer:
@@ -149,38 +133,48 @@ class _Printer:
         self.out: TextIO = sys.stdout
         self.err: TextIO = sys.stderr
 
-    def start(self, session_id: str, provider: str, model: str) -> None:
+    def start(self, session: AgentSession) -> None:
         pass
 
     def event(self, event: LoopEvent) -> None:
         pass
 
-    def finish(self, finished: RunFinished, session_id: str, messages: list[Message]) -> None:
+    def finish(self, finished: RunFinished, session: AgentSession) -> None:
         pass
 
 
 class _TextPrinter(_Printer):
+    """The answer on stdout, exactly: a retried attempt's text never reaches it.
+
+    On a terminal the answer streams as it comes (a retry is announced on stderr); into a
+    file or a pipe each turn's text is written once its message is complete, so what was
+    discarded by a retry was never written.
+    """
+
     def __init__(self, tools: ToolRegistry) -> None:
         super().__init__(tools)
+        self.live = self.out.isatty()
+        self.pending: list[str] = []
         self.mid_line = False
         self.wrote_text = False
         self.new_turn = False
+        self.status_shown = False
 
     def event(self, event: LoopEvent) -> None:
         if isinstance(event, TurnStarted):
             self.new_turn = True
         elif isinstance(event, Streamed):
             if isinstance(event.event, TextDelta):
-                if self.new_turn and self.wrote_text:
-                    self.out.write("\n\n" if self.mid_line else "\n")  # a paragraph per turn
-                self.new_turn = False
-                self.wrote_text = True
-                self.out.write(event.event.text)
-                self.out.flush()
-                self.mid_line = not event.event.text.endswith("\n")
+                self._text(event.event.text)
             elif isinstance(event.event, StreamRetry):
-                self._note(f"[retrying ({event.event.attempt}/{event.event.max_attempts}): "
-                           f"{event.event.reason}]")
+                self.pending.clear()
+                retry = event.event
+                self._status(
+                    f"retrying {retry.attempt}/{retry.max_attempts} in {retry.delay:.1f} s: "
+                    f"{retry.reason}"
+                )
+        elif isinstance(event, TurnFinished):
+            self._flush()
         elif isinstance(event, ToolStarted):
             tool = self.tools.get(event.name)
             arguments = event.arguments if isinstance(event.arguments, dict) else {}
@@ -191,19 +185,56 @@ class _TextPrinter(_Printer):
         elif isinstance(event, Notice):
             self._note(event.message)
 
-    def finish(self, finished: RunFinished, session_id: str, messages: list[Message]) -> None:
+    def _text(self, text: str) -> None:
+        if self.new_turn and self.wrote_text and not self.pending:
+            self.pending.append("\n\n" if self.mid_line else "\n")  # a paragraph per turn
+        self.new_turn = False
+        self.pending.append(text)
+        if self.live:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self.pending:
+            return
+        text = "".join(self.pending)
+        self.pending.clear()
+        self._clear_status()
+        self.out.write(text)
+        self.out.flush()
+        self.wrote_text = True
+        self.mid_line = not text.endswith("\n")
+
+    def finish(self, finished: RunFinished, session: AgentSession) -> None:
+        self._flush()
+        self._clear_status()
         if self.mid_line:
             self.out.write("\n")
             self.out.flush()
         if finished.error:
-            self._note(f"neocode: {finished.error['message']}")
+            self._note(f"neocode: {finished.error.message}")
         elif finished.reason == "turn_limit":
             self._note("neocode: stopped at the turn limit (--max-turns)")
-        elif finished.reason == "cancelled":
-            self._note(f"neocode: interrupted (continue with: neocode --resume {session_id})")
+        elif finished.reason == "cancelled" and session.id:
+            self._note(f"neocode: interrupted (continue with: neocode --resume {session.id})")
+
+    def _status(self, line: str) -> None:
+        """One line that updates in place on a terminal, one line per update elsewhere."""
+        if self.err.isatty():
+            self.err.write(f"\r\x1b[K{line}")
+            self.err.flush()
+            self.status_shown = True
+        else:
+            self._note(line)
+
+    def _clear_status(self) -> None:
+        if self.status_shown:
+            self.err.write("\r\x1b[K")
+            self.err.flush()
+            self.status_shown = False
 
     def _note(self, line: str) -> None:
-        if self.mid_line:
+        self._clear_status()
+        if self.mid_line and self.live:
             self.out.write("\n")
             self.out.flush()
             self.mid_line = False
@@ -222,8 +253,8 @@ class _JsonPrinter(_Printer):
         elif isinstance(event, ToolFinished):
             self.results.append(event)
 
-    def finish(self, finished: RunFinished, session_id: str, messages: list[Message]) -> None:
-        sent = {call.id: call.arguments for m in messages for call in m.tool_calls}
+    def finish(self, finished: RunFinished, session: AgentSession) -> None:
+        sent = {call.id: call.arguments for m in session.messages for call in m.tool_calls}
         output = {
             "result": finished.final_text,
             "tool_calls": [
@@ -238,16 +269,20 @@ class _JsonPrinter(_Printer):
             ],
             "usage": finished.usage.model_dump(),
             "turns": self.turns,
-            "session_id": session_id,
+            "session_id": session.id,
+            "title": session.title,
             "stop_reason": finished.reason,
-            "error": finished.error,
+            "error": finished.error.model_dump() if finished.error else None,
         }
         print(json.dumps(output, ensure_ascii=False), file=self.out, flush=True)
 
 
 class _StreamJsonPrinter(_Printer):
-    def start(self, session_id: str, provider: str, model: str) -> None:
-        header = {"type": "session", "session_id": session_id, "provider": provider, "model": model}
+    def start(self, session: AgentSession) -> None:
+        header = {
+            "type": "session", "session_id": session.id, "provider": session.provider.name,
+            "model": session.model,
+        }
         print(json.dumps(header), file=self.out, flush=True)
 
     def event(self, event: LoopEvent) -> None:
@@ -265,3 +300,4 @@ def _arguments(raw: str) -> Any:
         return json.loads(raw)
     except ValueError:
         return raw
+

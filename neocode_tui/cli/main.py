@@ -7,12 +7,8 @@ import argparse
 import sys
 
 from neocode_tui import __version__
-
-
-def _add_model_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--provider", choices=["openai", "anthropic", "scripted"])
-    parser.add_argument("--base-url", help="API base URL (OpenAI-style URLs include /v1)")
-    parser.add_argument("--model", help="model name sent to the provider")
+from neocode_tui.cli.options import add_setting_flags
+from neocode_tui.vocabulary import DIALECT_NAMES
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,27 +17,20 @@ def build_parser() -> argparse.ArgumentParser:
         description="A terminal UI for an LLM coding agent working in the current folder.",
     )
     parser.add_argument("--version", action="version", version=f"neocode {__version__}")
-    _add_model_flags(parser)
-    parser.add_argument(
-        "--approval",
-        choices=["ask", "auto-edit", "full-auto"],
-        help="what needs your yes: ask (writes and commands), auto-edit (commands), full-auto",
-    )
+    add_setting_flags(parser)
     parser.add_argument("-p", "--print", dest="prompt", metavar="PROMPT",
                         help="run one prompt headless and exit ('-' reads stdin)")
     parser.add_argument("--output-format", choices=["text", "json", "stream-json"],
                         default="text", help="headless output (with -p)")
-    parser.add_argument("--max-turns", type=int, help="stop the agent after this many turns")
     parser.add_argument("--resume", nargs="?", const="", metavar="ID",
                         help="resume a saved session (the latest when no ID is given)")
     parser.add_argument("--continue", dest="continue_", action="store_true",
                         help="continue the most recent session in this folder")
-    parser.add_argument("--theme", help="theme name (see themes/)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     replay = sub.add_parser("replay", help="run a recorded SSE stream through the real pipeline")
     replay.add_argument("file", metavar="FILE.sse")
-    replay.add_argument("--dialect", choices=["auto", "openai", "anthropic"], default="auto")
+    replay.add_argument("--dialect", choices=["auto", *DIALECT_NAMES], default="auto")
     out = replay.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print the collected turn as JSON")
     out.add_argument("--events", action="store_true", help="print one JSON line per event")

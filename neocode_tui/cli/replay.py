@@ -17,7 +17,8 @@ from typing import cast
 from neocode_tui.collector import CollectedTurn, EventCallback, collect
 from neocode_tui.chat import ChatRequest
 from neocode_tui.events import StreamEvent
-from neocode_tui.providers.scripted import DialectName, ScriptedProvider, SSEReplay, detect_dialect
+from neocode_tui.providers.scripted import ScriptedProvider, SSEReplay, detect_dialect
+from neocode_tui.vocabulary import DialectName
 
 
 def read_recording(path: str, dialect: str = "auto") -> SSEReplay:

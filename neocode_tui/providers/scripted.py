@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Literal, Union
 
 from neocode_tui.chat import ChatRequest
+from neocode_tui.vocabulary import DialectName
 from neocode_tui.events import (
     FinishReason,
     MessageDone,
@@ -32,7 +33,6 @@ from neocode_tui.providers.dialect import CallIds, Dialect, EventPump
 from neocode_tui.providers.openai import OpenAIDialect
 from neocode_tui.providers.sse import SSEDecoder
 
-DialectName = Literal["openai", "anthropic"]
 
 
 @dataclass(frozen=True)

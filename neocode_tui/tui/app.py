@@ -1,9 +1,10 @@
-"""The NeoCode app: a conversation, an input box and a status bar around one agent loop.
+"""The NeoCode app: a conversation, an input box and a status bar around one agent session.
 
-The app owns no agent logic. It starts ``AgentLoop.run`` as a task per prompt, forwards the
-loop's events to the conversation view (which buffers them per frame) and the status bar,
-answers approval requests with a modal, and cancels the task on Esc. A new run starts only
-once the previous task is done, so a cancelled run's events cannot land in the next one.
+The app owns no agent logic. It hands prompts and commands to its ``AgentSession``, draws
+the session's events (the conversation view buffers them per frame, the status bar counts),
+answers approval requests with a modal, and asks the session to cancel on Esc. A new prompt
+starts only once the previous one is done, so a cancelled run's events cannot land in the
+next one.
 """
 
 from __future__ import annotations
@@ -13,31 +14,24 @@ import gc
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import get_args
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 
 from neocode_tui import __version__
-from neocode_tui.agent.loop import AgentLoop
-from neocode_tui.agent.store import (
-    LoadedSession,
-    SessionNotFound,
-    SessionStore,
-    find_session,
-    list_sessions,
-    load_session,
-)
 from neocode_tui.agent.loop_events import (
     ApprovalDecision,
-    ApprovalMode,
     ApprovalRequested,
     LoopEvent,
     Streamed,
+    TranscriptReplaced,
     TurnFinished,
     TurnStarted,
 )
+from neocode_tui.agent.session import AgentSession
 from neocode_tui.config import Settings
+from neocode_tui.errors import NeoCodeError
+from neocode_tui.chat import Message
 from neocode_tui.events import MessageDone, Usage, UsageEvent
 from neocode_tui.providers import Provider
 from neocode_tui.tui.approval import ApprovalScreen
@@ -49,15 +43,14 @@ from neocode_tui.tui.commands import (
     complete,
     parse_slash,
 )
-from neocode_tui.agent.compaction import compact_messages
 from neocode_tui.tui.conversation import ConversationView
 from neocode_tui.tui.themes import DEFAULT_THEME, discover_themes
 from neocode_tui.tui.user_config import load_user_config, save_user_config
 from neocode_tui.tui.widgets.completion import SlashCompletion
 from neocode_tui.tui.widgets.prompt import PromptInput
 from neocode_tui.tui.widgets.status import StatusBar
+from neocode_tui.vocabulary import APPROVAL_MODES
 
-APPROVAL_MODES: tuple[str, ...] = get_args(ApprovalMode)
 QUIT_WINDOW = 2.0
 """Seconds within which a second Ctrl+C quits."""
 
@@ -98,70 +91,37 @@ class NeoCodeApp(App[None]):
         remember_theme: bool = True,
         resume: str | None = None,
         blink: bool = True,
+        notices: list[str] | None = None,
     ) -> None:
         """``resume``: a session id (or id prefix) to continue, "" for this folder's latest.
 
         Raises ``SessionNotFound`` before anything is drawn when there is no such session.
+        ``notices``: warnings from start-up (workspace settings that were ignored) to show.
         """
         super().__init__()
         self.settings = settings
-        if provider is None:
-            from neocode_tui.providers import make_provider
-
-            provider = make_provider(settings)
-        self.provider = provider
         self.workspace = (workspace or Path.cwd()).resolve()
+        self.session = AgentSession(
+            settings, self.workspace, provider=provider, listener=self._on_loop_event,
+            approver=self._approve,
+        )
         self.initial_prompt = initial_prompt
+        self.start_notices = list(notices or ())
         self.clock = clock
         self.version = version
         self.remember_theme = remember_theme
         self.blink = blink
         if not blink:
             self.animation_level = "none"
-        self.loop = self._new_loop(self.settings.approval or "ask")
-        self._resumed_at_start = self._resume(resume) if resume is not None else None
+        if resume is not None:
+            self.session.resume(resume or None)  # before the screen exists: no event drawn
         self._work: asyncio.Task[None] | None = None
         """The one piece of work in progress (a run or a compaction): Esc cancels it."""
         self._last_ctrl_c = -QUIT_WINDOW
 
-    # -- building -------------------------------------------------------------------------
-
-    def _new_loop(
-        self, approval: ApprovalMode, loaded: LoadedSession | None = None
-    ) -> AgentLoop:
-        """A loop for a fresh conversation, or for a saved one reopened for appending."""
-        session, messages = SessionStore.resume(loaded) if loaded else (None, [])
-        return AgentLoop(
-            self.provider,
-            self.workspace,
-            sink=self._on_loop_event,
-            approver=self._approve,
-            approval=approval,
-            max_turns=self.settings.max_turns,
-            session=session,
-            messages=messages,
-            usage=loaded.usage if loaded else None,
-            secrets=self.settings.secrets,
-        )
-
-    def _resume(self, session_id: str) -> LoadedSession:
-        loaded = load_session(find_session(self.workspace, session_id or None))
-        self._close_session()
-        self.loop = self._new_loop(self.loop.approval, loaded)
-        return loaded
-
-    def _show_loaded(self, loaded: LoadedSession) -> None:
-        self.conversation.clear()
-        self.conversation.load_transcript(self.loop.messages)
-        self.conversation.add_notice("info", f"resumed session {loaded.info.id}: {loaded.info.title}")
-        self.status.session_usage = self.loop.usage
-
-    def _new_session(self) -> SessionStore:
-        return SessionStore.create(self.workspace, provider=self.provider.name, model=self.provider.model)
-
-    def _close_session(self) -> None:
-        if self.loop.session is not None:
-            self.loop.session.close()
+    @property
+    def provider(self) -> Provider:
+        return self.session.provider
 
     def compose(self) -> ComposeResult:
         # Held, not queried: the loop keeps reporting while a modal is up or the app closes.
@@ -177,8 +137,10 @@ class NeoCodeApp(App[None]):
 
     @property
     def _on_screen(self) -> bool:
-        """False once the app is closing: a run cancelled on exit reports to no one."""
-        return self.conversation.is_attached
+        """False before the screen is built and once the app is closing: a run cancelled
+        on exit reports to no one."""
+        view = getattr(self, "conversation", None)
+        return view is not None and view.is_attached
 
     def on_mount(self) -> None:
         themes, problems = discover_themes()
@@ -186,8 +148,8 @@ class NeoCodeApp(App[None]):
             self.register_theme(theme)
         status = self.status
         status.provider = self.provider.name
-        status.model = self.provider.model
-        status.approval = self.loop.approval
+        status.model = self.session.model
+        status.approval = self.session.approval
         self.conversation.add_notice(
             "info",
             f"NeoCode {self.version} in {self.workspace.name or self.workspace} · "
@@ -199,12 +161,12 @@ class NeoCodeApp(App[None]):
                 "No API key: this is the offline scripted model, a guided tour of what the app "
                 "does. Set OPENAI_API_KEY or ANTHROPIC_API_KEY (or a .env file) for a real one.",
             )
-        for problem in problems:
+        for problem in [*self.start_notices, *problems]:
             self.conversation.add_notice("warning", problem)
         self.theme = self._starting_theme()
         self.theme_changed_signal.subscribe(self, self._remember_theme)
-        if self._resumed_at_start is not None:
-            self._show_loaded(self._resumed_at_start)
+        if self.session.messages:
+            self._show_transcript("resumed", self.session.messages)
         self.prompt.focus()
         # Everything imported and built so far lives as long as the app: moved out of the
         # collector's sight, it no longer makes full collections (50-100 ms pauses measured
@@ -253,9 +215,7 @@ class NeoCodeApp(App[None]):
     def _start_run(self, prompt: str) -> None:
         self.conversation.add_user_message(prompt)
         self.conversation.scroll_to_latest()
-        if self.loop.session is None:  # created on the first prompt: no empty session files
-            self.loop.session = self._new_session()
-        self._start_task(self.loop.run(prompt))
+        self._start_task(self.session.prompt(prompt))
 
     def _start_task(self, work: Awaitable[object]) -> None:
         status = self.status
@@ -269,8 +229,9 @@ class NeoCodeApp(App[None]):
     async def _guarded(self, work: Awaitable[object]) -> None:
         try:
             await work
-        except asyncio.CancelledError:
-            pass  # Esc on work that does not absorb its cancel (a compaction): nothing to keep
+        except NeoCodeError as exc:
+            if self._on_screen:
+                self.conversation.add_notice("warning", str(exc))
         except Exception as exc:  # a bug below must never take the screen down with it
             if self._on_screen:
                 self.conversation.add_notice("error", f"internal error: {type(exc).__name__}: {exc}")
@@ -281,9 +242,28 @@ class NeoCodeApp(App[None]):
             self.prompt.remove_class("-busy")
 
     def _on_loop_event(self, event: LoopEvent) -> None:
-        if self._on_screen:
-            self.conversation.post(event)
-            self._track_usage(event)
+        if not self._on_screen:
+            return
+        if isinstance(event, TranscriptReplaced):
+            self._show_transcript(event.reason, event.messages)
+            return
+        self.conversation.post(event)
+        self._track_usage(event)
+
+    def _show_transcript(self, reason: str, messages: list[Message]) -> None:
+        view = self.conversation
+        view.clear()
+        status = self.status
+        status.turn_usage = Usage()
+        status.session_usage = self.session.usage
+        if reason == "cleared":
+            status.started_at = None
+            return
+        if reason == "compacted":
+            view.add_notice("info", "the conversation was replaced by this summary:")
+        view.load_transcript(messages)
+        if reason == "resumed":
+            view.add_notice("info", f"resumed session {self.session.id}: {self.session.title}")
 
     def _track_usage(self, event: LoopEvent) -> None:
         status = self.status
@@ -295,7 +275,7 @@ class NeoCodeApp(App[None]):
                 status.turn_usage = status.turn_usage.merged(usage)
         elif isinstance(event, TurnFinished) and event.usage is not None:
             status.turn_usage = event.usage
-            status.session_usage = self.loop.usage
+            status.session_usage = self.session.usage
 
     async def _approve(self, request: ApprovalRequested) -> ApprovalDecision:
         """Show the modal and wait for its answer; the app keeps drawing meanwhile."""
@@ -311,7 +291,9 @@ class NeoCodeApp(App[None]):
         try:
             return await answer
         finally:
-            if self.screen is screen:  # the run was interrupted while the question was open
+            # Interrupted while the question was open; once the app is closing its screens
+            # go with it.
+            if self.is_running and self.screen is screen:
                 self.pop_screen()
 
     async def _conversation_laid_out(self) -> None:
@@ -330,8 +312,8 @@ class NeoCodeApp(App[None]):
 
     def action_interrupt(self) -> None:
         """Esc: stop the running turn; what was shown stays, marked by the view."""
-        if self._work is not None and self.working:
-            self._work.cancel()
+        if self.working:
+            self.session.cancel()
         elif not self.conversation.anchored:
             self.conversation.scroll_to_latest()
 
@@ -364,11 +346,10 @@ class NeoCodeApp(App[None]):
         self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
 
     async def on_unmount(self) -> None:
-        if self._work is not None and self.working:
-            self._work.cancel()
-            await asyncio.wait([self._work], timeout=5)
-        self._close_session()
-        await self.provider.aclose()
+        # The session records what was running as interrupted and sends nothing more.
+        await self.session.aclose()
+        if self._work is not None:
+            await asyncio.wait([self._work])
 
     # -- slash commands -------------------------------------------------------------------
 
@@ -381,7 +362,7 @@ class NeoCodeApp(App[None]):
         if name == "approval":
             return list(APPROVAL_MODES)
         if name == "resume":
-            return [info.id for info in list_sessions(self.workspace)]
+            return [info.id for info in self.session.saved_sessions()]
         return []
 
     def prefill_input(self, text: str) -> None:
@@ -399,26 +380,23 @@ class NeoCodeApp(App[None]):
         if self.working and name in ("clear", "resume", "compact"):
             self.conversation.add_notice("warning", f"/{name} waits for the current answer (Esc interrupts it)")
             return
-        getattr(self, f"_command_{name}")(argument)
+        try:
+            getattr(self, f"_command_{name}")(argument)
+        except NeoCodeError as exc:
+            self.conversation.add_notice("warning", str(exc))
 
     def _command_help(self, _: str) -> None:
         lines = [f"{command.usage:<16} {command.help}" for command in SLASH_COMMANDS]
         self.conversation.add_notice("info", "\n".join([*lines, "", KEYS_HELP]))
 
     def _command_clear(self, _: str) -> None:
-        self._close_session()
-        self.loop = self._new_loop(self.loop.approval)
-        self.conversation.clear()
-        status = self.status
-        status.turn_usage = Usage()
-        status.session_usage = Usage()
-        status.started_at = None
+        self.session.clear()
 
     def _command_model(self, argument: str) -> None:
         if not argument:
-            self.conversation.add_notice("info", f"model: {self.provider.model} ({self.provider.name})")
+            self.conversation.add_notice("info", f"model: {self.session.model} ({self.provider.name})")
             return
-        self.provider.model = argument
+        self.session.model = argument
         self.status.model = argument
         self.conversation.add_notice("info", f"model switched to {argument}")
 
@@ -426,10 +404,10 @@ class NeoCodeApp(App[None]):
         if argument not in APPROVAL_MODES:
             self.conversation.add_notice(
                 "info" if not argument else "warning",
-                f"approval is {self.loop.approval}; choose one of: {', '.join(APPROVAL_MODES)}",
+                f"approval is {self.session.approval}; choose one of: {', '.join(APPROVAL_MODES)}",
             )
             return
-        self.loop.approval = argument  # type: ignore[assignment]
+        self.session.approval = argument  # type: ignore[assignment]
         self.status.approval = argument
         self.conversation.add_notice("info", f"approval mode: {argument}")
 
@@ -442,7 +420,7 @@ class NeoCodeApp(App[None]):
         self.theme = argument
 
     def _command_sessions(self, _: str) -> None:
-        sessions = list_sessions(self.workspace)
+        sessions = self.session.saved_sessions()
         if not sessions:
             self.conversation.add_notice("info", "no saved sessions for this folder yet")
             return
@@ -450,31 +428,14 @@ class NeoCodeApp(App[None]):
         self.conversation.add_notice("info", "\n".join([*lines, "", "/resume ID loads one"]))
 
     def _command_resume(self, argument: str) -> None:
-        try:
-            self._show_loaded(self._resume(argument))
-        except SessionNotFound as exc:
-            self.conversation.add_notice("warning", str(exc))
+        self.session.resume(argument or None)
 
     def _command_compact(self, _: str) -> None:
-        if not self.loop.messages:
+        if not self.session.messages:
             self.conversation.add_notice("info", "nothing to compact yet")
             return
         self.conversation.add_notice("info", "compacting: asking the model for a summary…")
-        self._start_task(self._compact())
-
-    async def _compact(self) -> None:
-        summary = await compact_messages(self.provider, self.loop.messages)
-        if summary.error:
-            self.conversation.add_notice("error", f"could not compact: {summary.error}")
-            return
-        self.loop.messages[:] = summary.messages
-        self._close_session()  # the summary starts a session of its own; the old one stays whole
-        self.loop.session = self._new_session()
-        for message in summary.messages:
-            self.loop.session.append_message(message)
-        self.conversation.clear()
-        self.conversation.add_notice("info", "the conversation was replaced by this summary:")
-        self.conversation.load_transcript(summary.messages)
+        self._start_task(self.session.compact())
 
     def _command_quit(self, _: str) -> None:
         self.exit()

@@ -19,7 +19,7 @@ from typing import Protocol
 from textual import events
 from textual.pilot import Pilot
 
-from neocode_tui.agent.loop_events import ApprovalMode
+from neocode_tui.vocabulary import ApprovalMode
 from neocode_tui.config import Settings
 from neocode_tui.chat import ChatRequest
 from neocode_tui.events import (

@@ -107,7 +107,9 @@ async def test_stream_json_is_one_event_per_line(dialect: Dialect, workspace: Pa
     assert lines[0]["type"] == "session" and lines[0]["provider"] == dialect.name
     events = [LoopEventAdapter.validate_python(line) for line in lines[1:]]
     kinds = [event.type for event in events]
-    assert kinds[0] == "turn_started" and kinds[-1] == "run_finished"
+    assert events[0].type == "session_titled" and events[0].title == "list"
+    assert events[0].session_id == lines[0]["session_id"]
+    assert kinds[1] == "turn_started" and kinds[-1] == "run_finished"
     assert "tool_started" in kinds and "tool_finished" in kinds
     deltas = [e.event.text for e in events if e.type == "stream" and e.event.type == "text_delta"]
     assert "".join(deltas) == "One file."

@@ -6,6 +6,8 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
+
 from neocode_tui.agent.loop import FINAL_ANSWER_REQUEST, TURN_LIMIT_RESULT, AgentLoop
 from neocode_tui.agent.loop_events import (
     ApprovalDecision,
@@ -16,6 +18,7 @@ from neocode_tui.agent.loop_events import (
     ToolOutputDelta,
     ToolStarted,
     TurnStarted,
+    RunFinished,
 )
 from neocode_tui.redact import REDACTED
 from neocode_tui.agent.store import SessionStore
@@ -182,7 +185,7 @@ async def test_cancel_while_streaming_keeps_what_was_shown(dialect: Dialect, wor
                   for e in recorder.events):
         await asyncio.sleep(0.01)
 
-    task.cancel()
+    assert loop.cancel()
     finished = await task
 
     assert finished.reason == "cancelled" and recorder.events[-1] == finished
@@ -212,7 +215,7 @@ async def test_cancel_during_bash_kills_it_and_closes_every_call(
     task = asyncio.create_task(loop.run("run the slow thing"))
     child = int(await wait_for_file(workspace / "child.pid"))
 
-    task.cancel()
+    loop.cancel()
     finished = await task
 
     assert finished.reason == "cancelled"
@@ -325,7 +328,7 @@ async def test_a_provider_error_ends_the_run_with_a_clear_error(dialect: Dialect
     finished = await loop.run("hello")
 
     assert finished.reason == "error"
-    assert finished.error is not None and finished.error["kind"] == "auth"
+    assert finished.error is not None and finished.error.kind == "auth"
     assert "sk-agent-test" not in json.dumps([e.model_dump(mode="json") for e in recorder.events])
     assert [m.role for m in loop.messages] == ["user"]
 
@@ -385,7 +388,7 @@ async def test_cancel_while_waiting_for_approval(dialect: Dialect, workspace: Pa
     loop, recorder = make_loop(dialect, workspace, approval="ask", approver=approver)
     task = asyncio.create_task(loop.run("write"))
     await waiting.wait()
-    task.cancel()
+    loop.cancel()
     finished = await task
 
     assert finished.reason == "cancelled"
@@ -442,3 +445,22 @@ async def test_the_api_key_in_a_workspace_file_never_leaves_a_tool(
     [preview] = previews  # the edit's: bash was allowed for the session, reads never ask
     assert preview is not None and f" OPENAI_API_KEY={REDACTED}\n" in preview
     assert any(e.type == "tool_output_delta" and REDACTED in e.text for e in recorder.events)
+
+
+async def test_a_timeout_around_a_run_raises_timeout_error_and_keeps_the_transcript_valid(
+    dialect: Dialect, workspace: Path
+) -> None:
+    dialect.reply("", [("s1", "bash", '{"command": "sleep 30"}')])
+    loop, recorder = make_loop(dialect, workspace, approval="full-auto")
+
+    with pytest.raises(TimeoutError):
+        async with asyncio.timeout(1.0):
+            await loop.run("run the slow thing")
+
+    assert not loop.running
+    [finished] = recorder.of(RunFinished)
+    assert finished.reason == "cancelled"
+    assert [(m.tool_call_id, m.content) for m in loop.messages if m.role == "tool"] == [
+        ("s1", STOPPED)
+    ]
+    assert_transcript_valid(loop)

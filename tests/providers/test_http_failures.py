@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from neocode_tui.collector import collect
+from neocode_tui.collector import Collector, collect
 from neocode_tui.chat import ChatRequest, Message
 from neocode_tui.events import StreamError, StreamRetry, TextDelta
 from neocode_tui.providers.http import HTTPOptions
@@ -187,11 +187,14 @@ async def test_cancelling_the_turn_returns_what_arrived_and_closes_the_connectio
     body = openai_turn("first words then a long silence")
     model_server.enqueue(Response(body=body, stall=5, stall_at=len(body) // 2))
     provider = provider_for(model_server.url, idle_timeout=10)
-    task = asyncio.create_task(collect(provider.stream(REQUEST)))
+    collector = Collector()
+    task = asyncio.create_task(collector.collect(provider.stream(REQUEST)))
     await asyncio.sleep(0.3)
     task.cancel()
-    turn = await asyncio.wait_for(task, 1)
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, 1)
     await provider.aclose()
+    turn = collector.partial()
     assert turn.cancelled and turn.text.startswith("first") and not turn.ok
 
 

@@ -73,7 +73,7 @@ async def test_enter_sends_the_prompt_and_the_answer_streams_in(tmp_path: Path) 
         assert "async def retry(call, attempts=3, delay=0.5):" in text
         assert "gives up after" in text
         assert "↑812 ↓164" in text  # the turn's tokens in the status bar
-        assert app.loop.messages[-1].content.endswith("tries.")
+        assert app.session.messages[-1].content.endswith("tries.")
 
 
 async def test_shift_enter_and_ctrl_j_add_lines_instead_of_sending(tmp_path: Path) -> None:
@@ -82,7 +82,7 @@ async def test_shift_enter_and_ctrl_j_add_lines_instead_of_sending(tmp_path: Pat
         await pilot.press("a", "shift+enter", "b", "ctrl+j", "c")
         assert app.prompt.text == "a\nb\nc"
         assert not app.working
-        assert app.loop.messages == []
+        assert app.session.messages == []
 
 
 async def test_up_and_down_recall_sent_prompts_and_keep_the_draft(tmp_path: Path) -> None:
@@ -108,7 +108,7 @@ async def test_escape_interrupts_mid_stream_and_keeps_what_was_shown(tmp_path: P
         assert "Interrupted: what is shown above is all the model sent." in text
         assert "interrupted by the user" not in text  # told once, not also as an error
         assert "Here is a small helper" in text
-        partial = app.loop.messages[-1]
+        partial = app.session.messages[-1]
         assert partial.role == "assistant"
         assert partial.content.startswith("Here is a small helper")
         assert not partial.content.endswith("tries.")
@@ -120,7 +120,7 @@ async def test_a_prompt_sent_while_working_stays_in_the_box(tmp_path: Path) -> N
         driver = Driver(pilot)
         await driver.play([Type("Write a retry helper"), Release(5), Type("and tests")])
         assert app.prompt.text == "and tests"
-        assert [m.content for m in app.loop.messages if m.role == "user"] == ["Write a retry helper"]
+        assert [m.content for m in app.session.messages if m.role == "user"] == ["Write a retry helper"]
 
 
 async def test_yes_in_the_approval_modal_writes_the_file(tmp_path: Path) -> None:
@@ -147,7 +147,7 @@ async def test_no_with_a_reason_leaves_the_file_and_tells_the_model(tmp_path: Pa
         await pilot.press(*"not now", "enter")
         await driver.step(Release())
         assert (app.workspace / "NOTES.md").read_text() == "# Notes\n\n- keep the demo small\n"
-        result = next(m for m in app.loop.messages if m.role == "tool" and m.name == "write_file")
+        result = next(m for m in app.session.messages if m.role == "tool" and m.name == "write_file")
         assert result.is_error and result.content.endswith("not now")
         assert "I left NOTES.md" in screen_text(app)
 
@@ -160,7 +160,7 @@ async def test_escape_in_the_modal_is_no(tmp_path: Path) -> None:
         assert not isinstance(app.screen, ApprovalScreen)
         assert not app.working
         assert "Visited" not in (app.workspace / "NOTES.md").read_text()
-        assert app.loop.messages[-1].role == "assistant"  # the run went on to its answer
+        assert app.session.messages[-1].role == "assistant"  # the run went on to its answer
 
 
 async def test_a_for_session_stops_asking_for_that_tool(tmp_path: Path) -> None:
@@ -237,7 +237,7 @@ async def test_model_and_approval_commands_change_what_the_next_run_uses(tmp_pat
         driver = Driver(pilot)
         await driver.play([Type("/model gpt-test"), Type("/approval full-auto"), Type("hi"), Release()])
         assert app.provider.inner.requests[-1].model == "gpt-test"
-        assert app.loop.approval == "full-auto"
+        assert app.session.approval == "full-auto"
         text = screen_text(app)
         assert "approval: full-auto" in text
 
@@ -254,8 +254,8 @@ async def test_compact_replaces_the_history_with_the_summary(tmp_path: Path) -> 
         await driver.play([Type("A haiku please"), Release(), Type("/compact"), Release()])
         await app.workers.wait_for_complete()
         await driver.settle()
-        assert len(app.loop.messages) == 2
-        assert "The user asked for a haiku" in app.loop.messages[0].content
+        assert len(app.session.messages) == 2
+        assert "The user asked for a haiku" in app.session.messages[0].content
         assert "The user asked for a haiku" in screen_text(app)
 
 
@@ -285,7 +285,7 @@ async def test_sessions_are_saved_and_resume_brings_the_conversation_back(tmp_pa
         await pilot.pause()
         await again.conversation.settled()
         await pilot.pause()
-        assert [m.role for m in again.loop.messages] == ["user", "assistant"]
+        assert [m.role for m in again.session.messages] == ["user", "assistant"]
         assert f"resumed session {sessions[0].id}" in screen_text(again)
 
 
@@ -352,7 +352,7 @@ async def test_without_an_api_key_the_app_starts_on_the_offline_model(tmp_path: 
     workspace = tmp_path / "project"
     workspace.mkdir()
     (workspace / "README.md").write_text("# hello\n")
-    app = NeoCodeApp(Settings(_env_file=None), workspace=workspace, remember_theme=False)
+    app = NeoCodeApp(Settings(), workspace=workspace, remember_theme=False)
     async with app.run_test(size=SIZE) as pilot:
         assert "offline scripted model — set OPENAI_API_KEY" in screen_text(app)
         await pilot.press(*"hi", "enter")
@@ -394,7 +394,7 @@ async def test_a_command_is_shown_in_full_before_it_runs_and_escape_stops_it(tmp
             await pilot.pause()
         assert not app.working
         assert not (app.workspace / "done.txt").exists()
-        result = next(m for m in app.loop.messages if m.role == "tool")
+        result = next(m for m in app.session.messages if m.role == "tool")
         assert result.is_error
 
 
@@ -403,12 +403,12 @@ async def test_sessions_and_resume_by_id_from_the_input(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         driver = Driver(pilot)
         await driver.play([Type("remember the milk"), Release()])
-        session_id = app.loop.session.id
+        session_id = app.session.id
         await driver.play([Type("/clear"), Type("/sessions")])
-        assert app.loop.messages == []
+        assert app.session.messages == []
         assert session_id in screen_text(app)
         await driver.play([Type(f"/resume {session_id}")])
-        assert [m.content for m in app.loop.messages] == ["remember the milk", "noted"]
+        assert [m.content for m in app.session.messages] == ["remember the milk", "noted"]
         assert "remember the milk" in screen_text(app)
 
 
@@ -447,7 +447,7 @@ async def test_a_key_in_a_file_the_model_reads_never_reaches_the_screen_or_the_s
         text = screen_text(app)
         assert "OPENAI_API_KEY=[redacted]" in text
         assert key not in text
-    result = next(m for m in app.loop.messages if m.role == "tool")
+    result = next(m for m in app.session.messages if m.role == "tool")
     assert key not in result.content
     saved = "".join(path.read_text() for path in (tmp_path / "data").rglob("*.jsonl"))
     assert "OPENAI_API_KEY=[redacted]" in saved and key not in saved

@@ -9,7 +9,8 @@ import pytest
 from neocode_tui.cli import build_parser
 from neocode_tui.config import Settings
 from neocode_tui.tui.app import NeoCodeApp
-from neocode_tui.cli.app import run_app, settings_from_args
+from neocode_tui.cli.app import run_app
+from neocode_tui.cli.options import load_from_args
 from neocode_tui.tui.scenarios import SIZE
 
 
@@ -24,19 +25,19 @@ def test_flags_win_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("NEOCODE_MODEL", "from-env")
     monkeypatch.setenv("NEOCODE_APPROVAL", "full-auto")
     args = build_parser().parse_args(["--model", "from-flag", "--theme", "neocode-light"])
-    settings = settings_from_args(args)
+    settings = load_from_args(args, Path.cwd()).settings
     assert settings.model == "from-flag"
     assert settings.theme == "neocode-light"
     assert settings.approval == "full-auto"  # not given as a flag: the environment's
 
 
 def test_resuming_a_session_that_does_not_exist_says_so(capsys: pytest.CaptureFixture[str]) -> None:
-    assert run_app(build_parser().parse_args(["--resume", "nope"])) == 1
+    assert run_app(build_parser().parse_args(["--resume", "nope"])) == 2
     assert "no saved session with id 'nope'" in capsys.readouterr().err
 
 
 def test_continue_with_no_session_says_so(capsys: pytest.CaptureFixture[str]) -> None:
-    assert run_app(build_parser().parse_args(["--continue"])) == 1
+    assert run_app(build_parser().parse_args(["--continue"])) == 2
     assert "no saved session for" in capsys.readouterr().err
 
 

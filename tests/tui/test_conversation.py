@@ -19,6 +19,7 @@ from neocode_tui.agent.loop_events import (
 )
 from neocode_tui.chat import Message, ToolCall
 from neocode_tui.events import (
+    ErrorInfo,
     MessageDone,
     ReasoningDelta,
     StreamError,
@@ -271,8 +272,8 @@ async def test_stream_errors_become_a_notice_that_says_what_to_do() -> None:
         await show(view, [
             TurnStarted(turn=1),
             *stream(1, StreamError(kind="auth", message="The API key was rejected (HTTP 401)", status=401)),
-            TurnFinished(turn=1, finish_reason=None, error="The API key was rejected (HTTP 401)"),
-            RunFinished(turn=1, reason="error", error={"kind": "auth", "message": "The API key was rejected"}),
+            TurnFinished(turn=1, finish_reason=None, error=ErrorInfo(kind="auth", message="The API key was rejected (HTTP 401)")),
+            RunFinished(turn=1, reason="error", error=ErrorInfo(kind="auth", message="The API key was rejected")),
         ])
         await pilot.pause()
         text = screen(app)

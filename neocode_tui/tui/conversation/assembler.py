@@ -223,8 +223,8 @@ class Assembler:
         if cancelled:
             self.notice("warning", "Interrupted: what is shown above is all the model sent.")
         elif event.reason == "error" and not self._error_shown:
-            error = event.error or {}
-            self._error(error.get("message", "The run failed"), error.get("kind"))
+            error = event.error
+            self._error(error.message if error else "The run failed", error.kind if error else None)
         elif event.reason == "turn_limit":
             self.notice("warning", "Stopped at the turn limit (--max-turns): send a message to go on.")
         self._turn = None

@@ -1,0 +1,41 @@
+"""Flags shared by the front ends, and the settings they lead to."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from typing import TYPE_CHECKING
+
+from neocode_tui.vocabulary import APPROVAL_MODES, PROVIDER_NAMES
+
+if TYPE_CHECKING:
+    from neocode_tui.settings import LoadedSettings
+
+SETTING_FLAGS = ("provider", "base_url", "model", "approval", "theme", "max_turns")
+"""Flags that are settings: given on the command line, they win over every other source."""
+
+
+def add_setting_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--provider", choices=PROVIDER_NAMES)
+    parser.add_argument("--base-url", help="API base URL (OpenAI-style URLs include /v1)")
+    parser.add_argument("--model", help="model name sent to the provider")
+    parser.add_argument(
+        "--approval",
+        choices=APPROVAL_MODES,
+        help="what needs your yes: ask (writes and commands), auto-edit (commands), full-auto",
+    )
+    parser.add_argument("--max-turns", type=int, help="stop the agent after this many turns")
+    parser.add_argument("--theme", help="theme name (see themes/)")
+    parser.add_argument(
+        "--trust", action="store_true",
+        help="trust this folder for this run: its .env may set the provider, URL and approval",
+    )
+
+
+def load_from_args(args: argparse.Namespace, workspace: Path) -> LoadedSettings:
+    """Settings for ``workspace`` with the flags on top; ``SettingsError`` lists problems."""
+    from neocode_tui.settings import load_settings  # pydantic: not for ``neocode --help``
+
+    flags = {name: getattr(args, name, None) for name in SETTING_FLAGS}
+    return load_settings(workspace, flags, trusted=True if getattr(args, "trust", False) else None)
