@@ -77,12 +77,10 @@ async def openai_only(model_server) -> Dialect:
     return Dialect("openai", model_server)
 
 
-@pytest.fixture(autouse=True)
-def isolated_dirs(tmp_path: Path, monkeypatch) -> Path:
-    """Sessions and user instructions under the test's own folder, never the user's."""
-    monkeypatch.setenv("NEOCODE_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    return tmp_path
+@pytest.fixture
+def isolated_dirs(isolated_user: Path) -> Path:
+    """The folder holding this test's own ``config`` and ``data`` folders."""
+    return isolated_user
 
 
 @pytest.fixture

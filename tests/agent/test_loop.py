@@ -39,7 +39,7 @@ async def test_read_edit_run_then_answer(
     dialect: Dialect, workspace: Path, isolated_dirs: Path
 ) -> None:
     (workspace / "AGENTS.md").write_text("Always run the program after editing.\n")
-    user_config = isolated_dirs / "config" / "neocode"
+    user_config = isolated_dirs / "config"
     user_config.mkdir(parents=True)
     (user_config / "AGENTS.md").write_text("Answer in one sentence.\n")
     dialect.reply("Let me look.", [("c1", "read_file", '{"path": "app.py"}')])

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 
 from neocode_tui.agent.store import list_sessions
 from neocode_tui.config import Settings
@@ -26,22 +24,7 @@ from neocode_tui.tui.scenarios import (
     Type,
 )
 from neocode_tui.tui.user_config import load_user_config
-
-
-@pytest.fixture(autouse=True)
-def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Settings, sessions and instruction files of the test's own, never the user's."""
-    monkeypatch.setenv("NEOCODE_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setenv("NEOCODE_DATA_DIR", str(tmp_path / "data"))
-    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "NEOCODE_PROVIDER", "NEOCODE_THEME"):
-        monkeypatch.delenv(name, raising=False)
-
-
-def screen_text(app: NeoCodeApp) -> str:
-    """The characters on screen, as a person reads them."""
-    console = Console(width=app.size.width, file=io.StringIO(), record=True, legacy_windows=False)
-    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
-    return console.export_text()
+from tests.helpers import screen_text, wait_until
 
 
 def scenario_app(name: str, tmp_path: Path) -> NeoCodeApp:
@@ -356,17 +339,11 @@ async def test_without_an_api_key_the_app_starts_on_the_offline_model(tmp_path: 
     async with app.run_test(size=SIZE) as pilot:
         assert "offline scripted model — set OPENAI_API_KEY" in screen_text(app)
         await pilot.press(*"hi", "enter")
-        for _ in range(200):
-            if isinstance(app.screen, ApprovalScreen):
-                break
-            await pilot.pause()
+        await wait_until(lambda: isinstance(app.screen, ApprovalScreen), pause=pilot.pause, what='isinstance(app.screen, ApprovalScreen)')
         assert isinstance(app.screen, ApprovalScreen)
         assert app.screen.request.name == "write_file"
         await pilot.press("y")
-        for _ in range(200):
-            if not app.working:
-                break
-            await pilot.pause()
+        await wait_until(lambda: not app.working, pause=pilot.pause, what='not app.working')
         assert (workspace / "NOTES.md").read_text().endswith("- Visited by NeoCode's offline model.\n")
 
 
@@ -382,16 +359,10 @@ async def test_a_command_is_shown_in_full_before_it_runs_and_escape_stops_it(tmp
         assert isinstance(app.screen, ApprovalScreen)
         assert f"$ {command}" in screen_text(app)
         await pilot.press("y")
-        for _ in range(200):
-            if (app.workspace / "started.txt").exists():
-                break
-            await pilot.pause()
+        await wait_until(lambda: (app.workspace / "started.txt").exists(), pause=pilot.pause, what='(app.workspace / "started.txt").exists()')
         assert app.working  # the command runs; the app still takes keys
         await pilot.press("escape")
-        for _ in range(200):
-            if not app.working:
-                break
-            await pilot.pause()
+        await wait_until(lambda: not app.working, pause=pilot.pause, what='not app.working')
         assert not app.working
         assert not (app.workspace / "done.txt").exists()
         result = next(m for m in app.session.messages if m.role == "tool")

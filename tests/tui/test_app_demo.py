@@ -11,12 +11,6 @@ import pytest
 from neocode_tui.cli import main
 
 
-@pytest.fixture(autouse=True)
-def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("NEOCODE_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setenv("NEOCODE_DATA_DIR", str(tmp_path / "data"))
-
-
 def test_a_cast_recording_is_asciinema_v2_and_the_same_every_run(tmp_path: Path) -> None:
     first, second = tmp_path / "one.cast", tmp_path / "two.cast"
     assert main(["demo", "fence", "--record", str(first)]) == 0

@@ -14,13 +14,6 @@ from neocode_tui.cli.options import load_from_args
 from neocode_tui.tui.scenarios import SIZE
 
 
-@pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("NEOCODE_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setenv("NEOCODE_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.chdir(tmp_path)  # no .env of the developer's
-
-
 def test_flags_win_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NEOCODE_MODEL", "from-env")
     monkeypatch.setenv("NEOCODE_APPROVAL", "full-auto")

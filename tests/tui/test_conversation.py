@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import io
 
 import pytest
-from rich.console import Console
 from textual.app import App, ComposeResult
 
 from neocode_tui.agent.loop_events import (
@@ -30,6 +28,7 @@ from neocode_tui.events import (
     ToolCallStart,
 )
 from neocode_tui.tui.conversation import ConversationView
+from tests.helpers import screen_text
 
 SIZE = (80, 30)
 
@@ -65,16 +64,9 @@ class Host(App[None]):
         yield ConversationView()
 
 
-def screen(app: App[None], styles: bool = False) -> str:
-    """What is on the terminal, as a person reads it (with colours when ``styles``)."""
-    console = Console(width=app.size.width, file=io.StringIO(), record=True, color_system="truecolor")
-    console.print(app.screen._compositor.render_update(full=True))
-    return console.export_text(styles=styles)
-
-
 def content(app: App[None]) -> str:
     """The screen without the scrollbar column, which moves as content grows below."""
-    return "\n".join(line[:-2] for line in screen(app).splitlines())
+    return "\n".join(line[:-2] for line in screen_text(app).splitlines())
 
 
 def stream(turn: int, *events: object) -> list[LoopEvent]:
@@ -115,8 +107,8 @@ async def test_many_deltas_end_on_the_same_screen_as_one_delta(answer: str) -> N
             view.add_user_message("make it greet")
             await show(view, answer_run(text_deltas(answer, size)))
             await pilot.pause()
-            screens.append(screen(app, styles=True))
-            text = screen(app)
+            screens.append(screen_text(app, styles=True))
+            text = screen_text(app)
     assert "```" not in text and ("That is all." in text or 'return f"hello {name}"' in text)
     assert screens[1] == screens[0]
     assert screens[2] == screens[0]
@@ -129,8 +121,8 @@ async def test_a_long_fence_mid_stream_is_one_code_block_without_seams() -> None
         cut = LONG_CODE.index("def step_44")
         await show(view, [TurnStarted(turn=1), *stream(1, *text_deltas(LONG_CODE[:cut], 6))])
         await pilot.pause()
-        lines = screen(app).splitlines()
-        styled = screen(app, styles=True).splitlines()
+        lines = screen_text(app).splitlines()
+        styled = screen_text(app, styles=True).splitlines()
         first = next(i for i, line in enumerate(lines) if "def step_20(" in line)
         last = next(i for i, line in enumerate(lines) if "return x + 43" in line)
         code_background = "48;2;39;40;34"
@@ -144,11 +136,11 @@ async def test_a_fence_cut_mid_stream_is_drawn_as_code_at_every_moment() -> None
         view = app.query_one(ConversationView)
         cut = ANSWER.index("        return greet")
         await show(view, [TurnStarted(turn=1), *stream(1, *text_deltas(ANSWER[:cut], 5))])
-        text = screen(app)
+        text = screen_text(app)
         assert "```" not in text  # the open fence is a code block, not literal backticks
         assert "class Greeter:" in text
         lines = text.splitlines()
-        styled = screen(app, styles=True).splitlines()
+        styled = screen_text(app, styles=True).splitlines()
         code_line = styled[next(i for i, line in enumerate(lines) if "class Greeter" in line)]
         prose_line = styled[next(i for i, line in enumerate(lines) if "We read the file" in line)]
         code_background = "48;2;39;40;34"  # the code theme's background
@@ -156,7 +148,7 @@ async def test_a_fence_cut_mid_stream_is_drawn_as_code_at_every_moment() -> None
         # Many deltas later the fence closes: still one code block, prose after it.
         await show(view, stream(1, *text_deltas(ANSWER[cut:], 5)))
         await pilot.pause()
-        text = screen(app)
+        text = screen_text(app)
         assert "```" not in text
         assert "return greet(name)" in text and "Then run the tests:" in text
 
@@ -174,13 +166,13 @@ async def test_parallel_tool_calls_with_interleaved_deltas_each_grow_in_their_ow
                              ToolCallDelta(index=0, arguments=write[i : i + 4]))
         half = len(events) // 2
         await show(view, events[:half])
-        lines = screen(app).splitlines()
+        lines = screen_text(app).splitlines()
         write_top = next(i for i, line in enumerate(lines) if "write_file" in line)
         bash_top = next(i for i, line in enumerate(lines) if "─  bash  ─" in line)
         assert write_top < bash_top
         assert "src/app.py" in "\n".join(lines[write_top:bash_top])
         await show(view, events[half:] + stream(1, ToolCallEnd(index=0), ToolCallEnd(index=1)))
-        lines = screen(app).splitlines()
+        lines = screen_text(app).splitlines()
         write_top = next(i for i, line in enumerate(lines) if "write_file" in line)
         bash_top = next(i for i, line in enumerate(lines) if "─  bash  ─" in line)
         write_panel = "\n".join(lines[write_top:bash_top])
@@ -196,7 +188,7 @@ async def test_parallel_tool_calls_with_interleaved_deltas_each_grow_in_their_ow
             ToolFinished(turn=1, index=1, call_id="b", name="bash", result="1 passed", status="ok"),
         ])
         await pilot.pause()
-        text = screen(app)
+        text = screen_text(app)
         assert text.count("✓ done") == 2
         assert "+import os" in text and "1 passed" in text
 
@@ -211,7 +203,7 @@ async def test_a_retry_takes_back_the_partial_answer_visibly() -> None:
                     ToolCallStart(index=0, id="x", name="bash"),
                     ToolCallDelta(index=0, arguments='{"command": "rm -rf bu')),
         ])
-        assert "First attempt paragraph." in screen(app)
+        assert "First attempt paragraph." in screen_text(app)
         view.add_notice("info", "theme switched to light")  # the app's own notice, mid-attempt
         await show(view, [
             *stream(1, StreamRetry(attempt=2, max_attempts=3, delay=1.5, reason="connection lost"),
@@ -219,7 +211,7 @@ async def test_a_retry_takes_back_the_partial_answer_visibly() -> None:
             TurnFinished(turn=1, finish_reason="stop"),
         ])
         await pilot.pause()
-        text = screen(app)
+        text = screen_text(app)
         assert "First attempt" not in text and "rm -rf" not in text and "bash" not in text
         assert "connection lost: retrying 2/3 in 1.5 s" in text
         assert "theme switched to light" in text
@@ -239,7 +231,7 @@ async def test_an_interrupted_run_keeps_what_was_shown_and_says_so() -> None:
             RunFinished(turn=1, reason="cancelled"),
         ])
         await pilot.pause()
-        text = screen(app)
+        text = screen_text(app)
         assert "Half of the ans" in text
         assert "⏹ interrupted" in text  # the tool panel that never ran
         assert "Interrupted" in text
@@ -260,7 +252,7 @@ async def test_late_events_of_a_cancelled_run_never_land_in_the_next_one() -> No
             TurnFinished(turn=2, finish_reason="stop"),
         ])
         await pilot.pause()
-        text = screen(app)
+        text = screen_text(app)
         assert "fresh answer" in text and "old answer" in text
         assert "LATE" not in text and "ghost_tool" not in text
 
@@ -276,7 +268,7 @@ async def test_stream_errors_become_a_notice_that_says_what_to_do() -> None:
             RunFinished(turn=1, reason="error", error=ErrorInfo(kind="auth", message="The API key was rejected")),
         ])
         await pilot.pause()
-        text = screen(app)
+        text = screen_text(app)
         assert "✖ The API key was rejected (HTTP 401). Check your API key" in text
         assert text.count("API key was rejected") == 1
 
@@ -292,7 +284,7 @@ async def test_scrolling_up_stops_following_and_the_way_back_down_follows_again(
     async with app.run_test(size=SIZE) as pilot:
         view = app.query_one(ConversationView)
         await show(view, long_turn(1, 30))
-        assert view.anchored and "Paragraph 29 of turn 1" in screen(app)
+        assert view.anchored and "Paragraph 29 of turn 1" in screen_text(app)
         await pilot.press("pageup")
         await pilot.wait_for_scheduled_animations()
         assert not view.anchored
@@ -305,10 +297,10 @@ async def test_scrolling_up_stops_following_and_the_way_back_down_follows_again(
         await pilot.press("end")
         await pilot.pause()
         assert view.anchored
-        text = screen(app)
+        text = screen_text(app)
         assert "Paragraph 4 of turn 2" in text and "more below" not in text
         await show(view, long_turn(3, 5))
-        assert "Paragraph 4 of turn 3" in screen(app)  # following again
+        assert "Paragraph 4 of turn 3" in screen_text(app)  # following again
 
 
 async def test_clicking_the_way_back_down_jumps_to_the_latest() -> None:
@@ -321,7 +313,7 @@ async def test_clicking_the_way_back_down_jumps_to_the_latest() -> None:
         assert not view.anchored
         await pilot.click(ConversationView, offset=(10, view.scrollable_content_region.height - 1))
         await pilot.pause()
-        assert view.anchored and "Paragraph 29 of turn 1" in screen(app)
+        assert view.anchored and "Paragraph 29 of turn 1" in screen_text(app)
 
 
 async def test_a_resize_rewraps_settled_lines() -> None:
@@ -331,14 +323,14 @@ async def test_a_resize_rewraps_settled_lines() -> None:
         sentence = "word " * 30
         await show(view, [TurnStarted(turn=1), *stream(1, TextDelta(text=sentence + "END\n\nnext"),
                                                        MessageDone(finish_reason="stop"))])
-        wide = [line for line in screen(app).splitlines() if "word" in line]
+        wide = [line for line in screen_text(app).splitlines() if "word" in line]
         await pilot.resize_terminal(50, 30)
         await pilot.pause()
         await pilot.pause()
-        narrow = [line for line in screen(app).splitlines() if "word" in line]
+        narrow = [line for line in screen_text(app).splitlines() if "word" in line]
         assert len(narrow) > len(wide) >= 2
         assert all(len(line.rstrip()) <= 50 for line in narrow)
-        assert "END" in screen(app)
+        assert "END" in screen_text(app)
 
 
 async def test_long_tool_output_collapses_and_a_click_expands_it() -> None:
@@ -354,12 +346,12 @@ async def test_long_tool_output_collapses_and_a_click_expands_it() -> None:
             ToolFinished(turn=1, index=0, call_id="b", name="bash", result=output),
         ])
         await pilot.pause()
-        text = screen(app)
+        text = screen_text(app)
         assert "line 7" in text and "line 8\n" not in text and "32 more lines" in text
         row = next(i for i, line in enumerate(text.splitlines()) if "line 3" in line)
         await pilot.click(ConversationView, offset=(5, row))
         await pilot.pause()
-        text = screen(app)
+        text = screen_text(app)
         assert "line 39" in text and "more lines" not in text
 
 
@@ -377,7 +369,7 @@ async def test_a_resumed_transcript_shows_settled_with_results_paired() -> None:
         view.load_transcript(messages)
         await view.settled()
         await pilot.pause()
-        text = screen(app)
+        text = screen_text(app)
         for expected in ("› list files", "Listing now.", "list_dir", "README.md", "✓ done", "Two entries."):
             assert expected in text
 
@@ -401,12 +393,12 @@ async def test_a_theme_switch_redraws_settled_text_in_the_new_colours() -> None:
         view = app.query_one(ConversationView)
         await show(view, answer_run(text_deltas(ANSWER, 9)))
         await pilot.pause()
-        dark = screen(app, styles=True)
+        dark = screen_text(app, styles=True)
         app.theme = "textual-light"
         await pilot.pause()
         await pilot.pause()
-        light = screen(app, styles=True)
-        assert screen(app).count("hello {name}") == 1
+        light = screen_text(app, styles=True)
+        assert screen_text(app).count("hello {name}") == 1
         assert light != dark
         accent = app.theme_variables["accent"].lstrip("#")
         red, green, blue = (int(accent[i : i + 2], 16) for i in (0, 2, 4))
@@ -419,20 +411,20 @@ async def test_reasoning_streams_dimmed_apart_from_the_answer_then_folds_and_unf
         view = app.query_one(ConversationView)
         thought = "".join(f"thought line {n}\n" for n in range(1, 13))
         await show(view, [TurnStarted(turn=1), *stream(1, *[ReasoningDelta(text=thought[i : i + 5]) for i in range(0, len(thought), 5)])])
-        text = screen(app)
+        text = screen_text(app)
         assert "∴ Thinking… (12 lines)" in text and "thought line 12" in text
         shown = [line.strip() for line in text.splitlines()]
         assert "thought line 1" not in shown and "thought line 7" in shown  # the latest lines only
         await show(view, [*stream(1, *text_deltas("The answer.", 4), MessageDone(finish_reason="stop")),
                           TurnFinished(turn=1, finish_reason="stop")])
         await pilot.pause()
-        lines = screen(app).splitlines()
+        lines = screen_text(app).splitlines()
         folded = next(i for i, line in enumerate(lines) if "∴ Thought for 12 lines" in line)
         answer = next(i for i, line in enumerate(lines) if "The answer." in line)
         assert folded < answer and "thought line" not in "\n".join(lines)
         assert "thought" not in lines[answer]
         await pilot.click(ConversationView, offset=(4, folded))
         await pilot.pause()
-        text = screen(app)
+        text = screen_text(app)
         shown = [line.strip() for line in text.splitlines()]
         assert "thought line 1" in shown and "thought line 12" in shown and text.index("thought line 12") < text.index("The answer.")

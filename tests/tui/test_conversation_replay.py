@@ -8,19 +8,18 @@ from pathlib import Path
 
 from neocode_tui.cli.replay import read_recording
 from neocode_tui.cli.replay_tui import build_replay_app, until_played
-from tests.tui.test_conversation import screen
+from tests.helpers import screen_text
 
 STREAMS = Path(__file__).parent.parent / "streams"
 
 
 async def test_a_recorded_parallel_tool_call_stream_plays_into_the_app(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setenv("NEOCODE_DATA_DIR", str(tmp_path / "data"))
     recording = read_recording(str(STREAMS / "anthropic_thinking_tool_use.sse"))
     app = build_replay_app(recording, "recording.sse", None, tmp_path)
     async with app.run_test(size=(100, 40)) as pilot:
         await until_played(app)
         await pilot.pause()
-        text = screen(app)
+        text = screen_text(app)
     assert "› (replay of recording.sse)" in text
     assert "∴ Thought for 1 line" in text and "I'll read both files." in text
     assert text.count("read_file") == 2 and "old.py" in text and "new.py" in text

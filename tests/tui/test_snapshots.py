@@ -27,12 +27,6 @@ SCREENS = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("NEOCODE_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setenv("NEOCODE_DATA_DIR", str(tmp_path / "data"))
-
-
 @pytest.mark.parametrize("name", SCREENS)
 def test_screen(name: str, snap_compare, tmp_path: Path) -> None:
     scenario = SCENARIOS[name]

@@ -1,0 +1,49 @@
+"""Helpers every test folder shares: reading the screen, waiting for a condition."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from rich.console import Console
+from textual.app import App
+
+
+def screen_text(app: App[Any], styles: bool = False) -> str:
+    """The characters on screen, modal screens over their background, as a person reads them
+    (with the colours as markup when ``styles``).
+
+    Textual has no public text export; this is the one place that reaches into it.
+    """
+    console = Console(
+        width=app.size.width, file=io.StringIO(), record=True, color_system="truecolor",
+        legacy_windows=False,
+    )
+    update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    console.print(update)
+    return console.export_text(styles=styles)
+
+
+async def wait_until(
+    condition: Callable[[], bool],
+    *,
+    timeout: float = 5.0,
+    pause: Callable[[], Awaitable[object]] | None = None,
+    what: str = "the condition",
+) -> None:
+    """Wait for ``condition`` to hold; fail loudly with ``what`` when it does not in time.
+
+    ``pause`` lets a Pilot settle between checks (``pilot.pause``); otherwise the event loop
+    gets a short sleep.
+    """
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        if pause is not None:
+            await pause()
+        else:
+            await asyncio.sleep(0.01)
