@@ -7,6 +7,17 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 
+def clean_text(text: str) -> str:
+    """``text`` as valid Unicode: bytes that were not UTF-8 (a file name, an argument,
+    decoded with ``surrogateescape``) become U+FFFD instead of failing every JSON encoder,
+    session file and terminal they reach."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return text
+
+
 class ToolCall(BaseModel):
     id: str
     name: str

@@ -35,16 +35,22 @@ class Settings(BaseModel):
     anthropic_api_key: SecretStr | None = Field(None, validation_alias="ANTHROPIC_API_KEY")
     anthropic_base_url: str | None = Field(None, validation_alias="ANTHROPIC_BASE_URL")
 
-    connect_timeout: float = Field(10.0, validation_alias="NEOCODE_CONNECT_TIMEOUT")
-    first_byte_timeout: float = Field(60.0, validation_alias="NEOCODE_FIRST_BYTE_TIMEOUT")
-    idle_timeout: float = Field(60.0, validation_alias="NEOCODE_IDLE_TIMEOUT")
-    max_retries: int = Field(3, validation_alias="NEOCODE_MAX_RETRIES")
+    connect_timeout: float = Field(
+        10.0, gt=0, allow_inf_nan=False, validation_alias="NEOCODE_CONNECT_TIMEOUT"
+    )
+    first_byte_timeout: float = Field(
+        60.0, gt=0, allow_inf_nan=False, validation_alias="NEOCODE_FIRST_BYTE_TIMEOUT"
+    )
+    idle_timeout: float = Field(
+        60.0, gt=0, allow_inf_nan=False, validation_alias="NEOCODE_IDLE_TIMEOUT"
+    )
+    max_retries: int = Field(3, ge=0, le=10, validation_alias="NEOCODE_MAX_RETRIES")
     """Attempts after the first one, for retryable failures."""
 
     approval: ApprovalMode | None = Field(
         None, validation_alias="NEOCODE_APPROVAL"
     )
-    max_turns: int = Field(25, validation_alias="NEOCODE_MAX_TURNS")
+    max_turns: int = Field(25, ge=1, validation_alias="NEOCODE_MAX_TURNS")
     theme: str | None = Field(None, validation_alias="NEOCODE_THEME")
 
     @property

@@ -8,7 +8,6 @@ the theme), and each line it may not set is reported, so nothing is ignored sile
 
 from __future__ import annotations
 
-import math
 import os
 import stat
 from collections.abc import Mapping
@@ -81,16 +80,14 @@ def load_settings(
 
     try:
         # Only these values: pydantic-settings must not read a .env of its own.
-        settings = Settings.model_validate(values) if not problems else None
+        settings = Settings.model_validate(values)
     except ValidationError as exc:
         for error in exc.errors(include_url=False):
             name = str(error["loc"][0]) if error["loc"] else ""
             value = values.get(name)
             shown = "" if name.endswith("api_key") else f" {value!r}"
-            problems.append(f"{sources.get(name, name)}:{shown} {error['msg']}")
+            problems.append(f"{sources.get(name, name)}:{shown}: {error['msg']}")
         settings = None
-    if settings is not None:
-        problems.extend(_sanity(settings, sources))
     if problems or settings is None:
         raise SettingsError(problems)
     return LoadedSettings(settings=settings, trusted=trusted, ignored=ignored)
@@ -115,18 +112,3 @@ def _read_env_file(path: Path, problems: list[str]) -> dict[str, str | None]:
         problems.append(f"{path} cannot be read: {exc}")
         return {}
 
-
-def _sanity(settings: Settings, sources: Mapping[str, str]) -> list[str]:
-    """Values pydantic accepts but no run could use."""
-    problems = []
-    for name in ("connect_timeout", "first_byte_timeout", "idle_timeout"):
-        value = getattr(settings, name)
-        if not math.isfinite(value) or value <= 0:
-            problems.append(
-                f"{sources.get(name, name)} must be a positive number of seconds, not {value!r}"
-            )
-    if settings.max_retries < 0:
-        problems.append(f"{sources.get('max_retries', 'max_retries')} cannot be negative")
-    if settings.max_turns < 1:
-        problems.append(f"{sources.get('max_turns', 'max_turns')} must be at least 1")
-    return problems

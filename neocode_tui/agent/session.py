@@ -31,7 +31,7 @@ from neocode_tui.agent.store import (
     title_of,
 )
 from neocode_tui.agent.tools import ToolRegistry
-from neocode_tui.chat import Message
+from neocode_tui.chat import Message, clean_text
 from neocode_tui.config import Settings
 from neocode_tui.errors import WorkInProgress
 from neocode_tui.events import Usage
@@ -126,6 +126,7 @@ class AgentSession:
         """Run ``text`` to the end; ``cancel()`` ends it early (``reason="cancelled"``)."""
         if self.running:
             raise WorkInProgress("the agent is still working on the last prompt")
+        text = clean_text(text)
         self.ensure_saved()
         if not self.title:
             self.title = title_of(text)

@@ -36,7 +36,7 @@ async def neocode(dialect: Dialect, cwd: Path, *args: str, stdin: bytes | None =
     return Result(process.returncode, out.decode(), err.decode())
 
 
-async def start(dialect: Dialect, cwd: Path, *args: str, stdin: bool = False):
+async def start(dialect: Dialect, cwd: Path, *args: str, stdin: bool = False, **settings: str):
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update(
         NEOCODE_PROVIDER=dialect.name,
@@ -46,6 +46,7 @@ async def start(dialect: Dialect, cwd: Path, *args: str, stdin: bool = False):
         OPENAI_API_KEY=API_KEY,
         ANTHROPIC_API_KEY=API_KEY,
     )
+    env.update(settings)
     return await asyncio.create_subprocess_exec(
         NEOCODE, *args, cwd=cwd, env=env,
         stdin=asyncio.subprocess.PIPE if stdin else asyncio.subprocess.DEVNULL,
@@ -141,7 +142,7 @@ async def test_a_failed_run_exits_1_with_the_error_and_no_key(dialect: Dialect, 
 @pytest.mark.parametrize(
     ("args", "stdin", "message"),
     [
-        (["-p", "hi", "--max-turns", "0"], None, "--max-turns must be at least 1"),
+        (["-p", "hi", "--max-turns", "0"], None, "--max-turns: 0: Input should be greater than or equal to 1"),
         (["-p", "-"], b"  \n", "the prompt is empty"),
         (["-p", "hi", "--resume", "20990101-000000-abcdef"], None, "no saved session with id"),
         (["-p", "hi", "--resume", "../../etc/passwd"], None, "is not a session id"),
@@ -251,3 +252,71 @@ async def test_ctrl_c_in_text_mode_says_how_to_continue(
     assert process.returncode == 130
     assert out.decode() == "Waiting.\n"
     assert f"neocode: interrupted (continue with: neocode --resume {saved.stem})" in err.decode()
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+async def test_sigterm_and_sighup_end_the_run_like_ctrl_c(
+    openai_only: Dialect, workspace: Path, isolated_dirs: Path, signum: int, code: int
+) -> None:
+    openai_only.reply("Working on it.", [("t1", "bash", '{"command": "echo $$ > shell.pid; sleep 60"}')])
+    process = await start(openai_only, workspace, "-p", "work", "--approval", "full-auto")
+    shell = int(await wait_for_file(workspace / "shell.pid"))
+
+    process.send_signal(signum)
+    out, err = await asyncio.wait_for(process.communicate(), 10)
+
+    assert process.returncode == code
+    assert out.decode() == "Working on it.\n"  # the partial result
+    assert "neocode: interrupted (continue with: neocode --resume" in err.decode()
+    assert await wait_dead(shell)
+    [saved] = session_files(isolated_dirs / "data")
+    assert STOPPED in saved.read_text()
+
+
+async def test_print_mode_without_a_key_is_an_error_not_the_offline_tour(workspace: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "NEOCODE_P"))}
+    run = await asyncio.create_subprocess_exec(
+        NEOCODE, "-p", "hello", cwd=workspace, env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(run.communicate(), 30)
+    assert run.returncode == 1 and out == b""
+    assert "no API key: set OPENAI_API_KEY or ANTHROPIC_API_KEY" in err.decode()
+
+
+async def test_a_prompt_with_bytes_that_are_not_utf8_runs(openai_only: Dialect, workspace: Path) -> None:
+    openai_only.reply("Bonjour.")
+    process = await start(openai_only, workspace, "-p", os.fsdecode(b"caf\xe9"))
+    out, err = await asyncio.wait_for(process.communicate(), 30)
+    assert process.returncode == 0, err
+    assert out.decode() == "Bonjour.\n"
+    assert openai_only.request(1)["messages"][-1]["content"] == "caf\ufffd"
+
+
+async def test_an_untrusted_env_in_the_folder_cannot_switch_on_full_auto(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    (workspace / ".env").write_text("NEOCODE_APPROVAL=full-auto\nNEOCODE_BASE_URL=http://127.0.0.2:9/v1\n")
+    openai_only.reply("", [("e1", "bash", '{"command": "touch pwned"}')])
+    openai_only.reply("I could not run it.")
+
+    result = await neocode(openai_only, workspace, "-p", "run it")
+
+    assert result.code == 0, result.err
+    assert not (workspace / "pwned").exists()
+    assert "NEOCODE_APPROVAL in" in result.err and "was ignored: this folder is not trusted" in result.err
+    assert len(openai_only.server.requests) == 2  # the user's server, not the .env's
+
+    trusted = await neocode(openai_only, workspace, "-p", "run it", "--trust")
+    assert trusted.code == 1  # now the .env's base URL applies, and nothing listens there
+    assert "NEOCODE_APPROVAL" not in trusted.err
+
+
+async def test_a_retried_answer_reaches_stdout_once(openai_only: Dialect, workspace: Path) -> None:
+    broken = openai_only.turn("Hello wor" + "ld, this answer breaks" * 3)
+    openai_only.server.enqueue(Response(body=broken[: len(broken) // 2], chunk_sizes=20))
+    openai_only.reply("Hello world.")
+    process = await start(openai_only, workspace, "-p", "hi", NEOCODE_MAX_RETRIES="1")
+    out, err = await asyncio.wait_for(process.communicate(), 30)
+    assert out.decode() == "Hello world.\n", err
+    assert "retrying 2/" in err.decode()

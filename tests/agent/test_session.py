@@ -1,0 +1,173 @@
+"""The agent session: the one core every front end drives, against the loopback model."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from neocode_tui.agent.loop_events import (
+    ApprovalDecision,
+    ApprovalRequested,
+    RunFinished,
+    SessionTitled,
+    TranscriptReplaced,
+)
+from neocode_tui.agent.session import AgentSession
+from neocode_tui.agent.store import find_session, load_session
+from neocode_tui.agent.transcript import INTERRUPTED
+from neocode_tui.config import Settings
+from neocode_tui.errors import SessionNotFound, WorkInProgress
+from tests.agent.conftest import Dialect, Recorder, assert_transcript_valid
+from tests.helpers import wait_until
+from tests.http_model_server import Response
+
+
+def make_session(dialect: Dialect, workspace: Path, **options) -> tuple[AgentSession, Recorder]:
+    recorder = Recorder()
+    settings = Settings(provider=dialect.name, approval=options.pop("approval", "ask"))
+    session = AgentSession(
+        settings, workspace, provider=dialect.provider(), listener=recorder, **options
+    )
+    return session, recorder
+
+
+async def test_a_prompt_titles_and_saves_the_session(dialect: Dialect, workspace: Path) -> None:
+    dialect.reply("Hello there.")
+    session, recorder = make_session(dialect, workspace)
+
+    finished = await session.prompt("say hello\nand more lines")
+
+    assert finished.reason == "done" and finished.final_text == "Hello there."
+    [titled] = recorder.of(SessionTitled)
+    assert (titled.title, titled.session_id) == ("say hello", session.id)
+    saved = load_session(find_session(workspace, session.id))
+    assert saved.info.title == "say hello"
+    assert [m.content for m in saved.messages] == ["say hello\nand more lines", "Hello there."]
+    assert session.saved_sessions() == []  # the current one is not "another" session
+    await session.aclose()
+
+
+async def test_clear_then_resume_brings_the_conversation_back(
+    dialect: Dialect, workspace: Path
+) -> None:
+    dialect.reply("Noted.")
+    session, recorder = make_session(dialect, workspace)
+    await session.prompt("remember the milk")
+    first = session.id
+
+    session.clear()
+    assert session.messages == [] and session.id is None and session.title == ""
+    assert recorder.of(TranscriptReplaced)[-1].reason == "cleared"
+    [other] = session.saved_sessions()
+    assert other.id == first
+
+    info = session.resume(None)
+    replaced = recorder.of(TranscriptReplaced)[-1]
+    assert (info.id, session.id, replaced.reason, replaced.session_id) == (first, first, "resumed", first)
+    assert [m.content for m in replaced.messages] == ["remember the milk", "Noted."]
+    assert session.usage.input_tokens > 0
+    with pytest.raises(SessionNotFound):
+        session.resume("20990101-000000-abcdef")
+    await session.aclose()
+
+
+async def test_compaction_replaces_the_history_and_keeps_the_old_file_whole(
+    dialect: Dialect, workspace: Path
+) -> None:
+    dialect.reply("First answer.")
+    dialect.reply("The user asked for a first answer and got it.")
+    session, recorder = make_session(dialect, workspace)
+    await session.prompt("first question")
+    old = session.id
+
+    assert await session.compact()
+
+    assert session.id != old
+    assert "The user asked for a first answer" in session.messages[0].content
+    assert recorder.of(TranscriptReplaced)[-1].reason == "compacted"
+    assert [m.content for m in load_session(find_session(workspace, old)).messages] == [
+        "first question", "First answer.",
+    ]
+    compacted = load_session(find_session(workspace, session.id))
+    assert compacted.messages == session.messages
+    await session.aclose()
+
+
+async def test_cancel_ends_the_prompt_and_the_session_goes_on(
+    dialect: Dialect, workspace: Path
+) -> None:
+    body = dialect.turn("Partial answer " + "word " * 200)
+    dialect.server.enqueue(Response(body=body, chunk_sizes=30, delay=0.02))
+    dialect.reply("Second answer.")
+    session, recorder = make_session(dialect, workspace)
+
+    task = asyncio.create_task(session.prompt("go"))
+    await wait_until(lambda: len(recorder.events) > 5, what="the answer to start")
+    with pytest.raises(WorkInProgress):
+        await session.prompt("again")
+    assert session.cancel()
+    finished = await task
+
+    assert finished.reason == "cancelled" and not task.cancelled()
+    assert not session.running and not session.cancel()
+    again = await session.prompt("again")
+    assert again.final_text == "Second answer."
+    assert_transcript_valid(session.loop)
+    await session.aclose()
+
+
+async def test_closing_while_an_approval_waits_records_it_interrupted_and_sends_nothing_more(
+    dialect: Dialect, workspace: Path
+) -> None:
+    dialect.reply("", [("w1", "write_file", '{"path": "a.txt", "content": "a"}')])
+    asked = asyncio.Event()
+
+    async def approver(request: ApprovalRequested) -> ApprovalDecision:
+        asked.set()
+        await asyncio.Event().wait()  # the dialog is open when the program closes
+        raise AssertionError("unreachable")
+
+    session, recorder = make_session(dialect, workspace, approver=approver)
+    task = asyncio.create_task(session.prompt("write a file"))
+    await asked.wait()
+
+    await asyncio.wait_for(session.aclose(), 2)
+
+    assert task.done()
+    [finished] = recorder.of(RunFinished)
+    assert finished.reason == "cancelled"
+    assert len(dialect.server.requests) == 1
+    assert not (workspace / "a.txt").exists()
+    saved = load_session(find_session(workspace, session.id))
+    [result] = [m for m in saved.messages if m.role == "tool"]
+    assert (result.tool_call_id, result.content) == ("w1", INTERRUPTED)
+
+
+async def test_a_timeout_around_a_prompt_is_a_timeout_error(dialect: Dialect, workspace: Path) -> None:
+    dialect.server.enqueue(Response(body=dialect.turn("slow"), stall=10, stall_at=20))
+    session, recorder = make_session(dialect, workspace)
+
+    with pytest.raises(TimeoutError):
+        async with asyncio.timeout(0.5):
+            await session.prompt("hello")
+
+    assert not session.running
+    assert recorder.of(RunFinished)[-1].reason == "cancelled"
+    await session.aclose()
+
+
+async def test_a_prompt_with_bytes_that_are_not_utf8_is_sent_replaced(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    openai_only.reply("ok")
+    session, _ = make_session(openai_only, workspace)
+    prompt = b"caf\xe9 au lait".decode("utf-8", "surrogateescape")
+
+    finished = await session.prompt(prompt)
+
+    assert finished.reason == "done"
+    sent = openai_only.request(1)["messages"][-1]["content"]
+    assert sent == "caf\ufffd au lait"
+    await session.aclose()
