@@ -14,18 +14,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested
-
-_DIFF_STYLES = (("+++", "bold"), ("---", "bold"), ("@@", "$accent"), ("+", "$success"), ("-", "$error"))
-
-
-def diff_content(diff: str) -> Content:
-    """A unified diff colored by line kind, in the theme's own colors."""
-    lines = []
-    for line in diff.splitlines():
-        style = next((style for prefix, style in _DIFF_STYLES if line.startswith(prefix)), "")
-        lines.append(Content.styled(line, style))
-    return Content("\n").join(lines)
-
+from neocode_tui.tui.conversation.palette import Palette
+from neocode_tui.tui.conversation.diff import diff_text
 
 class ApprovalScreen(ModalScreen[ApprovalDecision]):
     DEFAULT_CSS = """
@@ -74,7 +64,10 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
             )
             with VerticalScroll(id="body"):
                 if request.diff:
-                    yield Static(diff_content(request.diff), id="diff")
+                    palette = Palette.from_variables(
+                        self.app.theme_variables, self.app.current_theme.dark
+                    )
+                    yield Static(diff_text(request.diff.splitlines(), palette), id="diff")
                 elif request.command:
                     yield Static(Content.styled(f"$ {request.command}", "bold"), id="command")
             yield Static(

@@ -17,6 +17,7 @@ from rich.segment import Segment
 from rich.syntax import Syntax
 from rich.text import Text
 
+from neocode_tui.tui.conversation.diff import diff_text
 from neocode_tui.tui.conversation.markdown import MarkdownText, lexer_for_path, lexer_named
 from neocode_tui.tui.conversation.markdown_split import CodeChunk, Piece
 from neocode_tui.tui.conversation.palette import Palette
@@ -317,28 +318,10 @@ class ToolBlock(Block):
         if self.collapsed:
             hidden = len(lines) - COLLAPSED_LINES
             lines = lines[:COLLAPSED_LINES]
-        body = _diff_text(lines, palette) if self.diff else Text("\n".join(lines), style=palette.foreground)
+        body = diff_text(lines, palette) if self.diff else Text("\n".join(lines), style=palette.foreground)
         if hidden:
             body.append(f"\n… {hidden} more lines · click to expand", style=f"italic {palette.muted}")
         elif self.can_collapse:
             body.append("\n(click to collapse)", style=f"italic {palette.muted}")
         return body
 
-
-def _diff_text(lines: list[str], palette: Palette) -> Text:
-    text = Text()
-    for number, line in enumerate(lines):
-        if line.startswith(("+++", "---")):
-            style = f"bold {palette.muted}"
-        elif line.startswith("+"):
-            style = palette.success
-        elif line.startswith("-"):
-            style = palette.error
-        elif line.startswith("@@"):
-            style = palette.primary
-        else:
-            style = palette.foreground
-        text.append(line, style=style)
-        if number < len(lines) - 1:
-            text.append("\n")
-    return text
