@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,18 @@ class LoadedSettings:
     trusted: bool
     ignored: list[str] = field(default_factory=list)
     """One line per workspace setting that was not applied, and why."""
+    ignored_names: list[str] = field(default_factory=list)
+    """The variables those lines name (``NEOCODE_APPROVAL``, ...)."""
+
+
+@dataclass
+class TrustRequest:
+    """An untrusted workspace wanted to set ``names``; ``settings_when_trusted`` gives the
+    settings once the user trusts it (``SettingsError`` if its values are bad)."""
+
+    names: list[str]
+    ignored: list[str]
+    settings_when_trusted: Callable[[], Settings]
 
 
 def _aliases() -> dict[str, str]:
@@ -56,6 +68,7 @@ def load_settings(
     sources: dict[str, str] = {}
     values: dict[str, Any] = {}
     ignored: list[str] = []
+    ignored_names: list[str] = []
     problems: list[str] = []
 
     env_file = workspace / WORKSPACE_ENV
@@ -64,6 +77,7 @@ def load_settings(
         if name is None or value in (None, ""):
             continue
         if not trusted and variable not in HARMLESS:
+            ignored_names.append(variable)
             ignored.append(
                 f"{variable} in {env_file} was ignored: this folder is not trusted "
                 "(trust it when neocode asks, or pass --trust)"
@@ -90,7 +104,7 @@ def load_settings(
         settings = None
     if problems or settings is None:
         raise SettingsError(problems)
-    return LoadedSettings(settings=settings, trusted=trusted, ignored=ignored)
+    return LoadedSettings(settings, trusted, ignored, ignored_names)
 
 
 def _read_env_file(path: Path, problems: list[str]) -> dict[str, str | None]:

@@ -18,6 +18,7 @@ def run_app(args: argparse.Namespace) -> int:
         print(f"neocode: {exc}", file=sys.stderr)
         return exc.exit_code
     from neocode_tui.providers.offline import LIVE_RATE, offline_provider
+    from neocode_tui.settings import TrustRequest
     from neocode_tui.tui.app import NeoCodeApp
 
     settings = loaded.settings
@@ -25,10 +26,14 @@ def run_app(args: argparse.Namespace) -> int:
     offline = settings.resolved_provider == "scripted"
     provider = offline_provider(model=settings.resolved_model, rate=LIVE_RATE) if offline else None
     resume = "" if args.continue_ else args.resume
-    try:
-        app = NeoCodeApp(
-            settings, provider, workspace=workspace, resume=resume, notices=loaded.ignored
+    untrusted = None
+    if loaded.ignored_names:
+        untrusted = TrustRequest(
+            loaded.ignored_names, loaded.ignored,
+            lambda: load_from_args(args, workspace, trusted=True).settings,
         )
+    try:
+        app = NeoCodeApp(settings, provider, workspace=workspace, resume=resume, untrusted=untrusted)
     except NeoCodeError as exc:
         print(f"neocode: {exc}", file=sys.stderr)
         return exc.exit_code

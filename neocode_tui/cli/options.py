@@ -33,9 +33,14 @@ def add_setting_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def load_from_args(args: argparse.Namespace, workspace: Path) -> LoadedSettings:
-    """Settings for ``workspace`` with the flags on top; ``SettingsError`` lists problems."""
+def load_from_args(
+    args: argparse.Namespace, workspace: Path, *, trusted: bool | None = None
+) -> LoadedSettings:
+    """Settings for ``workspace`` with the flags on top; ``SettingsError`` lists problems.
+    ``--trust`` (or ``trusted``) trusts the folder for this run."""
     from neocode_tui.settings import load_settings  # pydantic: not for ``neocode --help``
 
     flags = {name: getattr(args, name, None) for name in SETTING_FLAGS}
-    return load_settings(workspace, flags, trusted=True if getattr(args, "trust", False) else None)
+    if getattr(args, "trust", False):
+        trusted = True
+    return load_settings(workspace, flags, trusted=trusted)

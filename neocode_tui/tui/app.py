@@ -34,6 +34,7 @@ from neocode_tui.errors import NeoCodeError
 from neocode_tui.chat import Message
 from neocode_tui.events import MessageDone, Usage, UsageEvent
 from neocode_tui.providers import Provider
+from neocode_tui.settings import TrustRequest
 from neocode_tui.tui.approval import ApprovalScreen
 from neocode_tui.tui.commands import (
     COMMANDS_BY_NAME,
@@ -45,6 +46,8 @@ from neocode_tui.tui.commands import (
 )
 from neocode_tui.tui.conversation import ConversationView
 from neocode_tui.tui.themes import DEFAULT_THEME, discover_themes
+from neocode_tui.tui.trust import TrustScreen
+from neocode_tui.trust import trust
 from neocode_tui.tui.user_config import load_user_config, save_user_config
 from neocode_tui.tui.widgets.completion import SlashCompletion
 from neocode_tui.tui.widgets.prompt import PromptInput
@@ -92,21 +95,22 @@ class NeoCodeApp(App[None]):
         resume: str | None = None,
         blink: bool = True,
         notices: list[str] | None = None,
+        untrusted: TrustRequest | None = None,
     ) -> None:
         """``resume``: a session id (or id prefix) to continue, "" for this folder's latest.
 
         Raises ``SessionNotFound`` before anything is drawn when there is no such session.
-        ``notices``: warnings from start-up (workspace settings that were ignored) to show.
+        ``notices``: warnings from start-up to show. ``untrusted``: the workspace wants to
+        set what only a trusted folder may; the app asks once and, on yes, starts over on
+        the settings it then allows.
         """
         super().__init__()
         self.settings = settings
         self.workspace = (workspace or Path.cwd()).resolve()
-        self.session = AgentSession(
-            settings, self.workspace, provider=provider, listener=self._on_loop_event,
-            approver=self._approve,
-        )
+        self.session = self._new_session(settings, provider)
         self.initial_prompt = initial_prompt
         self.start_notices = list(notices or ())
+        self.untrusted = untrusted
         self.clock = clock
         self.version = version
         self.remember_theme = remember_theme
@@ -122,6 +126,12 @@ class NeoCodeApp(App[None]):
     @property
     def provider(self) -> Provider:
         return self.session.provider
+
+    def _new_session(self, settings: Settings, provider: Provider | None) -> AgentSession:
+        return AgentSession(
+            settings, self.workspace, provider=provider, listener=self._on_loop_event,
+            approver=self._approve,
+        )
 
     def compose(self) -> ComposeResult:
         # Held, not queried: the loop keeps reporting while a modal is up or the app closes.
@@ -147,9 +157,7 @@ class NeoCodeApp(App[None]):
         for theme in themes:
             self.register_theme(theme)
         status = self.status
-        status.provider = self.provider.name
-        status.model = self.session.model
-        status.approval = self.session.approval
+        self._show_settings()
         self.conversation.add_notice(
             "info",
             f"NeoCode {self.version} in {self.workspace.name or self.workspace} · "
@@ -161,7 +169,7 @@ class NeoCodeApp(App[None]):
                 "No API key: this is the offline scripted model, a guided tour of what the app "
                 "does. Set OPENAI_API_KEY or ANTHROPIC_API_KEY (or a .env file) for a real one.",
             )
-        for problem in [*self.start_notices, *problems]:
+        for problem in problems:
             self.conversation.add_notice("warning", problem)
         self.theme = self._starting_theme()
         self.theme_changed_signal.subscribe(self, self._remember_theme)
@@ -172,6 +180,41 @@ class NeoCodeApp(App[None]):
         # collector's sight, it no longer makes full collections (50-100 ms pauses measured
         # by bench/bench_screen.py) stall frames while a long answer streams.
         gc.freeze()
+        if self.untrusted is not None:
+            self.push_screen(TrustScreen(self.workspace, self.untrusted.names), self._trust_answered)
+        else:
+            self._started()
+
+    def _show_settings(self) -> None:
+        status = self.status
+        status.provider = self.provider.name
+        status.model = self.session.model
+        status.approval = self.session.approval
+
+    def _trust_answered(self, trusted: bool | None) -> None:
+        request = self.untrusted
+        assert request is not None
+        if trusted:
+            trust(self.workspace)
+            try:
+                settings = request.settings_when_trusted()
+            except NeoCodeError as exc:
+                self.conversation.add_notice("error", f"the folder's settings are not usable: {exc}")
+                self._started()
+                return
+            old, self.settings = self.session, settings
+            self.session = self._new_session(settings, None)
+            self.run_worker(old.aclose())
+            self._show_settings()
+            self.conversation.add_notice("info", f"trusted {self.workspace}: its .env applies")
+        else:
+            self.start_notices.extend(request.ignored)
+        self._started()
+
+    def _started(self) -> None:
+        """After any start-up question: what start-up had to say, then the first prompt."""
+        for notice in self.start_notices:
+            self.conversation.add_notice("warning", notice)
         if self.initial_prompt:
             self._start_run(self.initial_prompt)
 

@@ -422,3 +422,48 @@ async def test_a_key_in_a_file_the_model_reads_never_reaches_the_screen_or_the_s
     assert key not in result.content
     saved = "".join(path.read_text() for path in (tmp_path / "data").rglob("*.jsonl"))
     assert "OPENAI_API_KEY=[redacted]" in saved and key not in saved
+
+
+def untrusted_app(tmp_path: Path) -> NeoCodeApp:
+    from neocode_tui.settings import TrustRequest, load_settings
+
+    workspace = tmp_path / "cloned"
+    workspace.mkdir()
+    (workspace / ".env").write_text("NEOCODE_APPROVAL=full-auto\nNEOCODE_MODEL=repo-model\n")
+    loaded = load_settings(workspace, {"provider": "scripted"})
+    request = TrustRequest(
+        loaded.ignored_names, loaded.ignored,
+        lambda: load_settings(workspace, {"provider": "scripted"}, trusted=True).settings,
+    )
+    return NeoCodeApp(loaded.settings, workspace=workspace, remember_theme=False, untrusted=request)
+
+
+async def test_a_folder_whose_env_wants_power_is_trusted_only_on_yes(tmp_path: Path) -> None:
+    from neocode_tui.tui.trust import TrustScreen
+    from neocode_tui.trust import is_trusted
+
+    app = untrusted_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(lambda: isinstance(app.screen, TrustScreen), pause=pilot.pause, what="the question")
+        text = screen_text(app)
+        assert "Trust " in text and "NEOCODE_APPROVAL" in text
+        assert app.session.approval == "ask" and app.session.model == "repo-model"
+        await pilot.press("y")
+        await wait_until(lambda: not isinstance(app.screen, TrustScreen), pause=pilot.pause)
+        assert app.session.approval == "full-auto"
+        assert is_trusted(app.workspace)
+        assert "approval: full-auto" in screen_text(app)
+
+
+async def test_declining_trust_says_what_was_ignored_and_asks_nothing_more(tmp_path: Path) -> None:
+    from neocode_tui.tui.trust import TrustScreen
+    from neocode_tui.trust import is_trusted
+
+    app = untrusted_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(lambda: isinstance(app.screen, TrustScreen), pause=pilot.pause, what="the question")
+        await pilot.press("escape")
+        await wait_until(lambda: not isinstance(app.screen, TrustScreen), pause=pilot.pause)
+        await app.conversation.settled()
+        assert app.session.approval == "ask" and not is_trusted(app.workspace)
+        assert "NEOCODE_APPROVAL" in screen_text(app) and "was ignored" in screen_text(app)
