@@ -14,7 +14,6 @@ from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.approval import ApprovalScreen
 from neocode_tui.tui.scenarios import (
-    SCENARIOS,
     SIZE,
     Driver,
     Press,
@@ -25,6 +24,7 @@ from neocode_tui.tui.scenarios import (
 )
 from neocode_tui.tui.user_config import load_user_config
 from tests.helpers import screen_text, wait_until
+from tests.tui.screens import SCREENS as SCENARIOS
 
 
 def scenario_app(name: str, tmp_path: Path) -> NeoCodeApp:

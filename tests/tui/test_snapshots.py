@@ -1,7 +1,7 @@
 """The screens a person sees, as SVG snapshots (each was looked at before it was committed).
 
-Every screen is a scenario from ``neocode_tui.tui.scenarios`` (the same scripts ``neocode
-demo`` plays), at a fixed size, with a pinned clock and version, the cursor not blinking and
+Every screen is a scenario from ``tests.tui.screens`` (the scripts ``neocode demo`` plays,
+some stopped part way), at a fixed size, with a pinned clock and version, the cursor not blinking and
 animations off, in a folder always named ``project``. Update with ``--snapshot-update``.
 """
 
@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from neocode_tui.tui.scenarios import SCENARIOS, SIZE, play
+from neocode_tui.tui.scenarios import SIZE, play
+from tests.tui.screens import SCREENS as SCENARIOS
 
 SCREENS = [
     "empty",  # the app before the first prompt

@@ -1,0 +1,36 @@
+"""The screens the snapshot and Pilot tests look at: the demo scripts, and states part way
+through them (the same model, stopped after fewer steps, or in another theme)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from neocode_tui.tui.scenarios import SCENARIOS, Press, Release, Scenario, Type
+
+_fence, _parallel = SCENARIOS["fence"], SCENARIOS["parallel"]
+
+SCREENS: dict[str, Scenario] = {
+    **SCENARIOS,
+    "empty": replace(_fence, name="empty", description="the app before the first prompt", steps=()),
+    "fence-cut": replace(
+        _fence, name="fence-cut", description="an answer cut while its code fence is still open",
+        steps=(Type("Write a retry helper"), Release(22)),
+    ),
+    "parallel-cut": replace(
+        _parallel, name="parallel-cut",
+        description="two tool calls growing side by side, arguments half sent",
+        steps=(Type("What is left to do in src?"), Release(9)),
+    ),
+    "interrupted": replace(
+        _fence, name="interrupted", description="an answer stopped with Esc",
+        steps=(Type("Write a retry helper"), Release(22), Press("escape")),
+    ),
+    "light": replace(
+        _parallel, name="light", description="the light theme, after parallel tool calls",
+        theme="neocode-light",
+    ),
+    "completion": replace(
+        _fence, name="completion", description="slash-command completion while typing /",
+        steps=(Type("/", send=False),),
+    ),
+}
