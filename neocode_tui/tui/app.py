@@ -32,7 +32,7 @@ from neocode_tui.agent.session import AgentSession
 from neocode_tui.config import Settings
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.chat import Message
-from neocode_tui.events import MessageDone, Usage, UsageEvent
+from neocode_tui.events import MessageDone, StreamRetry, Usage, UsageEvent
 from neocode_tui.providers import Provider
 from neocode_tui.settings import TrustRequest
 from neocode_tui.tui.approval import ApprovalScreen
@@ -310,6 +310,14 @@ class NeoCodeApp(App[None]):
 
     def _track_usage(self, event: LoopEvent) -> None:
         status = self.status
+        if isinstance(event, Streamed) and isinstance(event.event, StreamRetry):
+            retry = event.event
+            status.retrying = (
+                f"retrying {retry.attempt}/{retry.max_attempts} in {retry.delay:.1f} s: {retry.reason}"
+            )
+            return
+        if status.retrying and isinstance(event, (Streamed, TurnFinished)):
+            status.retrying = ""  # the new attempt answers
         if isinstance(event, TurnStarted):
             status.turn_usage = Usage()
         elif isinstance(event, Streamed) and isinstance(event.event, (UsageEvent, MessageDone)):

@@ -467,3 +467,27 @@ async def test_declining_trust_says_what_was_ignored_and_asks_nothing_more(tmp_p
         await app.conversation.settled()
         assert app.session.approval == "ask" and not is_trusted(app.workspace)
         assert "NEOCODE_APPROVAL" in screen_text(app) and "was ignored" in screen_text(app)
+
+
+async def test_a_retry_is_one_status_line_that_updates_then_goes(tmp_path: Path) -> None:
+    from neocode_tui.events import MessageDone, StreamRetry, TextDelta
+
+    retry = [
+        TextDelta(text="Half an ans"),
+        StreamRetry(attempt=2, max_attempts=4, delay=1.5, reason="rate limited (HTTP 429)"),
+        StreamRetry(attempt=3, max_attempts=4, delay=3.0, reason="rate limited (HTTP 429)"),
+        TextDelta(text="The whole answer."),
+        MessageDone(finish_reason="stop"),
+    ]
+    app = scripted_app(tmp_path, [retry])
+    async with app.run_test(size=(120, 32)) as pilot:
+        driver = Driver(pilot)
+        await driver.play([Type("hello"), Release(2)])
+        assert "retrying 2/4 in 1.5 s: rate limited (HTTP 429)" in screen_text(app)
+        await driver.play([Release(1)])
+        text = screen_text(app)
+        assert "retrying 3/4 in 3.0 s" in text and "retrying 2/4" not in text
+        assert "Half an ans" not in text
+        await driver.play([Release()])
+        text = screen_text(app)
+        assert "retrying" not in text and "The whole answer." in text

@@ -206,13 +206,9 @@ class Assembler:
             self._close_open_text()
             self._error(event.message, event.kind)
         elif isinstance(event, StreamRetry):
+            # The attempt goes; the status bar's one updating line says why.
             self._sink.remove_attempt(self._attempt)
             self._reset_turn()
-            self.notice(
-                "warning",
-                f"{event.reason.rstrip('.')}: retrying {event.attempt}/{event.max_attempts} "
-                f"in {event.delay:.1f} s (the partial answer was discarded)",
-            )
 
     def _run_finished(self, event: RunFinished) -> None:
         self._close_open_text()

@@ -49,6 +49,8 @@ class StatusBar(Widget):
     started_at: reactive[float | None] = reactive(None)
     """When the current (or last) run started, on the injected clock."""
     finished_at: reactive[float | None] = reactive(None)
+    retrying: reactive[str] = reactive("")
+    """While a request is being retried: why, and when the next attempt goes."""
 
     def __init__(self, clock: Callable[[], float], *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -81,7 +83,8 @@ class StatusBar(Widget):
             parts += [SEPARATOR, _elapsed(end - self.started_at)]
         if self.working:
             spinner = SPINNER[int(now * 10) % len(SPINNER)]
-            parts += ["  ", (f"{spinner} working", "bold $accent")]
+            label = self.retrying or "working"
+            parts += ["  ", (f"{spinner} {label}", "bold $warning" if self.retrying else "bold $accent")]
         return Content.assemble(*parts)
 
     def render(self) -> Content:
