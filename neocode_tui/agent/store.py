@@ -125,7 +125,7 @@ class SessionStore:
         try:
             store.path.parent.mkdir(parents=True, exist_ok=True)
             store._file = store.path.open("xb", buffering=0)
-            fcntl.flock(store._file, fcntl.LOCK_EX | fcntl.LOCK_NB)  # new: nobody else has it
+            _lock(store._file)  # a new file: nobody else can hold it
         except OSError as exc:
             store._stop(exc)
         header: dict[str, Any] = {
@@ -155,14 +155,9 @@ class SessionStore:
         except OSError as exc:
             store._stop(exc)  # readable but not writable: go on with what was loaded
             return store, session.messages
-        try:
-            fcntl.flock(store._file, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not _lock(store._file):
             store.close()
-            raise SessionBusy(session.info.id, _lock_holder(store.path)) from None
-        except OSError as exc:
-            store._stop(exc)
-            return store, session.messages
+            raise SessionBusy(session.info.id, _lock_holder(store.path))
         try:
             fresh = load_session(session.info)
         except SessionNotFound:
@@ -246,10 +241,22 @@ class SessionStore:
         where = exc.filename or self.path
         self.problem = (
             f"session {self.id} is not being saved: {where}: {exc.strerror or exc}; "
-            "the conversation goes on, but it cannot be resumed later"
+            "the conversation goes on, unsaved from here"
         )
         if self._on_problem is not None:
             self._on_problem(self.problem)
+
+
+def _lock(handle: IO[bytes]) -> bool:
+    """Lock the session for this process; False when another process holds it. A file
+    system without locks (some network mounts) is written unlocked rather than not at all."""
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    except OSError:
+        pass
+    return True
 
 
 def _lock_holder(path: Path) -> int | None:

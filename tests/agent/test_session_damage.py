@@ -189,8 +189,7 @@ def test_a_read_only_data_folder_means_not_saving_said_once(tmp_path: Path) -> N
     assert saving == "False"
     path = data / "sessions" / f"{session_id}.jsonl"
     assert result.stderr == (f"PROBLEM session {session_id} is not being saved: {path}: "
-                             "Permission denied; the conversation goes on, but it cannot be "
-                             "resumed later\n")
+                             "Permission denied; the conversation goes on, unsaved from here\n")
     assert list((data / "sessions").iterdir()) == []
 
 
@@ -204,10 +203,32 @@ def test_a_full_disk_mid_session_stops_saving_said_once(tmp_path: Path) -> None:
     session_id, saving = result.stdout.split()
     assert saving == "False"
     assert result.stderr.count("PROBLEM") == 1
-    assert "File too large; the conversation goes on" in result.stderr
+    assert result.stderr.endswith(": File too large; the conversation goes on, unsaved from here\n")
     [saved] = (tmp_path / "data" / "sessions").iterdir()
     assert saved.stat().st_size == 4096
     loaded = load_session(find_session(tmp_path, session_id))  # what fit is still there
     assert loaded.messages[0].content.startswith("message 0 ")
     assert loaded.problems == [f"1 unreadable line(s) of {saved.name} were skipped (line "
                                f"{len(loaded.messages) + 2})"]
+
+
+def test_a_read_only_session_file_resumes_without_saving(tmp_path: Path) -> None:
+    store = saved_session(tmp_path)
+    os.chmod(store.path, 0o444)
+    script = f"""
+import sys
+from pathlib import Path
+from neocode_tui.agent.store import SessionStore, find_session, load_session
+from neocode_tui.chat import Message
+loaded = load_session(find_session(Path.cwd(), {store.id!r}))
+resumed, messages = SessionStore.resume(
+    loaded, on_problem=lambda text: print("PROBLEM", text, file=sys.stderr))
+resumed.append_message(Message(role="user", content="not kept"))
+print(len(messages), resumed.saving)
+"""
+    result = run_without_write_rights(script, tmp_path / "data")
+
+    assert result.stdout.split() == ["5", "False"]
+    assert result.stderr == (f"PROBLEM session {store.id} is not being saved: {store.path}: "
+                             "Permission denied; the conversation goes on, unsaved from here\n")
+    assert "not kept" not in store.path.read_text()
