@@ -9,7 +9,7 @@ descendants that carry its marker, and everything below them (a child that clear
 environment is still found through its parent). Killing repeats until none is left alive,
 so a process forking while it is killed does not escape, and the dead are reaped.
 
-Elsewhere (no ``/proc``, no subreaper) only the process group is killed.
+Elsewhere (no subreaper, no ``/proc`` child lists) only the process group is killed.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class ProcessTree:
         they are gone. Safe to call more than once, and when all have already exited."""
         if self.root is None:
             return
-        if not (LINUX and _subreaper):
+        if not _subreaper:
             _kill_group(self.root)
             _live.discard(self)
             return
@@ -99,26 +99,24 @@ class ProcessTree:
 
     def _reap(self, table: dict[int, tuple[int, str, int]], killed: set[int]) -> bool:
         """Collect our dead children from this command (not the shell: asyncio waits for
-        it). True while some killed process is still dying."""
-        me, dying = os.getpid(), False
+        it). True while a process it killed is still in the table: dying, or dead under a
+        parent that is dying and will pass it on to us."""
+        me = os.getpid()
         for pid, (parent, state, group) in table.items():
-            if pid == self.root or parent != me or (pid not in killed and group != self.root):
-                continue
-            if state == "Z":
+            ours = pid in killed or group == self.root
+            if state == "Z" and parent == me and pid != self.root and ours:
                 try:
                     os.waitpid(pid, os.WNOHANG)
                 except ChildProcessError:
                     pass
-            elif pid in killed:
-                dying = True
-        return dying
+        return any(pid in table for pid in killed if pid != self.root)
 
 
 def become_subreaper() -> bool:
     """Make this process the subreaper of its descendants (Linux; once, idempotent).
     Also ends every command still running when the interpreter exits."""
     global _subreaper
-    if not _subreaper and LINUX:
+    if not _subreaper and LINUX and Path(f"/proc/self/task/{os.getpid()}/children").exists():
         libc = ctypes.CDLL(None, use_errno=True)
         _subreaper = libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
         if _subreaper:
@@ -134,19 +132,37 @@ def kill_all() -> None:
 
 
 def _process_table() -> dict[int, tuple[int, str, int]]:
-    """pid -> (parent pid, state, process group) of every process visible in ``/proc``."""
-    table = {}
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = Path(entry.path, "stat").read_bytes()
-        except OSError:
-            continue  # exited while we looked
-        # "pid (command) state ppid pgrp ...": the command may hold spaces and parentheses.
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        table[int(entry.name)] = (int(fields[1]), fields[0].decode(), int(fields[2]))
+    """pid -> (parent pid, state, process group) of every descendant of this process,
+    found through the kernel's child lists (cheap however busy the machine is)."""
+    table: dict[int, tuple[int, str, int]] = {}
+    stack = [os.getpid()]
+    while stack:
+        for child in _children(stack.pop()):
+            try:
+                stat = Path(f"/proc/{child}/stat").read_bytes()
+            except OSError:
+                continue  # exited while we looked
+            # "pid (command) state ppid pgrp ...": the command may hold spaces and parentheses.
+            fields = stat[stat.rfind(b")") + 2 :].split()
+            table[child] = (int(fields[1]), fields[0].decode(), int(fields[2]))
+            stack.append(child)
     return table
+
+
+def _children(pid: int) -> list[int]:
+    """The children of every thread of ``pid`` (a child belongs to the thread that forked it)."""
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    found = []
+    for thread in threads:
+        try:
+            listed = Path(f"/proc/{pid}/task/{thread}/children").read_text()
+        except OSError:
+            continue
+        found += [int(word) for word in listed.split()]
+    return found
 
 
 def _below(pid: int, children: dict[int, list[int]]) -> Iterator[int]:
