@@ -51,9 +51,10 @@ def repair(messages: Sequence[Message]) -> Repaired:
     else that is a tool result; no call id is empty or repeated within its message. A
     missing result becomes ``NO_RESULT``; a result for an unknown, closed or already
     answered call is dropped, as is a call whose id is empty or repeats one before it in
-    its message. (Ids may repeat across messages: some servers number calls per turn.) Repairing twice changes nothing more,
-    and repairing a valid continuation of a repaired transcript changes only the
-    continuation, so a session can be loaded, extended and loaded again.
+    its message (ids may repeat across messages: some servers number calls per turn).
+    Repairing twice changes nothing more, and repairing a valid continuation of a repaired
+    transcript changes only the continuation, so a session can be loaded, extended and
+    loaded again.
     """
     fixed: list[Message] = []
     pending: list[ToolCall] = []

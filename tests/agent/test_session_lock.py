@@ -155,7 +155,9 @@ def test_an_open_session_can_be_forked(workspace: Path) -> None:
     assert fork.id != store.id
     assert messages == loaded.messages
     forked = load_session(find_session(workspace, fork.id))
-    assert forked.messages == [*loaded.messages, Message(role="user", content="a different direction")]
+    assert forked.messages == [
+        *loaded.messages, Message(role="user", content="a different direction"),
+    ]
     assert forked.usage == Usage(input_tokens=100, output_tokens=7)
     header = json.loads(fork.path.read_text().splitlines()[0])
     assert header["forked_from"] == store.id

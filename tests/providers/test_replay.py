@@ -118,7 +118,8 @@ def test_a_full_disk_on_stdout_is_reported_with_exit_1() -> None:
 
 
 def test_closed_stdout_and_stderr_exit_1_silently() -> None:
-    result = _shell('$NEOCODE "$FILE" >&- 2>&-; echo "exit $?"', FILE=STREAMS / "groq_x_groq_usage.sse")
+    result = _shell('$NEOCODE "$FILE" >&- 2>&-; echo "exit $?"',
+                    FILE=STREAMS / "groq_x_groq_usage.sse")
     assert result.stdout == "exit 1\n"
 
 
