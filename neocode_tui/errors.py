@@ -24,14 +24,27 @@ class SettingsError(NeoCodeError):
         super().__init__("; ".join(problems))
 
 
-class SessionNotFound(NeoCodeError, LookupError):
+class SessionError(NeoCodeError):
+    """A saved session cannot be used as asked."""
+
+
+class SessionNotFound(SessionError, LookupError):
     """No saved session matches what was asked for (bad usage, like a bad flag)."""
 
     exit_code = 2
 
 
-class SessionBusy(NeoCodeError):
-    """The session is open for writing in another neocode process."""
+class SessionBusy(SessionError):
+    """Another live neocode process has the session open for writing."""
+
+    def __init__(self, session_id: str, pid: int | None) -> None:
+        self.session_id = session_id
+        self.pid = pid
+        holder = f"another neocode (pid {pid})" if pid else "another neocode"
+        super().__init__(
+            f"session {session_id} is open in {holder}; wait for it to finish, or start a "
+            "new session"
+        )
 
 
 class WorkInProgress(NeoCodeError):

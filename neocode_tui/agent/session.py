@@ -92,6 +92,11 @@ class AgentSession:
         return self.loop.usage
 
     @property
+    def saving(self) -> bool:
+        """The conversation is being written to its session file (it can be resumed)."""
+        return self._store is not None and self._store.saving
+
+    @property
     def running(self) -> bool:
         """A prompt or a compaction is in progress."""
         return self.loop.running or (
@@ -140,7 +145,8 @@ class AgentSession:
         """Create the session file now, if it is saved at all; returns its id."""
         if self._store is None and self.save:
             self._store = SessionStore.create(
-                self.workspace, provider=self.provider.name, model=self.provider.model
+                self.workspace, provider=self.provider.name, model=self.provider.model,
+                on_problem=self._store_problem,
             )
             self.loop.session = self._store
             self.id = self._store.id
@@ -212,13 +218,17 @@ class AgentSession:
         """
         self._require_idle("/resume")
         loaded = load_session(find_session(self.workspace, session_id))
-        self._close_store()
-        store, messages = SessionStore.resume(loaded)
+        if loaded.info.id == self.id:
+            self._close_store()  # our own lock would keep us out
+        store, messages = SessionStore.resume(loaded, on_problem=self._store_problem)
+        self._close_store()  # only now: a busy session leaves the current one as it was
         if not self.save:
             store.close()
         self._store = store if self.save else None
         self.loop.session = self._store
         self.id = loaded.info.id
+        for problem in loaded.problems:
+            self._notice("warning", problem)
         self.loop.messages[:] = messages
         self.loop.usage = loaded.usage
         self.title = loaded.info.title
@@ -251,6 +261,9 @@ class AgentSession:
             self._store.close()
             self._store = None
             self.loop.session = None
+
+    def _store_problem(self, problem: str) -> None:
+        self._notice("warning", problem)
 
     def _notice(self, level: str, message: str) -> None:
         self._emit(Notice(turn=self.loop.turn, level=level, message=message))  # type: ignore[arg-type]

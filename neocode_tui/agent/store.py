@@ -1,26 +1,35 @@
 """Sessions saved as they happen: one append-only JSONL file per session.
 
 One record per line (a header, then each message, tool result and usage report), written
-and flushed the moment it exists, so a kill at any point loses at most the line being
-written. Loading skips a torn line instead of failing, and resuming repairs a dangling
-tail (tool calls without results get "interrupted" results) so the transcript is valid
-for the next request. Records hold the transcript only: no setting, URL or key.
+the moment it exists, so a kill at any point loses at most the line being written. Records
+hold the transcript only: no setting, URL or key.
+
+Nothing on disk can stop a run. Reading skips what it cannot use (a torn or garbled line,
+a record of the wrong shape, a folder or device named like a session) and says how much;
+the transcript is then repaired so a model server accepts it. A store that cannot write
+(a read-only folder, a full disk) stops saving, says why once, and the run goes on.
+
+One process writes a session at a time: the file is locked (``flock``, which the kernel
+drops when the process dies) while a store has it open. A second opener gets
+``SessionBusy``, and can ``fork`` the session instead: a new one with the same history.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import secrets
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Literal
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from neocode_tui.agent.transcript import interrupted_results
-from neocode_tui.errors import SessionNotFound
+from neocode_tui.agent.transcript import repair
+from neocode_tui.errors import SessionBusy, SessionNotFound
 from neocode_tui.chat import Message
 from neocode_tui.events import Usage
 from neocode_tui.paths import data_dir
@@ -28,10 +37,23 @@ from neocode_tui.paths import data_dir
 FORMAT_VERSION = 1
 TITLE_LENGTH = 70
 ID_CHARACTERS = frozenset("0123456789abcdefghijklmnopqrstuvwxyz-")
+MAX_RECORD = 32 * 1024 * 1024
+"""Bytes a record may have: a longer line is skipped as damaged, never held in memory whole."""
+SHOWN_LINES = 5
+"""Damaged line numbers named in a problem report; the rest are counted."""
+
+ProblemCallback = Callable[[str], None]
 
 
 def sessions_dir() -> Path:
     return data_dir() / "sessions"
+
+
+class _Header(BaseModel):
+    type: Literal["session"]
+    id: str
+    workspace: str
+    created: str = ""
 
 
 @dataclass
@@ -48,46 +70,107 @@ class SessionInfo:
 class LoadedSession:
     info: SessionInfo
     messages: list[Message] = field(default_factory=list)
+    """Repaired: valid for the next request whatever the file held."""
     usage: Usage = field(default_factory=Usage)
+    problems: list[str] = field(default_factory=list)
+    """What was skipped or repaired on loading, in words for the user; empty when nothing."""
 
 
 class SessionStore:
-    """One session file, open for appending."""
+    """One session file, open for appending and locked, or not saving (``problem`` says why)."""
 
-    def __init__(self, session_id: str, path: Path) -> None:
+    def __init__(self, session_id: str, path: Path, on_problem: ProblemCallback | None) -> None:
         self.id = session_id
         self.path = path
-        self._file: IO[str] = _open_for_append(path)
+        self.problem: str | None = None
+        """Why this session is not being saved; None while it is."""
+        self._on_problem = on_problem
+        self._file: IO[bytes] | None = None
+
+    @property
+    def saving(self) -> bool:
+        return self._file is not None
 
     @classmethod
-    def create(cls, workspace: Path, *, provider: str, model: str) -> SessionStore:
+    def create(
+        cls,
+        workspace: Path,
+        *,
+        provider: str,
+        model: str,
+        on_problem: ProblemCallback | None = None,
+        forked_from: str | None = None,
+    ) -> SessionStore:
+        """A new session. If it cannot be written, a store that does not save (and has told
+        ``on_problem`` why)."""
         session_id = f"{datetime.now():%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
-        folder = sessions_dir()
-        folder.mkdir(parents=True, exist_ok=True)
-        store = cls(session_id, folder / f"{session_id}.jsonl")
-        store._write(
-            {
-                "type": "session",
-                "version": FORMAT_VERSION,
-                "id": session_id,
-                "workspace": str(workspace.resolve()),
-                "created": datetime.now().astimezone().isoformat(timespec="seconds"),
-                "provider": provider,
-                "model": model,
-            }
-        )
+        store = cls(session_id, sessions_dir() / f"{session_id}.jsonl", on_problem)
+        try:
+            store.path.parent.mkdir(parents=True, exist_ok=True)
+            store._file = store.path.open("xb", buffering=0)
+            _lock(store._file)  # a new file: nobody else can hold it
+        except OSError as exc:
+            store._stop(exc)
+        header: dict[str, Any] = {
+            "type": "session",
+            "version": FORMAT_VERSION,
+            "id": session_id,
+            "workspace": str(workspace.resolve()),
+            "created": datetime.now().astimezone().isoformat(timespec="seconds"),
+            "provider": provider,
+            "model": model,
+        }
+        if forked_from:
+            header["forked_from"] = forked_from
+        store._write(header)
         return store
 
     @classmethod
-    def resume(cls, session: LoadedSession) -> tuple[SessionStore, list[Message]]:
-        """Reopen a loaded session; its dangling tool calls get "interrupted" results,
-        saved too, so the next request is valid."""
-        store = cls(session.info.id, session.info.path)
-        messages = list(session.messages)
-        for repair in interrupted_results(messages):
-            messages.append(repair)
-            store.append_message(repair)
-        return store, messages
+    def resume(
+        cls, session: LoadedSession, on_problem: ProblemCallback | None = None
+    ) -> tuple[SessionStore, list[Message]]:
+        """Reopen a loaded session for appending, locked. Raises ``SessionBusy`` when another
+        process has it open. The file is read again under the lock (another process may have
+        added to it since it was loaded), and ``session`` is updated in place to match."""
+        store = cls(session.info.id, session.info.path, on_problem)
+        try:
+            store._file = store.path.open("ab", buffering=0)
+        except OSError as exc:
+            store._stop(exc)  # readable but not writable: go on with what was loaded
+            return store, session.messages
+        if not _lock(store._file):
+            store.close()
+            raise SessionBusy(session.info.id, _lock_holder(store.path))
+        try:
+            fresh = load_session(session.info)
+        except SessionNotFound:
+            store.close()
+            raise
+        session.messages, session.usage, session.problems = (
+            fresh.messages, fresh.usage, fresh.problems,
+        )
+        store._finish_torn_line()
+        return store, session.messages
+
+    @classmethod
+    def fork(
+        cls,
+        session: LoadedSession,
+        workspace: Path,
+        *,
+        provider: str,
+        model: str,
+        on_problem: ProblemCallback | None = None,
+    ) -> tuple[SessionStore, list[Message]]:
+        """A new session with ``session``'s history and token totals, for going on from
+        where it is while it stays open elsewhere (or to try another direction)."""
+        store = cls.create(workspace, provider=provider, model=model, on_problem=on_problem,
+                           forked_from=session.info.id)
+        for message in session.messages:
+            store.append_message(message)
+        if session.usage != Usage():
+            store.append_usage(session.usage)
+        return store, list(session.messages)
 
     def append_message(self, message: Message) -> None:
         self._write({"type": "message", "message": message.model_dump(exclude_defaults=True)})
@@ -96,49 +179,136 @@ class SessionStore:
         self._write({"type": "usage", "usage": usage.model_dump()})
 
     def close(self) -> None:
-        self._file.close()
+        """Stop writing and let other processes have the session."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
 
     def _write(self, record: dict[str, Any]) -> None:
         # Synchronous on purpose: a record is one small line into the OS buffer, and a
         # thread hop would let a cancel separate a record from the transcript it mirrors.
-        self._file.write(json.dumps(record, ensure_ascii=False) + "\n")
-        self._file.flush()
+        if self._file is None:
+            return
+        # A lone surrogate (a file name that was not UTF-8) becomes a JSON \u escape.
+        line = json.dumps(record, ensure_ascii=False) + "\n"
+        self._write_bytes(line.encode("utf-8", "backslashreplace"))
+
+    def _write_bytes(self, data: bytes) -> None:
+        try:
+            view = memoryview(data)
+            while view and self._file is not None:
+                view = view[self._file.write(view) :]
+        except OSError as exc:
+            self._stop(exc)
+
+    def _finish_torn_line(self) -> None:
+        """A line torn by a kill is ended, so the next record starts on its own line. The
+        check reads bytes: a torn line may end in the middle of a UTF-8 character."""
+        try:
+            with self.path.open("rb") as raw:
+                if raw.seek(0, os.SEEK_END) == 0:
+                    return
+                raw.seek(-1, os.SEEK_END)
+                torn = raw.read(1) != b"\n"
+        except OSError as exc:
+            self._stop(exc)
+            return
+        if torn:
+            self._write_bytes(b"\n")
+
+    def _stop(self, exc: OSError) -> None:
+        """Stop saving, and say why once."""
+        self.close()
+        if self.problem is not None:
+            return
+        where = exc.filename or self.path
+        self.problem = (
+            f"session {self.id} is not being saved: {where}: {exc.strerror or exc}; "
+            "the conversation goes on, unsaved from here"
+        )
+        if self._on_problem is not None:
+            self._on_problem(self.problem)
 
 
-def _open_for_append(path: Path) -> IO[str]:
-    """Append mode, after finishing a line torn by a kill so the next record starts clean.
-    The check reads bytes: a torn line may end in the middle of a UTF-8 character."""
-    torn = False
-    if path.exists() and path.stat().st_size:
-        with path.open("rb") as raw:
-            raw.seek(-1, os.SEEK_END)
-            torn = raw.read(1) != b"\n"
-    handle = path.open("a", encoding="utf-8")
-    if torn:
-        handle.write("\n")
-    return handle
+def _lock(handle: IO[bytes]) -> bool:
+    """Lock the session for this process; False when another process holds it. A file
+    system without locks (some network mounts) is written unlocked rather than not at all."""
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    except OSError:
+        pass
+    return True
 
 
-def _records(path: Path) -> Any:
-    """Each parseable record; a torn or garbled line is skipped, never fatal."""
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for line in handle:
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(record, dict):
-                yield record
+def _lock_holder(path: Path) -> int | None:
+    """The process holding the lock on ``path``, from ``/proc/locks`` (Linux); None when
+    it cannot be told."""
+    try:
+        status = path.stat()
+        table = Path("/proc/locks").read_text()
+    except OSError:
+        return None
+    inode = f"{os.major(status.st_dev):02x}:{os.minor(status.st_dev):02x}:{status.st_ino}"
+    for line in table.splitlines():
+        fields = line.split()  # "1: FLOCK  ADVISORY  WRITE 8425 fe:00:2179233 0 EOF"
+        if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == inode:
+            return int(fields[4]) if fields[4].isdigit() else None
+    return None
+
+
+class _Reader:
+    """The records of one file, line by line; what cannot be used is counted, not fatal."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.damaged: list[int] = []
+
+    def records(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        """Each usable record with its line number. Raises ``OSError`` only when the file
+        cannot be opened or read at all."""
+        with self.path.open("rb") as handle:
+            number = 0
+            while line := handle.readline(MAX_RECORD + 1):
+                number += 1
+                if len(line) > MAX_RECORD and not line.endswith(b"\n"):
+                    while (rest := handle.readline(MAX_RECORD)) and not rest.endswith(b"\n"):
+                        pass
+                    self.damaged.append(number)
+                    continue
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line.decode("utf-8", "replace"))
+                except (ValueError, RecursionError):
+                    record = None
+                if isinstance(record, dict):
+                    yield number, record
+                else:
+                    self.damaged.append(number)
+
+    def problem(self) -> str | None:
+        if not self.damaged:
+            return None
+        shown = ", ".join(str(number) for number in self.damaged[:SHOWN_LINES])
+        more = "…" if len(self.damaged) > SHOWN_LINES else ""
+        return (f"{len(self.damaged)} unreadable line(s) of {self.path.name} were skipped "
+                f"(line {shown}{more})")
 
 
 def _info(path: Path) -> SessionInfo | None:
-    header: dict[str, Any] | None = None
+    """The session's header and title, or None when ``path`` is not a session file.
+    Raises ``OSError`` when it cannot be read."""
+    reader = _Reader(path)
+    header: _Header | None = None
     title = ""
-    for record in _records(path):
+    for _, record in reader.records():
         if header is None:
-            if record.get("type") != "session":
+            try:
+                header = _Header.model_validate(record)
+            except ValidationError:
                 return None
-            header = record
         elif record.get("type") == "message":
             message = record.get("message")
             if isinstance(message, dict) and message.get("role") == "user":
@@ -147,10 +317,10 @@ def _info(path: Path) -> SessionInfo | None:
     if header is None:
         return None
     return SessionInfo(
-        id=str(header.get("id", path.stem)),
+        id=header.id,
         path=path,
-        workspace=str(header.get("workspace", "")),
-        created=str(header.get("created", "")),
+        workspace=header.workspace,
+        created=header.created,
         updated=datetime.fromtimestamp(path.stat().st_mtime),
         title=title,
     )
@@ -162,18 +332,29 @@ def title_of(prompt: str) -> str:
     return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1] + "…"
 
 
-def list_sessions(workspace: Path) -> list[SessionInfo]:
-    """Sessions started in ``workspace``, the most recently used first."""
+def _session_files(pattern: str) -> list[Path]:
+    """Regular files only: a folder, pipe or device named like a session is not one (and
+    reading a pipe would wait forever)."""
     folder = sessions_dir()
-    if not folder.is_dir():
+    try:
+        return sorted(path for path in folder.glob(pattern) if path.is_file())
+    except OSError:
         return []
+
+
+def list_sessions(workspace: Path) -> list[SessionInfo]:
+    """Sessions started in ``workspace``, the most recently used first; unreadable files
+    are left out."""
     root = str(workspace.resolve())
-    found = [info for path in folder.glob("*.jsonl") if (info := _info(path))]
-    return sorted(
-        (info for info in found if info.workspace == root),
-        key=lambda info: info.updated,
-        reverse=True,
-    )
+    found = []
+    for path in _session_files("*.jsonl"):
+        try:
+            info = _info(path)
+        except OSError:
+            continue
+        if info is not None and info.workspace == root:
+            found.append(info)
+    return sorted(found, key=lambda info: info.updated, reverse=True)
 
 
 def find_session(workspace: Path, session_id: str | None) -> SessionInfo:
@@ -185,27 +366,39 @@ def find_session(workspace: Path, session_id: str | None) -> SessionInfo:
         return sessions[0]
     if not set(session_id.lower()) <= ID_CHARACTERS:
         raise SessionNotFound(f"{session_id!r} is not a session id (see: neocode sessions)")
-    folder = sessions_dir()
-    exact = folder / f"{session_id}.jsonl"
-    candidates = [exact] if exact.is_file() else sorted(folder.glob(f"{session_id}*.jsonl"))
+    exact = _session_files(f"{session_id}.jsonl")
+    candidates = exact or _session_files(f"{session_id}*.jsonl")
     if len(candidates) > 1:
         raise SessionNotFound(
             f"{session_id!r} matches {len(candidates)} sessions; give more of the id"
         )
-    info = _info(candidates[0]) if candidates else None
+    try:
+        info = _info(candidates[0]) if candidates else None
+    except OSError as exc:
+        raise SessionNotFound(f"cannot read session {session_id}: {exc.strerror or exc}") from None
     if info is None:
         raise SessionNotFound(f"no saved session with id {session_id!r}")
     return info
 
 
 def load_session(info: SessionInfo) -> LoadedSession:
+    """The session's transcript, repaired, and its token totals. Raises ``SessionNotFound``
+    when the file cannot be read at all."""
     session = LoadedSession(info)
-    for record in _records(info.path):
-        try:
-            if record.get("type") == "message":
-                session.messages.append(Message.model_validate(record.get("message")))
-            elif record.get("type") == "usage":
-                session.usage = session.usage + Usage.model_validate(record.get("usage"))
-        except ValidationError:
-            continue  # a garbled record: skipped like a torn line
+    reader = _Reader(info.path)
+    messages: list[Message] = []
+    try:
+        for number, record in reader.records():
+            try:
+                if record.get("type") == "message":
+                    messages.append(Message.model_validate(record.get("message")))
+                elif record.get("type") == "usage":
+                    session.usage = session.usage + Usage.model_validate(record.get("usage"))
+            except ValidationError:
+                reader.damaged.append(number)
+    except OSError as exc:
+        raise SessionNotFound(f"cannot read session {info.id}: {exc.strerror or exc}") from None
+    repaired = repair(messages)
+    session.messages = repaired.messages
+    session.problems = [p for p in (reader.problem(), *repaired.notes) if p]
     return session

@@ -214,7 +214,7 @@ class _TextPrinter(_Printer):
             self._note(f"neocode: {finished.error.message}")
         elif finished.reason == "turn_limit":
             self._note("neocode: stopped at the turn limit (--max-turns)")
-        elif finished.reason == "cancelled" and session.id:
+        elif finished.reason == "cancelled" and session.saving:
             self._note(f"neocode: interrupted (continue with: neocode --resume {session.id})")
 
     def _status(self, line: str) -> None:

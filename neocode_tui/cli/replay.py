@@ -2,14 +2,19 @@
 
 The bytes go through the scripted provider, so the same SSE decoder, dialect parser and
 collector as a live reply: what replay prints is what a live request would have produced.
-This module stays free of Textual so the command starts fast.
+This module stays free of Textual so the command starts fast. Bad input never ends in a
+traceback: a file too big or nested too deep, a closed or vanished stdout each get one line
+on stderr and an exit code (2 for a file that cannot be used, 1 for output that cannot be
+written).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import json
+import os
 import sys
 from pathlib import Path
 from typing import cast
@@ -21,9 +26,23 @@ from neocode_tui.providers.scripted import ScriptedProvider, SSEReplay, detect_d
 from neocode_tui.vocabulary import DialectName
 
 
+MAX_RECORDING = 16 * 1024 * 1024
+"""Bytes a recording may have. One recorded turn is kilobytes; the cap keeps a huge file
+from taking several times its size in memory on its way through the parser."""
+
+
+class _Unwritable(Exception):
+    """Stdout is closed or failed: nothing can show the replay."""
+
+
 def read_recording(path: str, dialect: str = "auto") -> SSEReplay:
-    """The recording at ``path`` with its dialect resolved. Raises ``OSError`` when unreadable."""
-    data = Path(path).read_bytes()
+    """The recording at ``path`` with its dialect resolved. Raises ``OSError`` when
+    unreadable or over ``MAX_RECORDING`` (then ``strerror`` says so)."""
+    with Path(path).open("rb") as handle:
+        data = handle.read(MAX_RECORDING + 1)
+    if len(data) > MAX_RECORDING:
+        raise OSError(errno.EFBIG, f"it is larger than {MAX_RECORDING // 2**20} MB, "
+                                   "the most a recording may have")
     name = detect_dialect(data) if dialect == "auto" else cast(DialectName, dialect)
     return SSEReplay(data, name)
 
@@ -37,21 +56,53 @@ async def replay(
 
 def run_replay(args: argparse.Namespace) -> int:
     try:
+        if sys.stdout is None:
+            raise _Unwritable("stdout is closed")
         recording = read_recording(args.file, args.dialect)
+        turn = asyncio.run(replay(recording, _print_event if args.events else None, args.rate))
+        if args.json:
+            _out(json.dumps(turn.to_replay_json()))
+        elif not args.events:
+            _out(turn.text)
+            _err(_summary(recording, turn))
+    except BrokenPipeError:
+        # The reader went away (``| head``): stop quietly, as other command-line tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except OSError as exc:
-        print(f"neocode replay: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
+        _err(f"neocode replay: cannot read {args.file}: {exc.strerror or exc}")
         return 2
-
-    def print_event(event: StreamEvent) -> None:
-        print(json.dumps(event.model_dump()), flush=True)
-
-    turn = asyncio.run(replay(recording, print_event if args.events else None, args.rate))
-    if args.json:
-        print(json.dumps(turn.to_replay_json()))
-    elif not args.events:
-        print(turn.text)
-        print(_summary(recording, turn), file=sys.stderr)
+    except RecursionError:
+        _err(f"neocode replay: cannot read {args.file}: its JSON nests too deeply")
+        return 2
+    except _Unwritable as exc:
+        _err(f"neocode replay: cannot write the replay: {exc}")
+        return 1
     return 0
+
+
+def _print_event(event: StreamEvent) -> None:
+    _out(json.dumps(event.model_dump()))
+
+
+def _out(line: str) -> None:
+    """One line to stdout, now. A failure to write is not a failure to read the file, so
+    it leaves as ``_Unwritable`` rather than as the ``OSError`` that means the latter."""
+    try:
+        print(line, file=sys.stdout, flush=True)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise _Unwritable(exc.strerror or str(exc)) from None
+
+
+def _err(line: str) -> None:
+    """One line to stderr, if there is one (``print`` to a closed stderr would go to stdout)."""
+    if sys.stderr is not None:
+        try:
+            print(line, file=sys.stderr, flush=True)
+        except OSError:
+            pass  # nowhere left to say it; the exit code still does
 
 
 def _summary(recording: SSEReplay, turn: CollectedTurn) -> str:

@@ -65,7 +65,7 @@ def test_sessions_are_listed_for_their_workspace_newest_first(tmp_path: Path) ->
     assert find_session(here, stores[1].id[:-2]).id == stores[1].id
 
 
-def test_resume_repairs_a_dangling_tail_and_saves_the_repair(tmp_path: Path) -> None:
+def test_resume_repairs_a_dangling_tail_the_same_way_on_every_load(tmp_path: Path) -> None:
     store = SessionStore.create(tmp_path, provider="openai", model="m")
     store.append_message(Message(role="user", content="run two things"))
     store.append_message(Message(role="assistant", content="", tool_calls=[

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -59,3 +60,83 @@ def test_replay_never_imports_textual() -> None:
             "print(sorted(m for m in ('textual', 'httpx') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.stdout.splitlines()[-1] == "[]"
+
+
+def _shell(command: str, **paths: Path) -> subprocess.CompletedProcess[str]:
+    """``command`` in bash with ``$NEOCODE`` the replay command, for redirections Python's
+    subprocess cannot make (a closed descriptor)."""
+    env = {**os.environ, "NEOCODE": f"{sys.executable} -m neocode_tui replay"}
+    env.update({name: str(path) for name, path in paths.items()})
+    return subprocess.run(["bash", "-c", command], capture_output=True, text=True, env=env,
+                          timeout=60)
+
+
+def test_a_deeply_nested_recording_is_refused_with_a_message(tmp_path: Path) -> None:
+    path = tmp_path / "deep.sse"
+    path.write_text("data: " + "[" * 100_000 + "\n\n")
+    for flags in ([], ["--dialect", "openai"], ["--events"]):
+        result = neocode("replay", str(path), *flags)
+        assert (result.returncode, result.stdout) == (2, "")
+        assert result.stderr == f"neocode replay: cannot read {path}: its JSON nests too deeply\n"
+
+
+PEAK_MEMORY = """
+import re, sys
+from pathlib import Path
+from neocode_tui.cli.main import main
+code = main(sys.argv[1:])
+status = Path("/proc/self/status").read_text()  # VmHWM: this process's peak, since its exec
+print(re.search(r"VmHWM:\\s+(\\d+) kB", status).group(1), file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def test_a_huge_single_line_is_refused_in_bounded_memory(tmp_path: Path) -> None:
+    path = tmp_path / "huge.sse"
+    with path.open("wb") as handle:  # 200 MB, one line, sparse on disk
+        handle.write(b'data: {"choices": [{"delta": {"content": "')
+        handle.truncate(200_000_000)
+    result = subprocess.run([sys.executable, "-c", PEAK_MEMORY, "replay", str(path), "--json"],
+                            capture_output=True, text=True, timeout=60)
+    message, peak_kb = result.stderr.splitlines()
+    assert (result.returncode, result.stdout) == (2, "")
+    assert message == (f"neocode replay: cannot read {path}: "
+                       "it is larger than 16 MB, the most a recording may have")
+    assert int(peak_kb) < 120_000  # the cap and the interpreter, not 200 MB
+
+
+def test_a_closed_stdout_is_reported_on_stderr_with_exit_1() -> None:
+    result = _shell('$NEOCODE "$FILE" --json >&-', FILE=STREAMS / "groq_x_groq_usage.sse")
+    assert result.returncode == 1
+    assert result.stderr == "neocode replay: cannot write the replay: stdout is closed\n"
+
+
+def test_a_full_disk_on_stdout_is_reported_with_exit_1() -> None:
+    result = _shell('$NEOCODE "$FILE" --events > /dev/full', FILE=STREAMS / "groq_x_groq_usage.sse")
+    assert result.returncode == 1
+    assert result.stderr == "neocode replay: cannot write the replay: No space left on device\n"
+
+
+def test_closed_stdout_and_stderr_exit_1_silently() -> None:
+    result = _shell('$NEOCODE "$FILE" >&- 2>&-; echo "exit $?"',
+                    FILE=STREAMS / "groq_x_groq_usage.sse")
+    assert result.stdout == "exit 1\n"
+
+
+def test_a_closed_stdin_does_not_matter_to_a_replay() -> None:
+    result = _shell('$NEOCODE "$FILE" --json <&-', FILE=STREAMS / "groq_x_groq_usage.sse")
+    assert result.returncode == 0
+    assert json.loads(result.stdout)["text"] == "Groq streams fast."
+
+
+def test_a_reader_that_goes_away_ends_the_replay_quietly() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "neocode_tui", "replay", str(STREAMS / "groq_x_groq_usage.sse"),
+         "--events"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # before the first event is written
+    stderr = process.stderr.read()
+    assert process.wait(timeout=60) == 1
+    assert stderr == b""

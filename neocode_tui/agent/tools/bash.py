@@ -1,9 +1,10 @@
 """``bash``: one shell command in the workspace, in its own process group.
 
-The group is the unit of cleanup: on timeout, on cancel, and for background jobs still
-holding the output pipe after the shell exits, the whole group is killed, so nothing the
-model started outlives the call. Output is capped by keeping its head and its tail (an
-error is usually at the end) with a note of how much was cut between them.
+Everything the command started is the unit of cleanup (``ProcessTree``: its group and any
+process that left it, such as a ``setsid`` child): on timeout, on cancel, and once the
+shell has exited, all of it is killed, so nothing the model started outlives the call.
+Output is capped by keeping its head and its tail (an error is usually at the end) with a
+note of how much was cut between them.
 """
 
 from __future__ import annotations
@@ -11,12 +12,12 @@ from __future__ import annotations
 import asyncio
 import codecs
 import os
-import signal
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from neocode_tui.agent.processes import ProcessTree
 from neocode_tui.agent.tools.base import OutputCallback, Tool, ToolOutput
 from neocode_tui.agent.workspace import Workspace
 
@@ -59,12 +60,13 @@ class Bash(Tool[BashArgs]):
         self, args: BashArgs, workspace: Workspace, on_output: OutputCallback | None = None
     ) -> ToolOutput:
         loop = asyncio.get_running_loop()
+        tree = ProcessTree()
         spawn = asyncio.ensure_future(
             loop.subprocess_exec(
                 lambda: _ExitAwareProtocol(loop),
                 "bash", "-c", args.command,
                 cwd=workspace.root,
-                env=_child_env(),
+                env=tree.environment(_child_env()),
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,
@@ -76,9 +78,11 @@ class Bash(Tool[BashArgs]):
         except asyncio.CancelledError:
             # The command may already be running: let the start finish, then stop it all.
             transport, _ = await spawn
-            _kill_group(transport.get_pid())
+            tree.started(transport.get_pid())
+            tree.kill()
             transport.close()
             raise
+        tree.started(transport.get_pid())
         process = asyncio.subprocess.Process(transport, protocol, loop)
         assert process.stdout is not None
         capture = _Capture(self.output_cap, on_output)
@@ -89,24 +93,24 @@ class Bash(Tool[BashArgs]):
                 async with asyncio.timeout(args.timeout):
                     await asyncio.shield(protocol.exited)
             except TimeoutError:
-                _kill_group(process.pid)
+                tree.kill()
                 notes.append(
                     f"[timed out after {args.timeout}s; the command and everything it "
                     "started were stopped]"
                 )
                 await protocol.exited
             if not await _finished_within(reader, LINGER):
-                _kill_group(process.pid)
+                tree.kill()
                 notes.append("[background processes still running were stopped]")
                 if not await _finished_within(reader, LINGER):
-                    transport.close()  # a process that left the group (setsid) holds the pipe
+                    transport.close()  # something beyond the tree's reach holds the pipe
             await reader
         except asyncio.CancelledError:
-            _kill_group(process.pid)
-            transport.close()  # never wait on a pipe that something outside the group holds
+            tree.kill()
+            transport.close()  # never wait on a pipe that something outside the tree holds
             reader.cancel()
             raise
-        _kill_group(process.pid)  # a job that closed its output but still runs
+        tree.kill()  # a job that closed its output but still runs
         code = transport.get_returncode()
         if code != 0 and not notes:
             notes.append(f"[exit code {code}]")
@@ -173,13 +177,6 @@ class _Capture:
         if self.cut:
             return f"{head}\n[… {self.cut} bytes of output cut …]\n{tail}".rstrip("\n")
         return (head + tail).rstrip("\n")
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass  # the group is already gone
 
 
 def _child_env() -> dict[str, str]:

@@ -1,0 +1,116 @@
+"""A bash call leaves no process behind: not its background jobs, not children that left its
+process group with ``setsid``, not a process forking while it is killed; and nothing else."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from neocode_tui.agent.processes import kill_all
+from neocode_tui.agent.tools import ToolOutput
+from neocode_tui.agent.tools.bash import Bash, BashArgs
+from neocode_tui.agent.workspace import Workspace
+from tests.agent.helpers import process_alive, wait_for_file
+
+SCATTERED = (
+    "setsid sleep 1000 & echo $! > setsid.pid; "                       # left the group
+    "sleep 1000 & echo $! > plain.pid; "                               # a plain background job
+    "setsid bash -c 'sleep 1000 & echo $! > deep.pid; exec sleep 1000' & "  # its child too
+    "env -i /bin/sleep 1000 & echo $! > bare.pid; "                    # an empty environment
+    "echo $$ > shell.pid; "
+)
+PIDS = ("setsid", "plain", "deep", "bare", "shell")
+
+
+def bash(folder: Path, command: str, timeout: int = 120) -> asyncio.Task[ToolOutput]:
+    args = BashArgs(command=command, timeout=timeout)
+    return asyncio.create_task(Bash().run(args, Workspace(folder)))
+
+
+async def started(folder: Path, names: tuple[str, ...] = PIDS) -> list[int]:
+    pids = [int(await wait_for_file(folder / f"{name}.pid")) for name in names]
+    assert all(process_alive(pid) for pid in pids)
+    return pids
+
+
+def gone(pid: int) -> bool:
+    """Dead and reaped: not even a zombie left in the process table."""
+    return not Path(f"/proc/{pid}").exists()
+
+
+async def test_cancel_ends_every_process_the_command_started(tmp_path: Path) -> None:
+    task = bash(tmp_path, SCATTERED + "wait")
+    pids = await started(tmp_path)
+
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+    assert [pid for pid in pids if not gone(pid)] == []
+
+
+async def test_a_timeout_ends_every_process_the_command_started(tmp_path: Path) -> None:
+    task = bash(tmp_path, SCATTERED + "wait", timeout=1)
+    pids = await started(tmp_path)
+
+    out = await asyncio.wait_for(task, 10)
+
+    assert out.is_error and "[timed out after 1s" in out.text
+    assert [pid for pid in pids if not gone(pid)] == []
+
+
+async def test_orphans_left_by_a_finished_command_are_ended(tmp_path: Path) -> None:
+    command = ("(setsid sh -c 'echo $$ > orphan.pid; exec sleep 1000' > /dev/null 2>&1 &); "
+               "until [ -s orphan.pid ]; do sleep 0.01; done; echo done")
+    out = await asyncio.wait_for(bash(tmp_path, command), 10)
+    orphan = int((tmp_path / "orphan.pid").read_text())
+
+    assert out.text == "done" and not out.is_error
+    assert gone(orphan)
+
+
+async def test_a_process_forking_while_it_is_killed_does_not_escape(tmp_path: Path) -> None:
+    command = ("setsid bash -c 'while true; do sleep 1000 & echo $! >> many.pid; done' & "
+               "echo $! > loop.pid; sleep 1000")
+    task = bash(tmp_path, command)
+    [forker] = await started(tmp_path, ("loop",))
+    while len((tmp_path / "many.pid").read_text().split()) < 20:
+        await asyncio.sleep(0.01)
+
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+    children = [int(word) for word in (tmp_path / "many.pid").read_text().split() if word.isdigit()]
+    assert [pid for pid in [forker, *children] if not gone(pid)] == []
+
+
+async def test_kill_all_ends_running_commands_at_once(tmp_path: Path) -> None:
+    """What a front end calls when it must exit now (SIGTERM, SIGHUP)."""
+    task = bash(tmp_path, SCATTERED + "wait")
+    pids = await started(tmp_path)
+
+    kill_all()
+
+    assert [pid for pid in pids[:-1] if not gone(pid)] == []  # the shell is reaped by its waiter
+    out = await asyncio.wait_for(task, 10)
+    assert out.is_error
+    assert gone(pids[-1])
+
+
+async def test_processes_that_are_not_the_commands_are_left_alone(tmp_path: Path) -> None:
+    bystander = subprocess.Popen(["sleep", "1000"])  # say, a language server neocode started
+    try:
+        task = bash(tmp_path, SCATTERED + "wait")
+        pids = await started(tmp_path)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert [pid for pid in pids if not gone(pid)] == []
+        assert bystander.poll() is None
+    finally:
+        bystander.kill()
+        bystander.wait()
