@@ -252,11 +252,13 @@ class AgentLoop:
 
     async def _approve(self, tool: Tool, args: object, call: CollectedToolCall) -> str | None:
         """None when the call may run, else the refusal the model is sent."""
-        if not needs_approval(tool.kind, self.approval) or tool.name in self.allowed_for_session:
+        writes, root = tool.writes(args, self.workspace), self.workspace.root
+        if not needs_approval(tool.kind, self.approval, writes, root=root,
+                              allowed_for_session=tool.name in self.allowed_for_session):
             return None
         diff = self._redact.optional(await tool.preview(args, self.workspace))
         if self.approver is None:
-            return refusal_without_approver(tool.name)
+            return refusal_without_approver(tool.name, writes, root)
         request = ApprovalRequested(
             turn=self.turn, index=call.index, call_id=call.id, name=tool.name,
             summary=tool.summary(call.arguments_json), diff=diff, command=tool.command(args),
