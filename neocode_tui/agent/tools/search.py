@@ -113,7 +113,7 @@ async def run_rg(
     assert process.stdout is not None and process.stderr is not None
     try:
         async with asyncio.timeout(limit):
-            errors = asyncio.create_task(process.stderr.read(4096))
+            errors = asyncio.create_task(_head_of(process.stderr, 4096))
             while chunk := await process.stdout.read(CHUNK):
                 out.feed(chunk)
             out.finish()
@@ -129,6 +129,14 @@ async def run_rg(
         if process.returncode is None:
             process.kill()
             await process.wait()
+
+
+async def _head_of(stream: asyncio.StreamReader, size: int) -> bytes:
+    """The first ``size`` bytes of a stream, read to its end."""
+    kept = b""
+    while chunk := await stream.read(CHUNK):
+        kept += chunk[: size - len(kept)]
+    return kept
 
 
 class GlobArgs(BaseModel):
