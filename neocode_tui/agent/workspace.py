@@ -99,6 +99,8 @@ class Workspace:
         """
         with self.open_dir(path.parent) as folder:
             before = os.stat(path.name, dir_fd=folder, follow_symlinks=False)
+            if stat.S_ISLNK(before.st_mode):
+                raise self._swapped(path)
             _require_regular(before, self.relative(path), path)
             try:
                 fd = os.open(

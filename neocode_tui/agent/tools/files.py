@@ -84,7 +84,8 @@ class ReadFile(FileTool[ReadFileArgs]):
 
 class _Window:
     """Lines ``start`` to ``end - 1`` of a byte stream fed in chunks, numbered and cut to
-    ``MAX_CHARS`` in all; every other line is only counted."""
+    ``MAX_CHARS`` in all; every other line is only counted, and a line is cut as soon as
+    it is too long (it may go on for gigabytes)."""
 
     def __init__(self, start: int, end: int) -> None:
         self.start, self.end = start, end
@@ -94,7 +95,8 @@ class _Window:
         self.size = 0
         self.full = False
         self.line = bytearray()
-        self.line_cut = False
+        self.line_done = False
+        """The current line was already shown (cut): the rest of it is skipped."""
         self.partial = False
         """Bytes of an unfinished line have been seen."""
         self.at_eof = False
@@ -107,53 +109,66 @@ class _Window:
         pos = 0
         while pos < len(chunk):
             current = self.number + 1
-            if current < self.start or current >= self.end or self.full:
-                # Outside the window: count whole lines in C, without looking at them.
-                if current < self.start:
-                    skip = self.start - current
-                    newlines = chunk.count(b"\n", pos)
-                    if newlines < skip:
-                        self.number += newlines
-                        self.partial = not chunk.endswith(b"\n")
-                        return
-                    for _ in range(skip):
-                        pos = chunk.index(b"\n", pos) + 1
-                    self.number += skip
-                    self.partial = False
-                    continue
-                newlines = chunk.count(b"\n", pos)
-                self.number += newlines
-                self.partial = not chunk.endswith(b"\n")
+            if self.line_done:
+                newline = chunk.find(b"\n", pos)
+                if newline == -1:
+                    return
+                self.number += 1
+                self.line_done = self.partial = False
+                pos = newline + 1
+            elif current < self.start:
+                # Before the window: count whole lines in C, without looking at them.
+                skip = self.start - current
+                if chunk.count(b"\n", pos) < skip:
+                    self._count(chunk, pos)
+                    return
+                for _ in range(skip):
+                    pos = chunk.index(b"\n", pos) + 1
+                self.number += skip
+                self.partial = False
+            elif current >= self.end or self.full:
+                self._count(chunk, pos)
                 return
-            newline = chunk.find(b"\n", pos)
-            stop = len(chunk) if newline == -1 else newline
-            room = MAX_CHARS - len(self.line)
-            if stop - pos > room:
-                self.line_cut = True
-            self.line += chunk[pos : pos + max(0, min(room, stop - pos))]
-            self.partial = True
-            if newline == -1:
-                return
-            self._end_line()
-            pos = newline + 1
+            else:
+                pos = self._collect(chunk, pos)
+
+    def _count(self, chunk: bytes, pos: int) -> None:
+        self.number += chunk.count(b"\n", pos)
+        self.partial = not chunk.endswith(b"\n")
+
+    def _collect(self, chunk: bytes, pos: int) -> int:
+        """Add to the current line in the window; where the next one starts in ``chunk``."""
+        newline = chunk.find(b"\n", pos)
+        stop = len(chunk) if newline == -1 else newline
+        room = MAX_CHARS - len(self.line)
+        self.partial = True
+        if stop - pos > room:
+            self.line += chunk[pos : pos + room]
+            self._show(cut=True)
+            self.line_done = True
+            return pos + room
+        self.line += chunk[pos:stop]
+        if newline == -1:
+            return len(chunk)
+        self._show(cut=False)
+        self.number += 1
+        self.partial = False
+        return newline + 1
 
     def finish(self) -> None:
         self.at_eof = True
-        if self.partial:
-            current = self.number + 1
-            if self.start <= current < self.end and not self.full:
-                self._end_line()
-            else:
-                self.number += 1
-            self.partial = False
-
-    def _end_line(self) -> None:
+        if not self.partial:
+            return
+        current = self.number + 1
+        if not self.line_done and self.start <= current < self.end and not self.full:
+            self._show(cut=False)
         self.number += 1
-        self.partial = False
-        raw = bytes(self.line) if self.line_cut else bytes(self.line).removesuffix(b"\r")
-        numbered = f"{self.number:>6}\t{raw.decode('utf-8', 'replace')}"
+        self.partial = self.line_done = False
+
+    def _show(self, *, cut: bool) -> None:
+        raw = bytes(self.line) if cut else bytes(self.line).removesuffix(b"\r")
         self.line.clear()
-        cut, self.line_cut = self.line_cut, False
+        numbered = f"{self.number + 1:>6}\t{raw.decode('utf-8', 'replace')}"
         if cut or self.size + len(numbered) > MAX_CHARS:
             self.full = True
             if self.shown:
