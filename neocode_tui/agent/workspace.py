@@ -19,7 +19,7 @@ import os
 import secrets
 import stat
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -75,10 +75,8 @@ class Workspace:
         try:
             for part in path.relative_to(self.root).parts:
                 if create:
-                    try:
+                    with suppress(FileExistsError):
                         os.mkdir(part, dir_fd=fd)
-                    except FileExistsError:
-                        pass
                 try:
                     child = os.open(part, _DIR_FLAGS, dir_fd=fd)
                 except OSError as exc:
@@ -142,10 +140,8 @@ class Workspace:
                     handle.write(data)
                 os.replace(temp, path.name, src_dir_fd=folder, dst_dir_fd=folder)
             except BaseException:
-                try:
+                with suppress(OSError):
                     os.unlink(temp, dir_fd=folder)
-                except OSError:
-                    pass
                 raise
 
     def _swapped(self, path: Path) -> PathOutsideWorkspace:

@@ -88,6 +88,6 @@ async def test_headless_auto_edit_refuses_protected_writes_and_says_why(
     await loop.run("configure git")
 
     results = openai_only.tool_results(2)
-    assert results["g"].startswith("not run: write_file needs approval") and "full-auto" in results["g"]
-    assert "auto-edit" not in results["g"]
+    assert results["g"].startswith("not run: write_file needs approval")
+    assert "full-auto" in results["g"] and "auto-edit" not in results["g"]
     assert not (workspace / ".git").exists() and (workspace / "notes.txt").exists()

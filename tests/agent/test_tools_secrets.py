@@ -108,7 +108,8 @@ async def test_no_piece_of_a_key_survives_a_cut_or_an_edit(
 
     results = openai_only.tool_results(2)
     assert "bytes of output cut" in results["b"] and results["g"].startswith("long.txt:1:zzz")
-    assert (workspace / ".env").read_text() == f"OPENAI_API_KEY={API_KEY.replace('SECRET', 'SE-CRET')}\n"
+    edited = API_KEY.replace("SECRET", "SE-CRET")
+    assert (workspace / ".env").read_text() == f"OPENAI_API_KEY={edited}\n"
     for text in (
         json.dumps([request.json for request in openai_only.server.requests]),
         json.dumps([event.model_dump(mode="json") for event in recorder.events]),

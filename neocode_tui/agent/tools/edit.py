@@ -165,6 +165,7 @@ class WriteFile(_ChangeTool):
 
     def run_sync(self, args: WriteFileArgs, workspace: Workspace, budget: Budget) -> ToolOutput:
         change = self.plan(args, workspace, budget)
+        budget.check()  # a call cancelled while planning writes nothing
         change.apply(workspace)
         verb = "created" if change.created else "wrote"
         return ToolOutput(
@@ -217,11 +218,11 @@ class EditFile(_ChangeTool):
             raise ToolError(
                 f"the edit would make {shown} larger than {2 * MAX_EDIT_BYTES} characters"
             )
-        budget.check()
         return Change(path, shown, before, before.replace(old, new), False, count)
 
     def run_sync(self, args: EditFileArgs, workspace: Workspace, budget: Budget) -> ToolOutput:
         change = self.plan(args, workspace, budget)
+        budget.check()
         change.apply(workspace)
         noun = "replacement" if change.replacements == 1 else "replacements"
         diff = change.diff
