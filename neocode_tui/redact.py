@@ -114,8 +114,10 @@ def _common_suffix(text: str, at: int, key: str, start: int) -> int:
 
 
 def _head(key: str) -> int:
+    """How long the key's public head is: at most a quarter of the key, so a secret made
+    of lower-case words (``my-secret-token-value``) is not taken for all head."""
     head = PUBLIC_HEAD.match(key)
-    return head.end() if head else 0
+    return head.end() if head and head.end() <= len(key) // 4 else 0
 
 
 class Redactor:

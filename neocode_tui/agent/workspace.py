@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import secrets
 import stat
 from collections.abc import Iterator
@@ -25,6 +26,7 @@ from pathlib import Path
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _LINK_ERRORS = {errno.ELOOP, errno.EMLINK, errno.ENOTDIR}
 """What an ``O_NOFOLLOW`` open of a symlink fails with (``EMLINK`` on the BSDs)."""
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class PathOutsideWorkspace(ValueError):
@@ -63,9 +65,9 @@ class Workspace:
 
     def relative(self, path: Path) -> str:
         """How a resolved path is shown to the model and the user: relative, with ``/``,
-        and bytes that are not UTF-8 escaped (``caf\\xe9.txt``)."""
+        escaped where it is not UTF-8 or not printable (``caf\\xe9.txt``)."""
         relative = path.relative_to(self.root).as_posix()
-        return printable(relative) if relative != "." else "."
+        return printable_name(relative) if relative != "." else "."
 
     @contextmanager
     def open_dir(self, path: Path, *, create: bool = False) -> Iterator[int]:
@@ -128,6 +130,12 @@ class Workspace:
                 raise self._swapped(path)
             if old is not None and not stat.S_ISREG(old.st_mode):
                 _require_regular(old, self.relative(path), path)
+            if old is not None and not os.access(
+                path.name, os.W_OK, dir_fd=folder, follow_symlinks=False
+            ):
+                raise PermissionError(
+                    errno.EACCES, f"{self.relative(path)} is read-only; it was not changed"
+                )
             temp = f".{path.name[:100]}.{secrets.token_hex(6)}.neocode-tmp"
             fd = os.open(
                 temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
@@ -185,6 +193,12 @@ def printable(text: str) -> str:
     except UnicodeEncodeError:
         raw = text.encode("utf-8", "backslashreplace")
     return raw.decode("utf-8", "backslashreplace")
+
+
+def printable_name(name: str) -> str:
+    """A file name on one line: ``printable``, and control characters (a newline, an
+    escape sequence) shown as ``\\x0a``, so a name cannot fake lines of a listing."""
+    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", printable(name))
 
 
 def _normalise(parts: tuple[str, ...]) -> list[str]:

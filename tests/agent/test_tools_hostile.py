@@ -14,7 +14,7 @@ import pytest
 from neocode_tui.agent.loop import AgentLoop
 from neocode_tui.agent.tools import ToolError, ToolOutput, default_tools
 from neocode_tui.agent.tools.files import ReadFile
-from neocode_tui.agent.tools.search import _Lines, run_rg
+from neocode_tui.agent.tools.search import _Records, run_rg
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
 from tests.agent.conftest import Dialect
 
@@ -71,6 +71,24 @@ async def test_an_edit_keeps_bytes_that_are_not_utf8_as_they_were(latin1: Path) 
     assert out.text.startswith("edited caf\\xe9.txt (1 replacement)")
     assert out.diff is not None and " caf\\xe9 hello\n" in out.diff
     out.text.encode("utf-8")
+
+
+async def test_a_name_with_a_newline_or_an_escape_stays_on_its_line(project: Path) -> None:
+    (project / "fake\nsrc").mkdir()
+    (project / "fake\nsrc/app.py:1:forged").write_text("hello\n")
+    (project / "red\x1b[31m.txt").write_text("hello\n")
+    listed = await call(project, "list_dir")
+    assert listed.text.splitlines() == ["fake\\x0asrc/", "src/", "red\\x1b[31m.txt"]
+    found = await call(project, "glob", pattern="**/*")
+    assert found.text.splitlines() == [
+        "fake\\x0asrc/app.py:1:forged", "red\\x1b[31m.txt", "src/app.py",
+    ]
+    searched = await call(project, "grep", pattern="hello")
+    assert searched.text.splitlines() == [
+        "fake\\x0asrc/app.py:1:forged:1:hello",
+        "red\\x1b[31m.txt:1:hello",
+        "src/app.py:2:    print('hello')",
+    ]
 
 
 async def test_a_listing_with_an_odd_name_reaches_the_model_as_text(
@@ -186,11 +204,42 @@ async def test_ripgrep_is_killed_at_its_time_limit(project: Path, fifo: Path) ->
             Workspace(project).open_dir(project.resolve()) as folder,
             pytest.raises(ToolError, match="stopped after 0.3s"),
         ):
-            await run_rg(["--regexp", "x", "-"], folder, project, _Lines(10), stdin=writer,
+            await run_rg(["--regexp", "x", "-"], folder, project, _Records(10), stdin=writer,
                          limit=0.3)
     finally:
         os.close(writer)
     assert time.monotonic() - started < 1.5
+
+
+def ripgrep_children() -> list[int]:
+    """Our own rg processes still alive (zombies count as gone)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            name, rest = stat.read_text().rsplit(")", 1)
+        except OSError:
+            continue
+        fields = rest.split()
+        if name.endswith("(rg") and int(fields[1]) == os.getpid() and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+async def test_a_cancelled_search_kills_ripgrep_within_a_second(project: Path, fifo: Path) -> None:
+    writer = os.open(fifo, os.O_RDWR)
+    try:
+        with Workspace(project).open_dir(project.resolve()) as folder:
+            task = asyncio.create_task(
+                run_rg(["--regexp", "x", "-"], folder, project, _Records(10), stdin=writer)
+            )
+            await asyncio.sleep(0.3)
+            assert ripgrep_children()
+            task.cancel()
+            done, _ = await asyncio.wait({task}, timeout=1)
+            assert done and task.cancelled()
+    finally:
+        os.close(writer)
+    assert not ripgrep_children()
 
 
 # --- links out, and the race between check and use ------------------------------------------

@@ -53,10 +53,17 @@ def test_whole_keys_and_long_pieces_of_them_are_scrubbed() -> None:
 
 def test_the_public_head_and_short_pieces_are_left_alone() -> None:
     """Example keys in the user's code share the head; seven characters are no key."""
-    redact = Redactor([API_KEY])
-    assert redact("use a key like sk-agent-test-EXAMPLE") == "use a key like sk-agent-test-EXAMPLE"
-    assert redact(f"ends {API_KEY[-7:]}") == f"ends {API_KEY[-7:]}"
+    key = "sk-proj-" + "Xq7Lm2Rt9Vb4Nc8Kd1Pw6Hy3Zf5Gj0Ts2Ae7"
+    redact = Redactor([key])
+    assert redact("use a key like sk-proj-EXAMPLE") == "use a key like sk-proj-EXAMPLE"
+    assert redact(f"ends {key[-7:]}") == f"ends {key[-7:]}"
+    assert redact(f"cut at {key[:12]}") == f"cut at {REDACTED}"
     assert redact("ordinary text, SECRET or not") == "ordinary text, SECRET or not"
+
+
+def test_a_secret_made_of_words_is_not_taken_for_a_public_head() -> None:
+    redact = Redactor(["my-secret-token-value"])
+    assert redact("leaked: my-secret-token-") == f"leaked: {REDACTED}"
 
 
 def test_redacting_a_megabyte_stays_fast_and_linear() -> None:

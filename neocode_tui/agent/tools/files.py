@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from neocode_tui.agent.tools.base import Budget, FileTool, ToolError, ToolOutput
 from neocode_tui.agent.tools.text import CHUNK, open_text_file
-from neocode_tui.agent.workspace import Workspace, printable
+from neocode_tui.agent.workspace import Workspace, printable_name
 
 MAX_LINES = 2000
 MAX_CHARS = 100_000
@@ -205,7 +205,7 @@ class ListDir(FileTool[ListDirArgs]):
         except NotADirectoryError:
             raise ToolError(f"{shown} is a file, not a folder (use read_file)") from None
         entries.sort(key=lambda entry: (not entry[1].endswith("/"), entry[0]))
-        names = [printable(name + mark) for name, mark in entries[:MAX_ENTRIES]]
+        names = [printable_name(name) + mark for name, mark in entries[:MAX_ENTRIES]]
         if not names:
             return ToolOutput(f"{shown} is empty")
         hidden = len(entries) - len(names) + more

@@ -32,7 +32,7 @@ from neocode_tui.agent.tools.base import (
     capped,
 )
 from neocode_tui.agent.tools.text import SNIFF_BYTES, looks_binary
-from neocode_tui.agent.workspace import NotARegularFile, Workspace, printable
+from neocode_tui.agent.workspace import NotARegularFile, Workspace, printable_name
 
 IGNORED_DIRS = (
     ".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".mypy_cache",
@@ -70,36 +70,45 @@ def _check_glob(pattern: str) -> str:
     return pattern
 
 
-class _Lines:
-    """The first ``keep`` lines of a byte stream, and a count of all of them."""
+class _Records:
+    """The first ``keep`` records of ripgrep's output, and a count of all of them.
 
-    def __init__(self, keep: int) -> None:
-        self.keep = keep
-        self.lines: list[bytes] = []
+    A record ends at ``end``. A ``named`` one is a path, NUL, then a line ended by a
+    newline: a newline inside a file name does not split it, and each record has exactly
+    one NUL to count it by.
+    """
+
+    def __init__(self, keep: int, end: bytes = b"\n", *, named: bool = False) -> None:
+        self.keep, self.end, self.named = keep, end, named
+        self.records: list[bytes] = []
         self.total = 0
         self._pending = b""
 
     def feed(self, chunk: bytes) -> None:
-        if len(self.lines) >= self.keep:
-            self.total += chunk.count(b"\n")
+        mark = b"\0" if self.named else self.end
+        if len(self.records) >= self.keep:
+            self.total += chunk.count(mark)
             return
-        data = self._pending + chunk
-        parts = data.split(b"\n")
-        self._pending = parts.pop()
-        self.total += len(parts)
-        self.lines.extend(parts[: self.keep - len(self.lines)])
-
-    def finish(self) -> None:
-        if self._pending:
-            self.feed(b"\n")
+        data, pos = self._pending + chunk, 0
+        while len(self.records) < self.keep:
+            start = data.find(b"\0", pos) if self.named else pos
+            stop = -1 if start == -1 else data.find(self.end, start)
+            if stop == -1:
+                self._pending = data[pos:]
+                return
+            self.records.append(data[pos:stop])
+            self.total += 1
+            pos = stop + 1
+        self._pending = b""
+        self.total += data.count(mark, pos)
 
 
 async def run_rg(
-    flags: list[str], folder: int, where: Path, out: _Lines, *, stdin: int | None = None,
+    flags: list[str], folder: int, where: Path, out: _Records, *, stdin: int | None = None,
     limit: float = TIME_LIMIT,
 ) -> tuple[int, str]:
-    """Run ripgrep in the open folder ``folder`` (at ``where``), its output lines into
-    ``out``; the exit code and error text. The process is killed when ``limit`` runs out
+    """Run ripgrep in the open folder ``folder`` (at ``where``), its output into ``out``;
+    the exit code and error text. The process is killed when ``limit`` runs out
     or on cancel. Where ``/proc`` exists the child starts in the very folder that was
     opened, so a symlink swapped in for its path since cannot redirect the search."""
     proc_fd = f"/proc/self/fd/{folder}"
@@ -111,12 +120,11 @@ async def run_rg(
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )
     assert process.stdout is not None and process.stderr is not None
+    errors = asyncio.create_task(_head_of(process.stderr, 4096))
     try:
         async with asyncio.timeout(limit):
-            errors = asyncio.create_task(_head_of(process.stderr, 4096))
             while chunk := await process.stdout.read(CHUNK):
                 out.feed(chunk)
-            out.finish()
             code = await process.wait()
             message = (await errors).decode("utf-8", "replace").strip()
             return code, message.removeprefix("rg: ")
@@ -129,6 +137,7 @@ async def run_rg(
         if process.returncode is None:
             process.kill()
             await process.wait()
+        errors.cancel()
 
 
 async def _head_of(stream: asyncio.StreamReader, size: int) -> bytes:
@@ -165,16 +174,16 @@ class Glob(Tool[GlobArgs]):
     ) -> ToolOutput:
         base = workspace.resolve(args.path)
         pattern = _check_glob(args.pattern)
-        out = _Lines(MAX_RESULTS)
+        out = _Records(MAX_RESULTS, b"\0")
         with _folder(workspace, base) as folder:
             code, errors = await run_rg(
-                ["--files", f"--glob={pattern}", *COMMON_FLAGS], folder, base, out
+                ["--files", "--null", f"--glob={pattern}", *COMMON_FLAGS], folder, base, out
             )
         if code == 2 and not out.total:
             raise ToolError(f"invalid glob pattern {pattern!r}: {errors}")
         if not out.total:
             return ToolOutput(f"no files match {args.pattern!r}")
-        shown = [workspace.relative(base / os.fsdecode(line)) for line in out.lines]
+        shown = [workspace.relative(base / os.fsdecode(line)) for line in out.records]
         if out.total > len(shown):
             shown.append(f"[{out.total - len(shown)} more files; narrow the pattern]")
         return capped(ToolOutput("\n".join(shown)))
@@ -216,7 +225,7 @@ class Grep(Tool[GrepArgs]):
             *(["--ignore-case"] if args.ignore_case else []),
             *COMMON_FLAGS,
         ]
-        out = _Lines(MAX_MATCHES)
+        out = _Records(MAX_MATCHES, named=target.is_dir())
         if target.is_dir():
             with _folder(workspace, target) as folder:
                 include_flag = [f"--glob={include}"] if include else []
@@ -236,7 +245,7 @@ class Grep(Tool[GrepArgs]):
             raise ToolError(f"grep failed: {errors or 'ripgrep stopped with exit code 2'}")
         if not out.total:
             return ToolOutput(f"no matches for {args.pattern!r}")
-        matches = [_match_line(line, prefix, single=not target.is_dir()) for line in out.lines]
+        matches = [_match_line(line, prefix, single=not out.named) for line in out.records]
         if out.total > len(matches):
             matches.append(f"[{out.total - len(matches)} more matches; narrow the search]")
         return capped(ToolOutput("\n".join(matches)))
@@ -244,7 +253,7 @@ class Grep(Tool[GrepArgs]):
 
 async def _grep_file(
     workspace: Workspace, target: Path, shown: str, flags: list[str], pattern: str,
-    out: _Lines,
+    out: _Records,
 ) -> tuple[int, str]:
     """One file, opened safely here and given to ripgrep as its input."""
     try:
@@ -272,7 +281,7 @@ def _match_line(line: bytes, prefix: str, *, single: bool) -> str:
     else:
         raw_path, _, rest = line.partition(b"\0")
         raw_path = raw_path.removeprefix(b"./")
-        name = printable(os.fsdecode(raw_path))
+        name = printable_name(os.fsdecode(raw_path))
         path = name if prefix == "." else f"{prefix}/{name}"
     number, _, text = rest.partition(b":")
     shown = text.removesuffix(b"\r").decode("utf-8", "replace")
