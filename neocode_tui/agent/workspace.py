@@ -49,7 +49,10 @@ class Workspace:
             raise PathOutsideWorkspace(f"{path!r} is outside the workspace ({self.root})") from None
         if not candidate.is_absolute():
             candidate = self.root / candidate
-        resolved = candidate.resolve()
+        try:
+            resolved = candidate.resolve()
+        except RuntimeError:  # a symlink loop
+            raise PathOutsideWorkspace(f"{printable(path)!r} is a symlink loop") from None
         if resolved.is_relative_to(self.root):
             return resolved
         lexical = Path(*_normalise(candidate.parts))

@@ -343,6 +343,10 @@ async def test_the_path_approval_saw_is_the_path_the_write_uses(project: Path) -
     assert not (project / ".git").exists()
 
 
-def test_the_odd_name_argument_is_a_clear_error_not_a_traceback(project: Path) -> None:
+def test_odd_paths_are_clear_errors_not_tracebacks(project: Path) -> None:
+    (project / "a").symlink_to(project / "b")
+    (project / "b").symlink_to(project / "a")
     with pytest.raises(PathOutsideWorkspace, match="NUL character"):
         Workspace(project).resolve("a\0b")
+    with pytest.raises(PathOutsideWorkspace, match="'a/x' is a symlink loop"):
+        Workspace(project).resolve("a/x")

@@ -62,11 +62,16 @@ def rg_binary() -> str:
     return found
 
 
+def _quoted(pattern: str) -> str:
+    """A pattern echoed in a message: quoted, and cut if the model sent a huge one."""
+    return repr(pattern if len(pattern) <= 200 else pattern[:200] + "…")
+
+
 def _check_glob(pattern: str) -> str:
     if pattern.startswith("/") or ".." in PurePosixPath(pattern).parts:
-        raise ToolError(f"the pattern {pattern!r} must be relative to the search folder")
+        raise ToolError(f"the pattern {_quoted(pattern)} must be relative to the search folder")
     if pattern.startswith("!"):
-        raise ToolError(f"the pattern {pattern!r} must not start with '!'")
+        raise ToolError(f"the pattern {_quoted(pattern)} must not start with '!'")
     return pattern
 
 
@@ -180,9 +185,9 @@ class Glob(Tool[GlobArgs]):
                 ["--files", "--null", f"--glob={pattern}", *COMMON_FLAGS], folder, base, out
             )
         if code == 2 and not out.total:
-            raise ToolError(f"invalid glob pattern {pattern!r}: {errors}")
+            raise ToolError(f"invalid glob pattern {_quoted(pattern)}: {errors}")
         if not out.total:
-            return ToolOutput(f"no files match {args.pattern!r}")
+            return ToolOutput(f"no files match {_quoted(pattern)}")
         shown = [workspace.relative(base / os.fsdecode(line)) for line in out.records]
         if out.total > len(shown):
             shown.append(f"[{out.total - len(shown)} more files; narrow the pattern]")
@@ -237,14 +242,14 @@ class Grep(Tool[GrepArgs]):
         else:
             prefix = workspace.relative(target)
             if include and not fnmatch.fnmatchcase(target.name, include.rsplit("/", 1)[-1]):
-                return ToolOutput(f"no matches for {args.pattern!r}")
+                return ToolOutput(f"no matches for {_quoted(args.pattern)}")
             code, errors = await _grep_file(workspace, target, prefix, flags, args.pattern, out)
         if code == 2 and not out.total:
             if "regex" in errors:
-                raise ToolError(f"invalid regular expression {args.pattern!r}: {errors}")
+                raise ToolError(f"invalid regular expression {_quoted(args.pattern)}: {errors}")
             raise ToolError(f"grep failed: {errors or 'ripgrep stopped with exit code 2'}")
         if not out.total:
-            return ToolOutput(f"no matches for {args.pattern!r}")
+            return ToolOutput(f"no matches for {_quoted(args.pattern)}")
         matches = [_match_line(line, prefix, single=not out.named) for line in out.records]
         if out.total > len(matches):
             matches.append(f"[{out.total - len(matches)} more matches; narrow the search]")
