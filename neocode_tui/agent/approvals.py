@@ -1,21 +1,66 @@
-"""Who must say yes before a tool runs: the approval mode and per-session allowances."""
+"""Who must say yes before a tool runs: the approval mode, per-session allowances, and the
+paths that always ask.
+
+Some files turn a write into a command: git runs ``.git/hooks/*`` and the programs named
+in ``.git/config`` (``core.fsmonitor``, ``core.pager``); the agent's own config (``.neocode/``
+in the workspace, the user's config folder) changes what the agent may do next; a
+``.env`` in the workspace is read by NeoCode itself at start (which endpoint, which key)
+and by most project tooling, and direnv runs ``.envrc`` on entering the folder. So a
+write to any of them asks in every mode short of ``full-auto``, even with the tool
+allowed for the session: ``auto-edit`` would otherwise be ``full-auto`` by the back door.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
+
 from neocode_tui.agent.tools import ToolKind
+from neocode_tui.paths import config_dir
 from neocode_tui.vocabulary import ApprovalMode
 
+PROTECTED_FOLDERS = frozenset({".git", ".neocode"})
+"""Any path through a folder of these names (a submodule's ``.git`` too)."""
 
-def needs_approval(kind: ToolKind, mode: ApprovalMode) -> bool:
-    """Reads never ask; ``auto-edit`` asks for commands only; ``full-auto`` asks for nothing."""
-    if kind == "read" or mode == "full-auto":
+
+def protected(path: Path, root: Path) -> bool:
+    """Whether writing the resolved ``path`` (inside ``root``) must always be approved.
+    Names compare case-insensitively: ``.GIT/config`` is ``.git/config`` on macOS."""
+    if path.is_relative_to(config_dir().resolve()):
+        return True
+    parts = [part.casefold() for part in path.relative_to(root).parts]
+    if PROTECTED_FOLDERS.intersection(parts):
+        return True
+    name = parts[-1] if parts else ""
+    return name == ".git" or name == ".envrc" or name == ".env" or name.startswith(".env.")
+
+
+def needs_approval(
+    kind: ToolKind,
+    mode: ApprovalMode,
+    writes: Iterable[Path] = (),
+    *,
+    root: Path,
+    allowed_for_session: bool = False,
+) -> bool:
+    """Reads never ask; ``auto-edit`` asks for commands only; ``full-auto`` asks for
+    nothing; a tool allowed for the session stops asking. A write to a protected path
+    (see the module) asks in every mode but ``full-auto``."""
+    if mode == "full-auto":
+        return False
+    if any(protected(path, root) for path in writes):
+        return True
+    if kind == "read" or allowed_for_session:
         return False
     return mode == "ask" or kind == "command"
 
 
-def refusal_without_approver(name: str) -> str:
+def refusal_without_approver(
+    name: str, writes: Iterable[Path] = (), root: Path | None = None
+) -> str:
     """The result a headless run sends when nobody is there to ask."""
-    option = "auto-edit or full-auto" if name != "bash" else "full-auto"
+    always_asks = root is not None and any(protected(path, root) for path in writes)
+    option = "full-auto" if name == "bash" or always_asks else "auto-edit or full-auto"
     return (
         f"not run: {name} needs approval and nobody can approve it in this run "
         f"(rerun with --approval {option})"

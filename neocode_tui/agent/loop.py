@@ -96,7 +96,8 @@ class AgentLoop:
         self.system_prompt = system_prompt
         """None until the first run builds it from the instruction files."""
         self.allowed_for_session: set[str] = set()
-        self._redact = Redactor(secrets)
+        self._secrets = [secret for secret in secrets if secret]
+        self._redact = Redactor(self._secrets)
         """Scrubs ``secrets`` (the API keys in use) from tool output before anyone sees it."""
         self.turn = 0
         """The last turn number; it keeps growing across runs, so (turn, index) stays unique."""
@@ -186,7 +187,9 @@ class AgentLoop:
         number = self.turn
         self._emit(TurnStarted(turn=number))
         if self.system_prompt is None:
-            self.system_prompt = await asyncio.to_thread(build_system_prompt, self.workspace.root)
+            self.system_prompt = await asyncio.to_thread(
+                build_system_prompt, self.workspace.root, self._secrets
+            )
         request = ChatRequest(
             model=self.provider.model,
             system=self.system_prompt,
@@ -295,11 +298,13 @@ class AgentLoop:
 
     async def _approve(self, tool: Tool, args: object, call: CollectedToolCall) -> str | None:
         """None when the call may run, else the refusal the model is sent."""
-        if not needs_approval(tool.kind, self.approval) or tool.name in self.allowed_for_session:
+        writes, root = tool.writes(args, self.workspace), self.workspace.root
+        if not needs_approval(tool.kind, self.approval, writes, root=root,
+                              allowed_for_session=tool.name in self.allowed_for_session):
             return None
         diff = self._redact.optional(await tool.preview(args, self.workspace))
         if self.approver is None:
-            return refusal_without_approver(tool.name)
+            return refusal_without_approver(tool.name, writes, root)
         request = ApprovalRequested(
             turn=self.turn, index=call.index, call_id=call.id, name=tool.name,
             summary=tool.summary(call.arguments_json), diff=diff, command=tool.command(args),

@@ -2,15 +2,23 @@
 
 Instructions come from two files: ``AGENTS.md`` at the workspace root (the project's, the
 same file other agents read) and ``AGENTS.md`` in the user's config folder (theirs, for
-every project).
+every project). The project's file comes from a folder nobody has vetted, so it is read
+as the tools read: not through a symlink out of the workspace, only if it is a regular
+file (a FIFO would hang the start), and only its first part. Keys in use are scrubbed
+from both, since the prompt is saved and shown.
 """
 
 from __future__ import annotations
 
+import os
 import platform
+import stat
+from collections.abc import Iterable
 from pathlib import Path
 
+from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
 from neocode_tui.paths import config_dir
+from neocode_tui.redact import Redactor
 
 INSTRUCTIONS_FILE = "AGENTS.md"
 MAX_INSTRUCTIONS = 20_000
@@ -33,24 +41,53 @@ def user_instructions_path() -> Path:
     return config_dir() / INSTRUCTIONS_FILE
 
 
-def build_system_prompt(root: Path) -> str:
-    """Reads the instruction files, so call it in a thread from async code."""
+def build_system_prompt(root: Path, secrets: Iterable[str | None] = ()) -> str:
+    """Reads the instruction files, so call it in a thread from async code. ``secrets``
+    are the keys in use, scrubbed from the instructions."""
+    redact = Redactor(secrets)
     parts = [BASE_PROMPT.format(system=platform.system() or "Unix", root=root)]
-    for title, path in (
-        ("Project instructions (AGENTS.md)", root / INSTRUCTIONS_FILE),
-        ("The user's instructions", user_instructions_path()),
+    for title, text in (
+        ("Project instructions (AGENTS.md)", _project_instructions(root)),
+        ("The user's instructions", _user_instructions()),
     ):
-        text = _read_instructions(path)
+        text = _cut(redact(text).strip())
         if text:
             parts.append(f"# {title}\n\n{text}")
     return "\n\n".join(parts)
 
 
-def _read_instructions(path: Path) -> str:
+def _project_instructions(root: Path) -> str:
+    workspace = Workspace(root)
     try:
-        text = path.read_text(encoding="utf-8", errors="replace").strip()
+        fd, _ = workspace.open_file(workspace.resolve(INSTRUCTIONS_FILE))
+    except (OSError, PathOutsideWorkspace):
+        return ""  # none (the usual case), unreadable, not a file, or a link out: no instructions
+    return _read_head(fd)
+
+
+def _user_instructions() -> str:
+    """The user's own file may be a symlink (into their dotfiles, say): it is trusted."""
+    try:
+        fd = os.open(user_instructions_path(), os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
-        return ""  # no file (the usual case) or unreadable: no instructions
+        return ""
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return ""
+    return _read_head(fd)
+
+
+def _read_head(fd: int) -> str:
+    """Enough of an open file to fill ``MAX_INSTRUCTIONS`` characters, and closes it."""
+    try:
+        with os.fdopen(fd, "rb") as handle:
+            return handle.read(4 * MAX_INSTRUCTIONS + 1).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _cut(text: str) -> str:
+    """Cut after scrubbing, so no part of a key is left at the cut."""
     if len(text) > MAX_INSTRUCTIONS:
         text = text[:MAX_INSTRUCTIONS] + f"\n[… cut at {MAX_INSTRUCTIONS} characters]"
     return text

@@ -110,6 +110,7 @@ async def _run(args: argparse.Namespace, prompt: str, settings: Any) -> int:
         session.ensure_saved()
         printer.start(session)
         finished = await session.prompt(prompt)
+        printer.finish(finished, session)
     except NeoCodeError as exc:
         print(f"neocode: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -117,7 +118,6 @@ async def _run(args: argparse.Namespace, prompt: str, settings: Any) -> int:
         for signum in EXIT_SIGNAL:
             loop.remove_signal_handler(signum)
         await session.aclose()
-    printer.finish(finished, session)
     if stopped_by:
         return EXIT_SIGNAL.get(signal.Signals(stopped_by[0]), EXIT_ERROR)
     if finished.reason == "error":

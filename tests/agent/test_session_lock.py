@@ -83,7 +83,7 @@ def test_a_second_process_is_told_the_session_is_open_and_by_whom(workspace: Pat
         second = open_session(workspace, store.id, "from the second")
         _, err = second.communicate(timeout=30)
         assert second.returncode == 1
-        assert err == f"neocode: session {store.id} is open in another neocode (pid {first.pid})\n"
+        assert err.startswith(f"neocode: session {store.id} is open in another neocode (pid {first.pid})")
     finally:
         first.communicate("", timeout=30)  # the first finishes its turn and closes
 

@@ -172,11 +172,24 @@ class _Capture:
             del self.tail[:excess]
 
     def text(self) -> str:
-        head = self.head.decode("utf-8", errors="replace")
-        tail = self.tail.decode("utf-8", errors="replace")
-        if self.cut:
-            return f"{head}\n[… {self.cut} bytes of output cut …]\n{tail}".rstrip("\n")
-        return (head + tail).rstrip("\n")
+        """Head and tail, cut at line ends where a line ends near the cut: a key never
+        spans lines, so no piece of one is left at either side of the gap."""
+        head, tail, cut = bytes(self.head), bytes(self.tail), self.cut
+        if cut:
+            end = head.rfind(b"\n")
+            if end >= len(head) // 2:
+                cut += len(head) - end - 1
+                head = head[: end + 1]
+            start = tail.find(b"\n")
+            if 0 <= start < len(tail) // 2:
+                cut += start + 1
+                tail = tail[start + 1 :]
+        head_text = head.decode("utf-8", errors="replace")
+        tail_text = tail.decode("utf-8", errors="replace")
+        if cut:
+            gap = f"[… {cut} bytes of output cut …]"
+            return f"{head_text.rstrip(chr(10))}\n{gap}\n{tail_text}".rstrip("\n")
+        return (head_text + tail_text).rstrip("\n")
 
 
 def _child_env() -> dict[str, str]:

@@ -1,20 +1,29 @@
-"""Looking at files: ``read_file`` and ``list_dir``."""
+"""Looking at files: ``read_file`` and ``list_dir``.
+
+Both keep their memory bounded by what they return: a file is read in chunks with only
+the requested lines kept (each cut to a length), and a folder of millions of entries is
+counted, not held.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
-from itertools import islice
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from neocode_tui.agent.tools.base import FileTool, ToolError, ToolOutput
-from neocode_tui.agent.tools.text import check_text_file
-from neocode_tui.agent.workspace import Workspace
+from neocode_tui.agent.tools.base import Budget, FileTool, ToolError, ToolOutput
+from neocode_tui.agent.tools.text import CHUNK, open_text_file
+from neocode_tui.agent.workspace import Workspace, printable_name
 
 MAX_LINES = 2000
 MAX_CHARS = 100_000
 MAX_ENTRIES = 1000
+COUNT_BYTES = 64_000_000
+"""Past the lines shown, a file is read on to count its lines only up to this size."""
+LISTED = 50_000
+"""Entries of a folder sorted for the listing; beyond this they are only counted."""
 
 
 class ReadFileArgs(BaseModel):
@@ -39,40 +48,135 @@ class ReadFile(FileTool[ReadFileArgs]):
         offset = args.get("offset")
         return f"read {path}" + (f" from line {offset}" if offset else "")
 
-    def run_sync(self, args: ReadFileArgs, workspace: Workspace) -> ToolOutput:
+    def run_sync(self, args: ReadFileArgs, workspace: Workspace, budget: Budget) -> ToolOutput:
         path = workspace.resolve(args.path)
         shown = workspace.relative(path)
-        check_text_file(path, shown)
-        out: list[str] = []
-        size = total = 0
-        last = args.offset - 1
-        end = args.offset + args.limit
-        full = False
-        with path.open(encoding="utf-8", errors="replace") as handle:
-            for total, line in enumerate(handle, start=1):
-                if total < args.offset or total >= end or full:
-                    continue  # outside the window, or past the character cap: just counted
-                numbered = f"{total:>6}\t{line.rstrip(chr(10)).rstrip(chr(13))}"
-                if size + len(numbered) > MAX_CHARS:
-                    full = True
-                    if out:
-                        continue
-                    # A single line longer than the cap (minified code): show its start.
-                    numbered = numbered[:MAX_CHARS] + f" [… line cut at {MAX_CHARS} characters]"
-                out.append(numbered)
-                size += len(numbered) + 1
-                last = total
+        with open_text_file(workspace, path, shown) as (fd, status):
+            window = _Window(args.offset, args.offset + args.limit)
+            counting = status.st_size <= COUNT_BYTES
+            while chunk := os.read(fd, CHUNK):
+                budget.check()
+                window.feed(chunk)
+                if window.past_end and not counting:
+                    break
+            else:
+                window.finish()
+        out = window.shown
+        last = args.offset + len(out) - 1
+        total = window.number if window.at_eof else None
         if not out:
             if total == 0:
                 return ToolOutput(f"{shown} is empty")
             raise ToolError(f"{shown} has {total} lines; offset {args.offset} is past the end")
         text = "\n".join(out)
-        if last < total:
+        if total is None:
+            text += (
+                f"\n[showing lines {args.offset}-{last} of a {status.st_size}-byte file; "
+                f"read on with offset={last + 1}]"
+            )
+        elif last < total:
             text += (
                 f"\n[showing lines {args.offset}-{last} of {total}; "
                 f"read on with offset={last + 1}]"
             )
         return ToolOutput(text)
+
+
+class _Window:
+    """Lines ``start`` to ``end - 1`` of a byte stream fed in chunks, numbered and cut to
+    ``MAX_CHARS`` in all; every other line is only counted, and a line is cut as soon as
+    it is too long (it may go on for gigabytes)."""
+
+    def __init__(self, start: int, end: int) -> None:
+        self.start, self.end = start, end
+        self.number = 0
+        """Complete lines seen so far."""
+        self.shown: list[str] = []
+        self.size = 0
+        self.full = False
+        self.line = bytearray()
+        self.line_done = False
+        """The current line was already shown (cut): the rest of it is skipped."""
+        self.partial = False
+        """Bytes of an unfinished line have been seen."""
+        self.at_eof = False
+
+    @property
+    def past_end(self) -> bool:
+        return self.number + 1 >= self.end or self.full
+
+    def feed(self, chunk: bytes) -> None:
+        pos = 0
+        while pos < len(chunk):
+            current = self.number + 1
+            if self.line_done:
+                newline = chunk.find(b"\n", pos)
+                if newline == -1:
+                    return
+                self.number += 1
+                self.line_done = self.partial = False
+                pos = newline + 1
+            elif current < self.start:
+                # Before the window: count whole lines in C, without looking at them.
+                skip = self.start - current
+                if chunk.count(b"\n", pos) < skip:
+                    self._count(chunk, pos)
+                    return
+                for _ in range(skip):
+                    pos = chunk.index(b"\n", pos) + 1
+                self.number += skip
+                self.partial = False
+            elif current >= self.end or self.full:
+                self._count(chunk, pos)
+                return
+            else:
+                pos = self._collect(chunk, pos)
+
+    def _count(self, chunk: bytes, pos: int) -> None:
+        self.number += chunk.count(b"\n", pos)
+        self.partial = not chunk.endswith(b"\n")
+
+    def _collect(self, chunk: bytes, pos: int) -> int:
+        """Add to the current line in the window; where the next one starts in ``chunk``."""
+        newline = chunk.find(b"\n", pos)
+        stop = len(chunk) if newline == -1 else newline
+        room = MAX_CHARS - len(self.line)
+        self.partial = True
+        if stop - pos > room:
+            self.line += chunk[pos : pos + room]
+            self._show(cut=True)
+            self.line_done = True
+            return pos + room
+        self.line += chunk[pos:stop]
+        if newline == -1:
+            return len(chunk)
+        self._show(cut=False)
+        self.number += 1
+        self.partial = False
+        return newline + 1
+
+    def finish(self) -> None:
+        self.at_eof = True
+        if not self.partial:
+            return
+        current = self.number + 1
+        if not self.line_done and self.start <= current < self.end and not self.full:
+            self._show(cut=False)
+        self.number += 1
+        self.partial = self.line_done = False
+
+    def _show(self, *, cut: bool) -> None:
+        raw = bytes(self.line) if cut else bytes(self.line).removesuffix(b"\r")
+        self.line.clear()
+        numbered = f"{self.number + 1:>6}\t{raw.decode('utf-8', 'replace')}"
+        if cut or self.size + len(numbered) > MAX_CHARS:
+            self.full = True
+            if self.shown:
+                return
+            # A single line longer than the cap (minified code): show its start.
+            numbered = numbered[:MAX_CHARS] + f" [… line cut at {MAX_CHARS} characters]"
+        self.shown.append(numbered)
+        self.size += len(numbered) + 1
 
 
 class ListDirArgs(BaseModel):
@@ -90,20 +194,37 @@ class ListDir(FileTool[ListDirArgs]):
     def summary(self, args: Mapping[str, Any]) -> str:
         return f"list {args.get('path') or '.'}"
 
-    def run_sync(self, args: ListDirArgs, workspace: Workspace) -> ToolOutput:
+    def run_sync(self, args: ListDirArgs, workspace: Workspace, budget: Budget) -> ToolOutput:
         path = workspace.resolve(args.path)
         shown = workspace.relative(path)
-        if not path.exists():
-            raise ToolError(f"no such folder: {shown}")
-        if not path.is_dir():
-            raise ToolError(f"{shown} is a file, not a folder (use read_file)")
-        entries = sorted(path.iterdir(), key=lambda entry: (not entry.is_dir(), entry.name))
-        names = [
-            entry.name + ("@" if entry.is_symlink() else "/" if entry.is_dir() else "")
-            for entry in islice(entries, MAX_ENTRIES)
-        ]
+        try:
+            with workspace.open_dir(path) as folder:
+                entries, more = _entries(folder, budget)
+        except FileNotFoundError:
+            raise ToolError(f"no such folder: {shown}") from None
+        except NotADirectoryError:
+            raise ToolError(f"{shown} is a file, not a folder (use read_file)") from None
+        entries.sort(key=lambda entry: (not entry[1].endswith("/"), entry[0]))
+        names = [printable_name(name) + mark for name, mark in entries[:MAX_ENTRIES]]
         if not names:
             return ToolOutput(f"{shown} is empty")
-        if len(entries) > MAX_ENTRIES:
-            names.append(f"[{len(entries) - MAX_ENTRIES} more entries not shown]")
+        hidden = len(entries) - len(names) + more
+        if hidden:
+            names.append(f"[{hidden} more entries not shown]")
         return ToolOutput("\n".join(names))
+
+
+def _entries(folder: int, budget: Budget) -> tuple[list[tuple[str, str]], int]:
+    """(name, marker) for up to ``LISTED`` entries of an open folder, and how many more."""
+    entries: list[tuple[str, str]] = []
+    more = 0
+    with os.scandir(folder) as scan:
+        for count, entry in enumerate(scan):
+            if count % 1000 == 0:
+                budget.check()
+            if len(entries) >= LISTED:
+                more += 1
+                continue
+            mark = "@" if entry.is_symlink() else "/" if entry.is_dir(follow_symlinks=False) else ""
+            entries.append((entry.name, mark))
+    return entries, more

@@ -1,77 +1,156 @@
-"""Finding files and text: ``glob`` and ``grep``, pure Python over one shared walk.
+"""Finding files and text: ``glob`` and ``grep``, both run by ripgrep.
 
-The walk never follows symlinks and skips folders nobody wants searched (VCS data,
-dependencies, caches), so results stay inside the workspace and stay relevant.
+ripgrep (the ``ripgrep`` wheel ships its ``rg`` binary) matches with finite automata, so
+neither a regular expression like ``(a+)+$`` nor a glob full of stars can take
+exponential time; it runs as a subprocess that a timeout or a cancel kills at once; it
+never follows symlinks while walking, skips FIFOs and devices, and respects
+``.gitignore``. Folders nobody wants searched (VCS data, dependencies, caches) are
+skipped on top of that. Names and lines come back as bytes and are shown escaped where
+they are not UTF-8.
 """
 
 from __future__ import annotations
 
+import asyncio
+import fnmatch
 import os
-import re
-from collections.abc import Iterator, Mapping
-from pathlib import Path
+import shutil
+import sysconfig
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from neocode_tui.agent.tools.base import FileTool, ToolError, ToolOutput
+from neocode_tui.agent.tools.base import (
+    TIME_LIMIT,
+    OutputCallback,
+    Tool,
+    ToolError,
+    ToolOutput,
+    capped,
+)
 from neocode_tui.agent.tools.text import SNIFF_BYTES, looks_binary
-from neocode_tui.agent.workspace import Workspace
+from neocode_tui.agent.workspace import NotARegularFile, Workspace, printable_name
 
-IGNORED_DIRS = frozenset(
-    {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".mypy_cache",
-     ".pytest_cache", ".ruff_cache", ".tox"}
+IGNORED_DIRS = (
+    ".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".mypy_cache",
+    ".pytest_cache", ".ruff_cache", ".tox",
 )
 MAX_RESULTS = 500
 MAX_MATCHES = 200
 MAX_LINE = 300
+"""Bytes of a matching line shown; ripgrep marks the cut."""
 MAX_GREP_FILE_BYTES = 5_000_000
+COMMON_FLAGS = [
+    "--no-config", "--hidden", "--sort=path", "--no-messages", "--color=never",
+    *(f"--glob=!{name}" for name in IGNORED_DIRS),
+]
+"""No user ripgrep config (its flags would change the output), hidden files included."""
+CHUNK = 65536
 
 
-def walk_files(root: Path) -> Iterator[Path]:
-    """Every file under ``root`` in a stable order, ignored folders pruned. Symlinks are
-    skipped: one may lead out of the workspace, and its target is listed where it lives."""
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in IGNORED_DIRS)
-        base = Path(folder)
-        for name in sorted(files):
-            path = base / name
-            if not path.is_symlink():
-                yield path
+def rg_binary() -> str:
+    """The ``rg`` installed beside this Python (the ``ripgrep`` wheel), else on PATH."""
+    beside = Path(sysconfig.get_path("scripts")) / "rg"
+    if beside.is_file():
+        return str(beside)
+    found = shutil.which("rg")
+    if found is None:
+        raise ToolError("ripgrep (rg) is not installed; reinstall neocode-tui to get it")
+    return found
 
 
-def glob_to_regex(pattern: str) -> re.Pattern[str]:
-    """``**`` crosses folders, ``*`` and ``?`` do not, ``[...]`` is a class; anchored."""
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        elif pattern[i] == "[" and (end := pattern.find("]", i + 2)) != -1:
-            body = pattern[i + 1 : end]
-            out.append("[" + ("^" + body[1:] if body.startswith("!") else body) + "]")
-            i = end + 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
+def _quoted(pattern: str) -> str:
+    """A pattern echoed in a message: quoted, and cut if the model sent a huge one."""
+    return repr(pattern if len(pattern) <= 200 else pattern[:200] + "…")
 
 
-def _matcher(pattern: str) -> re.Pattern[str]:
-    """A bare name pattern (``*.py``) matches at any depth, as in ripgrep's ``--glob``."""
-    if pattern.startswith("/") or ".." in Path(pattern).parts:
-        raise ToolError(f"the pattern {pattern!r} must be relative to the search folder")
-    return glob_to_regex(pattern if "/" in pattern else "**/" + pattern)
+def _check_glob(pattern: str) -> str:
+    if pattern.startswith("/") or ".." in PurePosixPath(pattern).parts:
+        raise ToolError(f"the pattern {_quoted(pattern)} must be relative to the search folder")
+    if pattern.startswith("!"):
+        raise ToolError(f"the pattern {_quoted(pattern)} must not start with '!'")
+    return pattern
+
+
+class _Records:
+    """The first ``keep`` records of ripgrep's output, and a count of all of them.
+
+    A record ends at ``end``. A ``named`` one is a path, NUL, then a line ended by a
+    newline: a newline inside a file name does not split it, and each record has exactly
+    one NUL to count it by.
+    """
+
+    def __init__(self, keep: int, end: bytes = b"\n", *, named: bool = False) -> None:
+        self.keep, self.end, self.named = keep, end, named
+        self.records: list[bytes] = []
+        self.total = 0
+        self._pending = b""
+
+    def feed(self, chunk: bytes) -> None:
+        mark = b"\0" if self.named else self.end
+        if len(self.records) >= self.keep:
+            self.total += chunk.count(mark)
+            return
+        data, pos = self._pending + chunk, 0
+        while len(self.records) < self.keep:
+            start = data.find(b"\0", pos) if self.named else pos
+            stop = -1 if start == -1 else data.find(self.end, start)
+            if stop == -1:
+                self._pending = data[pos:]
+                return
+            self.records.append(data[pos:stop])
+            self.total += 1
+            pos = stop + 1
+        self._pending = b""
+        self.total += data.count(mark, pos)
+
+
+async def run_rg(
+    flags: list[str], folder: int, where: Path, out: _Records, *, stdin: int | None = None,
+    limit: float = TIME_LIMIT,
+) -> tuple[int, str]:
+    """Run ripgrep in the open folder ``folder`` (at ``where``), its output into ``out``;
+    the exit code and error text. The process is killed when ``limit`` runs out
+    or on cancel. Where ``/proc`` exists the child starts in the very folder that was
+    opened, so a symlink swapped in for its path since cannot redirect the search."""
+    proc_fd = f"/proc/self/fd/{folder}"
+    cwd = proc_fd if os.path.isdir(proc_fd) else str(where)
+    process = await asyncio.create_subprocess_exec(
+        rg_binary(), *flags,
+        cwd=cwd, pass_fds=(folder,),
+        stdin=stdin if stdin is not None else asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    errors = asyncio.create_task(_head_of(process.stderr, 4096))
+    try:
+        async with asyncio.timeout(limit):
+            while chunk := await process.stdout.read(CHUNK):
+                out.feed(chunk)
+            code = await process.wait()
+            message = (await errors).decode("utf-8", "replace").strip()
+            return code, message.removeprefix("rg: ")
+    except TimeoutError:
+        raise ToolError(
+            f"stopped after {limit:g}s, the time limit for this tool; narrow the search "
+            "(a smaller folder, an include pattern or a more specific expression)"
+        ) from None
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+        errors.cancel()
+
+
+async def _head_of(stream: asyncio.StreamReader, size: int) -> bytes:
+    """The first ``size`` bytes of a stream, read to its end."""
+    kept = b""
+    while chunk := await stream.read(CHUNK):
+        kept += chunk[: size - len(kept)]
+    return kept
 
 
 class GlobArgs(BaseModel):
@@ -81,11 +160,12 @@ class GlobArgs(BaseModel):
     path: str = Field(".", description="Folder to search, relative to the workspace root.")
 
 
-class Glob(FileTool[GlobArgs]):
+class Glob(Tool[GlobArgs]):
     name = "glob"
     description = (
         "Find files by name pattern ('**' spans folders; a bare '*.py' matches at any "
-        "depth). Skips .git, node_modules and caches."
+        "depth; '{a,b}' alternatives). Skips .git, node_modules, caches and what "
+        ".gitignore ignores."
     )
     kind = "read"
     args_model = GlobArgs
@@ -94,36 +174,43 @@ class Glob(FileTool[GlobArgs]):
         where = args.get("path") or "."
         return f"glob {args.get('pattern', '')}" + (f" in {where}" if where != "." else "")
 
-    def run_sync(self, args: GlobArgs, workspace: Workspace) -> ToolOutput:
-        base = _folder(workspace, args.path)
-        regex = _matcher(args.pattern)
-        found = [
-            workspace.relative(path)
-            for path in walk_files(base)
-            if regex.match(path.relative_to(base).as_posix())
-        ]
-        if not found:
-            return ToolOutput(f"no files match {args.pattern!r}")
-        shown = found[:MAX_RESULTS]
-        if len(found) > MAX_RESULTS:
-            shown.append(f"[{len(found) - MAX_RESULTS} more files; narrow the pattern]")
-        return ToolOutput("\n".join(shown))
+    async def run(
+        self, args: GlobArgs, workspace: Workspace, on_output: OutputCallback | None = None
+    ) -> ToolOutput:
+        base = workspace.resolve(args.path)
+        pattern = _check_glob(args.pattern)
+        out = _Records(MAX_RESULTS, b"\0")
+        with _folder(workspace, base) as folder:
+            code, errors = await run_rg(
+                ["--files", "--null", f"--glob={pattern}", *COMMON_FLAGS], folder, base, out
+            )
+        if code == 2 and not out.total:
+            raise ToolError(f"invalid glob pattern {_quoted(pattern)}: {errors}")
+        if not out.total:
+            return ToolOutput(f"no files match {_quoted(pattern)}")
+        shown = [workspace.relative(base / os.fsdecode(line)) for line in out.records]
+        if out.total > len(shown):
+            shown.append(f"[{out.total - len(shown)} more files; narrow the pattern]")
+        return capped(ToolOutput("\n".join(shown)))
 
 
 class GrepArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    pattern: str = Field(description="Python regular expression to search for.")
+    pattern: str = Field(
+        description="Regular expression (Rust syntax: like Python's re, without "
+        "look-around or backreferences)."
+    )
     path: str = Field(".", description="File or folder to search, relative to the workspace.")
     include: str | None = Field(None, description="Only files matching this glob, e.g. '*.py'.")
     ignore_case: bool = Field(False, description="Match case-insensitively.")
 
 
-class Grep(FileTool[GrepArgs]):
+class Grep(Tool[GrepArgs]):
     name = "grep"
     description = (
         "Search file contents with a regular expression; prints path:line:text. Skips "
-        "binary files, .git, node_modules and caches."
+        "binary files, .git, node_modules, caches and what .gitignore ignores."
     )
     kind = "read"
     args_model = GrepArgs
@@ -132,73 +219,85 @@ class Grep(FileTool[GrepArgs]):
         where = args.get("path") or "."
         return f"grep {args.get('pattern', '')!r}" + (f" in {where}" if where != "." else "")
 
-    def run_sync(self, args: GrepArgs, workspace: Workspace) -> ToolOutput:
-        flags = re.IGNORECASE if args.ignore_case else 0
-        try:
-            regex = re.compile(args.pattern, flags)
-        except re.error as exc:
-            raise ToolError(f"invalid regular expression {args.pattern!r}: {exc}") from None
-        whole_file = _whole_file_filter(args.pattern, flags)
+    async def run(
+        self, args: GrepArgs, workspace: Workspace, on_output: OutputCallback | None = None
+    ) -> ToolOutput:
         target = workspace.resolve(args.path)
-        if not target.exists():
-            raise ToolError(f"no such file or folder: {workspace.relative(target)}")
-        base = target.parent if target.is_file() else target
-        files = [target] if target.is_file() else walk_files(target)
-        include = _matcher(args.include) if args.include else None
-        matches: list[str] = []
-        total = 0
-        for path in files:
-            if include and not include.match(path.relative_to(base).as_posix()):
-                continue
-            for number, line in _searchable_lines(path, whole_file):
-                if regex.search(line):
-                    total += 1
-                    if len(matches) < MAX_MATCHES:
-                        text = line if len(line) <= MAX_LINE else line[:MAX_LINE] + "…"
-                        matches.append(f"{workspace.relative(path)}:{number}:{text}")
-        if not matches:
-            return ToolOutput(f"no matches for {args.pattern!r}")
-        if total > MAX_MATCHES:
-            matches.append(f"[{total - MAX_MATCHES} more matches; narrow the search]")
-        return ToolOutput("\n".join(matches))
+        include = _check_glob(args.include) if args.include else None
+        flags = [
+            "--line-number", "--null", "--crlf", f"--max-columns={MAX_LINE}",
+            "--max-columns-preview", f"--max-filesize={MAX_GREP_FILE_BYTES}",
+            *(["--ignore-case"] if args.ignore_case else []),
+            *COMMON_FLAGS,
+        ]
+        out = _Records(MAX_MATCHES, named=target.is_dir())
+        if target.is_dir():
+            with _folder(workspace, target) as folder:
+                include_flag = [f"--glob={include}"] if include else []
+                code, errors = await run_rg(
+                    ["--with-filename", *include_flag, *flags, "--regexp", args.pattern, "."],
+                    folder, target, out,
+                )
+            prefix = workspace.relative(target)
+        else:
+            prefix = workspace.relative(target)
+            if include and not fnmatch.fnmatchcase(target.name, include.rsplit("/", 1)[-1]):
+                return ToolOutput(f"no matches for {_quoted(args.pattern)}")
+            code, errors = await _grep_file(workspace, target, prefix, flags, args.pattern, out)
+        if code == 2 and not out.total:
+            if "regex" in errors:
+                raise ToolError(f"invalid regular expression {_quoted(args.pattern)}: {errors}")
+            raise ToolError(f"grep failed: {errors or 'ripgrep stopped with exit code 2'}")
+        if not out.total:
+            return ToolOutput(f"no matches for {_quoted(args.pattern)}")
+        matches = [_match_line(line, prefix, single=not out.named) for line in out.records]
+        if out.total > len(matches):
+            matches.append(f"[{out.total - len(matches)} more matches; narrow the search]")
+        return capped(ToolOutput("\n".join(matches)))
 
 
-def _whole_file_filter(pattern: str, flags: int) -> re.Pattern[str] | None:
-    """The pattern for one search over a whole file, which skips most files at C speed.
-
-    Lines are split at ``\\n`` only (``\\r\\n`` made ``\\n`` first), so anything that
-    matches in a line also matches in the file with ``^``/``$`` at line ends, except
-    string anchors and negative lookarounds (``(?!\\s)`` at a line's end sees the
-    newline): patterns with those get no filter.
-    """
-    if any(token in pattern for token in ("\\A", "\\Z", "(?!", "(?<!")):
-        return None
-    return re.compile(pattern, flags | re.MULTILINE)
-
-
-def _searchable_lines(
-    path: Path, whole_file: re.Pattern[str] | None
-) -> Iterator[tuple[int, str]]:
-    """Numbered lines of a text file that may match; nothing for binaries, huge or
-    unreadable files, or files the whole-file filter rules out."""
+async def _grep_file(
+    workspace: Workspace, target: Path, shown: str, flags: list[str], pattern: str,
+    out: _Records,
+) -> tuple[int, str]:
+    """One file, opened safely here and given to ripgrep as its input."""
     try:
-        if path.stat().st_size > MAX_GREP_FILE_BYTES:
-            return
-        with path.open("rb") as handle:
-            if looks_binary(handle.read(SNIFF_BYTES)):
-                return
-            handle.seek(0)
-            text = handle.read().decode("utf-8", errors="replace").replace("\r\n", "\n")
-    except OSError:
-        return
-    if not text or (whole_file is not None and not whole_file.search(text)):
-        return
-    lines = text.removesuffix("\n").split("\n")
-    yield from enumerate(lines, start=1)
+        fd, status = workspace.open_file(target)
+    except FileNotFoundError:
+        raise ToolError(f"no such file or folder: {shown}") from None
+    except NotARegularFile as exc:
+        raise ToolError(exc.strerror) from None
+    try:
+        if status.st_size > MAX_GREP_FILE_BYTES or looks_binary(os.pread(fd, SNIFF_BYTES, 0)):
+            return 1, ""
+        with workspace.open_dir(target.parent) as folder:
+            return await run_rg(
+                ["--no-filename", *flags, "--regexp", pattern, "-"], folder, target.parent, out,
+                stdin=fd,
+            )
+    finally:
+        os.close(fd)
 
 
-def _folder(workspace: Workspace, path: str) -> Path:
-    folder = workspace.resolve(path)
+def _match_line(line: bytes, prefix: str, *, single: bool) -> str:
+    """``path:number:text`` from ripgrep's ``path NUL number:text``."""
+    if single:
+        path, rest = prefix, line
+    else:
+        raw_path, _, rest = line.partition(b"\0")
+        raw_path = raw_path.removeprefix(b"./")
+        name = printable_name(os.fsdecode(raw_path))
+        path = name if prefix == "." else f"{prefix}/{name}"
+    number, _, text = rest.partition(b":")
+    shown = text.removesuffix(b"\r").decode("utf-8", "replace")
+    return f"{path}:{number.decode('ascii', 'replace')}:{shown}"
+
+
+def _folder(workspace: Workspace, folder: Path) -> AbstractContextManager[int]:
+    """The open folder to search, or a ``ToolError`` saying why it cannot be."""
+    shown = workspace.relative(folder)
+    if not folder.exists():
+        raise ToolError(f"no such folder: {shown}")
     if not folder.is_dir():
-        raise ToolError(f"{workspace.relative(folder)} is not a folder")
-    return folder
+        raise ToolError(f"{shown} is not a folder")
+    return workspace.open_dir(folder)

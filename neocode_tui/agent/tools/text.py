@@ -1,12 +1,24 @@
-"""Reading workspace files as text: the checks every file tool shares."""
+"""Reading workspace files as text, and cutting text to size: what every tool shares.
+
+Files are opened through ``Workspace.open_file`` (no symlink swapped in, regular files
+only) and read in bounded chunks, so neither a FIFO, a device nor a 2 GB one-line file
+can hang a tool or fill the memory.
+"""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from neocode_tui.agent.tools.base import ToolError
+from neocode_tui.agent.tools.base import Budget, ToolError
+from neocode_tui.agent.workspace import NotARegularFile, Workspace
 
 SNIFF_BYTES = 8192
+CHUNK = 1 << 16
+MAX_EDIT_BYTES = 10_000_000
+"""Files larger than this are not loaded whole for an edit (use bash for those)."""
 
 
 def looks_binary(head: bytes) -> bool:
@@ -14,22 +26,59 @@ def looks_binary(head: bytes) -> bool:
     return b"\0" in head[:SNIFF_BYTES]
 
 
-def check_text_file(path: Path, shown: str) -> None:
-    """Raise a ``ToolError`` the model can act on unless ``path`` is a readable text file."""
-    if not path.exists():
-        raise ToolError(f"no such file: {shown}")
-    if path.is_dir():
-        raise ToolError(f"{shown} is a folder, not a file (use list_dir to see inside)")
-    with path.open("rb") as handle:
-        if looks_binary(handle.read(SNIFF_BYTES)):
-            raise ToolError(f"{shown} is a binary file ({path.stat().st_size} bytes)")
+@contextmanager
+def open_text_file(
+    workspace: Workspace, path: Path, shown: str
+) -> Iterator[tuple[int, os.stat_result]]:
+    """The descriptor of a readable text file, or a ``ToolError`` the model can act on."""
+    try:
+        fd, status = workspace.open_file(path)
+    except FileNotFoundError:
+        raise ToolError(f"no such file: {shown}") from None
+    except IsADirectoryError:
+        raise ToolError(f"{shown} is a folder, not a file (use list_dir to see inside)") from None
+    except NotARegularFile as exc:
+        raise ToolError(exc.strerror) from None
+    try:
+        if looks_binary(os.pread(fd, SNIFF_BYTES, 0)):
+            raise ToolError(f"{shown} is a binary file ({status.st_size} bytes)")
+        yield fd, status
+    finally:
+        os.close(fd)
 
 
-def read_text(path: Path, shown: str) -> str:
-    """The file's text with its line endings kept, so an edit does not rewrite them all."""
-    check_text_file(path, shown)
-    with path.open(encoding="utf-8", errors="replace", newline="") as handle:
-        return handle.read()
+def read_text(workspace: Workspace, path: Path, shown: str, budget: Budget) -> str:
+    """The file's text with its line endings kept, so an edit does not rewrite them all.
+
+    Bytes that are not UTF-8 come back as surrogate escapes, so writing the text back
+    (``encode_text``) leaves them exactly as they were.
+    """
+    with open_text_file(workspace, path, shown) as (fd, status):
+        if status.st_size > MAX_EDIT_BYTES:
+            raise ToolError(
+                f"{shown} is {status.st_size} bytes, more than the {MAX_EDIT_BYTES} an edit "
+                "loads; change it with a command instead"
+            )
+        chunks = []
+        size = 0
+        while chunk := os.read(fd, CHUNK):
+            size += len(chunk)
+            if size > MAX_EDIT_BYTES:
+                raise ToolError(f"{shown} grew past {MAX_EDIT_BYTES} bytes while being read")
+            chunks.append(chunk)
+            budget.check()
+    return b"".join(chunks).decode("utf-8", "surrogateescape")
+
+
+def encode_text(text: str) -> bytes:
+    """Text for the disk; the surrogate escapes of ``read_text`` become their bytes again."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as exc:
+        raise ToolError(
+            f"the text has a character that cannot be written as UTF-8 at position "
+            f"{exc.start} ({exc.reason})"
+        ) from None
 
 
 def line_count(text: str) -> int:

@@ -1,0 +1,93 @@
+"""Writes that would turn auto-edit into full-auto (git hooks and config, the agent's own
+config, .env) ask in every mode short of full-auto, through the real loop."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from neocode_tui.agent.approvals import needs_approval
+from neocode_tui.agent.loop import AgentLoop
+from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested
+from neocode_tui.paths import config_dir
+from tests.agent.conftest import Dialect
+
+PROTECTED = [
+    ".git/config", ".git/hooks/pre-commit", "vendor/lib/.git/hooks/post-checkout", ".GIT/config",
+    ".neocode/settings.json", ".env", ".env.local", "api/.env", ".envrc",
+]
+
+
+@pytest.mark.parametrize("relative", PROTECTED)
+def test_protected_writes_ask_in_every_mode_but_full_auto(tmp_path: Path, relative: str) -> None:
+    path = tmp_path / relative
+    for mode in ("ask", "auto-edit"):
+        assert needs_approval("edit", mode, [path], root=tmp_path)
+        assert needs_approval("edit", mode, [path], root=tmp_path, allowed_for_session=True)
+    assert not needs_approval("edit", "full-auto", [path], root=tmp_path)
+
+
+def test_ordinary_writes_keep_the_mode_rules(tmp_path: Path) -> None:
+    for relative in ("src/app.py", "environment.md", ".github/workflows/ci.yml", "git/config"):
+        path = tmp_path / relative
+        assert needs_approval("edit", "ask", [path], root=tmp_path)
+        assert not needs_approval("edit", "auto-edit", [path], root=tmp_path)
+        assert not needs_approval("edit", "ask", [path], root=tmp_path, allowed_for_session=True)
+    assert not needs_approval("read", "ask", root=tmp_path)
+    assert needs_approval("command", "auto-edit", root=tmp_path)
+
+
+def test_the_user_config_folder_asks_even_when_the_workspace_holds_it(
+    tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setenv("NEOCODE_CONFIG_DIR", str(tmp_path / "home" / "cfg"))
+    assert needs_approval("edit", "auto-edit", [config_dir() / "config.json"], root=tmp_path)
+
+
+def write_call(call_id: str, path: str) -> tuple[str, str, str]:
+    return (call_id, "write_file", json.dumps({"path": path, "content": "#!/bin/sh\nid\n"}))
+
+
+async def test_auto_edit_asks_before_a_git_hook_even_through_a_symlink(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    (workspace / ".git" / "hooks").mkdir(parents=True)
+    (workspace / "hooks").symlink_to(workspace / ".git" / "hooks", target_is_directory=True)
+    openai_only.reply("", [
+        write_call("h1", ".git/hooks/pre-commit"),
+        write_call("h2", "hooks/post-checkout"),
+        write_call("h3", ".env"),
+        write_call("ok", "notes.txt"),
+    ])
+    openai_only.reply("Done.")
+    asked: list[str] = []
+
+    async def approver(request: ApprovalRequested) -> ApprovalDecision:
+        asked.append(request.call_id)
+        return ApprovalDecision(verdict="no" if request.call_id != "h3" else "session")
+
+    loop = AgentLoop(openai_only.provider(), workspace, approval="auto-edit", approver=approver)
+    await loop.run("set things up")
+
+    assert asked == ["h1", "h2", "h3"]  # the plain file was written without asking
+    assert not (workspace / ".git" / "hooks" / "pre-commit").exists()
+    assert not (workspace / ".git" / "hooks" / "post-checkout").exists()
+    assert (workspace / ".env").exists() and (workspace / "notes.txt").exists()
+    results = openai_only.tool_results(2)
+    assert results["h1"] == results["h2"] == "the user denied this call"
+
+
+async def test_headless_auto_edit_refuses_protected_writes_and_says_why(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    openai_only.reply("", [write_call("g", ".git/config"), write_call("ok", "notes.txt")])
+    openai_only.reply("Done.")
+    loop = AgentLoop(openai_only.provider(), workspace, approval="auto-edit")
+    await loop.run("configure git")
+
+    results = openai_only.tool_results(2)
+    assert results["g"].startswith("not run: write_file needs approval")
+    assert "full-auto" in results["g"] and "auto-edit" not in results["g"]
+    assert not (workspace / ".git").exists() and (workspace / "notes.txt").exists()
