@@ -41,7 +41,9 @@ class EditorClient:
     """The editor's side: records every update, answers permission requests from a script."""
 
     answers: list[str] = field(default_factory=list)
-    """Option ids to pick, in order; "cancelled" dismisses the question."""
+    """Option ids to pick, in order; "cancelled" dismisses the question; "hold" leaves it
+    open until ``release`` is set, then dismisses it (an editor after a cancel)."""
+    release: asyncio.Event = field(default_factory=asyncio.Event)
     updates: list[Any] = field(default_factory=list)
     permissions: list[ToolCallUpdate] = field(default_factory=list)
     options: list[list[PermissionOption]] = field(default_factory=list)
@@ -57,6 +59,10 @@ class EditorClient:
         self.permissions.append(tool_call)
         self.options.append(options)
         answer = self.answers.pop(0)
+        self._changed.set()
+        if answer == "hold":
+            await self.release.wait()
+            answer = "cancelled"
         if answer == "cancelled":
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         return RequestPermissionResponse(

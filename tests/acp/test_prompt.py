@@ -6,7 +6,8 @@ import asyncio
 import json
 from pathlib import Path
 
-from acp import text_block
+import pytest
+from acp import RequestError, text_block
 from acp.schema import (
     AgentMessageChunk,
     FileEditToolCallContent,
@@ -16,7 +17,7 @@ from acp.schema import (
 
 from tests.acp.conftest import agent_env, editor, spaced
 from tests.agent.conftest import API_KEY, Dialect
-from tests.http_model_server import openai_turn
+from tests.http_model_server import Response, openai_turn
 
 ORIGINAL = "def greet():\n    return 'hello'\n\nprint(greet())\n"
 EDIT = json.dumps({"path": "app.py", "old_string": "return 'hello'", "new_string": "return 'hi there'"})
@@ -82,4 +83,128 @@ async def test_an_allowed_edit_streams_live_asks_with_the_diff_and_changes_the_f
     assert titled.title == "say hi there"
 
     assert API_KEY not in ed.wire() + ed.stderr.read_text()
+    assert "Traceback" not in ed.stderr.read_text()
+
+
+async def test_a_rejected_edit_leaves_the_file_unchanged_and_tells_the_model(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    write = json.dumps({"path": "app.py", "content": "print('replaced')\n"})
+    model.reply("", [("w1", "write_file", write)])
+    model.reply("Understood, I left app.py alone.")
+
+    async with editor(agent_env(model.server.url, home), workspace) as ed:
+        ed.client.answers.append("reject")
+        session = await ed.conn.new_session(cwd=str(workspace))
+        reply = await asyncio.wait_for(
+            ed.conn.prompt(session_id=session.session_id, prompt=[text_block("replace app.py")]), 30
+        )
+
+    assert reply.stop_reason == "end_turn"
+    assert (workspace / "app.py").read_text() == ORIGINAL
+    [asked] = ed.client.permissions
+    [diff] = asked.content
+    assert diff.old_text == ORIGINAL and diff.new_text == "print('replaced')\n"
+    final = ed.client.call_updates("w1")[-1]
+    assert final.status == "failed"
+    assert "the user denied this call" in final.content[0].content.text
+    assert model.tool_results(2) == {"w1": "the user denied this call"}
+    assert ed.client.text() == "Understood, I left app.py alone."
+
+
+async def test_always_allow_asks_once_per_tool_and_full_auto_mode_never_asks(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    model.reply("", [("a1", "write_file", json.dumps({"path": "a.txt", "content": "a\n"}))])
+    model.reply("", [("a2", "write_file", json.dumps({"path": "b.txt", "content": "b\n"}))])
+    model.reply("Two files.")
+    model.reply("", [("c1", "bash", json.dumps({"command": "echo made > c.txt"}))])
+    model.reply("Ran it.")
+
+    async with editor(agent_env(model.server.url, home), workspace) as ed:
+        ed.client.answers.append("allow-always")
+        session = await ed.conn.new_session(cwd=str(workspace))
+        await ed.conn.prompt(session_id=session.session_id, prompt=[text_block("make a and b")])
+        assert len(ed.client.permissions) == 1
+        assert (workspace / "a.txt").read_text() == "a\n" and (workspace / "b.txt").read_text() == "b\n"
+
+        await ed.conn.set_session_mode(session_id=session.session_id, mode_id="full-auto")
+        reply = await ed.conn.prompt(session_id=session.session_id, prompt=[text_block("make c")])
+
+    assert reply.stop_reason == "end_turn"
+    assert len(ed.client.permissions) == 1  # bash ran without a question in full-auto
+    assert (workspace / "c.txt").read_text() == "made\n"
+    [bash] = [c for c in ed.client.calls() if c.tool_call_id == "c1"]
+    assert bash.kind == "execute"
+    assert ed.client.call_updates("c1")[-1].status == "completed"
+
+
+async def test_cancel_mid_stream_ends_the_prompt_cancelled_and_the_session_goes_on(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    first = openai_turn("Counting slowly: one, two, three, four, five, six, seven.")
+    model.server.enqueue(spaced(first, stall=60, stall_at=len(first) // 2))
+    model.reply("Still here.")
+
+    async with editor(agent_env(model.server.url, home), workspace) as ed:
+        session = await ed.conn.new_session(cwd=str(workspace))
+        sid = session.session_id
+        running = asyncio.create_task(ed.conn.prompt(session_id=sid, prompt=[text_block("count")]))
+        await ed.client.wait_for(lambda: "one" in ed.client.text())
+        await ed.conn.cancel(session_id=sid)
+        reply = await asyncio.wait_for(running, 10)
+        assert reply.stop_reason == "cancelled"
+        partial = ed.client.text()
+        assert partial.startswith("Counting slowly") and "seven" not in partial
+
+        again = await asyncio.wait_for(
+            ed.conn.prompt(session_id=sid, prompt=[text_block("are you there?")]), 30
+        )
+
+    assert again.stop_reason == "end_turn"
+    assert ed.client.text() == partial + "Still here."
+    sent = json.dumps(model.request(2)["messages"])
+    assert sent.index("count") < sent.index(partial) < sent.index("are you there?")
+
+
+async def test_cancel_while_permission_is_asked_runs_nothing(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    model.reply("", [("h1", "bash", json.dumps({"command": "echo ran > ran.txt"}))])
+    model.reply("Cancelled, so nothing ran.")
+
+    async with editor(agent_env(model.server.url, home), workspace) as ed:
+        ed.client.answers.append("hold")
+        session = await ed.conn.new_session(cwd=str(workspace))
+        sid = session.session_id
+        running = asyncio.create_task(ed.conn.prompt(session_id=sid, prompt=[text_block("run")]))
+        await ed.client.wait_for(lambda: ed.client.permissions)
+        await ed.conn.cancel(session_id=sid)
+        reply = await asyncio.wait_for(running, 10)
+        ed.client.release.set()
+        assert reply.stop_reason == "cancelled"
+        [asked] = ed.client.permissions
+        assert "echo ran > ran.txt" in asked.content[0].content.text
+        again = await ed.conn.prompt(session_id=sid, prompt=[text_block("did it run?")])
+
+    assert again.stop_reason == "end_turn"
+    assert not (workspace / "ran.txt").exists()
+    assert ed.client.call_updates("h1")[-1].status == "failed"
+
+
+async def test_a_failed_request_is_an_error_in_plain_words_and_the_session_goes_on(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    model.server.enqueue(Response(status=500, headers={"content-type": "application/json"},
+                                  body=b'{"error": {"message": "the GPU is on fire"}}'))
+    model.reply("Better now.")
+
+    async with editor(agent_env(model.server.url, home), workspace) as ed:
+        session = await ed.conn.new_session(cwd=str(workspace))
+        with pytest.raises(RequestError) as failed:
+            await ed.conn.prompt(session_id=session.session_id, prompt=[text_block("hi")])
+        again = await ed.conn.prompt(session_id=session.session_id, prompt=[text_block("retry")])
+
+    assert "the GPU is on fire" in str(failed.value)
+    assert again.stop_reason == "end_turn" and ed.client.text() == "Better now."
     assert "Traceback" not in ed.stderr.read_text()
