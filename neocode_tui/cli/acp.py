@@ -157,9 +157,11 @@ class NeoCodeAgent:
         session = self._open(workspace, session_id)
         try:
             session.core.resume(session_id)  # its history is replayed through the listener
-        except SessionNotFound as exc:
+        except NeoCodeError as exc:
             await self._close(session)
-            raise _error(RequestError.resource_not_found, str(exc)) from None
+            kind = (RequestError.resource_not_found if isinstance(exc, SessionNotFound)
+                    else RequestError.invalid_request)
+            raise _error(kind, str(exc)) from None
         await session.outbox.flush()
         self.sessions[session_id] = session
         return LoadSessionResponse(modes=_modes(session.core.approval))

@@ -31,7 +31,7 @@ from acp.schema import (
 )
 
 from tests.agent.conftest import API_KEY, Dialect
-from tests.http_model_server import Response, openai_turn
+from tests.http_model_server import Response
 
 NEOCODE = str(Path(sys.executable).parent / "neocode")
 
@@ -165,5 +165,3 @@ def workspace(tmp_path: Path) -> Path:
 async def model(model_server) -> Dialect:
     return Dialect("openai", model_server)
 
-
-__all__ = ["Editor", "EditorClient", "agent_env", "editor", "openai_turn", "spaced"]

@@ -12,7 +12,6 @@ from acp.schema import (
     AgentMessageChunk,
     FileEditToolCallContent,
     SessionInfoUpdate,
-    ToolCallProgress,
 )
 
 from tests.acp.conftest import agent_env, editor, spaced
