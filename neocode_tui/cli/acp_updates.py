@@ -38,6 +38,7 @@ from acp.schema import (
 )
 from pydantic import ValidationError
 
+from neocode_tui.agent.loop import FINAL_ANSWER_REQUEST
 from neocode_tui.agent.loop_events import (
     ApprovalRequested,
     LoopEvent,
@@ -251,7 +252,7 @@ class UpdateTranslator:
         """A saved conversation as the updates that would have shown it live."""
         results = {m.tool_call_id: m for m in messages if m.role == "tool" and m.tool_call_id}
         for message in messages:
-            if message.role == "user":
+            if message.role == "user" and message.content != FINAL_ANSWER_REQUEST:
                 self.put(update_user_message_text(message.content))
             elif message.role == "assistant":
                 if message.reasoning:

@@ -59,7 +59,7 @@ async def test_an_allowed_edit_streams_live_asks_with_the_diff_and_changes_the_f
     assert growing[-1] == json.loads(EDIT)
     assert any(u.title == "edit app.py" for u in updates)
     target = str(workspace / "app.py")
-    assert updates[-1].locations is None or updates[-1].locations[0].path == target
+    assert [loc.path for u in updates if u.locations for loc in u.locations][-1] == target
 
     [asked] = client.permissions
     assert asked.tool_call_id == "e1" and asked.title == "edit app.py"
@@ -207,3 +207,23 @@ async def test_a_failed_request_is_an_error_in_plain_words_and_the_session_goes_
     assert "the GPU is on fire" in str(failed.value)
     assert again.stop_reason == "end_turn" and ed.client.text() == "Better now."
     assert "Traceback" not in ed.stderr.read_text()
+
+
+async def test_a_key_in_an_edited_file_never_reaches_the_editor(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    (workspace / "notes.txt").write_text(f"key={API_KEY}\ntodo: write tests\n")
+    edit = json.dumps({"path": "notes.txt", "old_string": "todo: write tests",
+                       "new_string": "todo: done"})
+    model.reply("", [("k1", "edit_file", edit)])
+    model.reply("Marked done.")
+
+    async with editor(agent_env(model.server.url, home), workspace) as ed:
+        ed.client.answers.append("allow")
+        session = await ed.conn.new_session(cwd=str(workspace))
+        await ed.conn.prompt(session_id=session.session_id, prompt=[text_block("mark it done")])
+
+    [asked] = ed.client.permissions
+    assert asked.content[0].old_text == "key=[redacted]\ntodo: write tests\n"
+    assert API_KEY not in ed.wire()
+    assert (workspace / "notes.txt").read_text() == f"key={API_KEY}\ntodo: done\n"
