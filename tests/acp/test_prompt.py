@@ -227,3 +227,23 @@ async def test_a_key_in_an_edited_file_never_reaches_the_editor(
     assert asked.content[0].old_text == "key=[redacted]\ntodo: write tests\n"
     assert API_KEY not in ed.wire()
     assert (workspace / "notes.txt").read_text() == f"key={API_KEY}\ntodo: done\n"
+
+
+async def test_the_turn_limit_and_a_content_filter_are_their_acp_stop_reasons(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    model.reply("Reading first.", [("t1", "read_file", json.dumps({"path": "app.py"}))])
+    model.reply("Out of turns: I read app.py and stopped.")
+    model.server.enqueue(Response(body=openai_turn("I can't help with that.",
+                                                   finish="content_filter")))
+
+    async with editor(agent_env(model.server.url, home), workspace, None, "--max-turns", "1") as ed:
+        session = await ed.conn.new_session(cwd=str(workspace))
+        limited = await ed.conn.prompt(session_id=session.session_id,
+                                       prompt=[text_block("read everything")])
+        filtered = await ed.conn.prompt(session_id=session.session_id,
+                                        prompt=[text_block("something forbidden")])
+
+    assert limited.stop_reason == "max_turn_requests"
+    assert filtered.stop_reason == "refusal"
+    assert "Out of turns" in ed.client.text()
