@@ -19,6 +19,7 @@ from neocode_tui.agent.approvals import needs_approval, refusal_without_approver
 from neocode_tui.agent.loop_events import (
     ApprovalDecision,
     ApprovalRequested,
+    FileChange,
     LoopEvent,
     Notice,
     RunFinished,
@@ -246,11 +247,14 @@ class AgentLoop:
     async def _run_call(self, call: CollectedToolCall) -> ToolFinished:
         """Validate, approve and run one call; every failure becomes a result for the model."""
 
-        def result(text: str, status: str = "error", *, diff: str | None = None) -> ToolFinished:
+        def result(
+            text: str, status: str = "error", *, diff: str | None = None,
+            change: FileChange | None = None,
+        ) -> ToolFinished:
             return ToolFinished(
                 turn=self.turn, index=call.index, call_id=call.id, name=call.name,
                 result=self._redact(text), is_error=status != "ok", status=status,
-                diff=self._redact.optional(diff),
+                diff=self._redact.optional(diff), change=self._scrubbed(change),
             )
 
         tool = self.tools.get(call.name)
@@ -294,7 +298,10 @@ class AgentLoop:
             return result(f"{tool.name} failed: {exc.strerror or exc}{where}")
         except Exception as exc:  # a tool bug must not end the session
             return result(f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}")
-        return result(output.text, "error" if output.is_error else "ok", diff=output.diff)
+        return result(
+            output.text, "error" if output.is_error else "ok", diff=output.diff,
+            change=output.change,
+        )
 
     async def _approve(self, tool: Tool, args: object, call: CollectedToolCall) -> str | None:
         """None when the call may run, else the refusal the model is sent."""
@@ -302,12 +309,15 @@ class AgentLoop:
         if not needs_approval(tool.kind, self.approval, writes, root=root,
                               allowed_for_session=tool.name in self.allowed_for_session):
             return None
-        diff = self._redact.optional(await tool.preview(args, self.workspace))
+        preview = await tool.preview(args, self.workspace)
         if self.approver is None:
             return refusal_without_approver(tool.name, writes, root)
         request = ApprovalRequested(
             turn=self.turn, index=call.index, call_id=call.id, name=tool.name,
-            summary=tool.summary(call.arguments_json), diff=diff, command=tool.command(args),
+            summary=tool.summary(call.arguments_json), command=tool.command(args),
+            diff=self._redact(preview.diff) if preview else None,
+            change=self._scrubbed(preview.change if preview else None),
+            arguments=call.arguments_json,
         )
         self._emit(request)
         decision = await self.approver(request)
@@ -317,6 +327,14 @@ class AgentLoop:
             reason = decision.reason.strip()
             return "the user denied this call" + (f": {reason}" if reason else "")
         return None
+
+    def _scrubbed(self, change: FileChange | None) -> FileChange | None:
+        if change is None:
+            return None
+        return FileChange(
+            path=change.path, before=self._redact.optional(change.before),
+            after=self._redact(change.after),
+        )
 
     def _live_output(self, call: CollectedToolCall) -> Callable[[str], None] | None:
         """Passes output on line by line: a key never spans two lines, so each line can

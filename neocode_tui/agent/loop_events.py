@@ -40,6 +40,19 @@ class TurnFinished(_LoopEvent):
     error: ErrorInfo | None = None
 
 
+class FileChange(BaseModel):
+    """A whole file before and after an edit (``before`` None: the file is new), for front
+    ends that show their own diff view (ACP editors). Kept out of JSON output: it can be
+    as large as the file."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    """Absolute."""
+    before: str | None
+    after: str
+
+
 class ToolStarted(_LoopEvent):
     type: Literal["tool_started"] = "tool_started"
     index: int
@@ -72,6 +85,7 @@ class ToolFinished(_LoopEvent):
     status: Literal["ok", "error", "denied", "interrupted", "skipped"] = "ok"
     diff: str | None = None
     """A unified diff, for tools that changed a file (shown colored on screen)."""
+    change: FileChange | None = Field(None, exclude=True)
 
 
 class ApprovalRequested(_LoopEvent):
@@ -83,6 +97,10 @@ class ApprovalRequested(_LoopEvent):
     """One line: the command, or "write path (N lines)"."""
     diff: str | None = None
     command: str | None = None
+    arguments: Any = None
+    """The call's parsed arguments."""
+    change: FileChange | None = Field(None, exclude=True)
+    """What an edit would change, whole."""
 
 
 class Notice(_LoopEvent):

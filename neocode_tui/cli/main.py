@@ -46,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--record", metavar="FILE", help="write FILE.svg (final screen) or FILE.cast")
 
     sub.add_parser("sessions", help="list saved sessions for this folder")
+    sub.add_parser("acp", help="serve the Agent Client Protocol on stdio (for Zed and other editors)")
     return parser
 
 
@@ -67,6 +68,10 @@ def main(argv: list[str] | None = None) -> int:
         from neocode_tui.cli.sessions import print_sessions
 
         return print_sessions(args)
+    if args.command == "acp":
+        from neocode_tui.cli.acp import run_acp
+
+        return run_acp(args)
     if args.prompt is not None or not sys.stdin.isatty():
         from neocode_tui.cli.headless import run_headless
 

@@ -157,8 +157,11 @@ async def test_write_file_creates_folders_and_the_preview_matches_the_change(pro
     out = await tool.run(args, Workspace(project))
     assert (project / "docs/new/guide.md").read_text() == "# Guide\nstep one\n"
     assert out.text == "created docs/new/guide.md (2 lines)"
-    assert out.diff == preview
-    assert preview is not None and "+++ b/docs/new/guide.md" in preview and "+step one" in preview
+    assert preview is not None and out.diff == preview.diff
+    assert out.change == preview.change
+    assert preview.change is not None and preview.change.before is None
+    assert preview.change.after == "# Guide\nstep one\n"
+    assert "+++ b/docs/new/guide.md" in preview.diff and "+step one" in preview.diff
 
 
 async def test_edit_file_replaces_exact_text_and_returns_a_diff(project: Path) -> None:

@@ -18,6 +18,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
+from neocode_tui.agent.loop_events import FileChange
 from neocode_tui.agent.workspace import Workspace, printable
 from neocode_tui.chat import ToolSpec
 
@@ -71,6 +72,15 @@ class ToolOutput:
     """Exactly what the model is sent."""
     diff: str | None = None
     is_error: bool = False
+    change: FileChange | None = None
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What a call would do, shown before asking: the diff, and the whole change."""
+
+    diff: str
+    change: FileChange | None = None
 
 
 class Tool(ABC, Generic[ArgsT]):
@@ -98,8 +108,8 @@ class Tool(ABC, Generic[ArgsT]):
         """The shell command to show in full when asking for approval, if any."""
         return None
 
-    async def preview(self, args: ArgsT, workspace: Workspace) -> str | None:
-        """The diff a run would make, computed before asking; ``ToolError`` if it would fail."""
+    async def preview(self, args: ArgsT, workspace: Workspace) -> Preview | None:
+        """What a run would change, computed before asking; ``ToolError`` if it would fail."""
         return None
 
     @abstractmethod

@@ -23,12 +23,14 @@ from neocode_tui.agent.tools.base import (
     RESULT_CAP,
     Budget,
     FileTool,
+    Preview,
     ToolError,
     ToolOutput,
     cap_text,
     in_thread,
 )
 from neocode_tui.agent.tools.text import MAX_EDIT_BYTES, encode_text, line_count, read_text
+from neocode_tui.agent.loop_events import FileChange
 from neocode_tui.agent.workspace import Workspace
 
 NO_NEWLINE = "\\ No newline at end of file\n"
@@ -51,6 +53,11 @@ class Change:
     @property
     def diff(self) -> str:
         return unified_diff(self.shown, self.before, self.after, self.created)
+
+    def event(self) -> FileChange:
+        return FileChange(
+            path=str(self.path), before=None if self.created else self.before, after=self.after
+        )
 
     def apply(self, workspace: Workspace) -> None:
         workspace.replace_file(self.path, encode_text(self.after))
@@ -132,9 +139,9 @@ class _ChangeTool(FileTool[Any]):
     @abstractmethod
     def plan(self, args: Any, workspace: Workspace, budget: Budget) -> Change: ...
 
-    async def preview(self, args: Any, workspace: Workspace) -> str | None:
+    async def preview(self, args: Any, workspace: Workspace) -> Preview | None:
         change = await in_thread(self.plan, args, workspace, limit=self.time_limit)
-        return cap_text(change.diff, RESULT_CAP)
+        return Preview(cap_text(change.diff, RESULT_CAP), change.event())
 
 
 class WriteFileArgs(_TargetArgs):
@@ -169,7 +176,8 @@ class WriteFile(_ChangeTool):
         change.apply(workspace)
         verb = "created" if change.created else "wrote"
         return ToolOutput(
-            f"{verb} {change.shown} ({line_count(args.content)} lines)", diff=change.diff
+            f"{verb} {change.shown} ({line_count(args.content)} lines)", diff=change.diff,
+            change=change.event(),
         )
 
 
@@ -227,4 +235,4 @@ class EditFile(_ChangeTool):
         noun = "replacement" if change.replacements == 1 else "replacements"
         diff = change.diff
         summary = f"edited {change.shown} ({change.replacements} {noun})"
-        return ToolOutput(f"{summary}\n{diff}", diff=diff)
+        return ToolOutput(f"{summary}\n{diff}", diff=diff, change=change.event())

@@ -1,0 +1,334 @@
+"""``neocode acp``: the agent behind an editor, over the Agent Client Protocol on stdio.
+
+Zed, JetBrains and Neovim plugins and clients such as Toad start ``neocode acp`` and speak
+JSON-RPC on its stdin and stdout. Each ACP session is one ``AgentSession`` in the folder
+the client names; its events become ``session/update`` notifications and its approvals
+``session/request_permission`` requests. stdout carries protocol messages only: anything
+else written to it goes to stderr, with the logs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from acp import (
+    PROTOCOL_VERSION,
+    InitializeResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PromptResponse,
+    RequestError,
+    SetSessionModeResponse,
+    run_agent,
+)
+from acp.core import DEFAULT_STDIO_BUFFER_LIMIT_BYTES
+from acp.interfaces import Client
+from acp.schema import (
+    AgentCapabilities,
+    AllowedOutcome,
+    EmbeddedResourceContentBlock,
+    Implementation,
+    ListSessionsResponse,
+    PermissionOption,
+    PromptCapabilities,
+    ResourceContentBlock,
+    SessionCapabilities,
+    SessionInfo,
+    SessionListCapabilities,
+    SessionMode,
+    SessionModeState,
+    TextContentBlock,
+    TextResourceContents,
+    Usage,
+)
+
+from neocode_tui import __version__
+from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, RunFinished
+from neocode_tui.agent.session import AgentSession
+from neocode_tui.agent.store import find_session, list_sessions
+from neocode_tui.agent.tools import default_tools
+from neocode_tui.cli.acp_updates import Outbox, UpdateTranslator
+from neocode_tui.cli.options import load_from_args
+from neocode_tui.errors import NeoCodeError, SessionNotFound, SettingsError, WorkInProgress
+from neocode_tui.vocabulary import APPROVAL_MODES, ApprovalMode
+
+log = logging.getLogger("neocode.acp")
+
+MODES: dict[ApprovalMode, tuple[str, str]] = {
+    "ask": ("Ask", "Asks before every file change and command"),
+    "auto-edit": ("Auto-edit", "Changes files without asking; asks before commands"),
+    "full-auto": ("Full auto", "Never asks (commands are not sandboxed)"),
+}
+VERDICTS: dict[str, str] = {"allow": "yes", "allow-always": "session", "reject": "no"}
+"""Permission option ids to NeoCode's approval verdicts."""
+
+
+def run_acp(args: argparse.Namespace) -> int:
+    logging.basicConfig(stream=sys.stderr, format="neocode acp: %(levelname)s: %(message)s")
+    log.setLevel(logging.INFO)
+    try:
+        load_from_args(args, Path.cwd())  # bad flags fail now, not at the first session
+    except NeoCodeError as exc:
+        print(f"neocode: {exc}", file=sys.stderr)
+        return exc.exit_code
+    protocol_out = os.dup(sys.stdout.fileno())
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a stray print must not break the protocol
+    try:
+        asyncio.run(_serve(args, protocol_out))
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+async def _serve(args: argparse.Namespace, protocol_out: int) -> None:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=DEFAULT_STDIO_BUFFER_LIMIT_BYTES)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    transport, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, os.fdopen(protocol_out, "wb")
+    )
+    writer = asyncio.StreamWriter(transport, protocol, reader, loop)
+    agent = NeoCodeAgent(args)
+    serving = asyncio.create_task(run_agent(agent, writer, reader))
+    loop.add_signal_handler(signal.SIGTERM, serving.cancel)
+    try:
+        await serving
+    except asyncio.CancelledError:
+        pass  # SIGTERM: close the sessions below, then exit
+    finally:
+        await agent.aclose()
+
+
+@dataclass
+class _Session:
+    id: str
+    """The ACP session id: the saved NeoCode session's id, so ``session/load`` finds it."""
+    core: AgentSession
+    outbox: Outbox
+    updates: UpdateTranslator
+
+
+class NeoCodeAgent:
+    """The ACP agent: its methods are the protocol's requests, by the SDK's names."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.client: Client | None = None
+        self.sessions: dict[str, _Session] = {}
+
+    def on_connect(self, conn: Client) -> None:
+        self.client = conn
+
+    async def initialize(self, protocol_version: int, **_: Any) -> InitializeResponse:
+        return InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(
+                    embedded_context=True, image=False, audio=False
+                ),
+                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
+            ),
+            agent_info=Implementation(name="neocode", title="NeoCode", version=__version__),
+            auth_methods=[],
+        )
+
+    async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any
+                          ) -> NewSessionResponse:
+        if mcp_servers:
+            log.warning("MCP servers from the client are not used (%d given)", len(mcp_servers))
+        session = self._open(_workspace(cwd), None)
+        self.sessions[session.id] = session
+        return NewSessionResponse(session_id=session.id, modes=_modes(session.core.approval))
+
+    async def load_session(self, cwd: str, session_id: str, **_: Any) -> LoadSessionResponse:
+        workspace = _workspace(cwd)
+        if session_id in self.sessions:
+            await self._close(self.sessions.pop(session_id))
+        session = self._open(workspace, session_id)
+        try:
+            session.core.resume(session_id)  # its history is replayed through the listener
+        except NeoCodeError as exc:
+            await self._close(session)
+            kind = (RequestError.resource_not_found if isinstance(exc, SessionNotFound)
+                    else RequestError.invalid_request)
+            raise _error(kind, str(exc)) from None
+        await session.outbox.flush()
+        self.sessions[session_id] = session
+        return LoadSessionResponse(modes=_modes(session.core.approval))
+
+    async def list_sessions(self, cwd: str | None = None, **_: Any) -> ListSessionsResponse:
+        workspace = _workspace(cwd) if cwd else Path.cwd()
+        return ListSessionsResponse(sessions=[
+            SessionInfo(session_id=info.id, cwd=info.workspace, title=info.title or None,
+                        updated_at=info.updated.astimezone().isoformat(timespec="seconds"))
+            for info in list_sessions(workspace)
+        ])
+
+    async def set_session_mode(
+        self, mode_id: str, session_id: str, **_: Any
+    ) -> SetSessionModeResponse:
+        session = self._session(session_id)
+        if mode_id not in APPROVAL_MODES:
+            raise _error(RequestError.invalid_params,
+                         f"no mode {mode_id!r}: the modes are {', '.join(APPROVAL_MODES)}")
+        session.core.approval = mode_id  # type: ignore[assignment]
+        return SetSessionModeResponse()
+
+    async def prompt(self, prompt: list[Any], session_id: str, **_: Any) -> PromptResponse:
+        session = self._session(session_id)
+        text = prompt_text(prompt)
+        try:
+            finished = await session.core.prompt(text)
+        except WorkInProgress as exc:
+            raise _error(RequestError.invalid_request, str(exc)) from None
+        finally:
+            await session.outbox.flush()
+        if finished.reason == "error" and finished.error is not None:
+            failure = (RequestError.auth_required if finished.error.kind == "auth"
+                       else RequestError.internal_error)
+            raise _error(failure, finished.error.message)
+        return PromptResponse(stop_reason=session.updates.stop_reason(finished),
+                              usage=_usage(finished))
+
+    async def cancel(self, session_id: str, **_: Any) -> None:
+        session = self.sessions.get(session_id)
+        if session is not None:
+            session.core.cancel()
+
+    async def aclose(self) -> None:
+        """Stop what runs and close every session; one never prompted leaves no file."""
+        for session in list(self.sessions.values()):
+            await self._close(session)
+        self.sessions.clear()
+
+    # -- inside ---------------------------------------------------------------------------
+
+    def _open(self, workspace: Path, session_id: str | None) -> _Session:
+        try:
+            loaded = load_from_args(self.args, workspace)
+        except SettingsError as exc:
+            raise _error(RequestError.invalid_params, str(exc)) from None
+        for line in loaded.ignored:
+            log.warning("%s", line)
+        settings = loaded.settings
+        if settings.resolved_provider == "scripted" and settings.provider is None:
+            raise _error(RequestError.auth_required,
+                         "no API key: set OPENAI_API_KEY or ANTHROPIC_API_KEY (or NEOCODE_PROVIDER "
+                         "and NEOCODE_BASE_URL for a local server) where the editor starts neocode")
+        tools = default_tools()
+        outbox = Outbox(lambda update: self._notify(session.id, update))
+        updates = UpdateTranslator(workspace, tools, outbox.put)
+        core = AgentSession(settings, workspace, listener=updates.event,
+                            approver=lambda request: self._ask(session, request), tools=tools)
+        # A new session gets its file now: its id is the one session/load will be given.
+        session = _Session(session_id or core.ensure_saved() or "", core, outbox, updates)
+        return session
+
+    async def _notify(self, session_id: str, update: Any) -> None:
+        assert self.client is not None
+        await self.client.session_update(session_id=session_id, update=update)
+
+    async def _ask(self, session: _Session, request: ApprovalRequested) -> ApprovalDecision:
+        """``session/request_permission``; a client that cannot answer is a no."""
+        assert self.client is not None
+        tool_call = await session.updates.permission_call(request)
+        await session.outbox.flush()  # the call is on the client's screen before the question
+        options = [
+            PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
+            PermissionOption(option_id="allow-always", name=f"Always allow {request.name}",
+                             kind="allow_always"),
+            PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
+        ]
+        try:
+            answer = await self.client.request_permission(
+                session_id=session.id, tool_call=tool_call, options=options
+            )
+        except (RequestError, ConnectionError) as exc:
+            log.warning("no answer to a permission request: %s", exc)
+            return ApprovalDecision(verdict="no", reason="the editor did not answer")
+        outcome = answer.outcome
+        if isinstance(outcome, AllowedOutcome) and outcome.option_id in VERDICTS:
+            return ApprovalDecision(verdict=VERDICTS[outcome.option_id])  # type: ignore[arg-type]
+        return ApprovalDecision(verdict="no")
+
+    def _session(self, session_id: str) -> _Session:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise _error(RequestError.invalid_params,
+                         f"no open session {session_id!r} (create one with session/new)")
+        return session
+
+    async def _close(self, session: _Session) -> None:
+        await session.core.aclose()
+        await session.outbox.flush()
+        await session.outbox.aclose()
+        core = session.core
+        if core.id and not core.messages:
+            try:
+                find_session(core.workspace, core.id).path.unlink(missing_ok=True)
+            except (SessionNotFound, OSError) as exc:
+                log.warning("could not remove the empty session %s: %s", core.id, exc)
+
+
+def prompt_text(blocks: list[Any]) -> str:
+    """The prompt as the model reads it: text, with embedded files as tagged context."""
+    parts: list[str] = []
+    for block in blocks:
+        if isinstance(block, TextContentBlock):
+            parts.append(block.text)
+        elif isinstance(block, EmbeddedResourceContentBlock):
+            resource = block.resource
+            if isinstance(resource, TextResourceContents):
+                parts.append(f'\n<context ref="{resource.uri}">\n{resource.text}\n</context>\n')
+            else:
+                parts.append(f"[{resource.uri}: binary content, not included]")
+        elif isinstance(block, ResourceContentBlock):
+            parts.append(f"[{block.name}]({block.uri})")
+        else:
+            raise _error(RequestError.invalid_params,
+                         "neocode takes text and embedded text files, not images or audio")
+    text = "".join(parts)
+    if not text.strip():
+        raise _error(RequestError.invalid_params, "the prompt is empty")
+    return text
+
+
+def _workspace(cwd: str) -> Path:
+    path = Path(cwd)
+    if not path.is_absolute() or not path.is_dir():
+        raise _error(RequestError.invalid_params, f"cwd must be an absolute path to a folder: {cwd!r}")
+    return path
+
+
+def _modes(current: ApprovalMode) -> SessionModeState:
+    return SessionModeState(
+        current_mode_id=current,
+        available_modes=[
+            SessionMode(id=mode, name=name, description=description)
+            for mode, (name, description) in MODES.items()
+        ],
+    )
+
+
+def _usage(finished: RunFinished) -> Usage:
+    usage = finished.usage
+    return Usage(
+        total_tokens=usage.input_tokens + usage.output_tokens,
+        input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
+        thought_tokens=usage.reasoning_tokens, cached_read_tokens=usage.cached_input_tokens,
+        cached_write_tokens=usage.cache_creation_input_tokens,
+    )
+
+
+def _error(kind: Any, message: str) -> RequestError:
+    """An error of ``kind``'s code whose message says what happened, for the client to show."""
+    return RequestError(kind().code, message)

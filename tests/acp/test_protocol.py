@@ -1,0 +1,116 @@
+"""The wire itself: stdout carries JSON-RPC only, and bad requests get plain-word errors."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp import RequestError, image_block, text_block
+
+from tests.acp.conftest import NEOCODE, agent_env, editor
+from tests.agent.conftest import API_KEY, Dialect
+
+
+class RawAgent:
+    """``neocode acp`` on plain pipes: every byte it writes to stdout is read back here."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.lines: list[bytes] = []
+        self.next_id = 0
+
+    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.next_id += 1
+        message = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        while True:
+            line = await asyncio.wait_for(self.process.stdout.readline(), 30)
+            assert line, "the agent closed stdout"
+            self.lines.append(line)
+            reply = json.loads(line)
+            if reply.get("id") == self.next_id and "method" not in reply:
+                return reply
+
+
+async def start_raw(env: dict[str, str], cwd: Path, *args: str) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        NEOCODE, *args, "acp", env={"PATH": "/usr/bin:/bin", **env}, cwd=cwd,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+
+
+async def test_stdout_is_protocol_only_and_errors_are_plain_words(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    model.reply("Hello from the model.")
+    process = await start_raw(agent_env(model.server.url, home), workspace)
+    agent = RawAgent(process)
+
+    init = await agent.request("initialize", {"protocolVersion": 1})
+    assert init["result"]["agentInfo"]["name"] == "neocode"
+    bad_cwd = await agent.request("session/new", {"cwd": "relative/folder", "mcpServers": []})
+    assert bad_cwd["error"]["message"] == "cwd must be an absolute path to a folder: 'relative/folder'"
+    no_session = await agent.request(
+        "session/prompt", {"sessionId": "nope", "prompt": [{"type": "text", "text": "hi"}]})
+    assert "no open session 'nope'" in no_session["error"]["message"]
+    new = await agent.request("session/new", {"cwd": str(workspace), "mcpServers": []})
+    sid = new["result"]["sessionId"]
+    bad_mode = await agent.request("session/set_mode", {"sessionId": sid, "modeId": "yolo"})
+    assert bad_mode["error"]["message"] == "no mode 'yolo': the modes are ask, auto-edit, full-auto"
+    image = image_block("aGVsbG8=", "image/png").model_dump(by_alias=True, exclude_none=True)
+    refused = await agent.request("session/prompt", {"sessionId": sid, "prompt": [image]})
+    assert "not images or audio" in refused["error"]["message"]
+    answer = await agent.request("session/prompt", {"sessionId": sid, "prompt": [
+        text_block("hi").model_dump(by_alias=True, exclude_none=True)]})
+    assert answer["result"]["stopReason"] == "end_turn"
+
+    assert process.stdin is not None
+    process.stdin.close()  # the editor quits
+    rest, err = await asyncio.wait_for(process.communicate(), 15)
+    assert process.returncode == 0
+    for line in agent.lines + rest.splitlines(keepends=True):
+        assert json.loads(line)["jsonrpc"] == "2.0"
+    assert "Traceback" not in err.decode() and API_KEY not in err.decode()
+    assert API_KEY not in b"".join(agent.lines).decode()
+
+
+async def test_embedded_files_reach_the_model_as_context(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    model.reply("It returns hello.")
+    resource = {"type": "resource", "resource": {
+        "uri": f"file://{workspace}/app.py", "mimeType": "text/x-python",
+        "text": (workspace / "app.py").read_text()}}
+    async with editor(agent_env(model.server.url, home), workspace) as ed:
+        session = await ed.conn.new_session(cwd=str(workspace))
+        await ed.conn.prompt(session_id=session.session_id,
+                             prompt=[text_block("what does this return?"), resource])
+    [user] = [m for m in model.request(1)["messages"] if m["role"] == "user"]
+    assert user["content"].startswith("what does this return?")
+    assert f'<context ref="file://{workspace}/app.py">' in user["content"]
+    assert "return 'hello'" in user["content"]
+
+
+async def test_without_a_key_new_sessions_say_how_to_set_one(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    env = agent_env(model.server.url, home, NEOCODE_PROVIDER="", OPENAI_API_KEY="")
+    async with editor(env, workspace) as ed:
+        with pytest.raises(RequestError) as refused:
+            await ed.conn.new_session(cwd=str(workspace))
+    assert refused.value.code == RequestError.auth_required().code
+    assert str(refused.value).startswith("no API key: set OPENAI_API_KEY or ANTHROPIC_API_KEY")
+
+
+async def test_bad_flags_exit_2_before_speaking_the_protocol(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    process = await start_raw(agent_env(model.server.url, home), workspace, "--max-turns", "0")
+    out, err = await asyncio.wait_for(process.communicate(), 15)
+    assert process.returncode == 2 and out == b""
+    assert "--max-turns: 0: Input should be greater than or equal to 1" in err.decode()

@@ -1,0 +1,65 @@
+"""Saved sessions through ACP: load replays the history, list shows them, empty ones vanish."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from acp import RequestError, text_block
+from acp.schema import AgentMessageChunk, ToolCallStart, UserMessageChunk
+
+from tests.acp.conftest import agent_env, editor
+from tests.agent.conftest import Dialect
+
+
+async def test_load_replays_a_saved_session_and_continues_it(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    env = agent_env(model.server.url, home)
+    model.reply("Reading it.", [("r1", "read_file", json.dumps({"path": "app.py"}))])
+    model.reply("It greets with hello.")
+    async with editor(env, workspace) as first:
+        unused = await first.conn.new_session(cwd=str(workspace))
+        session = await first.conn.new_session(cwd=str(workspace))
+        await first.conn.prompt(session_id=session.session_id,
+                                prompt=[text_block("what does app.py do?")])
+    saved = sorted(p.stem for p in (home / "data" / "sessions").glob("*.jsonl"))
+    assert saved == [session.session_id]  # the session never prompted left no file
+    assert unused.session_id != session.session_id
+
+    model.reply("It would say hello twice if called twice.")
+    async with editor(env, workspace) as second:
+        listed = await second.conn.list_sessions(cwd=str(workspace))
+        assert [(s.session_id, s.title, s.cwd) for s in listed.sessions] == [
+            (session.session_id, "what does app.py do?", str(workspace))]
+
+        loaded = await second.conn.load_session(cwd=str(workspace), session_id=session.session_id)
+        replayed = list(second.client.updates)
+        again = await asyncio.wait_for(second.conn.prompt(
+            session_id=session.session_id, prompt=[text_block("and twice?")]), 30)
+
+    assert loaded.modes.current_mode_id == "ask"
+    kinds = [type(u) for u in replayed]
+    assert kinds == [UserMessageChunk, AgentMessageChunk, ToolCallStart, AgentMessageChunk]
+    user, reading, call, answer = replayed
+    assert user.content.text == "what does app.py do?"
+    assert (reading.content.text, answer.content.text) == ("Reading it.", "It greets with hello.")
+    assert (call.tool_call_id, call.kind, call.status, call.title) == (
+        "r1", "read", "completed", "read app.py")
+    assert call.raw_input == {"path": "app.py"}
+    assert call.locations[0].path == str(workspace / "app.py")
+    assert "return 'hello'" in call.content[0].content.text
+    assert again.stop_reason == "end_turn"
+    sent = json.dumps(model.request(3)["messages"])
+    assert sent.index("what does app.py do?") < sent.index("It greets") < sent.index("and twice?")
+
+
+async def test_loading_an_unknown_session_is_a_clear_error(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    async with editor(agent_env(model.server.url, home), workspace) as ed:
+        with pytest.raises(RequestError) as missing:
+            await ed.conn.load_session(cwd=str(workspace), session_id="20990101-000000-abcdef")
+    assert str(missing.value) == "no saved session with id '20990101-000000-abcdef'"
