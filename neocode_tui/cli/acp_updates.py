@@ -65,7 +65,7 @@ from neocode_tui.events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from neocode_tui.tui.conversation.partial_json import PartialJSON
+from neocode_tui.partial_json import PartialJSON
 
 log = logging.getLogger("neocode.acp")
 

@@ -46,7 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--record", metavar="FILE", help="write FILE.svg (final screen) or FILE.cast")
 
     sub.add_parser("sessions", help="list saved sessions for this folder")
-    sub.add_parser("acp", help="serve the Agent Client Protocol on stdio (for Zed and other editors)")
+    acp = sub.add_parser("acp", help="serve the Agent Client Protocol on stdio (for Zed and other editors)")
+    add_setting_flags(acp, again=True)
     return parser
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from neocode_tui.vocabulary import APPROVAL_MODES, PROVIDER_NAMES
 
@@ -16,20 +16,25 @@ SETTING_FLAGS = ("provider", "base_url", "model", "approval", "theme", "max_turn
 """Flags that are settings: given on the command line, they win over every other source."""
 
 
-def add_setting_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--provider", choices=PROVIDER_NAMES)
-    parser.add_argument("--base-url", help="API base URL (OpenAI-style URLs include /v1)")
-    parser.add_argument("--model", help="model name sent to the provider")
+def add_setting_flags(parser: argparse.ArgumentParser, *, again: bool = False) -> None:
+    """``again``: for a subcommand, so the flags work after it too (``neocode acp --model X``)
+    and, when not given there, leave those given before it alone."""
+    keep: dict[str, Any] = {"default": argparse.SUPPRESS} if again else {}
+    parser.add_argument("--provider", choices=PROVIDER_NAMES, **keep)
+    parser.add_argument("--base-url", help="API base URL (OpenAI-style URLs include /v1)", **keep)
+    parser.add_argument("--model", help="model name sent to the provider", **keep)
     parser.add_argument(
         "--approval",
         choices=APPROVAL_MODES,
         help="what needs your yes: ask (writes and commands), auto-edit (commands), full-auto",
+        **keep,
     )
-    parser.add_argument("--max-turns", type=int, help="stop the agent after this many turns")
-    parser.add_argument("--theme", help="theme name (see themes/)")
+    parser.add_argument("--max-turns", type=int, help="stop the agent after this many turns", **keep)
+    parser.add_argument("--theme", help="theme name (see themes/)", **keep)
     parser.add_argument(
         "--trust", action="store_true",
         help="trust this folder for this run: its .env may set the provider, URL and approval",
+        **keep,
     )
 
 

@@ -114,3 +114,21 @@ async def test_bad_flags_exit_2_before_speaking_the_protocol(
     out, err = await asyncio.wait_for(process.communicate(), 15)
     assert process.returncode == 2 and out == b""
     assert "--max-turns: 0: Input should be greater than or equal to 1" in err.decode()
+
+
+def test_setting_flags_work_before_and_after_acp() -> None:
+    from neocode_tui.cli import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args(["--model", "before", "acp"]).model == "before"
+    after = parser.parse_args(["acp", "--model", "after", "--trust"])
+    assert (after.model, after.trust, after.command) == ("after", True, "acp")
+
+
+def test_the_acp_front_end_does_not_import_textual() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, neocode_tui.cli.acp; print('textual' in sys.modules)"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "False"

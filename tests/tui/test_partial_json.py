@@ -13,7 +13,7 @@ from neocode_tui.tui.conversation.markdown_split import (
     MarkdownSplitter,
     split_blocks,
 )
-from neocode_tui.tui.conversation.partial_json import PartialJSON
+from neocode_tui.partial_json import PartialJSON
 
 ARGUMENTS = {
     "path": "src/ünïcode 😀.py",

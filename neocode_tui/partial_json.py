@@ -1,7 +1,8 @@
 """A tolerant, incremental reader for a tool call's JSON arguments as they stream.
 
 The screen previews arguments while the model is still writing them (the path of a
-``write_file`` and its growing line count, the command of a ``bash``). Re-decoding the whole
+``write_file`` and its growing line count, the command of a ``bash``), and ACP editors get
+them as they grow; so it lives outside ``tui/`` and imports nothing of Textual. Re-decoding the whole
 text at every delta would make a long ``write_file`` cost quadratic time, so this reader keeps
 its state between fragments and looks at each character once. It understands the top-level
 object only: string fields are decoded as they grow; any other value (number, nested object)
