@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-ApprovalMode = Literal["ask", "auto-edit", "full-auto"]
+ApprovalMode = Literal["ask", "auto-edit", "full-auto", "plan"]
 """What needs the user's yes: ``ask`` every write and command, ``auto-edit`` commands only,
-``full-auto`` nothing. Reads never ask."""
+``full-auto`` nothing. Reads never ask. ``plan`` runs reads only: the model explores and
+proposes a plan, and carries it out once the user leaves plan mode. Shift+Tab cycles them
+in this order."""
 APPROVAL_MODES: tuple[ApprovalMode, ...] = get_args(ApprovalMode)
 
 ProviderName = Literal["openai", "anthropic", "scripted"]

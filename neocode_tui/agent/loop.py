@@ -30,7 +30,7 @@ from neocode_tui.agent.loop_events import (
     TurnFinished,
     TurnStarted,
 )
-from neocode_tui.agent.prompt import build_system_prompt
+from neocode_tui.agent.prompt import PLAN_LEFT, PLAN_MODE, build_system_prompt
 from neocode_tui.agent.store import SessionStore
 from neocode_tui.agent.tools import Tool, ToolError, ToolRegistry, default_tools
 from neocode_tui.agent.transcript import INTERRUPTED, STOPPED, tool_result, unanswered_calls
@@ -106,6 +106,8 @@ class AgentLoop:
         self._running: str | None = None
         """The id of the call whose tool is running: a cancel stops it part way."""
         self._last_text = ""
+        self._planned = False
+        """The last request was made in plan mode: the next one out of it says so."""
         self._work: asyncio.Task[RunFinished] | None = None
         self._stopped: RunFinished | None = None
 
@@ -193,7 +195,7 @@ class AgentLoop:
             )
         request = ChatRequest(
             model=self.provider.model,
-            system=self.system_prompt,
+            system=self._system_for_mode(),
             messages=list(self.messages),
             tools=self.tools.specs(),
             tool_choice=tool_choice,
@@ -209,6 +211,14 @@ class AgentLoop:
             turn = CollectedTurn(error=ErrorInfo(kind="stream", message=failure))
         self._finish_turn(number, turn)
         return turn
+
+    def _system_for_mode(self) -> str:
+        assert self.system_prompt is not None
+        planning, left = self.approval == "plan", self._planned and self.approval != "plan"
+        self._planned = planning
+        if planning:
+            return f"{self.system_prompt}\n\n{PLAN_MODE}"
+        return f"{self.system_prompt}\n\n{PLAN_LEFT}" if left else self.system_prompt
 
     def _finish_turn(self, number: int, turn: CollectedTurn) -> None:
         self._record(turn)
@@ -305,6 +315,11 @@ class AgentLoop:
 
     async def _approve(self, tool: Tool, args: object, call: CollectedToolCall) -> str | None:
         """None when the call may run, else the refusal the model is sent."""
+        if self.approval == "plan" and tool.kind != "read":
+            return (
+                f"not run: plan mode is on, so only reading tools run; {tool.name} will be "
+                "available once the user leaves plan mode. Finish the plan instead."
+            )
         writes, root = tool.writes(args, self.workspace), self.workspace.root
         if not needs_approval(tool.kind, self.approval, writes, root=root,
                               allowed_for_session=tool.name in self.allowed_for_session):

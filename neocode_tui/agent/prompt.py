@@ -37,6 +37,22 @@ user still has to do. Use Markdown; point at code as path:line.
 """
 
 
+PLAN_MODE = """\
+# Plan mode
+
+The user has switched on plan mode: only reading tools (read_file, list_dir, glob, grep) run; \
+edits and commands are refused. Explore what you need, then answer with a concise, numbered \
+plan: the files to change and how, and how to check the result. Do not claim to have changed \
+anything. The user will leave plan mode when they want the plan carried out.\
+"""
+PLAN_LEFT = """\
+# Plan mode is over
+
+The user has left plan mode: carry out the plan you proposed, changing files and running \
+commands as needed.\
+"""
+
+
 def user_instructions_path() -> Path:
     return config_dir() / INSTRUCTIONS_FILE
 

@@ -66,6 +66,7 @@ MODES: dict[ApprovalMode, tuple[str, str]] = {
     "ask": ("Ask", "Asks before every file change and command"),
     "auto-edit": ("Auto-edit", "Changes files without asking; asks before commands"),
     "full-auto": ("Full auto", "Never asks (commands are not sandboxed)"),
+    "plan": ("Plan", "Reads and proposes a plan; changes nothing until you leave this mode"),
 }
 VERDICTS: dict[str, str] = {"allow": "yes", "allow-always": "session", "reject": "no"}
 """Permission option ids to NeoCode's approval verdicts."""

@@ -23,6 +23,7 @@ from neocode_tui.agent.loop_events import (
     ApprovalDecision,
     ApprovalRequested,
     LoopEvent,
+    RunFinished,
     Streamed,
     TranscriptReplaced,
     TurnFinished,
@@ -38,7 +39,6 @@ from neocode_tui.settings import TrustRequest
 from neocode_tui.tui.approval import ApprovalScreen
 from neocode_tui.tui.commands import (
     COMMANDS_BY_NAME,
-    SLASH_COMMANDS,
     Completion,
     SlashCommandsProvider,
     complete,
@@ -51,16 +51,22 @@ from neocode_tui.trust import trust
 from neocode_tui.tui.user_config import load_user_config, save_user_config
 from neocode_tui.tui.widgets.completion import SlashCompletion
 from neocode_tui.tui.widgets.prompt import PromptInput
+from neocode_tui.tui.widgets.queue import QueuedPrompts
+from neocode_tui.tui.key_help import KeyHelpScreen
+from neocode_tui.tui.keys import next_mode
 from neocode_tui.tui.widgets.status import StatusBar
-from neocode_tui.vocabulary import APPROVAL_MODES
+from neocode_tui.vocabulary import APPROVAL_MODES, ApprovalMode
 
 QUIT_WINDOW = 2.0
 """Seconds within which a second Ctrl+C quits."""
+MODE_NOTICES: dict[ApprovalMode, str] = {
+    "ask": "mode: ask (every file change and command asks first)",
+    "auto-edit": "mode: auto-edit (file changes run, commands ask)",
+    "full-auto": "mode: full-auto (nothing asks)",
+    "plan": "mode: plan (the agent reads and proposes a plan; it changes nothing until you leave "
+    "plan mode with Shift+Tab)",
+}
 
-KEYS_HELP = (
-    "Enter send · Shift+Enter/Ctrl+J new line · Up/Down history · Esc interrupt · "
-    "PageUp/PageDown scroll · End latest · Ctrl+C clear (twice: quit) · Ctrl+P command palette"
-)
 
 
 class NeoCodeApp(App[None]):
@@ -75,7 +81,11 @@ class NeoCodeApp(App[None]):
     COMMANDS = App.COMMANDS | {SlashCommandsProvider}
     BINDINGS = [
         Binding("escape", "interrupt", "Interrupt", show=False),
-        Binding("ctrl+c", "clear_or_quit", "Clear / quit", show=False, priority=True),
+        Binding("ctrl+c", "interrupt_clear_or_quit", "Interrupt / clear / quit", show=False, priority=True),
+        Binding("shift+tab", "cycle_mode", "Cycle mode", show=False, priority=True),
+        Binding("f1", "key_help", "Keys", show=False, priority=True),
+        Binding("ctrl+t", "toggle_latest_fold", "Fold", show=False, priority=True),
+        Binding("ctrl+o", "transcript", "Transcript", show=False, priority=True),
         # The keyboard stays in the input; these reach the conversation from there.
         Binding("pageup", "page(-1)", "Scroll up", show=False, priority=True),
         Binding("pagedown", "page(1)", "Scroll down", show=False, priority=True),
@@ -137,11 +147,15 @@ class NeoCodeApp(App[None]):
         # Held, not queried: the loop keeps reporting while a modal is up or the app closes.
         completion = SlashCompletion(id="completion")
         self.conversation = ConversationView(id="conversation")
-        self.prompt = PromptInput(completion, self._complete, id="prompt")
+        self.queued = QueuedPrompts(id="queued")
+        self.prompt = PromptInput(
+            completion, self._complete, unqueue=self.queued.take_last, id="prompt"
+        )
         self.prompt.cursor_blink = self.blink
         self.status = StatusBar(self.clock, id="status")
         yield self.conversation
         yield completion
+        yield self.queued
         yield self.prompt
         yield self.status
 
@@ -156,12 +170,11 @@ class NeoCodeApp(App[None]):
         themes, problems = discover_themes()
         for theme in themes:
             self.register_theme(theme)
-        status = self.status
         self._show_settings()
         self.conversation.add_notice(
             "info",
             f"NeoCode {self.version} in {self.workspace.name or self.workspace} · "
-            "/help for commands and keys · Ctrl+P palette · Esc interrupts",
+            "type a task and press Enter · F1 keys · / commands · Esc interrupts",
         )
         if self.provider.name == "scripted":
             self.conversation.add_notice(
@@ -248,11 +261,11 @@ class NeoCodeApp(App[None]):
             self.prompt.clear()
             self.run_slash(text)
             return
-        if self.working:
-            self.notify("Still working: Esc interrupts, or wait for the answer.", severity="warning")
-            return  # the text stays in the box, nothing is lost
         self.prompt.remember(text)
         self.prompt.clear()
+        if self.working:
+            self.queued.add(text)  # sent when the agent is done
+            return
         self._start_run(text)
 
     def _start_run(self, prompt: str) -> None:
@@ -270,8 +283,9 @@ class NeoCodeApp(App[None]):
         self._work = asyncio.create_task(self._guarded(work))
 
     async def _guarded(self, work: Awaitable[object]) -> None:
+        finished: object = None
         try:
-            await work
+            finished = await work
         except NeoCodeError as exc:
             if self._on_screen:
                 self.conversation.add_notice("warning", str(exc))
@@ -283,6 +297,24 @@ class NeoCodeApp(App[None]):
             status.working = False
             status.finished_at = self.clock()
             self.prompt.remove_class("-busy")
+        if self._on_screen:
+            self._after_work(finished)
+
+    def _after_work(self, finished: object) -> None:
+        """The next queued message goes once a turn ends well; after an interrupt or an
+        error they all come back into the input, for the user to decide."""
+        ended_well = isinstance(finished, RunFinished) and finished.reason in ("done", "turn_limit")
+        if not self.queued.prompts:
+            return
+        if ended_well:
+            next_prompt = self.queued.take_first()
+            assert next_prompt is not None
+            self.call_later(self._start_run, next_prompt)
+            return
+        waiting = "\n\n".join(self.queued.take_all())
+        typed = self.prompt.text.strip()
+        self.prompt.load_text(f"{waiting}\n\n{typed}" if typed else waiting)
+        self.prompt.move_cursor(self.prompt.document.end)
 
     def _on_loop_event(self, event: LoopEvent) -> None:
         if not self._on_screen:
@@ -384,10 +416,17 @@ class NeoCodeApp(App[None]):
     def action_latest(self) -> None:
         self.conversation.scroll_to_latest()
 
-    def action_clear_or_quit(self) -> None:
+    def action_interrupt_clear_or_quit(self) -> None:
+        """Ctrl+C, the way terminal agents answer it: clear what is being typed, else stop
+        the turn if one runs, else (twice within a moment) quit. A queued message taken back
+        with Up is dropped this way."""
         prompt = self.prompt
         if prompt.text:
             prompt.clear()
+            return
+        if self.working and self.screen is self.screen_stack[0]:
+            self.session.cancel()
+            self._last_ctrl_c = -QUIT_WINDOW
             return
         now = time.monotonic()
         if now - self._last_ctrl_c < QUIT_WINDOW:
@@ -395,6 +434,30 @@ class NeoCodeApp(App[None]):
             return
         self._last_ctrl_c = now
         self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
+
+    def action_cycle_mode(self) -> None:
+        if self.screen is not self.screen_stack[0]:
+            return
+        self._set_mode(next_mode(self.session.approval))
+
+    def _set_mode(self, mode: ApprovalMode) -> None:
+        self.session.approval = mode
+        self.status.approval = mode
+        self.conversation.add_notice("info", MODE_NOTICES[mode])
+
+    def action_key_help(self) -> None:
+        if not isinstance(self.screen, KeyHelpScreen):
+            self.push_screen(KeyHelpScreen())
+
+    def on_prompt_input_help_requested(self, _: PromptInput.HelpRequested) -> None:
+        self.action_key_help()
+
+    def action_toggle_latest_fold(self) -> None:
+        self.conversation.toggle_latest()
+
+    def action_transcript(self) -> None:
+        expanded = self.conversation.toggle_transcript()
+        self.notify("Transcript: everything unfolded" if expanded else "Folded back", timeout=2)
 
     async def on_unmount(self) -> None:
         # The session records what was running as interrupted and sends nothing more.
@@ -437,8 +500,7 @@ class NeoCodeApp(App[None]):
             self.conversation.add_notice("warning", str(exc))
 
     def _command_help(self, _: str) -> None:
-        lines = [f"{command.usage:<16} {command.help}" for command in SLASH_COMMANDS]
-        self.conversation.add_notice("info", "\n".join([*lines, "", KEYS_HELP]))
+        self.action_key_help()
 
     def _command_clear(self, _: str) -> None:
         self.session.clear()
@@ -458,9 +520,7 @@ class NeoCodeApp(App[None]):
                 f"approval is {self.session.approval}; choose one of: {', '.join(APPROVAL_MODES)}",
             )
             return
-        self.session.approval = argument  # type: ignore[assignment]
-        self.status.approval = argument
-        self.conversation.add_notice("info", f"approval mode: {argument}")
+        self._set_mode(argument)  # type: ignore[arg-type]
 
     def _command_theme(self, argument: str) -> None:
         if argument not in self.available_themes:

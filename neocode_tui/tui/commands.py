@@ -27,7 +27,7 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("help", "list the commands and keys"),
     SlashCommand("clear", "start a fresh conversation"),
     SlashCommand("model", "switch the model (no name: show the current one)", "NAME"),
-    SlashCommand("approval", "what needs your yes: ask, auto-edit, full-auto", "MODE"),
+    SlashCommand("approval", "what needs your yes: ask, auto-edit, full-auto, plan", "MODE"),
     SlashCommand("theme", "switch the theme, remembered for next time", "NAME"),
     SlashCommand("sessions", "list the saved sessions of this folder"),
     SlashCommand("resume", "load a saved session (no ID: the latest)", "ID"),

@@ -36,7 +36,7 @@ async def test_an_allowed_edit_streams_live_asks_with_the_diff_and_changes_the_f
         assert init["agentCapabilities"]["promptCapabilities"]["embeddedContext"] is True
         session = await ed.conn.new_session(cwd=str(workspace))
         assert session.modes.current_mode_id == "ask"
-        assert [m.id for m in session.modes.available_modes] == ["ask", "auto-edit", "full-auto"]
+        assert [m.id for m in session.modes.available_modes] == ["ask", "auto-edit", "full-auto", "plan"]
 
         reply = await asyncio.wait_for(
             ed.conn.prompt(session_id=session.session_id, prompt=[text_block("say hi there")]), 30

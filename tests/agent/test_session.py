@@ -171,3 +171,34 @@ async def test_a_prompt_with_bytes_that_are_not_utf8_is_sent_replaced(
     sent = openai_only.request(1)["messages"][-1]["content"]
     assert sent == "caf\ufffd au lait"
     await session.aclose()
+
+
+async def test_plan_mode_runs_reads_only_and_leaving_it_lets_the_plan_be_carried_out(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    openai_only.reply("", [
+        ("p1", "read_file", '{"path": "app.py"}'),
+        ("p2", "write_file", '{"path": "app.py", "content": "changed"}'),
+    ])
+    openai_only.reply("Plan: 1. change greet.")
+    openai_only.reply("", [("p3", "write_file", '{"path": "app.py", "content": "changed\\n"}')])
+    openai_only.reply("Done.")
+    session, _ = make_session(openai_only, workspace, approval="plan")
+
+    planned = await session.prompt("plan a change to greet")
+
+    assert planned.final_text == "Plan: 1. change greet."
+    results = openai_only.tool_results(2)
+    assert "def greet" in results["p1"]
+    assert results["p2"].startswith("not run: plan mode is on")
+    assert "greet" in (workspace / "app.py").read_text()
+    assert "# Plan mode\n" in openai_only.system(1)
+
+    session.approval = "full-auto"
+    done = await session.prompt("go ahead")
+
+    assert done.final_text == "Done."
+    assert (workspace / "app.py").read_text() == "changed\n"
+    assert "# Plan mode is over" in openai_only.system(3)
+    assert "Plan mode" not in openai_only.system(4)
+    await session.aclose()

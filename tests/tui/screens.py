@@ -29,6 +29,16 @@ SCREENS: dict[str, Scenario] = {
         _parallel, name="light", description="the light theme, after parallel tool calls",
         theme="neocode-light",
     ),
+    "queued": replace(
+        _fence, name="queued", description="two messages queued while the answer streams",
+        steps=(Type("Write a retry helper"), Release(22), Type("Now add tests for it"),
+               Type("and a docstring\nwith an example")),
+    ),
+    "plan": replace(
+        _fence, name="plan", description="plan mode switched on with Shift+Tab",
+        steps=(Press("shift+tab", "shift+tab"),),
+    ),
+    "keys": replace(_fence, name="keys", description="the key-help overlay (F1)", steps=(Press("f1"),)),
     "completion": replace(
         _fence, name="completion", description="slash-command completion while typing /",
         steps=(Type("/", send=False),),

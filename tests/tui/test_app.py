@@ -97,13 +97,104 @@ async def test_escape_interrupts_mid_stream_and_keeps_what_was_shown(tmp_path: P
         assert not partial.content.endswith("tries.")
 
 
-async def test_a_prompt_sent_while_working_stays_in_the_box(tmp_path: Path) -> None:
-    app = scenario_app("fence", tmp_path)
+async def test_prompts_sent_while_working_queue_and_go_in_order(tmp_path: Path) -> None:
+    replies = [
+        scripted_reply("A first answer that takes a while to stream.", delta=4),
+        scripted_reply("Second answer."), scripted_reply("Third."),
+    ]
+    app = scripted_app(tmp_path, replies)
     async with app.run_test(size=SIZE) as pilot:
         driver = Driver(pilot)
-        await driver.play([Type("Write a retry helper"), Release(5), Type("and tests")])
-        assert app.prompt.text == "and tests"
-        assert [m.content for m in app.session.messages if m.role == "user"] == ["Write a retry helper"]
+        await driver.play([Type("first"), Release(2), Type("second"), Type("third")])
+        assert app.prompt.text == ""
+        assert app.queued.prompts == ["second", "third"]
+        text = screen_text(app)
+        assert "queued › second" in text and "queued › third" in text
+        assert [m.content for m in app.session.messages if m.role == "user"] == ["first"]
+        for _ in range(3):
+            await driver.play([Release()])
+        await wait_until(lambda: not app.working and not app.queued.prompts, pause=pilot.pause)
+        users = [m.content for m in app.session.messages if m.role == "user"]
+        assert users == ["first", "second", "third"]
+        assert app.session.messages[-1].content == "Third."
+        assert "queued ›" not in screen_text(app)
+
+
+async def test_up_on_an_empty_prompt_takes_the_last_queued_message_back(tmp_path: Path) -> None:
+    app = scripted_app(tmp_path, [scripted_reply("One answer, streamed slowly.", delta=4)])
+    async with app.run_test(size=SIZE) as pilot:
+        driver = Driver(pilot)
+        await driver.play([Type("first"), Release(2), Type("second"), Type("thrid")])
+        await pilot.press("up")
+        assert app.prompt.text == "thrid" and app.queued.prompts == ["second"]
+        await pilot.press("ctrl+c")  # dropped: with text in the box, Ctrl+C clears it
+        assert app.prompt.text == "" and app.working
+        await pilot.press("ctrl+c")  # an empty box: Ctrl+C interrupts
+        await wait_until(lambda: not app.working, pause=pilot.pause, what="the interrupt")
+        assert app.is_running
+        # The interrupted turn leaves the rest of the queue to the user, in the box.
+        assert app.prompt.text == "second" and app.queued.prompts == []
+        await app.conversation.settled()
+        assert "Interrupted" in screen_text(app)
+
+
+async def test_ctrl_c_when_idle_clears_then_quits_on_a_second_press(tmp_path: Path) -> None:
+    app = scripted_app(tmp_path, [scripted_reply("Hi.")])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"draft")
+        await pilot.press("ctrl+c")
+        assert app.prompt.text == "" and app.is_running
+        await pilot.press("ctrl+c")
+        assert app.is_running
+        await pilot.press("ctrl+c")
+        await wait_until(lambda: not app.is_running, pause=pilot.pause, what="the app to quit")
+
+
+async def test_shift_tab_cycles_the_mode_and_the_keyboard_stays_in_the_prompt(tmp_path: Path) -> None:
+    app = scripted_app(tmp_path, [scripted_reply("Hi.")])
+    async with app.run_test(size=SIZE) as pilot:
+        seen = []
+        for _ in range(3):
+            await pilot.press("shift+tab")
+            seen.append(app.session.approval)
+        assert seen == ["auto-edit", "plan", "ask"]
+        await pilot.press("shift+tab", "shift+tab")
+        assert "plan" in screen_text(app) and app.focused is app.prompt
+        await pilot.press("tab", *"x")
+        assert app.focused is app.prompt and app.prompt.text.endswith("x")
+
+
+async def test_new_lines_by_backslash_enter_and_ctrl_j_and_help_on_question_mark(tmp_path: Path) -> None:
+    from neocode_tui.tui.key_help import KeyHelpScreen
+
+    app = scripted_app(tmp_path, [scripted_reply("Hi.")])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"one", "backslash", "enter", *"two", "ctrl+j", *"three?")
+        assert app.prompt.text == "one\ntwo\nthree?" and not app.working
+        await pilot.press("ctrl+c", "question_mark")
+        assert isinstance(app.screen, KeyHelpScreen)
+        await wait_until(lambda: "Shift+Tab" in screen_text(app), pause=pilot.pause, what="the keys")
+        text = screen_text(app)
+        assert "Shift+Tab" in text and "/approval MODE" in text and "Ctrl+O" in text
+        await pilot.press("escape")
+        assert not isinstance(app.screen, KeyHelpScreen)
+        await pilot.press("f1")
+        assert isinstance(app.screen, KeyHelpScreen)
+
+
+async def test_history_walks_past_a_recalled_slash_command(tmp_path: Path) -> None:
+    app = scripted_app(tmp_path, [scripted_reply("Hi.")])
+    async with app.run_test(size=SIZE) as pilot:
+        await Driver(pilot).play([Type("hello"), Release()])
+        await pilot.press(*"/model m2", "enter", *"/approval ask", "enter")
+        await pilot.press("up")
+        assert app.prompt.text == "/approval ask"
+        await pilot.press("up")
+        assert app.prompt.text == "/model m2"
+        await pilot.press("up")
+        assert app.prompt.text == "hello"
+        await pilot.press("down")
+        assert app.prompt.text == "/model m2"
 
 
 async def test_yes_in_the_approval_modal_writes_the_file(tmp_path: Path) -> None:
@@ -188,8 +279,8 @@ async def test_slash_completion_completes_commands_and_their_arguments(tmp_path:
         assert app.prompt.text == ""
         assert not app.prompt.completion.is_open
         await pilot.press("/", "h", "e", "enter")  # a command without argument runs at once
-        await pilot.pause()
-        assert "/compact" in screen_text(app) and "Ctrl+P" in screen_text(app)
+        await wait_until(lambda: "Ctrl+P" in screen_text(app), pause=pilot.pause, what="/help")
+        assert "/approval MODE" in screen_text(app)  # keys and commands in one overlay
         assert app.prompt.text == ""
     assert load_user_config().theme == "neocode-light"
 

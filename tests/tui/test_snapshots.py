@@ -25,6 +25,9 @@ SCREENS = [
     "long",  # a long conversation scrolled back
     "light",  # the light theme
     "completion",  # slash-command completion
+    "queued",  # messages queued above the input while the answer streams
+    "plan",  # plan mode, switched on with Shift+Tab
+    "keys",  # the key-help overlay
 ]
 
 

@@ -71,6 +71,8 @@ class ConversationView(ScrollView, can_focus=True):
         self._anchored = True
         self._moving = False
         self._assembler = Assembler(self._lines)
+        self._transcript = False
+        """Everything unfolded (Ctrl+O)."""
 
     # --- the API the app uses ---------------------------------------------------------
 
@@ -95,6 +97,26 @@ class ConversationView(ScrollView, can_focus=True):
     def load_transcript(self, messages: list[Message]) -> None:
         """Show a resumed session, settled; blocks are rendered as they come into view."""
         self._enqueue(lambda: self._assembler.transcript(messages))
+
+    def toggle_latest(self) -> bool:
+        """Fold or unfold the newest block that folds (tool output, thinking); False if none."""
+        for block in reversed(self._lines.blocks):
+            if block.toggle():
+                self._lines.touch(block)
+                self._layout()
+                return True
+        return False
+
+    def toggle_transcript(self) -> bool:
+        """Unfold every block, or fold back those that fold; returns True when unfolded."""
+        blocks = [block for block in self._lines.blocks if block.can_collapse]
+        self._transcript = not self._transcript
+        for block in blocks:
+            if block.collapsed == self._transcript:
+                block.toggle()
+                self._lines.touch(block)
+        self._layout()
+        return self._transcript
 
     def scroll_to_latest(self) -> None:
         self._anchored = True

@@ -36,8 +36,9 @@ class SlashCompletion(OptionList):
 
     def show(self, completions: list[Completion]) -> None:
         self.completions = completions
+        width = max((len(item.label) for item in completions), default=0) + 2
         self.set_options(
-            Option(Content.assemble((item.label, "bold"), ("  " + item.help, "dim")))
+            Option(Content.assemble((item.label.ljust(width), "bold"), (item.help, "dim")))
             for item in completions
         )
         self.highlighted = 0 if completions else None

@@ -1,8 +1,10 @@
-"""The input box: multi-line, Enter sends, Shift+Enter / Ctrl+J add a line, Up/Down recall.
+"""The input box: multi-line, Enter sends, Up/Down recall.
 
 A ``TextArea`` rather than an ``Input`` because prompts are often pasted code; the only
-keys it takes over are Enter (send) and Up/Down at the first/last line (history), so
-everything else behaves like an editor.
+keys it takes over are Enter (send), the new-line keys (Shift+Enter where the terminal tells
+it apart, Alt+Enter, Ctrl+J, and ``\`` then Enter everywhere), Up/Down at the first/last line
+(history) and ``?`` on an empty prompt (key help), so everything else behaves like an editor.
+Tab indents: it never moves the keyboard away from the prompt.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ class PromptInput(TextArea):
     """
 
     BINDINGS = [
-        Binding("shift+enter,ctrl+j", "newline", "New line", show=False),
+        Binding("shift+enter,alt+enter,ctrl+j", "newline", "New line", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -67,6 +69,9 @@ class PromptInput(TextArea):
         max-height: 12;
     }
     """
+
+    class HelpRequested(Message):
+        """``?`` on an empty prompt."""
 
     @dataclass
     class Submitted(Message):
@@ -82,16 +87,26 @@ class PromptInput(TextArea):
         completion: SlashCompletion,
         complete_with: Callable[[str], list[Completion]],
         *,
+        unqueue: Callable[[], str | None] = lambda: None,
         id: str | None = None,
     ) -> None:
+        """``unqueue``: takes the last queued message back (Up on an empty prompt)."""
         super().__init__(
-            id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus", compact=True
+            id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="indent", compact=True
         )
         self.prompts = PromptHistory()
         self.completion = completion
         self._complete_with = complete_with
+        self._unqueue = unqueue
+        self._recalled: str | None = None
+        """The text Up/Down put in the box: while it is unchanged, Up/Down keep walking the
+        history, even when it is a slash command that would open the completion list."""
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if self._recalled is not None and self.text == self._recalled:
+            self.completion.close()
+            return
+        self._recalled = None
         self.completion.show(self._complete_with(self.text))
 
     def _completion_key(self, key: str) -> bool:
@@ -120,8 +135,24 @@ class PromptInput(TextArea):
         if event.key == "enter":
             event.stop()
             event.prevent_default()
+            if self._continues_line():
+                return
             self.post_message(self.Submitted(self, self.text))
             return
+        if event.key == "escape":
+            # The app's (interrupt); an indenting TextArea would move the focus away.
+            event.prevent_default()
+            return
+        if event.key == "question_mark" and not self.text:
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.HelpRequested())
+            return
+        if event.key == "up" and not self.text:
+            queued = self._unqueue()
+            if queued is not None:
+                self._recall(queued, event)
+                return
         if event.key == "up" and self.cursor_location[0] == 0:
             self._recall(self.prompts.previous(self.text), event)
             return
@@ -130,11 +161,20 @@ class PromptInput(TextArea):
             return
         await super()._on_key(event)
 
+    def _continues_line(self) -> bool:
+        """A backslash just before the cursor, then Enter: a new line in any terminal."""
+        row, column = self.cursor_location
+        if column == 0 or self.document.get_line(row)[column - 1] != "\\":
+            return False
+        self.replace("\n", (row, column - 1), (row, column))
+        return True
+
     def _recall(self, text: str | None, event: events.Key) -> None:
         if text is None:
             return  # nothing further back or forward: let the key do its usual move
         event.stop()
         event.prevent_default()
+        self._recalled = text
         self.load_text(text)
         self.move_cursor(self.document.end)
 

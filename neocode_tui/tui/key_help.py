@@ -1,0 +1,51 @@
+"""The key-help overlay (F1, or ? on an empty prompt): every key and slash command."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from neocode_tui.tui.commands import SLASH_COMMANDS
+from neocode_tui.tui.keys import KEYS
+
+
+def _table(title: str, rows: list[tuple[str, str]]) -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.title = title
+    table.title_justify = "left"
+    table.title_style = "bold"
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    for key, meaning in rows:
+        table.add_row(key, meaning)
+    return table
+
+
+class KeyHelpScreen(ModalScreen[None]):
+    DEFAULT_CSS = """
+    KeyHelpScreen { align: center middle; }
+    KeyHelpScreen > VerticalScroll {
+        width: 90%;
+        max-width: 110;
+        height: auto;
+        max-height: 90%;
+        border: round $primary;
+        background: $surface;
+        padding: 0 1;
+    }
+    KeyHelpScreen .hint { color: $text-muted; margin-top: 1; }
+    """
+
+    BINDINGS = [
+        Binding("escape,f1,q,question_mark", "dismiss", "Close", show=False),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static(_table("Keys", list(KEYS)))
+            yield Static(_table("\nCommands", [(c.usage, c.help) for c in SLASH_COMMANDS]))
+            yield Static("Esc closes this list", classes="hint")

@@ -1,0 +1,33 @@
+"""Every key the app answers to, in one table: the help overlay and ``/help`` read it, so
+what is listed is what is bound."""
+
+from __future__ import annotations
+
+from neocode_tui.vocabulary import ApprovalMode
+
+KEYS: tuple[tuple[str, str], ...] = (
+    ("Enter", "send; while the agent works, queue the message for when it is done"),
+    ("Shift+Enter  Alt+Enter  Ctrl+J", "new line (or end the line with \\ and press Enter)"),
+    ("Up / Down", "walk the prompt history"),
+    ("Up on an empty prompt", "take the last queued message back to edit or drop it"),
+    ("Esc", "interrupt the running turn (or close this help, a list, a dialog)"),
+    ("Ctrl+C", "clear the input; on an empty one, interrupt the turn; twice when idle: quit"),
+    ("Shift+Tab", "cycle the mode: ask, auto-edit, plan"),
+    ("Ctrl+T", "fold or unfold the latest tool output or thinking"),
+    ("Ctrl+O", "transcript: unfold everything, or fold it back"),
+    ("PageUp / PageDown", "scroll the conversation"),
+    ("End", "jump to the latest (on an empty prompt)"),
+    ("Ctrl+P", "command palette"),
+    ("F1  or  ? on an empty prompt", "this list"),
+    ("/", "slash commands, completed as you type (Tab fills in, Enter runs)"),
+)
+
+MODE_CYCLE: tuple[ApprovalMode, ...] = ("ask", "auto-edit", "plan")
+"""What Shift+Tab steps through. ``full-auto`` is never one key away: choose it with
+``/approval full-auto`` or ``--approval``."""
+
+
+def next_mode(mode: ApprovalMode) -> ApprovalMode:
+    if mode not in MODE_CYCLE:
+        return MODE_CYCLE[0]
+    return MODE_CYCLE[(MODE_CYCLE.index(mode) + 1) % len(MODE_CYCLE)]
