@@ -61,7 +61,7 @@ async def test_stdout_is_protocol_only_and_errors_are_plain_words(
     new = await agent.request("session/new", {"cwd": str(workspace), "mcpServers": []})
     sid = new["result"]["sessionId"]
     bad_mode = await agent.request("session/set_mode", {"sessionId": sid, "modeId": "yolo"})
-    assert bad_mode["error"]["message"] == "no mode 'yolo': the modes are ask, auto-edit, full-auto"
+    assert bad_mode["error"]["message"] == "no mode 'yolo': the modes are ask, auto-edit, full-auto, plan"
     image = image_block("aGVsbG8=", "image/png").model_dump(by_alias=True, exclude_none=True)
     refused = await agent.request("session/prompt", {"sessionId": sid, "prompt": [image]})
     assert "not images or audio" in refused["error"]["message"]
