@@ -21,3 +21,6 @@ PROVIDER_NAMES: tuple[ProviderName, ...] = get_args(ProviderName)
 DialectName = Literal["openai", "anthropic"]
 """The two wire formats a provider or a recording speaks."""
 DIALECT_NAMES: tuple[DialectName, ...] = get_args(DialectName)
+
+SESSION_ID_CHARACTERS = frozenset("0123456789abcdefghijklmnopqrstuvwxyz-")
+"""What a session id (``20261130-081512-a1b2c3``) is made of: anything else is not one."""

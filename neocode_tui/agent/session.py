@@ -68,6 +68,7 @@ class AgentSession:
         self.id: str | None = None
         """The saved session's id, once there is a file (from the first prompt on)."""
         self._store: SessionStore | None = None
+        self._closed_store: SessionStore | None = None
         self._compaction: asyncio.Task[None] | None = None
         self.loop = AgentLoop(
             self.provider,
@@ -93,8 +94,10 @@ class AgentSession:
 
     @property
     def saving(self) -> bool:
-        """The conversation is being written to its session file (it can be resumed)."""
-        return self._store is not None and self._store.saving
+        """The conversation is written to its session file (it can be resumed), or was up to
+        ``aclose``."""
+        store = self._store or self._closed_store
+        return store is not None and store.problem is None
 
     @property
     def running(self) -> bool:
@@ -247,6 +250,7 @@ class AgentSession:
             compaction.cancel()
             await asyncio.wait([compaction])
         await self.loop.stop()
+        self._closed_store = self._store
         self._close_store()
         await self.provider.aclose()
 

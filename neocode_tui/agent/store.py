@@ -33,10 +33,10 @@ from neocode_tui.errors import SessionBusy, SessionNotFound
 from neocode_tui.chat import Message
 from neocode_tui.events import Usage
 from neocode_tui.paths import data_dir
+from neocode_tui.vocabulary import SESSION_ID_CHARACTERS
 
 FORMAT_VERSION = 1
 TITLE_LENGTH = 70
-ID_CHARACTERS = frozenset("0123456789abcdefghijklmnopqrstuvwxyz-")
 MAX_RECORD = 32 * 1024 * 1024
 """Bytes a record may have: a longer line is skipped as damaged, never held in memory whole."""
 SHOWN_LINES = 5
@@ -364,7 +364,7 @@ def find_session(workspace: Path, session_id: str | None) -> SessionInfo:
         if not sessions:
             raise SessionNotFound(f"no saved session for {workspace.resolve()}")
         return sessions[0]
-    if not set(session_id.lower()) <= ID_CHARACTERS:
+    if not set(session_id.lower()) <= SESSION_ID_CHARACTERS:
         raise SessionNotFound(f"{session_id!r} is not a session id (see: neocode sessions)")
     exact = _session_files(f"{session_id}.jsonl")
     candidates = exact or _session_files(f"{session_id}*.jsonl")

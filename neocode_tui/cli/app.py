@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from neocode_tui.cli.options import load_from_args
 from neocode_tui.errors import NeoCodeError
+
+if TYPE_CHECKING:
+    from neocode_tui.tui.app import NeoCodeApp
 
 
 def run_app(args: argparse.Namespace) -> int:
@@ -33,9 +37,25 @@ def run_app(args: argparse.Namespace) -> int:
             lambda: load_from_args(args, workspace, trusted=True).settings,
         )
     try:
-        app = NeoCodeApp(settings, provider, workspace=workspace, resume=resume, untrusted=untrusted)
+        app = NeoCodeApp(
+            settings, provider, workspace=workspace, initial_prompt=args.initial_prompt,
+            resume=resume, untrusted=untrusted,
+        )
     except NeoCodeError as exc:
         print(f"neocode: {exc}", file=sys.stderr)
         return exc.exit_code
     app.run()
+    print(exit_line(app), file=sys.stderr)
     return app.return_code or 0
+
+
+def exit_line(app: NeoCodeApp) -> str:
+    """What the terminal shows after the app: never a dropped turn without a word, and how
+    to come back."""
+    session = app.session
+    stopped = "the running turn was interrupted; " if app.quit_while_working else ""
+    if session.id is None:
+        return "neocode: nothing was said, so no session was saved"
+    if not session.saving:
+        return f"neocode: {stopped}this session could not be saved"
+    return f"neocode: {stopped}session {session.id} saved; continue it with: neocode --continue"

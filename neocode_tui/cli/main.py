@@ -8,6 +8,7 @@ import sys
 
 from neocode_tui import __version__
 from neocode_tui.cli.options import add_setting_flags
+
 from neocode_tui.vocabulary import DIALECT_NAMES
 
 
@@ -26,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="resume a saved session (the latest when no ID is given)")
     parser.add_argument("--continue", dest="continue_", action="store_true",
                         help="continue the most recent session in this folder")
+    parser.set_defaults(initial_prompt=None)  # a bare prompt: see split_initial_prompt
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     replay = sub.add_parser("replay", help="run a recorded SSE stream through the real pipeline")
@@ -41,7 +43,11 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--exit-when-done", action="store_true",
                         help="with --tui: exit once the whole turn is on screen")
 
-    demo = sub.add_parser("demo", help="run a scripted session, optionally recording it")
+    demo = sub.add_parser(
+        "demo", help="run a scripted session, optionally recording it", add_help=False,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    demo.add_argument("-h", "--help", action=_DemoHelp, help="show this help and the scripts")
     demo.add_argument("script", nargs="?", help="a demo script (default: the built-in one)")
     demo.add_argument("--record", metavar="FILE", help="write FILE.svg (final screen) or FILE.cast")
 
@@ -51,8 +57,55 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _DemoHelp(argparse.Action):
+    """``neocode demo --help`` lists the scripts; they are read only then (they need Textual)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=kwargs.get("help"))  # type: ignore[arg-type]
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from neocode_tui.tui.scenarios import SCENARIOS
+
+        width = max(len(name) for name in SCENARIOS) + 2
+        lines = [f"  {name:<{width}}{scenario.description}" for name, scenario in SCENARIOS.items()]
+        parser.epilog = "scripts:\n" + "\n".join(lines)
+        parser.print_help()
+        parser.exit()
+
+
+COMMANDS = ("replay", "demo", "sessions", "acp")
+VALUE_FLAGS = frozenset({
+    "--provider", "--base-url", "--model", "--approval", "--max-turns", "--theme", "-p",
+    "--print", "--output-format",
+})
+
+
+def split_initial_prompt(argv: list[str]) -> tuple[list[str], str | None]:
+    """``neocode "fix the failing test"``: the first word that is neither a flag, a flag's
+    value nor a command is the prompt the app opens with."""
+    position = 0
+    while position < len(argv):
+        word = argv[position]
+        if word == "--":
+            break
+        if word.startswith("-"):
+            takes_value = word in VALUE_FLAGS
+            if word == "--resume":  # an optional value: whatever follows that is not a flag
+                following = argv[position + 1] if position + 1 < len(argv) else "-"
+                takes_value = not following.startswith("-")
+            position += 2 if takes_value else 1
+            continue
+        if word in COMMANDS:
+            return argv, None
+        return argv[:position] + argv[position + 1 :], word
+    return argv, None
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv, initial_prompt = split_initial_prompt(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
+    if initial_prompt is not None:
+        args.initial_prompt = initial_prompt
     if args.command == "replay":
         if args.tui:
             from neocode_tui.cli.replay_tui import run_replay_tui
@@ -73,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
         from neocode_tui.cli.acp import run_acp
 
         return run_acp(args)
+    if initial_prompt is not None and args.prompt is None and not sys.stdin.isatty():
+        args.prompt = initial_prompt  # no terminal to open the app in: run it headless
     if args.prompt is not None or not sys.stdin.isatty():
         from neocode_tui.cli.headless import run_headless
 

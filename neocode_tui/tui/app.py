@@ -132,6 +132,8 @@ class NeoCodeApp(App[None]):
         self._work: asyncio.Task[None] | None = None
         """The one piece of work in progress (a run or a compaction): Esc cancels it."""
         self._last_ctrl_c = -QUIT_WINDOW
+        self.quit_while_working = False
+        """Set on the way out: a turn was still running and was interrupted."""
 
     @property
     def provider(self) -> Provider:
@@ -461,6 +463,7 @@ class NeoCodeApp(App[None]):
 
     async def on_unmount(self) -> None:
         # The session records what was running as interrupted and sends nothing more.
+        self.quit_while_working = self.working
         await self.session.aclose()
         if self._work is not None:
             await asyncio.wait([self._work])

@@ -47,3 +47,54 @@ async def test_a_broken_theme_file_is_reported_and_the_app_starts(tmp_path: Path
         assert "mine" not in app.available_themes
         text = app.export_screenshot()
         assert "mine.toml:&#160;unknown&#160;keys&#160;colour" in text
+
+
+@pytest.mark.parametrize(
+    ("argv", "rest", "prompt"),
+    [
+        (["fix the failing test"], [], "fix the failing test"),
+        (["--model", "m", "fix it", "--approval", "ask"], ["--model", "m", "--approval", "ask"], "fix it"),
+        (["--resume", "20260101-000000-abcdef", "go on"], ["--resume", "20260101-000000-abcdef"], "go on"),
+        (["demo", "fence"], ["demo", "fence"], None),
+        (["-p", "headless prompt"], ["-p", "headless prompt"], None),
+        (["--", "-starts with a dash"], ["--", "-starts with a dash"], None),
+    ],
+)
+def test_a_bare_prompt_opens_the_app_with_it(argv: list[str], rest: list[str], prompt: str | None) -> None:
+    from neocode_tui.cli.main import split_initial_prompt
+
+    assert split_initial_prompt(argv) == (rest, prompt)
+
+
+async def test_the_app_sends_its_initial_prompt_and_the_exit_line_says_how_to_continue(
+    tmp_path: Path,
+) -> None:
+    from neocode_tui.cli.app import exit_line
+    from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
+
+    provider = ScriptedProvider([scripted_reply("On it.")])
+    app = NeoCodeApp(Settings(provider="scripted"), provider, tmp_path, initial_prompt="fix the test",
+                     remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        while app.working or not app.session.messages:
+            await pilot.pause()
+        assert [m.content for m in app.session.messages] == ["fix the test", "On it."]
+    assert exit_line(app) == (
+        f"neocode: session {app.session.id} saved; continue it with: neocode --continue"
+    )
+
+
+async def test_quitting_mid_turn_says_the_turn_was_interrupted(tmp_path: Path) -> None:
+    from neocode_tui.cli.app import exit_line
+    from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
+    from neocode_tui.tui.scenarios import StepProvider
+
+    provider = StepProvider(ScriptedProvider([scripted_reply("A long answer " * 20, delta=3)]))
+    app = NeoCodeApp(Settings(provider="scripted"), provider, tmp_path, initial_prompt="go",
+                     remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        provider.allow(3)
+        while not app.working:
+            await pilot.pause()
+    assert "the running turn was interrupted; session" in exit_line(app)
+    assert app.session.messages[-1].content.startswith("A long")

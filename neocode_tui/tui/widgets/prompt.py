@@ -2,7 +2,7 @@
 
 A ``TextArea`` rather than an ``Input`` because prompts are often pasted code; the only
 keys it takes over are Enter (send), the new-line keys (Shift+Enter where the terminal tells
-it apart, Alt+Enter, Ctrl+J, and ``\`` then Enter everywhere), Up/Down at the first/last line
+it apart, Alt+Enter, Ctrl+J, and a backslash then Enter everywhere), Up/Down at the first/last line
 (history) and ``?`` on an empty prompt (key help), so everything else behaves like an editor.
 Tab indents: it never moves the keyboard away from the prompt.
 """
