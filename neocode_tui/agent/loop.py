@@ -322,7 +322,7 @@ class AgentLoop:
             )
         writes, root = tool.writes(args, self.workspace), self.workspace.root
         if not needs_approval(tool.kind, self.approval, writes, root=root,
-                              allowed_for_session=tool.name in self.allowed_for_session):
+                              allowed_for_session=tool.session_scope(args) in self.allowed_for_session):
             return None
         preview = await tool.preview(args, self.workspace)
         if self.approver is None:
@@ -332,12 +332,12 @@ class AgentLoop:
             summary=tool.summary(call.arguments_json), command=tool.command(args),
             diff=self._redact(preview.diff) if preview else None,
             change=self._scrubbed(preview.change if preview else None),
-            arguments=call.arguments_json,
+            arguments=call.arguments_json, session_scope=tool.session_scope(args),
         )
         self._emit(request)
         decision = await self.approver(request)
         if decision.verdict == "session":
-            self.allowed_for_session.add(tool.name)
+            self.allowed_for_session.add(request.session_scope)
         if decision.verdict == "no":
             reason = decision.reason.strip()
             return "the user denied this call" + (f": {reason}" if reason else "")

@@ -99,6 +99,8 @@ class ApprovalRequested(_LoopEvent):
     command: str | None = None
     arguments: Any = None
     """The call's parsed arguments."""
+    session_scope: str = ""
+    """What "yes for this session" would allow from then on (``bash: pytest …``)."""
     change: FileChange | None = Field(None, exclude=True)
     """What an edit would change, whole."""
 

@@ -374,7 +374,10 @@ class NeoCodeApp(App[None]):
         screen = ApprovalScreen(request)
         self.push_screen(screen, deliver)
         try:
-            return await answer
+            decision = await answer
+            if decision.verdict == "session":
+                self.status.allowed = (*self.status.allowed, request.session_scope)
+            return decision
         finally:
             # Interrupted while the question was open; once the app is closing its screens
             # go with it.

@@ -18,6 +18,9 @@ from neocode_tui.tui.conversation.palette import Palette
 from neocode_tui.tui.conversation.diff import diff_text
 
 class ApprovalScreen(ModalScreen[ApprovalDecision]):
+    """At any terminal size the question and its keys stay on screen: the diff or command
+    between them scrolls (arrows, PageUp/PageDown, Home/End), with its position shown."""
+
     DEFAULT_CSS = """
     ApprovalScreen {
         align: center middle;
@@ -26,18 +29,20 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         width: 90%;
         max-width: 110;
         height: auto;
-        max-height: 90%;
+        max-height: 100%;
         border: thick $warning 80%;
         background: $surface;
         padding: 0 1;
     }
-    ApprovalScreen #title { text-style: bold; margin-bottom: 1; }
+    ApprovalScreen #title { dock: top; text-style: bold; padding-bottom: 1; }
     ApprovalScreen #body {
         height: auto;
         max-height: 20;
         background: $panel;
         padding: 0 1;
     }
+    ApprovalScreen #footer { dock: bottom; height: auto; }
+    ApprovalScreen #position { display: none; color: $text-muted; text-align: right; }
     ApprovalScreen #keys { margin-top: 1; color: $text-muted; }
     ApprovalScreen #reason { display: none; margin-top: 1; }
     ApprovalScreen.-asking-reason #reason { display: block; }
@@ -49,6 +54,12 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         Binding("a", "decide('session')", "Yes for this session", show=False),
         Binding("n", "ask_reason", "No", show=False),
         Binding("escape", "decide('no')", "No", show=False),
+        Binding("up", "scroll(-1)", show=False),
+        Binding("down", "scroll(1)", show=False),
+        Binding("pageup", "page(-1)", show=False),
+        Binding("pagedown", "page(1)", show=False),
+        Binding("home", "edge(0)", show=False),
+        Binding("end", "edge(1)", show=False),
     ]
 
     def __init__(self, request: ApprovalRequested) -> None:
@@ -62,7 +73,23 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                 Content.assemble("Allow ", (request.name, "bold $accent"), "? ", request.summary),
                 id="title",
             )
-            with VerticalScroll(id="body"):
+            with Vertical(id="footer"):
+                yield Static(id="position")
+                yield Static(
+                    Content.from_markup(
+                        "[b]y[/b] yes   [b]a[/b] yes to [i]$scope[/i] for this session   "
+                        "[b]n[/b] no (with a reason)   [b]esc[/b] no",
+                        scope=request.session_scope.removeprefix("bash: ") or request.name,
+                    ),
+                    id="keys",
+                )
+                reason = Input(
+                    placeholder="Why not? Enter sends it to the model (empty: no reason)", id="reason"
+                )
+                reason.cursor_blink = getattr(self.app, "blink", True)
+                reason.can_focus = False  # y, a, n are the dialog's until "n" asks for a reason
+                yield reason
+            with VerticalScroll(id="body", can_focus=False):
                 if request.diff:
                     palette = Palette.from_variables(
                         self.app.theme_variables, self.app.current_theme.dark
@@ -70,24 +97,48 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                     yield Static(diff_text(request.diff.splitlines(), palette), id="diff")
                 elif request.command:
                     yield Static(Content.styled(f"$ {request.command}", "bold"), id="command")
-            yield Static(
-                Content.from_markup(
-                    "[b]y[/b] yes   [b]a[/b] yes to [i]$name[/i] for this session   "
-                    "[b]n[/b] no (with a reason)   [b]esc[/b] no",
-                    name=request.name,
-                ),
-                id="keys",
-            )
-            reason = Input(placeholder="Why not? Enter sends it to the model (empty: no reason)", id="reason")
-            reason.cursor_blink = getattr(self.app, "blink", True)
-            yield reason
+
+    def on_mount(self) -> None:
+        body = self.query_one("#body", VerticalScroll)
+        self.watch(body, "scroll_y", lambda _: self._show_position(), init=False)
+        self.call_after_refresh(self._show_position)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._show_position)
+
+    def _show_position(self) -> None:
+        """Lines shown of how many, once the diff or command is taller than its room."""
+        body = self.query_one("#body", VerticalScroll)
+        total, shown = body.virtual_size.height, body.scrollable_content_region.height
+        position = self.query_one("#position", Static)
+        position.display = 0 < shown < total
+        if position.display:
+            first = round(body.scroll_y) + 1
+            last = min(first + shown - 1, total)
+            position.update(f"lines {first}–{last} of {total} · ↑↓ PgUp PgDn to scroll")
+
+    def action_scroll(self, lines: int) -> None:
+        self.query_one("#body", VerticalScroll).scroll_relative(y=lines, animate=False)
+
+    def action_page(self, direction: int) -> None:
+        body = self.query_one("#body", VerticalScroll)
+        body.scroll_relative(y=direction * max(body.scrollable_content_region.height - 1, 1), animate=False)
+
+    def action_edge(self, end: int) -> None:
+        body = self.query_one("#body", VerticalScroll)
+        if end:
+            body.scroll_end(animate=False)
+        else:
+            body.scroll_home(animate=False)
 
     def action_decide(self, verdict: str) -> None:
         self.dismiss(ApprovalDecision(verdict=verdict))
 
     def action_ask_reason(self) -> None:
         self.add_class("-asking-reason")
-        self.query_one("#reason", Input).focus()
+        reason = self.query_one("#reason", Input)
+        reason.can_focus = True
+        reason.focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

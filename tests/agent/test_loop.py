@@ -429,7 +429,7 @@ async def test_the_api_key_in_a_workspace_file_never_leaves_a_tool(
     store = SessionStore.create(workspace, provider=dialect.name, model="m")
     loop, recorder = make_loop(dialect, workspace, approval="ask", approver=approver,
                                session=store, secrets=[API_KEY])
-    loop.allowed_for_session.add("bash")
+    loop.allowed_for_session.add("bash: cat …")
     await loop.run("show me the settings")
     store.close()
 
@@ -464,3 +464,25 @@ async def test_a_timeout_around_a_run_raises_timeout_error_and_keeps_the_transcr
         ("s1", STOPPED)
     ]
     assert_transcript_valid(loop)
+
+
+async def test_yes_for_the_session_on_bash_covers_that_program_only(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    commands = ["pytest -q", "pytest -x tests", "pytest -q; touch pwned", "npm test", "npm publish"]
+    for number, command in enumerate(commands):
+        openai_only.reply("", [(f"b{number}", "bash", json.dumps({"command": command}))])
+    openai_only.reply("done")
+    asked: list[str] = []
+
+    async def approver(request: ApprovalRequested) -> ApprovalDecision:
+        asked.append(request.session_scope)
+        return ApprovalDecision(verdict="session" if request.command in ("pytest -q", "npm test") else "no")
+
+    loop, _ = make_loop(openai_only, workspace, approval="auto-edit", approver=approver)
+    await loop.run("test it")
+
+    # pytest again: allowed; with a shell operator: asked (and denied); npm publish: asked.
+    assert asked == ["bash: pytest …", "bash: pytest -q; touch pwned", "bash: npm test …",
+                     "bash: npm publish …"]
+    assert not (workspace / "pwned").exists()

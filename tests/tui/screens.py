@@ -5,7 +5,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import json
+
+from neocode_tui.providers.scripted import scripted_reply
 from neocode_tui.tui.scenarios import SCENARIOS, Press, Release, Scenario, Type
+
+_TABLE = "".join(f"| row {n:3} | {n * n:6} |\n" for n in range(1, 201))
 
 _fence, _parallel = SCENARIOS["fence"], SCENARIOS["parallel"]
 
@@ -39,6 +44,11 @@ SCREENS: dict[str, Scenario] = {
         steps=(Press("shift+tab", "shift+tab"),),
     ),
     "keys": replace(_fence, name="keys", description="the key-help overlay (F1)", steps=(Press("f1"),)),
+    "approval-small": Scenario(
+        "approval-small", "a 200-line edit asked about at 80x24, scrolled a page down",
+        lambda: [scripted_reply("", [("write_file", json.dumps({"path": "table.md", "content": _TABLE}))])],
+        (Type("Write the squares table"), Release(), Press("pagedown")),
+    ),
     "completion": replace(
         _fence, name="completion", description="slash-command completion while typing /",
         steps=(Type("/", send=False),),

@@ -246,6 +246,7 @@ async def test_a_for_session_stops_asking_for_that_tool(tmp_path: Path) -> None:
         assert not isinstance(app.screen, ApprovalScreen)
         notes = (app.workspace / "NOTES.md").read_text()
         assert notes.count("Visited by NeoCode's offline model.") == 2
+        assert "approval: ask +write_file" in screen_text(app)  # what is allowed, in view
 
 
 async def test_ctrl_c_clears_the_input_then_twice_quits(tmp_path: Path) -> None:

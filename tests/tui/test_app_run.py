@@ -94,7 +94,7 @@ async def test_quitting_mid_turn_says_the_turn_was_interrupted(tmp_path: Path) -
                      remember_theme=False)
     async with app.run_test(size=SIZE) as pilot:
         provider.allow(3)
-        while not app.working:
+        while not (app.working and provider.held):  # three deltas shown, the fourth held
             await pilot.pause()
     assert "the running turn was interrupted; session" in exit_line(app)
     assert app.session.messages[-1].content.startswith("A long")

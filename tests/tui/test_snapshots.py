@@ -36,3 +36,10 @@ def test_screen(name: str, snap_compare, tmp_path: Path) -> None:
     scenario = SCENARIOS[name]
     app = scenario.build_app(scenario.prepare(tmp_path))
     assert snap_compare(app, terminal_size=SIZE, run_before=lambda pilot: play(scenario, pilot))
+
+
+def test_the_approval_dialog_fits_a_small_terminal(snap_compare, tmp_path: Path) -> None:
+    """80x24 with a 200-line diff: the keys stay visible and the diff says where it is."""
+    scenario = SCENARIOS["approval-small"]
+    app = scenario.build_app(scenario.prepare(tmp_path))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=lambda pilot: play(scenario, pilot))

@@ -104,6 +104,11 @@ class Tool(ABC, Generic[ArgsT]):
         """The resolved paths this call would change (approval looks at them)."""
         return []
 
+    def session_scope(self, args: ArgsT) -> str:
+        """What a "yes for this session" to this call allows from then on: by default the
+        tool, whatever its arguments."""
+        return self.name
+
     def command(self, args: ArgsT) -> str | None:
         """The shell command to show in full when asking for approval, if any."""
         return None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,6 +27,15 @@ OUTPUT_CAP = 30_000
 LINGER = 0.5
 """Seconds to wait for the pipe to close once the shell has exited."""
 CHUNK = 65536
+
+
+_SHELL_OPERATORS = re.compile(r"[;&|<>`$(){}\n\\*?]")
+_RUNNERS = frozenset({
+    "npm", "pnpm", "yarn", "bun", "npx", "cargo", "go", "make", "just", "uv", "poetry",
+    "python", "python3", "pip", "git", "docker", "dotnet", "mvn", "gradle", "./gradlew",
+    "bundle", "rake", "mix", "deno", "swift", "tox", "nox", "hatch", "pdm",
+})
+"""Programs whose first argument says what they do: ``npm test`` is not ``npm publish``."""
 
 
 class BashArgs(BaseModel):
@@ -52,6 +62,20 @@ class Bash(Tool[BashArgs]):
         command = str(args.get("command", ""))
         first = command.strip().splitlines()[0] if command.strip() else ""
         return first + (" …" if first != command.strip() else "")
+
+    def session_scope(self, args: BashArgs) -> str:
+        """A yes for the session covers the command's program (and subcommand: ``npm test``,
+        ``python -m pytest``), as Claude Code scopes it, never every command. A command with
+        shell operators (``;``, ``&&``, pipes, substitutions, redirections) is allowed again
+        only word for word: ``pytest; rm -rf ~`` is not ``pytest``."""
+        command = " ".join(args.command.split())
+        words = command.split(" ")
+        if not command or _SHELL_OPERATORS.search(args.command):
+            return f"bash: {command}"
+        length = 1
+        if words[0] in _RUNNERS and len(words) > 1:
+            length = 3 if words[1] == "-m" and len(words) > 2 else 2
+        return f"bash: {' '.join(words[:length])} …"
 
     def command(self, args: BashArgs) -> str | None:
         return args.command

@@ -17,6 +17,7 @@ from neocode_tui.events import Usage
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 OFFLINE_LABEL = "offline scripted model — set OPENAI_API_KEY or ANTHROPIC_API_KEY"
 SEPARATOR = ("  │  ", "dim")
+ALLOWED_WIDTH = 32
 
 
 def _tokens(count: int) -> str:
@@ -43,6 +44,8 @@ class StatusBar(Widget):
     provider = reactive("")
     model = reactive("")
     approval = reactive("ask")
+    allowed: reactive[tuple[str, ...]] = reactive(())
+    """What a "yes for this session" allows (``pytest …``, ``write_file``)."""
     turn_usage: reactive[Usage] = reactive(Usage, always_update=True)
     session_usage: reactive[Usage] = reactive(Usage, always_update=True)
     working = reactive(False)
@@ -68,11 +71,20 @@ class StatusBar(Widget):
             return Content.styled(OFFLINE_LABEL, "$warning")
         return Content.assemble((f"{self.provider} · ", "dim"), (self.model, "bold"))
 
+    def _allowed(self) -> list[str | tuple[str, str]]:
+        if not self.allowed:
+            return []
+        listing = ", ".join(scope.removeprefix("bash: ") for scope in self.allowed)
+        if len(listing) > ALLOWED_WIDTH:
+            listing = listing[: ALLOWED_WIDTH - 1] + "…"
+        return [(f" +{listing}", "$success")]
+
     def _right(self) -> Content:
         turn, session = self.turn_usage, self.session_usage
         parts: list[str | tuple[str, str]] = [
             SEPARATOR,
             f"approval: {self.approval}",
+            *self._allowed(),
             SEPARATOR,
             f"↑{_tokens(turn.input_tokens)} ↓{_tokens(turn.output_tokens)}",
             (f"  Σ ↑{_tokens(session.input_tokens)} ↓{_tokens(session.output_tokens)}", "dim"),
