@@ -58,6 +58,12 @@ def estimate_tokens(text: str) -> int:
     return -(-len(text) // CHARS_PER_TOKEN)
 
 
+def about(tokens: int) -> str:
+    """An estimate shown as one: "~1,200" (two significant figures, tens at least)."""
+    digits = max(len(str(abs(tokens))) - 2, 1)
+    return f"~{round(tokens, -digits):,}"
+
+
 def message_tokens(message: Message) -> int:
     text = message.content + message.reasoning
     for call in message.tool_calls:
@@ -99,8 +105,8 @@ def reported_tokens(usage: Usage | None) -> int | None:
 
 def breakdown(system_prompt: str, tools: Sequence[ToolSpec], messages: Sequence[Message]) -> list[ContextPart]:
     """What fills the window, part by part, estimated: the instructions, each instruction
-    file, the tool definitions, the conversation, and the tool results (files read, command
-    output)."""
+    file, the tool definitions, then the history, always last two: the conversation and
+    the tool results (files read, command output)."""
     base, *sections = system_prompt.split("\n\n# ")
     parts = [ContextPart(name="system prompt", tokens=estimate_tokens(base))]
     for section in sections:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from neocode_tui.agent.compaction import DEFAULT_SUMMARY_INPUT, compact_messages
 from neocode_tui.agent.context import (
+    about,
     CHARS_PER_TOKEN,
     ContextFigure,
     ContextPart,
@@ -205,11 +206,14 @@ class AgentSession:
             entry.cost = (entry.cost or Decimal(0)) + cost
 
     def _over_threshold(self, prompt: str) -> bool:
+        """Past the threshold with a history whose summary can bring it back: when the
+        instructions and tools alone fill that much, compacting would only repeat."""
         figure = self.context
         if not self.messages or figure.window is None:
             return False
-        tokens = figure.tokens + estimate_tokens(prompt)
-        return tokens >= figure.window * self.settings.compact_threshold
+        limit = figure.window * self.settings.compact_threshold
+        fixed = sum(part.tokens for part in self.context_parts()[:-2])
+        return figure.tokens + estimate_tokens(prompt) >= limit > fixed
 
     def saved_sessions(self) -> list[SessionInfo]:
         """This folder's other saved sessions, the most recently used first."""
@@ -278,7 +282,7 @@ class AgentSession:
         if not self.messages:
             self._notice("info", "nothing to compact yet")
             return False
-        return await self._compact_guarded(instructions, "asked for")
+        return await self._compact_guarded(instructions, "on request")
 
     async def _compact_guarded(self, instructions: str, reason: str) -> bool:
         self._compaction_cancelled = False
@@ -324,7 +328,7 @@ class AgentSession:
         self._notice(
             "info",
             f"── compacted ({reason}) ──\n{result.summarised} earlier messages were summarised"
-            f"{kept}: about {before:,} → {self.context.tokens:,} tokens. The history above "
+            f"{kept}: {about(before)} → {about(self.context.tokens)} tokens. The history above "
             f"stays on screen and in the session file; the model now reads this summary:\n\n"
             f"{result.summary}",
         )

@@ -117,10 +117,10 @@ async def test_past_the_threshold_the_history_is_compacted_before_the_next_promp
     dialect: Dialect, workspace: Path
 ) -> None:
     answer(dialect, "Answer one.", usage=(300, 20))
-    answer(dialect, "Answer two.", usage=(800, 20))
+    answer(dialect, "Answer two.", usage=(1_700, 20))
     answer(dialect, "They asked two questions.")  # the summary
     answer(dialect, "Answer three.")
-    session, recorder = make_session(dialect, workspace, context_window=1_000, compact_threshold=0.8)
+    session, recorder = make_session(dialect, workspace, context_window=2_000, compact_threshold=0.8)
 
     await session.prompt("question one")
     await session.prompt("question two")
@@ -191,4 +191,19 @@ async def test_compact_on_request_keeps_what_the_user_asks(openai_only: Dialect,
     assert await session.compact("the database schema")
 
     assert "Above all, keep: the database schema" in openai_only.request(2)["messages"][-1]["content"]
+    await session.aclose()
+
+
+async def test_no_compaction_when_the_instructions_alone_pass_the_threshold(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    answer(openai_only, "One.", usage=(950, 20))
+    answer(openai_only, "Two.")
+    session, recorder = make_session(openai_only, workspace, context_window=1_000)
+
+    await session.prompt("first")
+    await session.prompt("second")
+
+    assert len(openai_only.server.requests) == 2  # two answers, no summary request
+    assert not recorder.of(TranscriptReplaced)
     await session.aclose()

@@ -25,6 +25,10 @@ SCREENS = [
     "long",  # a long conversation scrolled back
     "light",  # the light theme
     "completion",  # slash-command completion
+    "context-meter",  # the context meter and the cost after an answer
+    "context-full",  # the meter near the limit, in the warning colour
+    "context-report",  # /context: what fills the window
+    "compacted",  # the compaction marker below the history it summarised
 ]
 
 
