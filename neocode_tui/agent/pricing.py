@@ -3,19 +3,21 @@
 The model is looked up by the server's URL first (so an OpenAI-compatible URL of DeepSeek,
 Groq or OpenRouter prices as that provider), then by its name alone (a company gateway
 serving ``gpt-4o`` under its own URL costs what OpenAI charges). A model neither finds has
-no price: nothing is guessed.
+no price: nothing is guessed. The package loads on the first look-up, not at start-up
+(importing it takes about 0.1 s, which a headless run should not wait for before its
+first request).
 """
 
 from __future__ import annotations
 
 from decimal import Decimal
 from functools import lru_cache
-
-import genai_prices
-from genai_prices.data_snapshot import get_snapshot
-from genai_prices.types import ModelInfo, Provider
+from typing import TYPE_CHECKING
 
 from neocode_tui.events import Usage
+
+if TYPE_CHECKING:
+    from genai_prices.types import ModelInfo, Provider
 
 
 @lru_cache(maxsize=64)
@@ -23,6 +25,8 @@ def find_model(model: str, base_url: str | None = None) -> tuple[Provider, Model
     """The provider and model ``genai-prices`` knows for this name, or None."""
     if not model:
         return None
+    from genai_prices.data_snapshot import get_snapshot
+
     snapshot = get_snapshot()
     attempts = [(None, base_url)] if base_url else []
     for provider_id, api_url in [*attempts, (None, None)]:
@@ -44,6 +48,8 @@ def request_cost(usage: Usage, model: str, base_url: str | None = None) -> Decim
     found = find_model(model, base_url)
     if found is None:
         return None
+    import genai_prices
+
     provider, info = found
     priced = genai_prices.Usage(
         input_tokens=usage.input_tokens or 0,

@@ -17,10 +17,10 @@ from pathlib import Path
 
 from neocode_tui.agent.compaction import DEFAULT_SUMMARY_INPUT, compact_messages
 from neocode_tui.agent.context import (
-    about,
     CHARS_PER_TOKEN,
     ContextFigure,
     ContextPart,
+    about,
     breakdown,
     context_window,
     estimate_tokens,
@@ -244,13 +244,16 @@ class AgentSession:
         if finished.reason != "error" or not is_overflow(finished.error):
             return finished
         # Once: a history that overflows again after compaction is not going to fit.
-        retry = CONTINUE_AFTER_OVERFLOW
-        if self.messages and self.messages[-1].role == "user" and self.messages[-1].content == text:
-            self.loop.messages.pop()  # never answered: asked again after the compaction
-            retry = text
+        unanswered = self.messages[-1] if self.messages else None
+        if unanswered is not None and (unanswered.role, unanswered.content) == ("user", text):
+            self.loop.messages.pop()  # asked again after the compaction, not summarised
+        else:
+            unanswered = None
         if not await self._compact_guarded("", "the model's context overflowed"):
+            if unanswered is not None:
+                self.loop.messages.append(unanswered)
             return finished
-        return await self.loop.run(retry)
+        return await self.loop.run(text if unanswered is not None else CONTINUE_AFTER_OVERFLOW)
 
     def ensure_saved(self) -> str | None:
         """Create the session file now, if it is saved at all; returns its id."""
@@ -328,8 +331,8 @@ class AgentSession:
         self._notice(
             "info",
             f"── compacted ({reason}) ──\n{result.summarised} earlier messages were summarised"
-            f"{kept}: {about(before)} → {about(self.context.tokens)} tokens. The history above "
-            f"stays on screen and in the session file; the model now reads this summary:\n\n"
+            f"{kept}: {about(before)} → {about(self.context.tokens)} tokens. The session file "
+            f"keeps the whole history; the model now reads this summary:\n\n"
             f"{result.summary}",
         )
         return True

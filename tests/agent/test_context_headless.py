@@ -66,3 +66,15 @@ async def test_a_resumed_session_past_the_threshold_is_compacted_first(
     assert (again.code, again.out) == (0, "Then run the tests.\n")
     resumed = json.dumps(dialect.request(4))
     assert "now fix it" in resumed and "line of log" not in resumed
+
+
+async def test_a_bad_threshold_or_window_is_named_without_a_traceback(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    process = await start(openai_only, workspace, "-p", "hi", NEOCODE_COMPACT_THRESHOLD="1.5",
+                          NEOCODE_CONTEXT_WINDOW="lots")
+    _, err = await process.communicate()
+    text = err.decode()
+    assert process.returncode != 0 and "Traceback" not in text
+    assert "NEOCODE_COMPACT_THRESHOLD" in text and "NEOCODE_CONTEXT_WINDOW" in text
+    assert not openai_only.server.requests
