@@ -103,7 +103,9 @@ def reported_tokens(usage: Usage | None) -> int | None:
     return usage.input_tokens + (usage.output_tokens or 0)
 
 
-def breakdown(system_prompt: str, tools: Sequence[ToolSpec], messages: Sequence[Message]) -> list[ContextPart]:
+def breakdown(
+    system_prompt: str, tools: Sequence[ToolSpec], messages: Sequence[Message]
+) -> list[ContextPart]:
     """What fills the window, part by part, estimated: the instructions, each instruction
     file, the tool definitions, then the history, always last two: the conversation and
     the tool results (files read, command output)."""
