@@ -53,6 +53,13 @@ class Settings(BaseModel):
     max_turns: int = Field(25, ge=1, validation_alias="NEOCODE_MAX_TURNS")
     theme: str | None = Field(None, validation_alias="NEOCODE_THEME")
 
+    context_window: int | None = Field(None, ge=1_000, validation_alias="NEOCODE_CONTEXT_WINDOW")
+    """Tokens the model can read, for local and unknown models (or a server set to less)."""
+    compact_threshold: float = Field(
+        0.85, gt=0, le=1, allow_inf_nan=False, validation_alias="NEOCODE_COMPACT_THRESHOLD"
+    )
+    """How full the window may get before the history is compacted between prompts."""
+
     @property
     def resolved_provider(self) -> ProviderName:
         """The named provider, else the one whose key is set, else the offline scripted model."""

@@ -1,7 +1,10 @@
-"""``/compact``: replace a long history with a model-written summary.
+"""Compaction: a model-written summary of the older history, the recent turns kept as they
+were, so a long conversation goes on inside the model's context window.
 
-The transcript is sent flattened to plain text in one user message, without tools, so
-the request is valid for every provider whatever tool calls the history holds (some APIs
+Tool results go first: in the text the summary is written from they are cut to their gist,
+and in the turns kept verbatim a long one is cut too (they are most of a coding session's
+tokens). The older history is sent flattened to plain text in one user message, without
+tools, so the request is valid for every provider whatever tool calls it holds (some APIs
 refuse tool-call blocks when no tools are declared).
 """
 
@@ -9,8 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from neocode_tui.collector import collect
 from neocode_tui.chat import ChatRequest, Message
+from neocode_tui.collector import collect
+from neocode_tui.events import Usage
 from neocode_tui.providers import Provider
 
 INSTRUCTION = (
@@ -18,15 +22,29 @@ INSTRUCTION = (
     "decided, which files were read or changed and how, and what is left to do. Be concise; "
     "keep file paths, names and numbers exact."
 )
-SUMMARY_PREFIX = "Summary of the conversation so far (it replaced the full history):\n\n"
+SUMMARY_PREFIX = "Summary of the conversation so far (it replaced the older history):\n\n"
+ACKNOWLEDGEMENT = "Understood. I will continue from this summary."
+KEEP_TURNS = 2
+"""The last prompts kept verbatim, each with everything that followed it."""
 MAX_RESULT_CHARS = 2_000
-"""Tool results are cut to this in the flattened text: the summary needs their gist only."""
+"""Tool results are cut to this in the text the summary is written from."""
+KEPT_RESULT_CHARS = 4_000
+"""Tool results in the turns kept verbatim are cut to this."""
+DEFAULT_SUMMARY_INPUT = 400_000
+"""Characters of history sent for the summary when the window is unknown."""
 
 
 @dataclass
 class Compaction:
     messages: list[Message] = field(default_factory=list)
     error: str | None = None
+    summary: str = ""
+    summarised: int = 0
+    """Messages the summary replaced."""
+    kept: int = 0
+    """Recent messages kept (their long tool results cut)."""
+    usage: Usage | None = None
+    """What the summary request cost, when the server said."""
 
 
 def flatten(messages: list[Message]) -> str:
@@ -43,19 +61,69 @@ def flatten(messages: list[Message]) -> str:
     return "\n\n".join(parts)
 
 
-async def compact_messages(provider: Provider, messages: list[Message]) -> Compaction:
+def split(messages: list[Message], keep_turns: int = KEEP_TURNS) -> tuple[list[Message], list[Message]]:
+    """(older, recent): ``recent`` starts at one of the last ``keep_turns`` prompts, so no
+    tool call is parted from its result. With too few prompts fewer are kept, down to none."""
+    starts = [i for i, message in enumerate(messages) if message.role == "user"]
+    for keep in range(min(keep_turns, len(starts)), 0, -1):
+        cut = starts[-keep]
+        if cut > 0:
+            return messages[:cut], messages[cut:]
+    return list(messages), []
+
+
+def trim_results(messages: list[Message], limit: int = KEPT_RESULT_CHARS) -> list[Message]:
+    """Each tool result longer than ``limit`` cut to its start, saying how much was left out."""
+    trimmed = []
+    for message in messages:
+        if message.role == "tool" and len(message.content) > limit:
+            left_out = len(message.content) - limit
+            content = f"{message.content[:limit]}\n[… {left_out} characters left out by compaction]"
+            message = message.model_copy(update={"content": content})
+        trimmed.append(message)
+    return trimmed
+
+
+def _fit(text: str, budget: int) -> str:
+    """The start (the goals) and the end (the latest work) of ``text`` when it is too long."""
+    if len(text) <= budget:
+        return text
+    half = budget // 2
+    return f"{text[:half]}\n\n[… {len(text) - 2 * half} characters left out …]\n\n{text[-half:]}"
+
+
+async def compact_messages(
+    provider: Provider,
+    messages: list[Message],
+    *,
+    instructions: str = "",
+    budget_chars: int = DEFAULT_SUMMARY_INPUT,
+    keep_turns: int = KEEP_TURNS,
+) -> Compaction:
+    """Summarise all but the last ``keep_turns`` prompts; ``instructions`` (from
+    ``/compact ...``) say what the summary must keep."""
+    older, recent = split(messages, keep_turns)
+    instruction = INSTRUCTION
+    if instructions.strip():
+        instruction += f" Above all, keep: {instructions.strip()}"
     request = ChatRequest(
         model=provider.model,
-        system=INSTRUCTION,
-        messages=[Message(role="user", content=f"{INSTRUCTION}\n\n{flatten(messages)}")],
+        system=instruction,
+        messages=[Message(role="user", content=f"{instruction}\n\n{_fit(flatten(older), budget_chars)}")],
     )
     turn = await collect(provider.stream(request))
     if not turn.ok or not turn.text.strip():
         reason = turn.error.message if turn.error else "the model returned no summary"
-        return Compaction(error=reason)
+        return Compaction(error=reason, usage=turn.usage)
+    summary = turn.text.strip()
     return Compaction(
         messages=[
-            Message(role="user", content=SUMMARY_PREFIX + turn.text.strip()),
-            Message(role="assistant", content="Understood. I will continue from this summary."),
-        ]
+            Message(role="user", content=SUMMARY_PREFIX + summary),
+            Message(role="assistant", content=ACKNOWLEDGEMENT),
+            *trim_results(recent),
+        ],
+        summary=summary,
+        summarised=len(older),
+        kept=len(recent),
+        usage=turn.usage,
     )

@@ -11,9 +11,23 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 
-from neocode_tui.agent.compaction import compact_messages
+from neocode_tui.agent.compaction import DEFAULT_SUMMARY_INPUT, compact_messages
+from neocode_tui.agent.context import (
+    CHARS_PER_TOKEN,
+    ContextFigure,
+    ContextPart,
+    about,
+    breakdown,
+    context_window,
+    estimate_tokens,
+    is_overflow,
+    message_tokens,
+    reported_tokens,
+)
 from neocode_tui.agent.loop import AgentLoop, Approver
 from neocode_tui.agent.loop_events import (
     LoopEvent,
@@ -21,7 +35,10 @@ from neocode_tui.agent.loop_events import (
     RunFinished,
     SessionTitled,
     TranscriptReplaced,
+    TurnFinished,
 )
+from neocode_tui.agent.pricing import request_cost
+from neocode_tui.agent.prompt import build_system_prompt
 from neocode_tui.agent.store import (
     SessionInfo,
     SessionStore,
@@ -39,6 +56,21 @@ from neocode_tui.providers import Provider, make_provider
 from neocode_tui.vocabulary import ApprovalMode
 
 Listener = Callable[[LoopEvent], None]
+
+CONTINUE_AFTER_OVERFLOW = (
+    "The history was compacted because it no longer fitted your context window. "
+    "Continue the task from where you left off."
+)
+
+
+@dataclass
+class ModelCost:
+    """One model's share of the session: its requests' tokens and, when priced, dollars."""
+
+    model: str
+    usage: Usage = field(default_factory=Usage)
+    requests: int = 0
+    cost: Decimal | None = None
 
 
 class AgentSession:
@@ -69,7 +101,13 @@ class AgentSession:
         """The saved session's id, once there is a file (from the first prompt on)."""
         self._store: SessionStore | None = None
         self._closed_store: SessionStore | None = None
-        self._compaction: asyncio.Task[None] | None = None
+        self._compaction: asyncio.Task[bool] | None = None
+        self._last_usage: Usage | None = None
+        """The last request's usage, while the history is the one it was counted on."""
+        self._counted = 0
+        """How many messages that request's figure covers; later ones are estimated."""
+        self._costs: dict[str, ModelCost] = {}
+        self._compaction_cancelled = False
         self.loop = AgentLoop(
             self.provider,
             self.workspace,
@@ -124,6 +162,62 @@ class AgentSession:
         """Takes effect at the next request."""
         self.provider.model = name
 
+    # -- context and cost -----------------------------------------------------------------
+
+    @property
+    def context_window(self) -> int | None:
+        """The model's window in tokens (the setting first); None when unknown."""
+        return context_window(self.model, self.settings.resolved_base_url, self.settings.context_window)
+
+    @property
+    def context(self) -> ContextFigure:
+        """What the next request carries at least: the last request as the server counted
+        it plus what came after, else an estimate of the whole."""
+        reported = reported_tokens(self._last_usage)
+        if reported is None:
+            tokens = sum(part.tokens for part in self.context_parts())
+        else:
+            tokens = reported + sum(message_tokens(m) for m in self.messages[self._counted:])
+        return ContextFigure(tokens=tokens, window=self.context_window, estimated=reported is None)
+
+    def context_parts(self) -> list[ContextPart]:
+        """What fills the window, estimated part by part (for ``/context``)."""
+        if self.loop.system_prompt is None:
+            self.loop.system_prompt = build_system_prompt(self.workspace, self.settings.secrets)
+        return breakdown(self.loop.system_prompt, self.loop.tools.specs(), self.messages)
+
+    @property
+    def costs(self) -> list[ModelCost]:
+        """Tokens and cost per model, for the requests this session made since it was
+        opened (a resumed file records no model per request)."""
+        return list(self._costs.values())
+
+    @property
+    def cost(self) -> Decimal | None:
+        """Dollars for the priced requests; None when no model used has a known price."""
+        known = [entry.cost for entry in self._costs.values() if entry.cost is not None]
+        return sum(known, Decimal(0)) if known else None
+
+    def _count(self, usage: Usage | None) -> None:
+        if usage is None:
+            return
+        entry = self._costs.setdefault(self.model, ModelCost(self.model))
+        entry.usage = entry.usage + usage
+        entry.requests += 1
+        cost = request_cost(usage, self.model, self.settings.resolved_base_url)
+        if cost is not None:
+            entry.cost = (entry.cost or Decimal(0)) + cost
+
+    def _over_threshold(self, prompt: str) -> bool:
+        """Past the threshold with a history whose summary can bring it back: when the
+        instructions and tools alone fill that much, compacting would only repeat."""
+        figure = self.context
+        if not self.messages or figure.window is None:
+            return False
+        limit = figure.window * self.settings.compact_threshold
+        fixed = sum(part.tokens for part in self.context_parts()[:-2])
+        return figure.tokens + estimate_tokens(prompt) >= limit > fixed
+
     def saved_sessions(self) -> list[SessionInfo]:
         """This folder's other saved sessions, the most recently used first."""
         return [info for info in list_sessions(self.workspace) if info.id != self.id]
@@ -142,7 +236,27 @@ class AgentSession:
                 self._emit(
                     SessionTitled(turn=self.loop.turn, session_id=self._store.id, title=self.title)
                 )
-        return await self.loop.run(text)
+        if self._over_threshold(text):
+            percent = f"{self.settings.compact_threshold:.0%}"
+            if not await self._compact_guarded("", f"the context passed {percent} of the window"):
+                if self._compaction_cancelled:  # Esc while compacting: the prompt is not sent
+                    stopped = RunFinished(turn=self.loop.turn, reason="cancelled", usage=self.usage)
+                    self._emit(stopped)
+                    return stopped
+        finished = await self.loop.run(text)
+        if finished.reason != "error" or not is_overflow(finished.error):
+            return finished
+        # Once: a history that overflows again after compaction is not going to fit.
+        unanswered = self.messages[-1] if self.messages else None
+        if unanswered is not None and (unanswered.role, unanswered.content) == ("user", text):
+            self.loop.messages.pop()  # asked again after the compaction, not summarised
+        else:
+            unanswered = None
+        if not await self._compact_guarded("", "the model's context overflowed"):
+            if unanswered is not None:
+                self.loop.messages.append(unanswered)
+            return finished
+        return await self.loop.run(text if unanswered is not None else CONTINUE_AFTER_OVERFLOW)
 
     def ensure_saved(self) -> str | None:
         """Create the session file now, if it is saved at all; returns its id."""
@@ -162,44 +276,67 @@ class AgentSession:
             return True
         return self.loop.cancel()
 
-    async def compact(self) -> bool:
-        """Replace the history with a model-written summary; False when it could not.
+    async def compact(self, instructions: str = "") -> bool:
+        """Replace the older history with a model-written summary, keeping the last turns
+        verbatim; ``instructions`` say what the summary must keep. False when it could not.
 
-        The old session file stays whole; the summary starts a file of its own.
+        The session file keeps the whole history and records the compaction, so resuming
+        continues from the summary and the title stays the first prompt.
         """
         if self.running:
             raise WorkInProgress("compaction waits for the current answer")
         if not self.messages:
             self._notice("info", "nothing to compact yet")
             return False
-        self._compaction = work = asyncio.create_task(self._compact())
+        return await self._compact_guarded(instructions, "on request")
+
+    async def _compact_guarded(self, instructions: str, reason: str) -> bool:
+        self._compaction_cancelled = False
+        self._compaction = work = asyncio.create_task(self._compact(instructions, reason))
         try:
             return await work
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None and task.cancelling():
                 raise
+            self._compaction_cancelled = True
             self._notice("warning", "compaction interrupted: the conversation is unchanged")
             return False
         finally:
             self._compaction = None
 
-    async def _compact(self) -> bool:
-        summary = await compact_messages(self.provider, self.messages)
-        if summary.error:
-            self._notice("error", f"could not compact: {summary.error}")
+    async def _compact(self, instructions: str, reason: str) -> bool:
+        window = self.context_window
+        before = self.context.tokens
+        result = await compact_messages(
+            self.provider, self.messages, instructions=instructions,
+            budget_chars=window * CHARS_PER_TOKEN // 2 if window else DEFAULT_SUMMARY_INPUT,
+        )
+        self._count(result.usage)
+        if result.usage is not None:
+            self.loop.usage = self.loop.usage + result.usage
+            if self._store is not None:
+                self._store.append_usage(result.usage)
+        if result.error:
+            self._notice("error", f"could not compact: {result.error}")
             return False
-        self.loop.messages[:] = summary.messages
-        self._close_store()
-        self.id = None
-        if self.ensure_saved() and self._store is not None:
-            for message in summary.messages:
-                self._store.append_message(message)
+        self.loop.messages[:] = result.messages
+        self._last_usage = None
+        if self._store is not None:
+            self._store.append_compaction(result.messages)
         self._emit(
             TranscriptReplaced(
-                turn=self.loop.turn, reason="compacted", messages=list(summary.messages),
+                turn=self.loop.turn, reason="compacted", messages=list(result.messages),
                 session_id=self.id, title=self.title,
             )
+        )
+        kept = f", the last {result.kept} kept as they were" if result.kept else ""
+        self._notice(
+            "info",
+            f"── compacted ({reason}) ──\n{result.summarised} earlier messages were summarised"
+            f"{kept}: {about(before)} → {about(self.context.tokens)} tokens. The session file "
+            f"keeps the whole history; the model now reads this summary:\n\n"
+            f"{result.summary}",
         )
         return True
 
@@ -209,6 +346,7 @@ class AgentSession:
         self._close_store()
         self.loop.messages.clear()
         self.loop.usage = Usage()
+        self._last_usage, self._costs = None, {}
         self.title = ""
         self.id = None
         self._emit(TranscriptReplaced(turn=self.loop.turn, reason="cleared"))
@@ -234,6 +372,7 @@ class AgentSession:
             self._notice("warning", problem)
         self.loop.messages[:] = messages
         self.loop.usage = loaded.usage
+        self._last_usage, self._costs = None, {}
         self.title = loaded.info.title
         self._emit(
             TranscriptReplaced(
@@ -273,6 +412,9 @@ class AgentSession:
         self._emit(Notice(turn=self.loop.turn, level=level, message=message))  # type: ignore[arg-type]
 
     def _emit(self, event: LoopEvent) -> None:
+        if isinstance(event, TurnFinished):
+            self._last_usage, self._counted = event.usage, len(self.messages)
+            self._count(event.usage)
         if self.listener is not None:
             self.listener(event)
 

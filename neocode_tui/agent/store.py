@@ -2,7 +2,9 @@
 
 One record per line (a header, then each message, tool result and usage report), written
 the moment it exists, so a kill at any point loses at most the line being written. Records
-hold the transcript only: no setting, URL or key.
+hold the transcript only: no setting, URL or key. A compaction is a record too: the
+transcript it starts replaces what came before on loading, while the file keeps the whole
+history (and the first prompt, the title) above it.
 
 Nothing on disk can stop a run. Reading skips what it cannot use (a torn or garbled line,
 a record of the wrong shape, a folder or device named like a session) and says how much;
@@ -174,6 +176,13 @@ class SessionStore:
 
     def append_message(self, message: Message) -> None:
         self._write({"type": "message", "message": message.model_dump(exclude_defaults=True)})
+
+    def append_compaction(self, messages: list[Message]) -> None:
+        """From here on the transcript is ``messages``; the records above stay, whole."""
+        self._write({
+            "type": "compaction",
+            "messages": [message.model_dump(exclude_defaults=True) for message in messages],
+        })
 
     def append_usage(self, usage: Usage) -> None:
         self._write({"type": "usage", "usage": usage.model_dump()})
@@ -392,6 +401,8 @@ def load_session(info: SessionInfo) -> LoadedSession:
             try:
                 if record.get("type") == "message":
                     messages.append(Message.model_validate(record.get("message")))
+                elif record.get("type") == "compaction":
+                    messages = [Message.model_validate(m) for m in record.get("messages") or []]
                 elif record.get("type") == "usage":
                     session.usage = session.usage + Usage.model_validate(record.get("usage"))
             except ValidationError:

@@ -268,6 +268,8 @@ class _JsonPrinter(_Printer):
                 for result in self.results
             ],
             "usage": finished.usage.model_dump(),
+            "cost_usd": float(session.cost) if session.cost is not None else None,
+            "context": session.context.as_json(),
             "turns": self.turns,
             "session_id": session.id,
             "title": session.title,

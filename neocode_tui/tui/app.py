@@ -23,6 +23,7 @@ from neocode_tui.agent.loop_events import (
     ApprovalDecision,
     ApprovalRequested,
     LoopEvent,
+    Notice,
     RunFinished,
     Streamed,
     TranscriptReplaced,
@@ -30,6 +31,7 @@ from neocode_tui.agent.loop_events import (
     TurnStarted,
 )
 from neocode_tui.agent.session import AgentSession
+from neocode_tui.agent.reports import context_report, cost_report
 from neocode_tui.config import Settings
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.chat import Message
@@ -205,6 +207,8 @@ class NeoCodeApp(App[None]):
         status.provider = self.provider.name
         status.model = self.session.model
         status.approval = self.session.approval
+        status.warn_at = max(self.settings.compact_threshold - 0.1, 0.05)
+        self._show_context()
 
     def _trust_answered(self, trusted: bool | None) -> None:
         request = self.untrusted
@@ -324,23 +328,34 @@ class NeoCodeApp(App[None]):
         if isinstance(event, TranscriptReplaced):
             self._show_transcript(event.reason, event.messages)
             return
+        if isinstance(event, Notice) and not self.session.loop.running:
+            # The session's own word (a compaction, a resume): no run's turn to belong to.
+            self.conversation.add_notice(event.level, event.message)
+            return
         self.conversation.post(event)
         self._track_usage(event)
+        if isinstance(event, (TurnFinished, RunFinished)):
+            self._show_context()
 
     def _show_transcript(self, reason: str, messages: list[Message]) -> None:
         view = self.conversation
-        view.clear()
         status = self.status
         status.turn_usage = Usage()
         status.session_usage = self.session.usage
+        self._show_context()
+        if reason == "compacted":
+            return  # the history stays above; the session's marker notice follows
+        view.clear()
         if reason == "cleared":
             status.started_at = None
             return
-        if reason == "compacted":
-            view.add_notice("info", "the conversation was replaced by this summary:")
         view.load_transcript(messages)
         if reason == "resumed":
             view.add_notice("info", f"resumed session {self.session.id}: {self.session.title}")
+
+    def _show_context(self) -> None:
+        self.status.context = self.session.context
+        self.status.cost = self.session.cost
 
     def _track_usage(self, event: LoopEvent) -> None:
         status = self.status
@@ -517,6 +532,7 @@ class NeoCodeApp(App[None]):
             return
         self.session.model = argument
         self.status.model = argument
+        self._show_context()
         self.conversation.add_notice("info", f"model switched to {argument}")
 
     def _command_approval(self, argument: str) -> None:
@@ -547,12 +563,18 @@ class NeoCodeApp(App[None]):
     def _command_resume(self, argument: str) -> None:
         self.session.resume(argument or None)
 
-    def _command_compact(self, _: str) -> None:
+    def _command_compact(self, argument: str) -> None:
         if not self.session.messages:
             self.conversation.add_notice("info", "nothing to compact yet")
             return
         self.conversation.add_notice("info", "compacting: asking the model for a summary…")
-        self._start_task(self.session.compact())
+        self._start_task(self.session.compact(argument))
+
+    def _command_context(self, _: str) -> None:
+        self.conversation.add_notice("info", context_report(self.session))
+
+    def _command_cost(self, _: str) -> None:
+        self.conversation.add_notice("info", cost_report(self.session))
 
     def _command_quit(self, _: str) -> None:
         self.exit()

@@ -31,7 +31,11 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("theme", "switch the theme, remembered for next time", "NAME"),
     SlashCommand("sessions", "list the saved sessions of this folder"),
     SlashCommand("resume", "load a saved session (no ID: the latest)", "ID"),
-    SlashCommand("compact", "replace the history with a summary, to save tokens"),
+    SlashCommand(
+        "compact", "summarise the older history to free the context (FOCUS: what to keep)", "[FOCUS]"
+    ),
+    SlashCommand("context", "what fills the model's context window"),
+    SlashCommand("cost", "the session's tokens and cost per model"),
     SlashCommand("quit", "leave NeoCode"),
 )
 COMMANDS_BY_NAME = {command.name: command for command in SLASH_COMMANDS}

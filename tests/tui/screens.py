@@ -3,11 +3,13 @@ through them (the same model, stopped after fewer steps, or in another theme).""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import json
 
-from neocode_tui.providers.scripted import scripted_reply
+from neocode_tui.events import Usage
+from neocode_tui.providers.scripted import TurnSource, scripted_reply
 from neocode_tui.tui.scenarios import SCENARIOS, Press, Release, Scenario, Type
 
 _TABLE = "".join(f"| row {n:3} | {n * n:6} |\n" for n in range(1, 201))
@@ -52,5 +54,42 @@ SCREENS: dict[str, Scenario] = {
     "completion": replace(
         _fence, name="completion", description="slash-command completion while typing /",
         steps=(Type("/", send=False),),
+    ),
+}
+
+
+def _context_turns(input_tokens: int) -> Callable[[], TurnSource]:
+    """One answer whose usage fills ``input_tokens`` of gpt-4o's 128k window; then, asked
+    for a summary, one."""
+
+    def turns() -> TurnSource:
+        return [
+            scripted_reply("The helper retries three times, doubling the wait.",
+                           usage=Usage(input_tokens=input_tokens, output_tokens=400), delta=12),
+            scripted_reply("The user asked how the retry helper works; it was explained.",
+                           usage=Usage(input_tokens=900, output_tokens=60), delta=12),
+        ]
+
+    return turns
+
+
+_ASK = (Type("/model gpt-4o"), Type("How does the retry helper work?"), Release())
+SCREENS |= {
+    "context-meter": replace(
+        _fence, name="context-meter", description="the context meter and cost after an answer",
+        turns=_context_turns(38_000), steps=_ASK,
+    ),
+    "context-full": replace(
+        _fence, name="context-full", description="the context meter near the limit, in warning colour",
+        turns=_context_turns(112_000), steps=_ASK,
+    ),
+    "context-report": replace(
+        _fence, name="context-report", description="/context: what fills the window",
+        turns=_context_turns(38_000), steps=(*_ASK, Type("/context")),
+        files={"AGENTS.md": "Run the tests with pytest before you answer.\n" * 40},
+    ),
+    "compacted": replace(
+        _fence, name="compacted", description="the marker after /compact, the history above it",
+        turns=_context_turns(38_000), steps=(*_ASK, Type("/compact"), Release()),
     ),
 }

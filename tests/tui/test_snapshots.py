@@ -28,6 +28,10 @@ SCREENS = [
     "queued",  # messages queued above the input while the answer streams
     "plan",  # plan mode, switched on with Shift+Tab
     "keys",  # the key-help overlay
+    "context-meter",  # the context meter and the cost after an answer
+    "context-full",  # the meter near the limit, in the warning colour
+    "context-report",  # /context: what fills the window
+    "compacted",  # the compaction marker below the history it summarised
 ]
 
 

@@ -1,4 +1,5 @@
-"""The status bar: which model, what needs approval, what it cost, and whether it is busy.
+"""The status bar: which model, what needs approval, what it cost, how full the model's
+context is, and whether it is busy.
 
 Everything it shows is state set by the app plus an injected clock, so a pinned clock (in
 snapshots and demo recordings) fixes every character, the spinner included.
@@ -7,11 +8,14 @@ snapshots and demo recordings) fixes every character, the spinner included.
 from __future__ import annotations
 
 from collections.abc import Callable
+from decimal import Decimal
 
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from neocode_tui.agent.context import ContextFigure
+from neocode_tui.agent.pricing import format_cost
 from neocode_tui.events import Usage
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -22,6 +26,15 @@ ALLOWED_WIDTH = 32
 
 def _tokens(count: int) -> str:
     return f"{count / 1000:.1f}k" if count >= 10_000 else str(count)
+
+
+def _percent(figure: ContextFigure) -> str:
+    """"42%", "<1%", "~42%" for an estimate, "–" when the window is unknown."""
+    fraction = figure.fraction
+    if fraction is None:
+        return "–"
+    shown = "<1%" if 0 < fraction < 0.01 else f"{fraction:.0%}"
+    return f"~{shown}" if figure.estimated and not shown.startswith("<") else shown
 
 
 def _elapsed(seconds: float) -> str:
@@ -54,6 +67,12 @@ class StatusBar(Widget):
     finished_at: reactive[float | None] = reactive(None)
     retrying: reactive[str] = reactive("")
     """While a request is being retried: why, and when the next attempt goes."""
+    context: reactive[ContextFigure | None] = reactive(None)
+    """How full the model's window is (None: not measured yet)."""
+    cost: reactive[Decimal | None] = reactive(None)
+    """The session's dollars so far; None when no price is known."""
+    warn_at = 0.75
+    """The context fraction from which the meter takes the warning colour."""
 
     def __init__(self, clock: Callable[[], float], *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -89,6 +108,7 @@ class StatusBar(Widget):
             f"↑{_tokens(turn.input_tokens)} ↓{_tokens(turn.output_tokens)}",
             (f"  Σ ↑{_tokens(session.input_tokens)} ↓{_tokens(session.output_tokens)}", "dim"),
         ]
+        parts += self._context_and_cost()
         now = self._clock()
         if self.started_at is not None:
             end = now if self.working or self.finished_at is None else self.finished_at
@@ -98,6 +118,17 @@ class StatusBar(Widget):
             label = self.retrying or "working"
             parts += ["  ", (f"{spinner} {label}", "bold $warning" if self.retrying else "bold $accent")]
         return Content.assemble(*parts)
+
+    def _context_and_cost(self) -> list[str | tuple[str, str]]:
+        """"ctx 42%  $0.0123"; left out for the offline scripted model, which has neither."""
+        figure = self.context
+        if figure is None or (
+            self.provider == "scripted" and figure.window is None and self.cost is None
+        ):
+            return []
+        fraction = figure.fraction or 0
+        style = "bold $warning" if fraction >= self.warn_at else ""
+        return [SEPARATOR, (f"ctx {_percent(figure)}", style), "  ", format_cost(self.cost)]
 
     def render(self) -> Content:
         right = self._right()

@@ -1,0 +1,57 @@
+"""``/context`` and ``/cost`` in words: plain text any front end can show."""
+
+from __future__ import annotations
+
+from importlib.metadata import version
+
+from neocode_tui.agent.context import about
+from neocode_tui.agent.pricing import format_cost
+from neocode_tui.agent.session import AgentSession
+from neocode_tui.events import Usage
+
+
+def _share(tokens: int, window: int | None) -> str:
+    return f"{tokens / window:6.1%}" if window else "      "
+
+
+def context_report(session: AgentSession) -> str:
+    figure, window = session.context, session.context_window
+    how = "estimated from the text" if figure.estimated else "as the server counted the last request"
+    if window:
+        head = f"context: {figure.tokens:,} of {window:,} tokens ({figure.tokens / window:.0%}), {how}"
+    else:
+        head = (f"context: {figure.tokens:,} tokens, {how}; the window of {session.model} is "
+                "unknown (set NEOCODE_CONTEXT_WINDOW)")
+    lines = [head, ""]
+    for part in session.context_parts():
+        lines.append(f"  {part.name:<24}{about(part.tokens):>9}  {_share(part.tokens, window)}")
+    threshold = session.settings.compact_threshold
+    lines += ["", f"The parts are estimates (about 4 characters a token). Past {threshold:.0%} "
+              "the older history is summarised before the next prompt; /compact does it now."]
+    return "\n".join(lines)
+
+
+def _usage(usage: Usage) -> str:
+    cached = f" ({usage.cached_input_tokens:,} cached)" if usage.cached_input_tokens else ""
+    return f"↑{usage.input_tokens or 0:,}{cached} ↓{usage.output_tokens or 0:,}"
+
+
+def cost_report(session: AgentSession) -> str:
+    entries = session.costs
+    if not entries:
+        return "cost: no requests yet in this session"
+    lines = ["cost of this session's requests, per model:", ""]
+    width = max(len(entry.model) for entry in entries)
+    for entry in entries:
+        requests = f"{entry.requests} request{'s' * (entry.requests != 1)}"
+        lines.append(f"  {entry.model:<{width}}  {requests:<12}  {_usage(entry.usage):<28}  "
+                     f"{format_cost(entry.cost)}")
+    lines += ["", f"  total: {format_cost(session.cost)}"]
+    counted = sum((entry.usage for entry in entries), Usage())
+    earlier = (session.usage.input_tokens or 0) - (counted.input_tokens or 0)
+    if earlier > 0:
+        lines.append(f"  before this session was resumed: ↑{earlier:,} tokens (no model recorded, no price)")
+    if any(entry.cost is None for entry in entries):
+        lines.append("  – : no known price for this model (local or unlisted), so no dollar figure")
+    lines.append(f"  prices: genai-prices {version('genai-prices')}")
+    return "\n".join(lines)

@@ -1,0 +1,80 @@
+"""``neocode -p`` reports cost and context in its JSON, and compacts a resumed session that
+no longer fits, as a user runs it: a real subprocess against the loopback model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from neocode_tui.agent.compaction import SUMMARY_PREFIX
+from tests.agent.conftest import Dialect
+from tests.agent.test_headless import neocode, start
+from tests.http_model_server import Response
+
+
+async def run(dialect: Dialect, workspace: Path, *args: str, **settings: str) -> dict:
+    process = await start(dialect, workspace, *args, "--output-format", "json", **settings)
+    out, err = await process.communicate()
+    assert process.returncode == 0, err.decode()
+    return json.loads(out)
+
+
+def answer(dialect: Dialect, text: str, usage: tuple[int, int] = (10, 5)) -> None:
+    dialect.server.enqueue(Response(body=dialect.turn(text, usage=usage)))
+
+
+async def test_json_has_the_cost_of_a_priced_model(dialect: Dialect, workspace: Path) -> None:
+    answer(dialect, "Hi.", usage=(1000, 100))
+    model = {"openai": "gpt-4o", "anthropic": "claude-sonnet-4-5"}[dialect.name]
+
+    output = await run(dialect, workspace, "-p", "hello", NEOCODE_MODEL=model)
+
+    window, percent = {"openai": (128_000, 0.9), "anthropic": (200_000, 0.5)}[dialect.name]
+    assert output["cost_usd"] == {"openai": 0.0035, "anthropic": 0.0045}[dialect.name]
+    assert output["context"] == {"tokens": 1100, "window": window, "estimated": False,
+                                 "percent": percent}
+
+
+async def test_json_cost_is_null_for_an_unknown_model(openai_only: Dialect, workspace: Path) -> None:
+    answer(openai_only, "Hi.", usage=(1000, 100))
+
+    output = await run(openai_only, workspace, "-p", "hello", NEOCODE_CONTEXT_WINDOW="8000")
+
+    assert output["cost_usd"] is None
+    assert output["context"] == {"tokens": 1100, "window": 8000, "estimated": False, "percent": 13.8}
+
+
+async def test_a_resumed_session_past_the_threshold_is_compacted_first(
+    dialect: Dialect, workspace: Path
+) -> None:
+    answer(dialect, "Noted.")
+    answer(dialect, "The user pasted a long log.")  # the summary
+    answer(dialect, "Done.")
+    window = {"NEOCODE_CONTEXT_WINDOW": "4000"}
+    await run(dialect, workspace, "-p", "here is my log:\n" + "line of log\n" * 1000, **window)
+
+    output = await run(dialect, workspace, "--continue", "-p", "now fix it", **window)
+
+    assert output["result"] == "Done."
+    assert "tools" not in dialect.request(2)  # the summary request
+    sent = json.dumps(dialect.request(3)["messages"])
+    assert SUMMARY_PREFIX.split(" (")[0] in sent and "line of log" not in sent
+    assert output["context"]["tokens"] < 4000 * 0.85
+
+    answer(dialect, "Then run the tests.")
+    again = await neocode(dialect, workspace, "--continue", "-p", "and then?")
+    assert (again.code, again.out) == (0, "Then run the tests.\n")
+    resumed = json.dumps(dialect.request(4))
+    assert "now fix it" in resumed and "line of log" not in resumed
+
+
+async def test_a_bad_threshold_or_window_is_named_without_a_traceback(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    process = await start(openai_only, workspace, "-p", "hi", NEOCODE_COMPACT_THRESHOLD="1.5",
+                          NEOCODE_CONTEXT_WINDOW="lots")
+    _, err = await process.communicate()
+    text = err.decode()
+    assert process.returncode != 0 and "Traceback" not in text
+    assert "NEOCODE_COMPACT_THRESHOLD" in text and "NEOCODE_CONTEXT_WINDOW" in text
+    assert not openai_only.server.requests

@@ -1,0 +1,76 @@
+"""The context meter, /context, /cost and /compact in the app, driven as a person would."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from neocode_tui.config import Settings
+from neocode_tui.events import Usage
+from neocode_tui.providers.openai import OpenAIProvider
+from neocode_tui.providers.scripted import scripted_reply
+from neocode_tui.tui.app import NeoCodeApp
+from neocode_tui.tui.scenarios import SIZE, Driver, Release, Type
+from tests.agent.conftest import API_KEY, FAST
+from tests.helpers import screen_text, wait_until
+from tests.http_model_server import Response, openai_turn
+from tests.tui.test_app import scripted_app
+
+
+def turns(*usages: int):
+    replies = [scripted_reply(f"Answer {n}.", usage=Usage(input_tokens=tokens, output_tokens=100))
+               for n, tokens in enumerate(usages, 1)]
+    return [*replies, scripted_reply("Summary: two questions were answered.")]
+
+
+async def test_the_meter_and_cost_follow_each_answer(tmp_path: Path) -> None:
+    app = scripted_app(tmp_path, turns(12_700, 108_700))
+    async with app.run_test(size=SIZE) as pilot:
+        driver = Driver(pilot)
+        await driver.play([Type("/model gpt-4o"), Type("first"), Release()])
+        assert "ctx 10%  $0.0328" in screen_text(app)
+        assert app.status.context is not None and not app.status.context.estimated
+
+        await driver.play([Type("second"), Release()])
+        assert "ctx 85%" in screen_text(app)
+        assert app.status.context.fraction >= app.status.warn_at  # drawn in the warning colour
+
+
+async def test_a_local_model_without_window_or_price_shows_dashes(tmp_path: Path, model_server) -> None:
+    model_server.enqueue(Response(body=openai_turn("Hi.", usage=(500, 100))))
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    provider = OpenAIProvider(model="my-local-model", base_url=model_server.url + "/v1",
+                              api_key=API_KEY, options=FAST)
+    app = NeoCodeApp(Settings(provider="openai", base_url=model_server.url + "/v1"), provider,
+                     workspace, remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"hello", "enter")
+        await wait_until(lambda: not app.working and app.session.messages, what="the answer")
+        await pilot.pause()
+        assert "ctx –  –" in screen_text(app)
+
+
+async def test_context_and_cost_commands_say_what_fills_the_window(tmp_path: Path) -> None:
+    app = scripted_app(tmp_path, turns(12_700))
+    async with app.run_test(size=SIZE) as pilot:
+        await Driver(pilot).play([Type("/model gpt-4o"), Type("first"), Release(), Type("/cost")])
+        text = screen_text(app)
+        assert "gpt-4o  1 request" in text and "$0.0328" in text
+        assert "prices: genai-prices" in text
+        await Driver(pilot).play([Type("/context")])
+        text = screen_text(app)
+        assert "context: 12,800 of 128,000 tokens (10%)" in text
+        assert "tool definitions" in text and "conversation" in text
+
+
+async def test_compact_keeps_the_history_on_screen_above_the_marker(tmp_path: Path) -> None:
+    app = scripted_app(tmp_path, turns(500, 600))
+    async with app.run_test(size=SIZE) as pilot:
+        driver = Driver(pilot)
+        await driver.play([Type("first question"), Release(), Type("second question"), Release()])
+        await driver.play([Type("/compact the questions"), Release()])
+        text = screen_text(app)
+        assert "first question" in text and "Answer 1." in text
+        assert "── compacted (on request) ──" in text
+        assert "the last 2 kept as they were" in text
+        assert app.session.messages[0].content.endswith("Summary: two questions were answered.")
