@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from neocode_tui.vocabulary import ApprovalMode, ProviderName
+from neocode_tui.vocabulary import ApprovalMode, ProviderName, SandboxMode
 
 DEFAULT_MODELS: dict[str, str] = {
     "openai": "gpt-4o-mini",
@@ -52,6 +52,10 @@ class Settings(BaseModel):
     )
     max_turns: int = Field(25, ge=1, validation_alias="NEOCODE_MAX_TURNS")
     theme: str | None = Field(None, validation_alias="NEOCODE_THEME")
+
+    sandbox: SandboxMode | None = Field(None, validation_alias="NEOCODE_SANDBOX")
+    """Where commands may write (None: ``workspace-write`` where bubblewrap works)."""
+    sandbox_network: bool = Field(False, validation_alias="NEOCODE_SANDBOX_NETWORK")
 
     @property
     def resolved_provider(self) -> ProviderName:

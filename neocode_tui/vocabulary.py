@@ -19,3 +19,8 @@ PROVIDER_NAMES: tuple[ProviderName, ...] = get_args(ProviderName)
 DialectName = Literal["openai", "anthropic"]
 """The two wire formats a provider or a recording speaks."""
 DIALECT_NAMES: tuple[DialectName, ...] = get_args(DialectName)
+
+SandboxMode = Literal["workspace-write", "read-only", "off"]
+"""Where a command may write: the workspace (and a private /tmp), nowhere, or anywhere the
+user may (no sandbox)."""
+SANDBOX_MODES: tuple[SandboxMode, ...] = get_args(SandboxMode)

@@ -306,12 +306,14 @@ class AgentLoop:
     async def _approve(self, tool: Tool, args: object, call: CollectedToolCall) -> str | None:
         """None when the call may run, else the refusal the model is sent."""
         writes, root = tool.writes(args, self.workspace), self.workspace.root
+        confinement = tool.confinement(args)
         if not needs_approval(tool.kind, self.approval, writes, root=root,
-                              allowed_for_session=tool.name in self.allowed_for_session):
+                              allowed_for_session=tool.name in self.allowed_for_session,
+                              confinement=confinement):
             return None
         preview = await tool.preview(args, self.workspace)
         if self.approver is None:
-            return refusal_without_approver(tool.name, writes, root)
+            return refusal_without_approver(tool.name, writes, root, confinement)
         request = ApprovalRequested(
             turn=self.turn, index=call.index, call_id=call.id, name=tool.name,
             summary=tool.summary(call.arguments_json), command=tool.command(args),

@@ -190,6 +190,7 @@ class NeoCodeApp(App[None]):
         status.provider = self.provider.name
         status.model = self.session.model
         status.approval = self.session.approval
+        status.sandbox = self.session.sandbox.label
 
     def _trust_answered(self, trusted: bool | None) -> None:
         request = self.untrusted

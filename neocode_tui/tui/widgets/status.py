@@ -43,6 +43,8 @@ class StatusBar(Widget):
     provider = reactive("")
     model = reactive("")
     approval = reactive("ask")
+    sandbox = reactive("")
+    """Shown only when commands are not in the usual sandbox (off, unavailable, other)."""
     turn_usage: reactive[Usage] = reactive(Usage, always_update=True)
     session_usage: reactive[Usage] = reactive(Usage, always_update=True)
     working = reactive(False)
@@ -73,6 +75,7 @@ class StatusBar(Widget):
         parts: list[str | tuple[str, str]] = [
             SEPARATOR,
             f"approval: {self.approval}",
+            *self._sandbox(),
             SEPARATOR,
             f"↑{_tokens(turn.input_tokens)} ↓{_tokens(turn.output_tokens)}",
             (f"  Σ ↑{_tokens(session.input_tokens)} ↓{_tokens(session.output_tokens)}", "dim"),
@@ -86,6 +89,12 @@ class StatusBar(Widget):
             label = self.retrying or "working"
             parts += ["  ", (f"{spinner} {label}", "bold $warning" if self.retrying else "bold $accent")]
         return Content.assemble(*parts)
+
+    def _sandbox(self) -> list[str | tuple[str, str]]:
+        if not self.sandbox:
+            return []
+        unconfined = not self.sandbox.startswith("sandbox:")  # "no sandbox", "sandbox off"
+        return [SEPARATOR, (self.sandbox, "bold $warning" if unconfined else "")]
 
     def render(self) -> Content:
         right = self._right()
