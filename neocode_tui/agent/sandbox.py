@@ -35,7 +35,8 @@ HOME_SECRETS = (
 AGENT_SOCKETS = ("SSH_AUTH_SOCK", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS")
 """Variables naming sockets that act with the user's keys; the sockets are hidden too."""
 SOCKET_PATHS = ("/run/docker.sock", "/var/run/docker.sock", "/run/podman/podman.sock")
-PROTECTED_IN_WORKSPACE = (".git/hooks", ".git/config", ".neocode", ".envrc")
+PROTECTED_IN_WORKSPACE = (".neocode", ".envrc")
+"""Read-only in the workspace, besides git's hooks and config and ``.env`` files."""
 PROBE_TIMEOUT = 10.0
 
 NETWORK_SIGNS = (
@@ -99,8 +100,8 @@ class Sandbox:
 
     def _mounts(self, workspace: Path) -> list[str]:
         args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-        if self.mode == "workspace-write":
-            args += ["--bind", str(workspace), str(workspace)]
+        bind = "--bind" if self.mode == "workspace-write" else "--ro-bind"
+        args += [bind, str(workspace), str(workspace)]  # a workspace in /tmp stays visible
         blank = _blanks()
         for path in _secrets(workspace):
             if path.is_dir():
@@ -108,6 +109,9 @@ class Sandbox:
             else:
                 args += ["--ro-bind", str(blank), str(path)]
         if self.mode == "workspace-write":
+            for git_dir in _git_dirs(workspace):
+                # A mount point cannot be renamed away and replaced by a folder with hooks.
+                args += ["--bind", str(git_dir), str(git_dir)]
             for path in _protected(workspace):
                 args += ["--ro-bind", str(path), str(path)]
             hooks = workspace / ".git" / "hooks"
@@ -179,13 +183,22 @@ def _secrets(workspace: Path) -> Iterator[Path]:
         yield real
 
 
+def _git_dirs(workspace: Path) -> list[Path]:
+    """The workspace's git folder and its submodules' (under ``.git/modules``)."""
+    top = workspace / ".git"
+    if not top.is_dir() or top.is_symlink():
+        return []
+    modules = top / "modules"
+    nested = [hooks.parent for hooks in modules.glob("**/hooks")] if modules.is_dir() else []
+    return [top, *nested]
+
+
 def _protected(workspace: Path) -> Iterator[Path]:
     """What in the workspace stays read-only: files git or NeoCode run or read."""
     names = [workspace / name for name in PROTECTED_IN_WORKSPACE]
+    for git_dir in _git_dirs(workspace):
+        names += [git_dir / "hooks", git_dir / "config"]
     names += _env_files(workspace)
-    modules = workspace / ".git" / "modules"
-    if modules.is_dir():
-        names += [*modules.glob("**/hooks"), *modules.glob("**/config")]
     for path in names:
         if path.exists() and path.resolve().is_relative_to(workspace):
             yield path
