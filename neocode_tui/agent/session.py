@@ -22,6 +22,7 @@ from neocode_tui.agent.loop_events import (
     SessionTitled,
     TranscriptReplaced,
 )
+from neocode_tui.agent.sandbox import choose_sandbox
 from neocode_tui.agent.store import (
     SessionInfo,
     SessionStore,
@@ -30,7 +31,6 @@ from neocode_tui.agent.store import (
     load_session,
     title_of,
 )
-from neocode_tui.agent.sandbox import choose_sandbox
 from neocode_tui.agent.tools import ToolRegistry
 from neocode_tui.agent.tools.bash import Bash
 from neocode_tui.chat import Message, clean_text

@@ -11,8 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -21,29 +20,13 @@ from neocode_tui.agent.sandbox import Sandbox, choose_sandbox, probe
 from neocode_tui.agent.tools import ToolOutput
 from neocode_tui.agent.tools.bash import Bash, BashArgs
 from neocode_tui.agent.workspace import Workspace
+from tests.agent import sandbox_fixtures
 from tests.agent.helpers import wait_for_file
 
-SECRET = "ssh-SECRET-4b1d"
 HINT = "this may have failed because of the sandbox"
 
-
-@pytest.fixture
-def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A home folder with credentials in it, where a real one would be: outside /tmp."""
-    folder = Path(tempfile.mkdtemp(prefix="neocode-home-", dir="/var/tmp"))
-    (folder / ".ssh").mkdir()
-    (folder / ".ssh" / "id_ed25519").write_text(SECRET)
-    (folder / ".aws").mkdir()
-    (folder / ".aws" / "credentials").write_text(f"aws_secret_access_key={SECRET}")
-    (folder / ".netrc").write_text(f"machine example.com password {SECRET}")
-    (folder / ".env").write_text(f"TOKEN={SECRET}")
-    (folder / "notes.txt").write_text("just notes")
-    monkeypatch.setenv("HOME", str(folder))
-    monkeypatch.setenv("NEOCODE_CONFIG_DIR", str(folder / ".config" / "neocode"))
-    (folder / ".config" / "neocode").mkdir(parents=True)
-    (folder / ".config" / "neocode" / "config.json").write_text(f'{{"key": "{SECRET}"}}')
-    yield folder
-    shutil.rmtree(folder)
+home = sandbox_fixtures.home
+SECRET = sandbox_fixtures.SECRET
 
 
 def sandbox(mode: str = "workspace-write", network: bool = False) -> Sandbox:
