@@ -165,11 +165,14 @@ def probe() -> tuple[str | None, str]:
 
 def _secrets(workspace: Path) -> Iterator[Path]:
     """Existing paths to hide, resolved; never one holding the workspace (it must stay)."""
-    home = Path.home()
-    candidates: list[Path] = [home / name for name in HOME_SECRETS]
+    try:
+        homes = [Path.home()]
+    except (RuntimeError, KeyError):  # no HOME and no passwd entry: nothing of it to hide
+        homes = []
+    candidates: list[Path] = [home / name for home in homes for name in HOME_SECRETS]
     candidates += [config_dir(), data_dir(), *map(Path, SOCKET_PATHS)]
     candidates.append(Path(f"/run/user/{os.getuid()}"))
-    for folder in {home, *workspace.parents}:
+    for folder in {*homes, *workspace.parents}:
         candidates += _env_files(folder)
     seen: set[Path] = set()
     for path in candidates:
