@@ -219,3 +219,17 @@ def test_the_user_environment_wins_over_a_tightening_env_file(
     (workspace / ".env").write_text("NEOCODE_SANDBOX=read-only\n")
     monkeypatch.setenv("NEOCODE_SANDBOX", "off")
     assert load_settings(workspace, trusted=False).settings.sandbox == "off"
+
+
+async def test_headless_without_a_sandbox_says_so_and_refuses_commands_short_of_full_auto(
+    openai_only: Dialect, workspace: Path, no_user_namespaces: None
+) -> None:
+    openai_only.reply("", [bash("b1", "echo built > out.txt")])
+    openai_only.reply("Could not build.")
+
+    result = await neocode(openai_only, workspace, "-p", "build", "--approval", "auto-edit")
+
+    assert result.code == 0 and result.out == "Could not build.\n"
+    assert result.err.count("no sandbox: bubblewrap cannot make a sandbox here") == 1
+    assert "(rerun with --approval full-auto)" in openai_only.tool_results(2)["b1"]
+    assert not (workspace / "out.txt").exists()
