@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from neocode_tui.vocabulary import ApprovalMode, ProviderName
+from neocode_tui.vocabulary import ApprovalMode, ProviderName, SandboxMode
 
 DEFAULT_MODELS: dict[str, str] = {
     "openai": "gpt-4o-mini",
@@ -59,6 +59,9 @@ class Settings(BaseModel):
         0.85, gt=0, le=1, allow_inf_nan=False, validation_alias="NEOCODE_COMPACT_THRESHOLD"
     )
     """How full the window may get before the history is compacted between prompts."""
+    sandbox: SandboxMode | None = Field(None, validation_alias="NEOCODE_SANDBOX")
+    """Where commands may write (None: ``workspace-write`` where bubblewrap works)."""
+    sandbox_network: bool = Field(False, validation_alias="NEOCODE_SANDBOX_NETWORK")
 
     @property
     def resolved_provider(self) -> ProviderName:

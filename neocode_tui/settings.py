@@ -26,6 +26,12 @@ WORKSPACE_ENV = ".env"
 MAX_ENV_FILE = 256 * 1024
 HARMLESS = frozenset({"NEOCODE_MODEL", "NEOCODE_THEME"})
 """What an untrusted workspace may still set: choices that send nothing anywhere new."""
+TIGHTENING = {
+    "NEOCODE_SANDBOX": frozenset({"workspace-write", "read-only"}),
+    "NEOCODE_SANDBOX_NETWORK": frozenset({"0", "f", "false", "n", "no", "off"}),
+}
+"""Values an untrusted workspace may also set: they only take power away (the user's own
+environment and flags still win), never the sandbox off or the network on."""
 
 
 @dataclass
@@ -76,7 +82,7 @@ def load_settings(
         name = aliases.get(variable)
         if name is None or value in (None, ""):
             continue
-        if not trusted and variable not in HARMLESS:
+        if not trusted and not _harmless(variable, value):
             ignored_names.append(variable)
             ignored.append(
                 f"{variable} in {env_file} was ignored: this folder is not trusted "
@@ -105,6 +111,10 @@ def load_settings(
     if problems or settings is None:
         raise SettingsError(problems)
     return LoadedSettings(settings, trusted, ignored, ignored_names)
+
+
+def _harmless(variable: str, value: str) -> bool:
+    return variable in HARMLESS or value.strip().lower() in TIGHTENING.get(variable, ())
 
 
 def _read_env_file(path: Path, problems: list[str]) -> dict[str, str | None]:

@@ -24,3 +24,7 @@ DIALECT_NAMES: tuple[DialectName, ...] = get_args(DialectName)
 
 SESSION_ID_CHARACTERS = frozenset("0123456789abcdefghijklmnopqrstuvwxyz-")
 """What a session id (``20261130-081512-a1b2c3``) is made of: anything else is not one."""
+SandboxMode = Literal["workspace-write", "read-only", "off"]
+"""Where a command may write: the workspace (and a private /tmp), nowhere, or anywhere the
+user may (no sandbox)."""
+SANDBOX_MODES: tuple[SandboxMode, ...] = get_args(SandboxMode)

@@ -8,6 +8,11 @@ in the workspace, the user's config folder) changes what the agent may do next; 
 and by most project tooling, and direnv runs ``.envrc`` on entering the folder. So a
 write to any of them asks in every mode short of ``full-auto``, even with the tool
 allowed for the session: ``auto-edit`` would otherwise be ``full-auto`` by the back door.
+
+The sandbox changes what a command can do, so it changes what it asks: a sandboxed command
+is like a file edit (``auto-edit`` runs it, ``ask`` asks), and a call to run one outside
+the sandbox asks in every mode short of ``full-auto``, even with the tool allowed for the
+session. Without a sandbox (off, or unavailable) a command asks as before.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from neocode_tui.agent.tools import ToolKind
+from neocode_tui.agent.tools import Confinement, ToolKind
 from neocode_tui.paths import config_dir
 from neocode_tui.vocabulary import ApprovalMode
 
@@ -42,25 +47,30 @@ def needs_approval(
     *,
     root: Path,
     allowed_for_session: bool = False,
+    confinement: Confinement = "none",
 ) -> bool:
-    """Reads never ask; ``auto-edit`` asks for commands only; ``full-auto`` asks for
-    nothing; a tool allowed for the session stops asking. A write to a protected path
-    (see the module) asks in every mode but ``full-auto``."""
+    """Reads never ask; ``auto-edit`` asks for unsandboxed commands only; ``full-auto``
+    asks for nothing; a tool allowed for the session stops asking. A write to a protected
+    path, or leaving the sandbox (see the module), asks in every mode but ``full-auto``."""
     if mode == "full-auto":
         return False
-    if any(protected(path, root) for path in writes):
+    if confinement == "escape" or any(protected(path, root) for path in writes):
         return True
     if kind == "read" or allowed_for_session:
         return False
-    return mode == "ask" or kind == "command"
+    return mode == "ask" or (kind == "command" and confinement != "sandboxed")
 
 
 def refusal_without_approver(
-    name: str, writes: Iterable[Path] = (), root: Path | None = None
+    name: str, writes: Iterable[Path] = (), root: Path | None = None,
+    confinement: Confinement = "none",
 ) -> str:
     """The result a headless run sends when nobody is there to ask."""
-    always_asks = root is not None and any(protected(path, root) for path in writes)
-    option = "full-auto" if name == "bash" or always_asks else "auto-edit or full-auto"
+    always_asks = confinement == "escape" or (
+        root is not None and any(protected(path, root) for path in writes)
+    )
+    unconfined_command = name == "bash" and confinement == "none"
+    option = "full-auto" if unconfined_command or always_asks else "auto-edit or full-auto"
     return (
         f"not run: {name} needs approval and nobody can approve it in this run "
         f"(rerun with --approval {option})"

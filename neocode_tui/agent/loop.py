@@ -321,12 +321,14 @@ class AgentLoop:
                 "available once the user leaves plan mode. Finish the plan instead."
             )
         writes, root = tool.writes(args, self.workspace), self.workspace.root
+        confinement = tool.confinement(args)
         if not needs_approval(tool.kind, self.approval, writes, root=root,
-                              allowed_for_session=tool.session_scope(args) in self.allowed_for_session):
+                              allowed_for_session=tool.session_scope(args) in self.allowed_for_session,
+                              confinement=confinement):
             return None
         preview = await tool.preview(args, self.workspace)
         if self.approver is None:
-            return refusal_without_approver(tool.name, writes, root)
+            return refusal_without_approver(tool.name, writes, root, confinement)
         request = ApprovalRequested(
             turn=self.turn, index=call.index, call_id=call.id, name=tool.name,
             summary=tool.summary(call.arguments_json), command=tool.command(args),

@@ -39,6 +39,7 @@ from neocode_tui.agent.loop_events import (
 )
 from neocode_tui.agent.pricing import request_cost
 from neocode_tui.agent.prompt import build_system_prompt
+from neocode_tui.agent.sandbox import choose_sandbox
 from neocode_tui.agent.store import (
     SessionInfo,
     SessionStore,
@@ -48,6 +49,7 @@ from neocode_tui.agent.store import (
     title_of,
 )
 from neocode_tui.agent.tools import ToolRegistry
+from neocode_tui.agent.tools.bash import Bash
 from neocode_tui.chat import Message, clean_text
 from neocode_tui.config import Settings
 from neocode_tui.errors import WorkInProgress
@@ -118,6 +120,12 @@ class AgentSession:
             tools=tools,
             secrets=settings.secrets,
         )
+        self.sandbox = choose_sandbox(settings.sandbox, settings.sandbox_network)
+        """How commands run; said once, at the first prompt, when it could not be had."""
+        bash = self.loop.tools.get("bash")
+        if isinstance(bash, Bash):
+            bash.sandbox, bash.secrets = self.sandbox, tuple(settings.secrets)
+        self._sandbox_told = not self.sandbox.unavailable
 
     # -- what the front ends show ---------------------------------------------------------
 
@@ -230,6 +238,13 @@ class AgentSession:
             raise WorkInProgress("the agent is still working on the last prompt")
         text = clean_text(text)
         self.ensure_saved()
+        if not self._sandbox_told:
+            self._sandbox_told = True
+            self._notice(
+                "warning",
+                f"no sandbox: {self.sandbox.unavailable}; every command asks for approval "
+                "(install bubblewrap, or choose --sandbox off to silence this)",
+            )
         if not self.title:
             self.title = title_of(text)
             if self._store is not None:

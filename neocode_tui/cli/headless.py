@@ -275,6 +275,7 @@ class _JsonPrinter(_Printer):
             "title": session.title,
             "stop_reason": finished.reason,
             "error": finished.error.model_dump() if finished.error else None,
+            "sandbox": session.sandbox.describe(),
         }
         print(json.dumps(output, ensure_ascii=False), file=self.out, flush=True)
 

@@ -74,22 +74,22 @@ class _DemoHelp(argparse.Action):
 
 
 COMMANDS = ("replay", "demo", "sessions", "acp")
-VALUE_FLAGS = frozenset({
-    "--provider", "--base-url", "--model", "--approval", "--max-turns", "--theme", "-p",
-    "--print", "--output-format",
-})
-
-
 def split_initial_prompt(argv: list[str]) -> tuple[list[str], str | None]:
     """``neocode "fix the failing test"``: the first word that is neither a flag, a flag's
     value nor a command is the prompt the app opens with."""
+    value_flags = {
+        option
+        for action in build_parser()._actions
+        if action.nargs != 0 and action.option_strings
+        for option in action.option_strings
+    }
     position = 0
     while position < len(argv):
         word = argv[position]
         if word == "--":
             break
         if word.startswith("-"):
-            takes_value = word in VALUE_FLAGS
+            takes_value = word in value_flags
             if word == "--resume":  # an optional value: whatever follows that is not a flag
                 following = argv[position + 1] if position + 1 < len(argv) else "-"
                 takes_value = not following.startswith("-")

@@ -7,12 +7,15 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING, Any
 
-from neocode_tui.vocabulary import APPROVAL_MODES, PROVIDER_NAMES
+from neocode_tui.vocabulary import APPROVAL_MODES, PROVIDER_NAMES, SANDBOX_MODES
 
 if TYPE_CHECKING:
     from neocode_tui.settings import LoadedSettings
 
-SETTING_FLAGS = ("provider", "base_url", "model", "approval", "theme", "max_turns")
+SETTING_FLAGS = (
+    "provider", "base_url", "model", "approval", "theme", "max_turns", "sandbox",
+    "sandbox_network",
+)
 """Flags that are settings: given on the command line, they win over every other source."""
 
 
@@ -31,6 +34,16 @@ def add_setting_flags(parser: argparse.ArgumentParser, *, again: bool = False) -
     )
     parser.add_argument("--max-turns", type=int, help="stop the agent after this many turns", **keep)
     parser.add_argument("--theme", help="theme name (see themes/)", **keep)
+    parser.add_argument(
+        "--sandbox", choices=SANDBOX_MODES,
+        help="where commands may write: workspace-write (the default where bubblewrap "
+        "works), read-only, off",
+        **keep,
+    )
+    parser.add_argument(
+        "--sandbox-network", action="store_const", const=True,
+        help="let sandboxed commands reach the network", **keep,
+    )
     parser.add_argument(
         "--trust", action="store_true",
         help="trust this folder for this run: its .env may set the provider, URL and approval",

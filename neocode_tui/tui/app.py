@@ -209,6 +209,7 @@ class NeoCodeApp(App[None]):
         status.approval = self.session.approval
         status.warn_at = max(self.settings.compact_threshold - 0.1, 0.05)
         self._show_context()
+        status.sandbox = self.session.sandbox.label
 
     def _trust_answered(self, trusted: bool | None) -> None:
         request = self.untrusted

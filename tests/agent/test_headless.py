@@ -20,6 +20,8 @@ from tests.agent.helpers import wait_dead, wait_for_file
 from tests.http_model_server import Response
 
 NEOCODE = str(Path(sys.executable).parent / "neocode")
+HOST_PIDS = ("--sandbox", "off")
+"""For tests that read `$$`: inside the sandbox it counts in the sandbox's own numbering."""
 
 
 @dataclass
@@ -163,7 +165,8 @@ async def test_resume_after_a_kill_repairs_the_transcript(
     dialect: Dialect, workspace: Path, isolated_dirs: Path
 ) -> None:
     dialect.reply("Running it.", [("r1", "bash", '{"command": "echo $$ > shell.pid; sleep 60"}')])
-    process = await start(dialect, workspace, "-p", "run the long job", "--approval", "full-auto")
+    process = await start(dialect, workspace, "-p", "run the long job", "--approval", "full-auto",
+                          *HOST_PIDS)
     group = int(await wait_for_file(workspace / "shell.pid"))
     process.kill()  # SIGKILL: no cleanup runs, as after a crash or a closed terminal
     await process.wait()
@@ -199,7 +202,7 @@ async def test_ctrl_c_stops_the_run_and_its_command_and_saves_a_valid_session(
 ) -> None:
     dialect.reply("Running it.", [("i1", "bash", '{"command": "echo $$ > shell.pid; sleep 60"}')])
     process = await start(dialect, workspace, "-p", "run it", "--approval", "full-auto",
-                          "--output-format", "json")
+                          "--output-format", "json", *HOST_PIDS)
     shell = int(await wait_for_file(workspace / "shell.pid"))
 
     process.send_signal(signal.SIGINT)
@@ -259,7 +262,8 @@ async def test_sigterm_and_sighup_end_the_run_like_ctrl_c(
     openai_only: Dialect, workspace: Path, isolated_dirs: Path, signum: int, code: int
 ) -> None:
     openai_only.reply("Working on it.", [("t1", "bash", '{"command": "echo $$ > shell.pid; sleep 60"}')])
-    process = await start(openai_only, workspace, "-p", "work", "--approval", "full-auto")
+    process = await start(openai_only, workspace, "-p", "work", "--approval", "full-auto",
+                          *HOST_PIDS)
     shell = int(await wait_for_file(workspace / "shell.pid"))
 
     process.send_signal(signum)

@@ -98,3 +98,10 @@ async def test_quitting_mid_turn_says_the_turn_was_interrupted(tmp_path: Path) -
             await pilot.pause()
     assert "the running turn was interrupted; session" in exit_line(app)
     assert app.session.messages[-1].content.startswith("A long")
+
+
+def test_every_flag_that_takes_a_value_keeps_it() -> None:
+    from neocode_tui.cli.main import split_initial_prompt
+
+    argv = ["--sandbox", "off", "--provider", "openai", "--max-turns", "3", "--theme", "x", "do it"]
+    assert split_initial_prompt(argv) == (argv[:-1], "do it")

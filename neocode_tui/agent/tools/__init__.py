@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from neocode_tui.agent.tools.base import (
+    Confinement,
     FileTool,
     OutputCallback,
     Tool,
@@ -19,7 +20,7 @@ from neocode_tui.agent.tools.search import Glob, Grep
 from neocode_tui.chat import ToolSpec
 
 __all__ = [
-    "FileTool", "OutputCallback", "Tool", "ToolError", "ToolKind", "ToolOutput", "ToolRegistry",
+    "Confinement", "FileTool", "OutputCallback", "Tool", "ToolError", "ToolKind", "ToolOutput", "ToolRegistry",
     "default_tools",
 ]
 

@@ -23,6 +23,9 @@ from neocode_tui.agent.workspace import Workspace, printable
 from neocode_tui.chat import ToolSpec
 
 ToolKind = Literal["read", "edit", "command"]
+Confinement = Literal["none", "sandboxed", "escape"]
+"""Where a call runs: as the user (``none``), inside the sandbox, or a sandboxed tool
+asked to leave it for this call (``escape``)."""
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 OutputCallback = Callable[[str], None]
 """Receives a running tool's output as it arrives (decoded text, in arrival order)."""
@@ -112,6 +115,10 @@ class Tool(ABC, Generic[ArgsT]):
     def command(self, args: ArgsT) -> str | None:
         """The shell command to show in full when asking for approval, if any."""
         return None
+
+    def confinement(self, args: ArgsT) -> Confinement:
+        """Whether this call runs inside the sandbox (approval looks at it)."""
+        return "none"
 
     async def preview(self, args: ArgsT, workspace: Workspace) -> Preview | None:
         """What a run would change, computed before asking; ``ToolError`` if it would fail."""

@@ -5,6 +5,11 @@ process that left it, such as a ``setsid`` child): on timeout, on cancel, and on
 shell has exited, all of it is killed, so nothing the model started outlives the call.
 Output is capped by keeping its head and its tail (an error is usually at the end) with a
 note of how much was cut between them.
+
+With a ``Sandbox`` in force the command runs inside it (``neocode_tui.agent.sandbox``);
+``unsandboxed: true`` runs it outside, which is asked for in every mode short of
+``full-auto``. A sandboxed command that fails with a sign of the sandbox (a read-only file
+system, no network) says so in its result, so the model can ask for that.
 """
 
 from __future__ import annotations
@@ -13,13 +18,14 @@ import asyncio
 import codecs
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from neocode_tui.agent.processes import ProcessTree
-from neocode_tui.agent.tools.base import OutputCallback, Tool, ToolOutput
+from neocode_tui.agent.sandbox import Sandbox, failure_note, secret_free
+from neocode_tui.agent.tools.base import Confinement, OutputCallback, Tool, ToolOutput
 from neocode_tui.agent.workspace import Workspace
 
 OUTPUT_CAP = 30_000
@@ -43,6 +49,12 @@ class BashArgs(BaseModel):
 
     command: str = Field(description="The shell command, run by bash in the workspace root.")
     timeout: int = Field(120, ge=1, le=600, description="Seconds before the command is stopped.")
+    unsandboxed: bool = Field(
+        False,
+        description="Run outside the sandbox. Only after a command failed because of the "
+        "sandbox and must reach the network or files outside the workspace; the user is "
+        "asked every time.",
+    )
 
 
 class Bash(Tool[BashArgs]):
@@ -50,18 +62,26 @@ class Bash(Tool[BashArgs]):
     description = (
         "Run a shell command with bash in the workspace root; stdout and stderr are "
         "returned together. No input is available (stdin is empty). Long output is cut "
-        "in the middle. Background jobs are stopped when the command ends."
+        "in the middle. Background jobs are stopped when the command ends. Commands may "
+        "run in a sandbox: the workspace and /tmp writable, the rest read-only, no network."
     )
     kind = "command"
     args_model = BashArgs
 
-    def __init__(self, output_cap: int = OUTPUT_CAP) -> None:
+    def __init__(
+        self, output_cap: int = OUTPUT_CAP, sandbox: Sandbox | None = None,
+        secrets: Iterable[str] = (),
+    ) -> None:
         self.output_cap = output_cap
+        self.sandbox = sandbox or Sandbox()
+        self.secrets = tuple(secrets)
+        """Configured API keys: no variable holding one reaches a command."""
 
     def summary(self, args: Mapping[str, Any]) -> str:
         command = str(args.get("command", ""))
         first = command.strip().splitlines()[0] if command.strip() else ""
-        return first + (" …" if first != command.strip() else "")
+        outside = " [outside the sandbox]" if args.get("unsandboxed") and self.sandbox.active else ""
+        return first + (" …" if first != command.strip() else "") + outside
 
     def session_scope(self, args: BashArgs) -> str:
         """A yes for the session covers the command's program (and subcommand: ``npm test``,
@@ -80,17 +100,25 @@ class Bash(Tool[BashArgs]):
     def command(self, args: BashArgs) -> str | None:
         return args.command
 
+    def confinement(self, args: BashArgs) -> Confinement:
+        if not self.sandbox.active:
+            return "none"
+        return "escape" if args.unsandboxed else "sandboxed"
+
     async def run(
         self, args: BashArgs, workspace: Workspace, on_output: OutputCallback | None = None
     ) -> ToolOutput:
         loop = asyncio.get_running_loop()
         tree = ProcessTree()
+        sandbox = Sandbox() if args.unsandboxed else self.sandbox
+        argv = sandbox.command(["bash", "-c", args.command], workspace.root)
+        env = sandbox.environment(secret_free(_child_env(), self.secrets))
         spawn = asyncio.ensure_future(
             loop.subprocess_exec(
                 lambda: _ExitAwareProtocol(loop),
-                "bash", "-c", args.command,
+                *argv,
                 cwd=workspace.root,
-                env=tree.environment(_child_env()),
+                env=tree.environment(env),
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,
@@ -136,9 +164,12 @@ class Bash(Tool[BashArgs]):
             raise
         tree.kill()  # a job that closed its output but still runs
         code = transport.get_returncode()
+        output = capture.text()
         if code != 0 and not notes:
             notes.append(f"[exit code {code}]")
-        text = "\n".join([capture.text() or "(no output)", *notes])
+            if hint := failure_note(sandbox, output):
+                notes.append(hint)
+        text = "\n".join([output or "(no output)", *notes])
         return ToolOutput(text, is_error=code != 0)
 
 
@@ -217,8 +248,8 @@ class _Capture:
 
 
 def _child_env() -> dict[str, str]:
-    """The user's environment minus API keys (a command's output reaches the screen and
-    the session file), with pagers off since nobody can page."""
-    env = {name: value for name, value in os.environ.items() if "API_KEY" not in name.upper()}
+    """The user's environment with pagers off, since nobody can page (API keys are taken
+    out by the caller: a command's output reaches the screen and the session file)."""
+    env = dict(os.environ)
     env.update(PAGER="cat", GIT_PAGER="cat", TERM="dumb")
     return env

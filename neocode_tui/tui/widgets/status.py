@@ -59,6 +59,8 @@ class StatusBar(Widget):
     approval = reactive("ask")
     allowed: reactive[tuple[str, ...]] = reactive(())
     """What a "yes for this session" allows (``pytest …``, ``write_file``)."""
+    sandbox = reactive("")
+    """Shown only when commands are not in the usual sandbox (off, unavailable, other)."""
     turn_usage: reactive[Usage] = reactive(Usage, always_update=True)
     session_usage: reactive[Usage] = reactive(Usage, always_update=True)
     working = reactive(False)
@@ -104,6 +106,7 @@ class StatusBar(Widget):
             SEPARATOR,
             f"approval: {self.approval}",
             *self._allowed(),
+            *self._sandbox(),
             SEPARATOR,
             f"↑{_tokens(turn.input_tokens)} ↓{_tokens(turn.output_tokens)}",
             (f"  Σ ↑{_tokens(session.input_tokens)} ↓{_tokens(session.output_tokens)}", "dim"),
@@ -129,6 +132,11 @@ class StatusBar(Widget):
         fraction = figure.fraction or 0
         style = "bold $warning" if fraction >= self.warn_at else ""
         return [SEPARATOR, (f"ctx {_percent(figure)}", style), "  ", format_cost(self.cost)]
+    def _sandbox(self) -> list[str | tuple[str, str]]:
+        if not self.sandbox:
+            return []
+        unconfined = not self.sandbox.startswith("sandbox:")  # "no sandbox", "sandbox off"
+        return [SEPARATOR, (self.sandbox, "bold $warning" if unconfined else "")]
 
     def render(self) -> Content:
         right = self._right()

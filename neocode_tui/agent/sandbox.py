@@ -1,0 +1,244 @@
+"""Running the agent's shell commands inside bubblewrap, so they need no yes to be safe.
+
+``workspace-write``: the workspace is writable, ``/tmp`` is private, everything else is
+read-only; the user's secret folders (SSH, cloud and package-registry credentials, GnuPG,
+NeoCode's own config and sessions, ``.env`` files outside the workspace) are replaced by
+empty unreadable ones; the network is off unless asked for; the workspace's git hooks and
+config, ``.neocode/`` and ``.env`` files stay read-only (git runs the first two, NeoCode
+reads the others at start); the command gets no capability and its own process and IPC
+namespaces, and dies with NeoCode. ``read-only`` makes the workspace read-only too.
+
+Where bubblewrap is missing or cannot make namespaces, the sandbox is unavailable and
+says why: commands then run as they are and ask for approval, never pretend-sandboxed.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from neocode_tui.paths import config_dir, data_dir
+from neocode_tui.vocabulary import SandboxMode
+
+HOME_SECRETS = (
+    ".ssh", ".aws", ".azure", ".config/gcloud", ".config/gh", ".docker", ".gnupg", ".kube",
+    ".password-store", ".netrc", ".git-credentials", ".npmrc", ".pypirc",
+)
+"""Under the home folder: credentials a command has no business reading."""
+AGENT_SOCKETS = ("SSH_AUTH_SOCK", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS")
+"""Variables naming sockets that act with the user's keys; the sockets are hidden too."""
+SOCKET_PATHS = ("/run/docker.sock", "/var/run/docker.sock", "/run/podman/podman.sock")
+PROTECTED_IN_WORKSPACE = (".neocode", ".envrc")
+"""Read-only in the workspace, besides git's hooks and config and ``.env`` files."""
+PROBE_TIMEOUT = 10.0
+
+NETWORK_SIGNS = (
+    "Network is unreachable", "Could not resolve host", "Temporary failure in name resolution",
+    "Name or service not known", "No address associated with hostname", "Connection refused",
+    "getaddrinfo", "nodename nor servname",
+)
+WRITE_SIGNS = ("Read-only file system",)
+ACCESS_SIGNS = ("Permission denied", "Operation not permitted")
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """How commands run: ``mode`` is what is in force ("off" when unavailable);
+    ``unavailable`` says why a sandbox that was asked for cannot run."""
+
+    mode: SandboxMode = "off"
+    network: bool = False
+    unavailable: str = ""
+    bwrap: str = "bwrap"
+
+    @property
+    def active(self) -> bool:
+        return self.mode != "off"
+
+    @property
+    def label(self) -> str:
+        """A few words for the status bar: none for the usual sandbox, so only a
+        departure from it (weaker, or stronger) takes room."""
+        if self.unavailable:
+            return "no sandbox"
+        if not self.active:
+            return "sandbox off"
+        if self.mode == "workspace-write" and not self.network:
+            return ""
+        return f"sandbox: {self.mode}" + (" + network" if self.network else "")
+
+    def describe(self) -> dict[str, object]:
+        return {"mode": self.mode, "network": self.network and self.active,
+                "unavailable": self.unavailable or None}
+
+    def command(self, argv: list[str], workspace: Path) -> list[str]:
+        """``argv`` wrapped to run confined in ``workspace`` (unchanged when not active)."""
+        if not self.active:
+            return argv
+        return [self.bwrap, *self._mounts(workspace.resolve()), *self._isolation(),
+                "--chdir", str(workspace), "--", *argv]
+
+    def environment(self, base: Mapping[str, str]) -> dict[str, str]:
+        """The command's environment: agent sockets gone, temporary files in /tmp."""
+        if not self.active:
+            return dict(base)
+        env = {name: value for name, value in base.items() if name not in AGENT_SOCKETS}
+        env["TMPDIR"] = "/tmp"
+        return env
+
+    def _isolation(self) -> list[str]:
+        flags = ["--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session",
+                 "--cap-drop", "ALL"]
+        return flags if self.network else [*flags, "--unshare-net"]
+
+    def _mounts(self, workspace: Path) -> list[str]:
+        args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        bind = "--bind" if self.mode == "workspace-write" else "--ro-bind"
+        args += [bind, str(workspace), str(workspace)]  # a workspace in /tmp stays visible
+        blank = _blanks()
+        for path in _secrets(workspace):
+            if path.is_dir():
+                args += ["--perms", "0000", "--tmpfs", str(path)]
+            else:
+                args += ["--ro-bind", str(blank), str(path)]
+        if self.mode == "workspace-write":
+            for git_dir in _git_dirs(workspace):
+                # A mount point cannot be renamed away and replaced by a folder with hooks.
+                args += ["--bind", str(git_dir), str(git_dir)]
+            for path in _protected(workspace):
+                args += ["--ro-bind", str(path), str(path)]
+            hooks = workspace / ".git" / "hooks"
+            if hooks.parent.is_dir() and not hooks.exists():
+                # An empty read-only mount point, so no hook can be added either.
+                args += ["--tmpfs", str(hooks), "--remount-ro", str(hooks)]
+        return args
+
+    def failure_hint(self, output: str) -> str:
+        """Why a failed command may have failed because of the sandbox ("" if no sign)."""
+        if not self.active:
+            return ""
+        if not self.network and any(sign in output for sign in NETWORK_SIGNS):
+            return "the network is off in the sandbox"
+        if any(sign in output for sign in WRITE_SIGNS):
+            where = "anywhere" if self.mode == "read-only" else "outside the workspace and /tmp"
+            return f"writing {where} is blocked"
+        if any(sign in output for sign in ACCESS_SIGNS):
+            return ("the user's credential folders are hidden and files outside the "
+                    "workspace are read-only")
+        return ""
+
+
+def choose_sandbox(mode: SandboxMode | None, network: bool = False) -> Sandbox:
+    """The sandbox for ``mode`` (None: ``workspace-write``), or why it cannot run here."""
+    mode = mode or "workspace-write"
+    if mode == "off":
+        return Sandbox("off", network)
+    bwrap, problem = probe()
+    if bwrap is None:
+        return Sandbox("off", network, unavailable=problem)
+    return Sandbox(mode, network, bwrap=bwrap)
+
+
+@functools.cache
+def probe() -> tuple[str | None, str]:
+    """bubblewrap's path if it can build the sandbox here (once per process), else why not."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return None, "bubblewrap (bwrap) is not installed"
+    trial = Sandbox("read-only", bwrap=bwrap).command(["true"], Path("/"))
+    try:
+        done = subprocess.run(trial, capture_output=True, timeout=PROBE_TIMEOUT, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, f"bubblewrap does not run: {exc}"
+    if done.returncode != 0:
+        reason = done.stderr.decode(errors="replace").strip().splitlines()
+        return None, "bubblewrap cannot make a sandbox here" + (f" ({reason[-1]})" if reason else "")
+    return bwrap, ""
+
+
+def _secrets(workspace: Path) -> Iterator[Path]:
+    """Existing paths to hide, resolved; never one holding the workspace (it must stay)."""
+    try:
+        homes = [Path.home()]
+    except (RuntimeError, KeyError):  # no HOME and no passwd entry: nothing of it to hide
+        homes = []
+    candidates: list[Path] = [home / name for home in homes for name in HOME_SECRETS]
+    candidates += [config_dir(), data_dir(), *map(Path, SOCKET_PATHS)]
+    candidates.append(Path(f"/run/user/{os.getuid()}"))
+    for folder in {*homes, *workspace.parents}:
+        candidates += _env_files(folder)
+    seen: set[Path] = set()
+    for path in candidates:
+        try:
+            real = path.resolve(strict=True)
+        except (OSError, RuntimeError):
+            continue
+        if real in seen or workspace.is_relative_to(real) or real == Path("/"):
+            continue
+        seen.add(real)
+        yield real
+
+
+def _git_dirs(workspace: Path) -> list[Path]:
+    """The workspace's git folder and its submodules' (under ``.git/modules``)."""
+    top = workspace / ".git"
+    if not top.is_dir() or top.is_symlink():
+        return []
+    modules = top / "modules"
+    nested = [hooks.parent for hooks in modules.glob("**/hooks")] if modules.is_dir() else []
+    return [top, *nested]
+
+
+def _protected(workspace: Path) -> Iterator[Path]:
+    """What in the workspace stays read-only: files git or NeoCode run or read."""
+    names = [workspace / name for name in PROTECTED_IN_WORKSPACE]
+    for git_dir in _git_dirs(workspace):
+        names += [git_dir / "hooks", git_dir / "config"]
+    names += _env_files(workspace)
+    for path in names:
+        if path.exists() and path.resolve().is_relative_to(workspace):
+            yield path
+
+
+def _env_files(folder: Path) -> list[Path]:
+    try:
+        return [entry for entry in folder.iterdir()
+                if entry.name == ".env" or entry.name.startswith(".env.")]
+    except OSError:
+        return []
+
+
+@functools.cache
+def _blanks() -> Path:
+    """An empty file nobody may read, bound over secret files (once per process)."""
+    folder = Path(tempfile.mkdtemp(prefix="neocode-sandbox-"))
+    blank = folder / "hidden"
+    blank.touch(mode=0)
+    blank.chmod(0)
+    atexit.register(shutil.rmtree, folder, True)
+    return blank
+
+
+def failure_note(sandbox: Sandbox, output: str) -> str:
+    """The line added to a failed sandboxed command's result, or ""."""
+    hint = sandbox.failure_hint(output)
+    if not hint:
+        return ""
+    return (f"[this may have failed because of the sandbox: {hint}. If it must run outside "
+            "the sandbox, call bash again with \"unsandboxed\": true; the user will be asked]")
+
+
+def secret_free(env: Mapping[str, str], secrets: Iterable[str]) -> dict[str, str]:
+    """``env`` without API key variables and without any value holding a configured key."""
+    keys = [key for key in secrets if key]
+    return {
+        name: value for name, value in env.items()
+        if "API_KEY" not in name.upper() and not any(key in value for key in keys)
+    }
