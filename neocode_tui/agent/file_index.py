@@ -16,6 +16,7 @@ complete scan, so typing never waits for one.
 from __future__ import annotations
 
 import asyncio
+import heapq
 import os
 import time
 from collections.abc import Callable
@@ -85,7 +86,8 @@ class Snapshot:
         entries.sort(key=_shallow)
         paths = tuple(entry.path.rstrip("/").lower() for entry in entries)
         names = tuple(path.rsplit("/", 1)[-1] for path in paths)
-        return cls(tuple(entries), paths, names, tuple(entries[:TOP]), time.monotonic(), partial)
+        top = heapq.nsmallest(TOP, entries, key=_listed)
+        return cls(tuple(entries), paths, names, tuple(top), time.monotonic(), partial)
 
 
 EMPTY = Snapshot((), (), (), (), 0.0)
@@ -229,3 +231,8 @@ def _shaped(score: float, query: str, snapshot: Snapshot, index: int) -> float:
 def _shallow(entry: Entry) -> tuple[int, bool, int, str]:
     """The top folder's entries first, folders before files, short before long."""
     return entry.path.count("/") - entry.is_dir, not entry.is_dir, len(entry.path), entry.path
+
+
+def _listed(entry: Entry) -> tuple[int, bool, str]:
+    """The order of a folder listing: the top folder's entries, folders first, by name."""
+    return entry.path.count("/") - entry.is_dir, not entry.is_dir, entry.path
