@@ -32,6 +32,9 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("sessions", "list the saved sessions of this folder"),
     SlashCommand("resume", "load a saved session (no ID: the latest)", "ID"),
     SlashCommand("compact", "replace the history with a summary, to save tokens"),
+    SlashCommand("undo", "put back the files the last prompt changed (shows the diff first)"),
+    SlashCommand("rewind", "go back to an earlier prompt, with or without its file changes"),
+    SlashCommand("diff", "what changed in the workspace this session (git diff in a repository)"),
     SlashCommand("quit", "leave NeoCode"),
 )
 COMMANDS_BY_NAME = {command.name: command for command in SLASH_COMMANDS}
