@@ -145,7 +145,7 @@ class RewindScreen(ModalScreen[int | None]):
             options.append(
                 Option(Content.assemble(
                     (f"{point.number:>3}  ", "dim"), _first_line(point.prompt, 60),
-                    (f"  {point.created:%H:%M} · {detail}", "dim"),
+                    (f"  · {detail}", "dim"),
                 ))
             )
         with Vertical(id="dialog"):
