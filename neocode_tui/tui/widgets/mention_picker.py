@@ -1,8 +1,9 @@
 """The ``@`` file picker shown above the input while a mention is typed.
 
 It searches the session's ``FileIndex`` in a thread, one search at a time (a newer query
-replaces an older one), so typing never waits for it; while the first scan is under way
-it answers from what the scan found so far and searches again when it ends.
+replaces an older one), so typing never waits for it. Opening it re-scans the workspace
+in the background if the index is stale; meanwhile it answers from the last scan (or,
+on a first scan, from what it found so far) and searches again when the scan ends.
 """
 
 from __future__ import annotations
@@ -64,6 +65,8 @@ class MentionPicker(OptionList):
     def open(self, query: str) -> None:
         if query == self.wanted:
             return
+        if self.wanted is None:  # opening: files may have come and gone since the last time
+            self._index().refresh_if_stale()
         self.wanted = query
         self.add_class("-open")
         if self.query is None:
@@ -79,7 +82,7 @@ class MentionPicker(OptionList):
     @work(exclusive=True, group="mention-search")
     async def _search(self, query: str) -> None:
         index = self._index()
-        scan = index.refresh_if_stale()
+        scan = index.running_scan
         while not index.ready and index.scanning:
             await asyncio.sleep(0.01)  # the first files of a first scan come within a moment
         while True:
