@@ -97,7 +97,7 @@ async def in_app(root: Path) -> None:
         for typed in range(1, len("handler") + 1):
             start = time.perf_counter()
             app.prompt.insert("handler"[typed - 1])
-            while picker.query != "handler"[:typed]:
+            while picker.shown_query != "handler"[:typed]:
                 await asyncio.sleep(0.001)
             timings.append(time.perf_counter() - start)
         print(f"app: key to list updated on the whole index: median {ms(statistics.median(timings))},"

@@ -21,8 +21,8 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
 from rapidfuzz import fuzz, process
 
@@ -92,10 +92,10 @@ class Snapshot:
         rows.sort()
         entries = tuple([Entry(path, not is_file) for _, is_file, _, path in rows])
         paths = tuple([path.rstrip("/").lower() for _, _, _, path in rows])
-        names = tuple([path.rsplit("/", 1)[-1] for path in paths])
+        last_parts = tuple([path.rsplit("/", 1)[-1] for path in paths])
         # With nothing typed: the shallowest entries, folders first, by name.
         top = tuple(row[3] for row in sorted(rows[:TOP], key=lambda row: (row[0], row[1], row[3])))
-        return cls(entries, paths, names, tuple(Entry(path, path.endswith("/")) for path in top),
+        return cls(entries, paths, last_parts, tuple(Entry(path, path.endswith("/")) for path in top),
                    time.monotonic(), partial)
 
 

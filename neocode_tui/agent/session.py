@@ -28,6 +28,7 @@ from neocode_tui.agent.loop_events import (
     SessionTitled,
     TranscriptReplaced,
 )
+from neocode_tui.agent.mentions import expand_mentions
 from neocode_tui.agent.store import (
     SessionInfo,
     SessionStore,
@@ -36,7 +37,6 @@ from neocode_tui.agent.store import (
     load_session,
     title_of,
 )
-from neocode_tui.agent.mentions import expand_mentions
 from neocode_tui.agent.tools import Tool, ToolRegistry
 from neocode_tui.chat import Message, clean_text
 from neocode_tui.config import Settings

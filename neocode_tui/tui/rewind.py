@@ -158,7 +158,9 @@ class RewindScreen(ModalScreen[int | None]):
             if self.git_status:
                 yield Static(Content(self.git_status.rstrip()), id="git")
             yield Static(
-                Content.from_markup("[b]↑↓[/b] choose   [b]enter[/b] see what it restores   [b]esc[/b] cancel"),
+                Content.from_markup(
+                    "[b]↑↓[/b] choose   [b]enter[/b] see what it restores   [b]esc[/b] cancel"
+                ),
                 id="keys",
             )
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from neocode_tui.agent.loop_events import Notice
 from neocode_tui.agent.mentions import expand_mentions, mention_for
 from neocode_tui.agent.session import AgentSession
-from neocode_tui.agent.loop_events import Notice
 from neocode_tui.agent.workspace import Workspace
 from neocode_tui.config import Settings
 from neocode_tui.redact import Redactor

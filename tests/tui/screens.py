@@ -56,10 +56,13 @@ def _editing_turns() -> TurnSource:
         "new_string": '    if "--verbose" in sys.argv:\n        print("verbose mode")\n',
     })
     changelog = json.dumps({"path": "CHANGELOG.md", "content": "- --verbose prints more\n"})
+    docs = json.dumps({"path": "docs/api.md", "content": "# API\n\nmain() runs the app.\n"})
     return [
-        scripted_reply("I will handle the flag and note it.", [("edit_file", verbose), ("write_file", changelog)]),
+        scripted_reply(
+            "I will handle the flag and note it.", [("edit_file", verbose), ("write_file", changelog)]
+        ),
         scripted_reply("Done: `--verbose` now prints *verbose mode*."),
-        scripted_reply("Added a docstring.", [("write_file", json.dumps({"path": "docs/api.md", "content": "# API\n\nmain() runs the app.\n"}))]),
+        scripted_reply("Added a docstring.", [("write_file", docs)]),
         scripted_reply("Documented."),
     ]
 

@@ -21,7 +21,7 @@ def editing_app(tmp_path: Path) -> tuple[NeoCodeApp, Path]:
 async def picker_shows(pilot, query: str) -> list[str]:
     app = pilot.app
     await wait_until(
-        lambda: app.mention_picker.query == query and not app.session.files.scanning,
+        lambda: app.mention_picker.shown_query == query and not app.session.files.scanning,
         pause=pilot.pause, what=f"the picker's results for {query!r}",
     )
     return [entry.path for entry in app.mention_picker.entries]
@@ -70,6 +70,10 @@ async def test_a_mentioned_file_reaches_the_model(tmp_path: Path) -> None:
         assert "What does @src/app.py do?" in screen_text(app)
 
 
+async def dialog(pilot, kind: type) -> None:
+    await wait_until(lambda: isinstance(pilot.app.screen, kind), pause=pilot.pause, what=kind.__name__)
+
+
 async def play_edits(pilot) -> None:
     await Driver(pilot).play(SCREENS["editing"].steps)
 
@@ -80,18 +84,20 @@ async def test_undo_shows_the_diff_then_puts_the_files_back(tmp_path: Path) -> N
         await play_edits(pilot)
         assert "main() runs the app" in (workspace / "docs/api.md").read_text()
         await Driver(pilot).step(Type("/undo"))
-        await wait_until(lambda: isinstance(app.screen, RestoreScreen), pause=pilot.pause, what="the undo dialog")
+        await dialog(pilot, RestoreScreen)
         text = screen_text(app)
         assert "Undo the file changes of Document main in docs/api.md?" in text
         assert "-main() runs the app." in text
         assert "not tracked" in text
         await pilot.press("y")
-        await wait_until(lambda: "undone: docs/api.md" in screen_text(app), pause=pilot.pause, what="the notice")
+        await wait_until(
+            lambda: "undone: docs/api.md" in screen_text(app), pause=pilot.pause, what="the notice"
+        )
         assert (workspace / "docs/api.md").read_text() == "# API\n"
         assert "verbose mode" in (workspace / "src/app.py").read_text()  # the earlier prompt's stays
 
         await Driver(pilot).step(Type("/undo"))
-        await wait_until(lambda: isinstance(app.screen, RestoreScreen), pause=pilot.pause, what="the undo dialog")
+        await dialog(pilot, RestoreScreen)
         await pilot.press("n")
         assert "verbose mode" in (workspace / "src/app.py").read_text()  # kept
 
@@ -101,12 +107,12 @@ async def test_rewind_picks_a_prompt_and_restores_conversation_and_files(tmp_pat
     async with app.run_test(size=SIZE) as pilot:
         await play_edits(pilot)
         await Driver(pilot).step(Type("/rewind"))
-        await wait_until(lambda: isinstance(app.screen, RewindScreen), pause=pilot.pause, what="the picker")
+        await dialog(pilot, RewindScreen)
         text = screen_text(app)
         assert text.index("Document main") < text.index("Handle --verbose")  # latest first
         assert "2 files changed" in text and "not tracked" in text
         await pilot.press("down", "enter")  # the first prompt
-        await wait_until(lambda: isinstance(app.screen, RestoreScreen), pause=pilot.pause, what="the diff")
+        await dialog(pilot, RestoreScreen)
         assert "Rewind to before Handle --verbose in src/app.py?" in screen_text(app)
         await pilot.press("f")
         await wait_until(lambda: app.prompt.text == "Handle --verbose in src/app.py", pause=pilot.pause,
@@ -123,13 +129,14 @@ async def test_rewind_of_the_conversation_only_leaves_the_files(tmp_path: Path) 
     async with app.run_test(size=SIZE) as pilot:
         await play_edits(pilot)
         await Driver(pilot).step(Type("/rewind"))
-        await wait_until(lambda: isinstance(app.screen, RewindScreen), pause=pilot.pause, what="the picker")
+        await dialog(pilot, RewindScreen)
         await pilot.press("enter")  # the latest prompt
-        await wait_until(lambda: isinstance(app.screen, RestoreScreen), pause=pilot.pause, what="the diff")
+        await dialog(pilot, RestoreScreen)
         await pilot.press("c")
         await wait_until(lambda: app.prompt.text == "Document main in docs/api.md", pause=pilot.pause,
                          what="the prompt back in the input")
-        assert [m.content for m in app.session.messages if m.role == "user"] == ["Handle --verbose in src/app.py"]
+        prompts = [m.content for m in app.session.messages if m.role == "user"]
+        assert prompts == ["Handle --verbose in src/app.py"]
         assert "main() runs the app" in (workspace / "docs/api.md").read_text()
 
 
@@ -138,7 +145,7 @@ async def test_diff_shows_the_session_changes_and_in_git_the_git_diff(tmp_path: 
     async with app.run_test(size=SIZE) as pilot:
         await play_edits(pilot)
         await Driver(pilot).step(Type("/diff"))
-        await wait_until(lambda: isinstance(app.screen, DiffScreen), pause=pilot.pause, what="the diff")
+        await dialog(pilot, DiffScreen)
         text = screen_text(app)
         assert "What the file tools changed in this conversation" in text
         assert "+++ b/CHANGELOG.md" in text and '-    # TODO: handle --verbose' in text
@@ -148,7 +155,7 @@ async def test_diff_shows_the_session_changes_and_in_git_the_git_diff(tmp_path: 
         subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
         subprocess.run(["git", "add", "README.md"], cwd=workspace, check=True)
         await Driver(pilot).step(Type("/diff"))
-        await wait_until(lambda: isinstance(app.screen, DiffScreen), pause=pilot.pause, what="the diff")
+        await dialog(pilot, DiffScreen)
         text = screen_text(app)
         assert "git diff HEAD" in text and "+# Demo project" in text
 

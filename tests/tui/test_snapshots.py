@@ -51,7 +51,7 @@ RESTORE_SCREENS: dict[str, tuple[str, tuple[Step, ...], Callable[[NeoCodeApp], b
     # the @ file picker, fuzzy-matching "ap" over the workspace's files and folders
     "mention": (
         "mention", (),
-        lambda app: app.mention_picker.query == "ap" and not app.session.files.scanning,
+        lambda app: app.mention_picker.shown_query == "ap" and not app.session.files.scanning,
     ),
     # /undo: the last prompt's changes as a diff, asking once
     "undo": ("editing", (Type("/undo"),), lambda app: isinstance(app.screen, RestoreScreen)),

@@ -53,7 +53,7 @@ class MentionPicker(OptionList):
         super().__init__(id=id)
         self._index = index
         self.entries: list[Entry] = []
-        self.query: str | None = None
+        self.shown_query: str | None = None
         """The query the list shows results for (None: closed, or nothing shown yet)."""
         self.wanted: str | None = None
         """The query typed last; its results replace the list when they are ready."""
@@ -69,12 +69,12 @@ class MentionPicker(OptionList):
             self._index().refresh_if_stale()
         self.wanted = query
         self.add_class("-open")
-        if self.query is None:
+        if self.shown_query is None:
             self.set_options([Option(Content.styled("indexing the workspace…", "dim"), disabled=True)])
         self._search(query)
 
     def close(self) -> None:
-        self.wanted = self.query = None
+        self.wanted = self.shown_query = None
         self.entries = []
         self.clear_options()
         self.remove_class("-open")
@@ -96,7 +96,7 @@ class MentionPicker(OptionList):
             await asyncio.wait([scan])  # then once more, on the complete scan
 
     def _show(self, query: str, entries: list[Entry], index: FileIndex, partial: bool) -> None:
-        self.query = query
+        self.shown_query = query
         self.entries = entries
         options = [
             Option(Content.styled(entry.path, "bold $accent") if entry.is_dir else Content(entry.path))
