@@ -180,6 +180,11 @@ class CheckpointStore:
             shutil.move(self.folder, folder)
         self.folder = folder
 
+    def discard(self) -> None:
+        """Remove them all (an unsaved conversation ends: nothing could resume it)."""
+        shutil.rmtree(self.folder, ignore_errors=True)
+        self._current = None
+
     def _store_blob(self, content: bytes) -> str:
         name = hashlib.sha256(content).hexdigest()
         blobs = self.folder / "blobs"

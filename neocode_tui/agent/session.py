@@ -238,7 +238,7 @@ class AgentSession:
         self.loop.messages[:] = summary.messages
         self._close_store()
         self.id = None
-        self._unsaved_key = f"unsaved-{secrets.token_hex(6)}"
+        self._forget_unsaved_checkpoints()
         if self.ensure_saved() and self._store is not None:
             for message in summary.messages:
                 self._store.append_message(message)
@@ -258,7 +258,7 @@ class AgentSession:
         self.loop.usage = Usage()
         self.title = ""
         self.id = None
-        self._unsaved_key = f"unsaved-{secrets.token_hex(6)}"
+        self._forget_unsaved_checkpoints()
         self._emit(TranscriptReplaced(turn=self.loop.turn, reason="cleared"))
 
     def resume(self, session_id: str | None = None) -> SessionInfo:
@@ -394,6 +394,12 @@ class AgentSession:
         text = "".join(Restore(r.path, r.current, r.before).diff() for r in restores)
         return SessionDiff("checkpoints", text)
 
+    def _forget_unsaved_checkpoints(self) -> None:
+        """An unsaved conversation's checkpoints go with it: nothing could resume it."""
+        if self._checkpoints is not None and self._checkpoints.folder.name == self._unsaved_key:
+            self._checkpoints.discard()
+        self._unsaved_key = f"unsaved-{secrets.token_hex(6)}"
+
     async def _before_tool(self, tool: Tool, writes: list[Path]) -> None:
         store = self.checkpoints
         try:
@@ -409,6 +415,7 @@ class AgentSession:
     async def aclose(self) -> None:
         """Stop whatever runs (the pending call is recorded as interrupted), close the file."""
         await self.files.aclose()
+        await asyncio.to_thread(self._forget_unsaved_checkpoints)
         compaction = self._compaction
         if compaction is not None and not compaction.done():
             compaction.cancel()

@@ -108,6 +108,9 @@ class RestoreScreen(ModalScreen[RestoreChoice | None]):
             )
         return "[b]c[/b] rewind the conversation   [b]esc[/b] cancel"
 
+    def on_mount(self) -> None:
+        self.query_one("#body", VerticalScroll).focus()  # arrows and PgUp/PgDn scroll a long diff
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action != "choose" or parameters[0] is None:
             return True

@@ -213,3 +213,21 @@ async def test_nothing_to_undo_before_any_change(openai_only: Dialect, workspace
     assert await session.undo_preview() is None
     assert (await session.diff()).text == ""
     await session.aclose()
+
+
+async def test_an_unsaved_conversation_leaves_no_checkpoints_behind(
+    openai_only: Dialect, workspace: Path, isolated_dirs: Path
+) -> None:
+    openai_only.reply(calls=[write("w1", "a.txt", "x\n")])
+    openai_only.reply("ok")
+    session = AgentSession(
+        Settings(provider="openai", approval="full-auto"), workspace,
+        provider=openai_only.provider(), save=False,
+    )
+    await session.prompt("write a")
+    folder = isolated_dirs / "data" / "checkpoints"
+    assert [path.name[:8] for path in folder.iterdir()] == ["unsaved-"]
+    preview = await session.undo_preview()
+    assert preview is not None  # undo works in memory-only sessions too
+    await session.aclose()
+    assert list(folder.iterdir()) == []

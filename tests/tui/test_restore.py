@@ -170,3 +170,13 @@ async def test_nothing_to_undo_or_rewind_says_so(tmp_path: Path) -> None:
         await wait_until(lambda: "no changes" in screen_text(app), pause=pilot.pause, what="the notices")
         text = screen_text(app)
         assert "nothing to undo" in text and "nothing to rewind to yet" in text
+
+
+async def test_enter_on_a_path_typed_in_full_sends_the_prompt(tmp_path: Path) -> None:
+    app, _ = editing_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        app.prompt.insert("read @src/app.py")
+        await picker_shows(pilot, "src/app.py")
+        await pilot.press("enter")
+        await wait_until(lambda: app.session.messages, pause=pilot.pause, what="the prompt sent")
+        assert app.session.messages[0].content.startswith("read @src/app.py\n\n")

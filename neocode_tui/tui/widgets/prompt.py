@@ -120,8 +120,9 @@ class PromptInput(TextArea):
             self.mentions.close()
         elif key in ("tab", "enter"):
             chosen, typed = self.mentions.chosen, self._mention_typed()
-            if chosen is None or typed is None:
-                return key == "tab"  # Enter with nothing to take sends the prompt
+            if chosen is None or typed is None or (key == "enter" and typed[1] == chosen.path):
+                # Nothing to take, or Enter on a path typed in full: Enter sends the prompt.
+                return key == "tab"
             row, column = self.cursor_location
             # A folder stays open for its files; a file ends the mention.
             text = mention_for(chosen.path) + ("" if chosen.is_dir else " ")
