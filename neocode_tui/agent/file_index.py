@@ -39,6 +39,8 @@ EARLY_FILES = 2_000
 """Files after which a first scan already answers searches (marked as partial)."""
 CHUNK = 1 << 16
 TOP = 200
+GOOD = 90 + 8
+"""A name match this good (bonus included) needs no look at the whole paths."""
 SLICE = 8_000
 """Paths matched per rapidfuzz call (about 5 ms each)."""
 CANDIDATES = 200
@@ -213,20 +215,28 @@ def rank(snapshot: Snapshot, query: str, limit: int = 50) -> list[Entry]:
     if not query:
         return list(snapshot.top[:limit])
     scores: dict[int, float] = {}
-    for choices, bonus in ((snapshot.names, 8.0), (snapshot.paths, 0.0)):
-        # In slices: rapidfuzz holds the GIL while it works, so a search in a thread lets
-        # the screen go on only between calls.
-        for start in range(0, len(choices), SLICE):
-            for choice, score, index in process.extract(
-                query, choices[start : start + SLICE], scorer=fuzz.partial_ratio,
-                limit=CANDIDATES, score_cutoff=60,
-            ):
-                # partial_ratio finds the shorter string in the longer: "api" in "app.py" is
-                # no match for "app.py", so a shorter choice scores for what it covers.
-                score = score * min(1.0, len(choice) / len(query)) + bonus
-                scores[start + index] = max(scores.get(start + index, 0.0), score)
+    _match(query, snapshot.names, 8.0, scores)
+    # The whole paths cost twice as much: they are matched when the query names folders,
+    # or when the names alone gave too few good matches ("srcapp" for src/app.py).
+    if "/" in query or sum(score >= GOOD for score in scores.values()) < limit:
+        _match(query, snapshot.paths, 0.0, scores)
     ranked = sorted(scores, key=lambda i: -_shaped(scores[i], query, snapshot, i))
     return [entries[i] for i in ranked[:limit]]
+
+
+def _match(query: str, choices: tuple[str, ...], bonus: float, scores: dict[int, float]) -> None:
+    """Add each choice's best score for ``query`` to ``scores`` (by index)."""
+    # In slices: rapidfuzz holds the GIL while it works, so a search in a thread lets the
+    # screen go on only between calls.
+    for start in range(0, len(choices), SLICE):
+        for choice, score, index in process.extract(
+            query, choices[start : start + SLICE], scorer=fuzz.partial_ratio,
+            limit=CANDIDATES, score_cutoff=60,
+        ):
+            # partial_ratio finds the shorter string in the longer: "api" in "app.py" is no
+            # match for "app.py", so a shorter choice scores for what it covers.
+            score = score * min(1.0, len(choice) / len(query)) + bonus
+            scores[start + index] = max(scores.get(start + index, 0.0), score)
 
 
 def _shaped(score: float, query: str, snapshot: Snapshot, index: int) -> float:
