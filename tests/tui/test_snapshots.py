@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from neocode_tui.tui.app import NeoCodeApp
-from neocode_tui.tui.rewind import RestoreScreen, RewindScreen
+from neocode_tui.tui.rewind import DiffScreen, RestoreScreen, RewindScreen
 from neocode_tui.tui.scenarios import SIZE, Step, Type, play
 from tests.helpers import wait_until
 from tests.tui.screens import SCREENS as SCENARIOS
@@ -57,6 +57,8 @@ RESTORE_SCREENS: dict[str, tuple[str, tuple[Step, ...], Callable[[NeoCodeApp], b
     "undo": ("editing", (Type("/undo"),), lambda app: isinstance(app.screen, RestoreScreen)),
     # /rewind in a git repository: the prompts, what bash changes mean, git status
     "rewind": ("editing", (Type("/rewind"),), lambda app: isinstance(app.screen, RewindScreen)),
+    # /diff outside git: everything the file tools changed this session, scrollable
+    "diff": ("editing", (Type("/diff"),), lambda app: isinstance(app.screen, DiffScreen)),
 }
 
 
