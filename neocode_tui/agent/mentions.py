@@ -23,6 +23,7 @@ MENTION = re.compile(r'(?<![\w@])@(?:"([^"\n]+)"|([^\s"]+))')
 """``@src/app.py`` or, for a name with spaces, ``@"my notes.md"``."""
 TRAILING = ".,;:!?)]}'"
 """Punctuation that ends a sentence rather than a path: ``see @a.py.`` means ``a.py``."""
+ATTACHED = "\n\nThe user attached these with @ (as read_file and list_dir show them):\n\n"
 TOTAL_CAP = RESULT_CAP
 """Characters attached to one prompt, all mentions together."""
 
@@ -59,11 +60,14 @@ def expand_mentions(text: str, workspace: Workspace, redact: Redactor | None = N
         attached = cap_text("\n\n".join(blocks), TOTAL_CAP)
         if redact is not None:
             attached = redact(attached)
-        result.text = (
-            f"{text}\n\nThe user attached these with @ (as read_file and list_dir show them):\n\n"
-            f"{attached}"
-        )
+        result.text = f"{text}{ATTACHED}{attached}"
     return result
+
+
+def typed_part(content: str) -> str:
+    """A sent prompt as the user typed it, without what its mentions attached (a resumed
+    conversation shows this)."""
+    return content.split(ATTACHED, 1)[0]
 
 
 def _attach_bare(word: str, workspace: Workspace) -> tuple[str, str, str] | None:

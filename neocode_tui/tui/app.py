@@ -20,6 +20,7 @@ from textual.binding import Binding
 
 from neocode_tui import __version__
 from neocode_tui.agent import git_state
+from neocode_tui.agent.mentions import typed_part
 from neocode_tui.agent.loop_events import (
     ApprovalDecision,
     ApprovalRequested,
@@ -313,7 +314,11 @@ class NeoCodeApp(App[None]):
             return
         if reason == "compacted":
             view.add_notice("info", "the conversation was replaced by this summary:")
-        view.load_transcript(messages)
+        view.load_transcript([
+            message.model_copy(update={"content": typed_part(message.content)})
+            if message.role == "user" else message
+            for message in messages
+        ])
         if reason == "resumed" and not self._rewinding:
             view.add_notice("info", f"resumed session {self.session.id}: {self.session.title}")
 

@@ -180,3 +180,18 @@ async def test_enter_on_a_path_typed_in_full_sends_the_prompt(tmp_path: Path) ->
         await pilot.press("enter")
         await wait_until(lambda: app.session.messages, pause=pilot.pause, what="the prompt sent")
         assert app.session.messages[0].content.startswith("read @src/app.py\n\n")
+
+
+async def test_a_resumed_conversation_shows_the_prompt_as_typed(tmp_path: Path) -> None:
+    app, workspace = editing_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await Driver(pilot).play([Type("What does @src/app.py do?")])
+        saved = app.session.id
+    scenario = SCREENS["editing"]
+    again = scenario.build_app(workspace)
+    async with again.run_test(size=SIZE) as pilot:
+        await Driver(pilot).step(Type(f"/resume {saved}"))
+        text = screen_text(again)
+        assert "What does @src/app.py do?" in text
+        assert "The user attached" not in text and "TODO: handle --verbose" not in text
+        assert "TODO: handle --verbose" in again.session.messages[0].content  # the model keeps it
