@@ -44,6 +44,8 @@ from neocode_tui.vocabulary import ApprovalMode
 
 Sink = Callable[[LoopEvent], None]
 Approver = Callable[[ApprovalRequested], Awaitable[ApprovalDecision]]
+BeforeTool = Callable[[Tool, list[Path]], Awaitable[None]]
+"""Told each approved call's tool and the paths it will write, just before it runs."""
 
 CUT_SHORT = {
     "length": "the answer was cut off at the model's output token limit",
@@ -97,6 +99,8 @@ class AgentLoop:
         self.system_prompt = system_prompt
         """None until the first run builds it from the instruction files."""
         self.allowed_for_session: set[str] = set()
+        self.before_tool: BeforeTool | None = None
+        """Checkpoints hook in here, to save what a call is about to change."""
         self._secrets = [secret for secret in secrets if secret]
         self._redact = Redactor(self._secrets)
         """Scrubs ``secrets`` (the API keys in use) from tool output before anyone sees it."""
@@ -292,6 +296,8 @@ class AgentLoop:
         if denial is not None:
             return result(denial, "denied")
         try:
+            if self.before_tool is not None:
+                await self.before_tool(tool, tool.writes(args, self.workspace))
             self._emit(
                 ToolStarted(
                     turn=self.turn, index=call.index, call_id=call.id, name=call.name,

@@ -19,6 +19,8 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 
 from neocode_tui import __version__
+from neocode_tui.agent import git_state
+from neocode_tui.agent.mentions import typed_part
 from neocode_tui.agent.loop_events import (
     ApprovalDecision,
     ApprovalRequested,
@@ -47,11 +49,13 @@ from neocode_tui.tui.commands import (
     parse_slash,
 )
 from neocode_tui.tui.conversation import ConversationView
+from neocode_tui.tui.rewind import DiffScreen, RestoreScreen, RewindScreen
 from neocode_tui.tui.themes import DEFAULT_THEME, discover_themes
 from neocode_tui.tui.trust import TrustScreen
 from neocode_tui.trust import trust
 from neocode_tui.tui.user_config import load_user_config, save_user_config
 from neocode_tui.tui.widgets.completion import SlashCompletion
+from neocode_tui.tui.widgets.mention_picker import MentionPicker
 from neocode_tui.tui.widgets.prompt import PromptInput
 from neocode_tui.tui.widgets.queue import QueuedPrompts
 from neocode_tui.tui.key_help import KeyHelpScreen
@@ -136,6 +140,8 @@ class NeoCodeApp(App[None]):
         self._last_ctrl_c = -QUIT_WINDOW
         self.quit_while_working = False
         """Set on the way out: a turn was still running and was interrupted."""
+        self._rewinding = False
+        """A rewind replaces the transcript: it says so itself, not as a resume."""
 
     @property
     def provider(self) -> Provider:
@@ -150,15 +156,18 @@ class NeoCodeApp(App[None]):
     def compose(self) -> ComposeResult:
         # Held, not queried: the loop keeps reporting while a modal is up or the app closes.
         completion = SlashCompletion(id="completion")
+        self.mention_picker = MentionPicker(lambda: self.session.files, id="mentions")
         self.conversation = ConversationView(id="conversation")
         self.queued = QueuedPrompts(id="queued")
         self.prompt = PromptInput(
-            completion, self._complete, unqueue=self.queued.take_last, id="prompt"
+            completion, self._complete, unqueue=self.queued.take_last,
+            mentions=self.mention_picker, id="prompt",
         )
         self.prompt.cursor_blink = self.blink
         self.status = StatusBar(self.clock, id="status")
         yield self.conversation
         yield completion
+        yield self.mention_picker
         yield self.queued
         yield self.prompt
         yield self.status
@@ -193,6 +202,7 @@ class NeoCodeApp(App[None]):
         if self.session.messages:
             self._show_transcript("resumed", self.session.messages)
         self.prompt.focus()
+        self.session.files.refresh()  # in the background: @ has the files when it is typed
         # Everything imported and built so far lives as long as the app: moved out of the
         # collector's sight, it no longer makes full collections (50-100 ms pauses measured
         # by bench/bench_screen.py) stall frames while a long answer streams.
@@ -225,6 +235,7 @@ class NeoCodeApp(App[None]):
             old, self.settings = self.session, settings
             self.session = self._new_session(settings, None)
             self.run_worker(old.aclose())
+            self.session.files.refresh()
             self._show_settings()
             self.conversation.add_notice("info", f"trusted {self.workspace}: its .env applies")
         else:
@@ -350,8 +361,12 @@ class NeoCodeApp(App[None]):
         if reason == "cleared":
             status.started_at = None
             return
-        view.load_transcript(messages)
-        if reason == "resumed":
+        view.load_transcript([
+            message.model_copy(update={"content": typed_part(message.content)})
+            if message.role == "user" else message
+            for message in messages
+        ])
+        if reason == "resumed" and not self._rewinding:
             view.add_notice("info", f"resumed session {self.session.id}: {self.session.title}")
 
     def _show_context(self) -> None:
@@ -513,7 +528,7 @@ class NeoCodeApp(App[None]):
         if name not in COMMANDS_BY_NAME:
             self.conversation.add_notice("warning", f"unknown command /{name}: /help lists them")
             return
-        if self.working and name in ("clear", "resume", "compact"):
+        if self.working and name in ("clear", "resume", "compact", "undo", "rewind"):
             self.conversation.add_notice("warning", f"/{name} waits for the current answer (Esc interrupts it)")
             return
         try:
@@ -579,3 +594,72 @@ class NeoCodeApp(App[None]):
 
     def _command_quit(self, _: str) -> None:
         self.exit()
+
+    # -- taking back what the agent did -----------------------------------------------------
+
+    def _command_undo(self, _: str) -> None:
+        self.run_worker(self._noticing(self._undo()), group="restore")
+
+    def _command_rewind(self, _: str) -> None:
+        self.run_worker(self._noticing(self._rewind()), group="restore")
+
+    def _command_diff(self, _: str) -> None:
+        self.run_worker(self._noticing(self._diff()), group="restore")
+
+    async def _noticing(self, work: Awaitable[None]) -> None:
+        try:
+            await work
+        except NeoCodeError as exc:
+            self.conversation.add_notice("warning", str(exc))
+        except OSError as exc:
+            self.conversation.add_notice("error", f"could not restore the files: {exc.strerror or exc}")
+
+    async def _undo(self) -> None:
+        preview = await self.session.undo_preview()
+        if preview is None:
+            self.conversation.add_notice(
+                "info", "nothing to undo: the file tools changed no files in this conversation"
+            )
+            return
+        if await self.push_screen_wait(RestoreScreen(preview, "undo")) != "files":
+            return
+        restored = await self.session.undo(preview)
+        shown = ", ".join(restored) or "nothing (the files were already as they were)"
+        self.conversation.add_notice("info", f"undone: {shown}")
+
+    async def _rewind(self) -> None:
+        points = self.session.rewind_points()
+        if not points:
+            self.conversation.add_notice("info", "nothing to rewind to yet")
+            return
+        status = await git_state.status_short(self.workspace)
+        number = await self.push_screen_wait(RewindScreen(points, status))
+        if number is None:
+            return
+        preview = await self.session.rewind_preview(number)
+        choice = await self.push_screen_wait(RestoreScreen(preview, "rewind"))
+        if choice is None:
+            return
+        self._rewinding = True
+        try:
+            prompt = await self.session.rewind(preview, files=choice == "both")
+        finally:
+            self._rewinding = False
+        files = "and the files " if choice == "both" else "(the files as they are) "
+        self.conversation.add_notice(
+            "info", f"rewound the conversation {files}to before this prompt; it is in the input to edit"
+        )
+        self.prefill_input(prompt)
+
+    async def _diff(self) -> None:
+        diff = await self.session.diff()
+        if not diff.text.strip():
+            where = "in the repository" if diff.source == "git" else "by the file tools in this conversation"
+            self.conversation.add_notice("info", f"no changes {where}")
+            return
+        title = (
+            "git diff HEAD: everything not committed, commands' changes included"
+            if diff.source == "git"
+            else "What the file tools changed in this conversation (bash changes are not tracked)"
+        )
+        self.push_screen(DiffScreen(title, diff.text))

@@ -36,6 +36,9 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     ),
     SlashCommand("context", "what fills the model's context window"),
     SlashCommand("cost", "the session's tokens and cost per model"),
+    SlashCommand("undo", "put back the files the last prompt changed (shows the diff first)"),
+    SlashCommand("rewind", "go back to an earlier prompt, with or without its file changes"),
+    SlashCommand("diff", "what changed in the workspace this session (git diff in a repository)"),
     SlashCommand("quit", "leave NeoCode"),
 )
 COMMANDS_BY_NAME = {command.name: command for command in SLASH_COMMANDS}

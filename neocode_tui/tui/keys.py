@@ -20,6 +20,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("Ctrl+P", "command palette"),
     ("F1  or  ? on an empty prompt", "this list"),
     ("/", "slash commands, completed as you type (Tab fills in, Enter runs)"),
+    ("@", "point at a file or folder: a fuzzy picker; its content goes with the prompt"),
 )
 
 MODE_CYCLE: tuple[ApprovalMode, ...] = ("ask", "auto-edit", "plan")

@@ -93,3 +93,41 @@ SCREENS |= {
         turns=_context_turns(38_000), steps=(*_ASK, Type("/compact"), Release()),
     ),
 }
+# -- taking back what the agent did, and @ mentions ----------------------------------------
+
+_EDITING_FILES = {
+    "README.md": "# Demo project\n\nA tiny project for NeoCode's scripted sessions.\n",
+    "src/app.py": 'def main():\n    print("hello")\n    # TODO: handle --verbose\n',
+    "src/cli/args.py": "import argparse\n",
+    "src/cli/apply.py": "def apply():\n    pass\n",
+    "tests/test_app.py": "from src.app import main\n",
+    "docs/api.md": "# API\n",
+}
+
+
+def _editing_turns() -> TurnSource:
+    verbose = json.dumps({
+        "path": "src/app.py", "old_string": '    # TODO: handle --verbose\n',
+        "new_string": '    if "--verbose" in sys.argv:\n        print("verbose mode")\n',
+    })
+    changelog = json.dumps({"path": "CHANGELOG.md", "content": "- --verbose prints more\n"})
+    docs = json.dumps({"path": "docs/api.md", "content": "# API\n\nmain() runs the app.\n"})
+    return [
+        scripted_reply(
+            "I will handle the flag and note it.", [("edit_file", verbose), ("write_file", changelog)]
+        ),
+        scripted_reply("Done: `--verbose` now prints *verbose mode*."),
+        scripted_reply("Added a docstring.", [("write_file", docs)]),
+        scripted_reply("Documented."),
+    ]
+
+
+SCREENS["editing"] = Scenario(
+    "editing", "two prompts whose file edits /undo and /rewind can take back", _editing_turns,
+    (Type("Handle --verbose in src/app.py"), Release(), Type("Document main in docs/api.md"), Release()),
+    files=_EDITING_FILES, approval="full-auto",
+)
+SCREENS["mention"] = replace(
+    SCREENS["editing"], name="mention", description="the @ file picker while a path is typed",
+    steps=(Type("Explain @ap", send=False),),
+)

@@ -175,7 +175,7 @@ async def test_new_lines_by_backslash_enter_and_ctrl_j_and_help_on_question_mark
         assert isinstance(app.screen, KeyHelpScreen)
         await wait_until(lambda: "Shift+Tab" in screen_text(app), pause=pilot.pause, what="the keys")
         text = screen_text(app)
-        assert "Shift+Tab" in text and "/approval MODE" in text and "Ctrl+O" in text
+        assert "Shift+Tab" in text and "Ctrl+O" in text and "point at a file" in text
         await pilot.press("escape")
         assert not isinstance(app.screen, KeyHelpScreen)
         await pilot.press("f1")
@@ -281,7 +281,7 @@ async def test_slash_completion_completes_commands_and_their_arguments(tmp_path:
         assert not app.prompt.completion.is_open
         await pilot.press("/", "h", "e", "enter")  # a command without argument runs at once
         await wait_until(lambda: "Ctrl+P" in screen_text(app), pause=pilot.pause, what="/help")
-        assert "/approval MODE" in screen_text(app)  # keys and commands in one overlay
+        assert "Shift+Tab" in screen_text(app)  # keys and commands in one overlay
         assert app.prompt.text == ""
     assert load_user_config().theme == "neocode-light"
 

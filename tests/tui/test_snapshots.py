@@ -7,11 +7,16 @@ animations off, in a folder always named ``project``. Update with ``--snapshot-u
 
 from __future__ import annotations
 
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from neocode_tui.tui.scenarios import SIZE, play
+from neocode_tui.tui.app import NeoCodeApp
+from neocode_tui.tui.rewind import DiffScreen, RestoreScreen, RewindScreen
+from neocode_tui.tui.scenarios import SIZE, Step, Type, play
+from tests.helpers import wait_until
 from tests.tui.screens import SCREENS as SCENARIOS
 
 SCREENS = [
@@ -47,3 +52,42 @@ def test_the_approval_dialog_fits_a_small_terminal(snap_compare, tmp_path: Path)
     scenario = SCENARIOS["approval-small"]
     app = scenario.build_app(scenario.prepare(tmp_path))
     assert snap_compare(app, terminal_size=(80, 24), run_before=lambda pilot: play(scenario, pilot))
+def _git(workspace: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=workspace, check=True, capture_output=True,
+    )
+
+
+RESTORE_SCREENS: dict[str, tuple[str, tuple[Step, ...], Callable[[NeoCodeApp], bool]]] = {
+    # the @ file picker, fuzzy-matching "ap" over the workspace's files and folders
+    "mention": (
+        "mention", (),
+        lambda app: app.mention_picker.shown_query == "ap" and not app.session.files.scanning,
+    ),
+    # /undo: the last prompt's changes as a diff, asking once
+    "undo": ("editing", (Type("/undo"),), lambda app: isinstance(app.screen, RestoreScreen)),
+    # /rewind in a git repository: the prompts, what bash changes mean, git status
+    "rewind": ("editing", (Type("/rewind"),), lambda app: isinstance(app.screen, RewindScreen)),
+    # /diff outside git: everything the file tools changed this session, scrollable
+    "diff": ("editing", (Type("/diff"),), lambda app: isinstance(app.screen, DiffScreen)),
+}
+
+
+@pytest.mark.parametrize("name", list(RESTORE_SCREENS))
+def test_restore_screen(name: str, snap_compare, tmp_path: Path) -> None:
+    scenario_name, extra, ready = RESTORE_SCREENS[name]
+    scenario = SCENARIOS[scenario_name]
+    workspace = scenario.prepare(tmp_path)
+    if name == "rewind":
+        _git(workspace, "init", "-q")
+        _git(workspace, "add", ".")
+        _git(workspace, "commit", "-qm", "start")
+    app = scenario.build_app(workspace)
+
+    async def run_before(pilot) -> None:
+        await play(scenario, pilot, [*scenario.steps, *extra])
+        await wait_until(lambda: ready(app), pause=pilot.pause, what=f"the {name} screen")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -17,8 +17,10 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
+from neocode_tui.agent.mentions import mention_for
 from neocode_tui.tui.commands import Completion
 from neocode_tui.tui.widgets.completion import SlashCompletion
+from neocode_tui.tui.widgets.mention_picker import MentionPicker, mention_at
 
 
 class PromptHistory:
@@ -56,6 +58,7 @@ class PromptInput(TextArea):
 
     While a slash command is typed, ``completion`` lists the candidates and takes Up/Down
     (move), Tab (take) and Enter (take, or send once the line is complete) and Esc (close).
+    While an ``@`` mention is typed, ``mentions`` does the same with the workspace's files.
     """
 
     BINDINGS = [
@@ -88,6 +91,7 @@ class PromptInput(TextArea):
         complete_with: Callable[[str], list[Completion]],
         *,
         unqueue: Callable[[], str | None] = lambda: None,
+        mentions: MentionPicker | None = None,
         id: str | None = None,
     ) -> None:
         """``unqueue``: takes the last queued message back (Up on an empty prompt)."""
@@ -101,6 +105,7 @@ class PromptInput(TextArea):
         self._recalled: str | None = None
         """The text Up/Down put in the box: while it is unchanged, Up/Down keep walking the
         history, even when it is a slash command that would open the completion list."""
+        self.mentions = mentions
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if self._recalled is not None and self.text == self._recalled:
@@ -108,6 +113,38 @@ class PromptInput(TextArea):
             return
         self._recalled = None
         self.completion.show(self._complete_with(self.text))
+        if self.mentions is None:
+            return
+        typed = self._mention_typed()
+        if typed is None:
+            self.mentions.close()
+        else:
+            self.mentions.open(typed[1])
+
+    def _mention_typed(self) -> tuple[int, str] | None:
+        """(column of the ``@``, query) when the cursor ends a mention on its line."""
+        row, column = self.cursor_location
+        return mention_at(self.document.get_line(row)[:column])
+
+    def _mention_key(self, key: str) -> bool:
+        """Handle ``key`` for the open file picker; False when it is not the picker's key."""
+        assert self.mentions is not None
+        if key in ("up", "down"):
+            self.mentions.move(-1 if key == "up" else 1)
+        elif key == "escape":
+            self.mentions.close()
+        elif key in ("tab", "enter"):
+            chosen, typed = self.mentions.chosen, self._mention_typed()
+            if chosen is None or typed is None or (key == "enter" and typed[1] == chosen.path):
+                # Nothing to take, or Enter on a path typed in full: Enter sends the prompt.
+                return key == "tab"
+            row, column = self.cursor_location
+            # A folder stays open for its files; a file ends the mention.
+            text = mention_for(chosen.path) + ("" if chosen.is_dir else " ")
+            self.replace(text, (row, typed[0]), (row, column))
+        else:
+            return False
+        return True
 
     def _completion_key(self, key: str) -> bool:
         """Handle ``key`` for the open completion list; False when it is not the list's key."""
@@ -128,6 +165,10 @@ class PromptInput(TextArea):
         return True
 
     async def _on_key(self, event: events.Key) -> None:
+        if self.mentions is not None and self.mentions.is_open and self._mention_key(event.key):
+            event.stop()
+            event.prevent_default()
+            return
         if self.completion.is_open and self._completion_key(event.key):
             event.stop()
             event.prevent_default()

@@ -1,0 +1,111 @@
+"""``@path`` in a prompt: the file (or folder) goes along with the request.
+
+The prompt keeps the mention as the user typed it; what the model gets after it is each
+mentioned file as ``read_file`` shows it (numbered lines, capped) and each folder as
+``list_dir`` does, read through the same confined, no-follow opens. A word after ``@``
+that names nothing in the workspace (``@property`` in pasted code, an e-mail address) is
+left alone; one that names something that cannot be attached (outside the workspace, a
+binary file) is reported to the user, never sent.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from neocode_tui.agent.tools.base import RESULT_CAP, Budget, ToolError, cap_text
+from neocode_tui.agent.tools.files import ListDir, ListDirArgs, ReadFile, ReadFileArgs
+from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
+from neocode_tui.redact import Redactor
+
+MENTION = re.compile(r'(?<![\w@])@(?:"([^"\n]+)"|([^\s"]+))')
+"""``@src/app.py`` or, for a name with spaces, ``@"my notes.md"``."""
+TRAILING = ".,;:!?)]}'"
+"""Punctuation that ends a sentence rather than a path: ``see @a.py.`` means ``a.py``."""
+ATTACHED = "\n\nThe user attached these with @ (as read_file and list_dir show them):\n\n"
+TOTAL_CAP = RESULT_CAP
+"""Characters attached to one prompt, all mentions together."""
+
+
+def mention_for(path: str) -> str:
+    """How the picker writes ``path`` into the prompt."""
+    return f'@"{path}"' if any(char.isspace() or char == '"' for char in path) else f"@{path}"
+
+
+@dataclass
+class Expanded:
+    text: str
+    """What the model is sent: the prompt, then what its mentions name."""
+    attached: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def expand_mentions(text: str, workspace: Workspace, redact: Redactor | None = None) -> Expanded:
+    """``text`` with the content of each file and folder it mentions added after it."""
+    result = Expanded(text)
+    blocks: list[str] = []
+    for match in MENTION.finditer(text):
+        quoted, bare = match.groups()
+        found = _attach(quoted, workspace) if quoted else _attach_bare(bare, workspace)
+        if found is None:
+            continue
+        shown, block, problem = found
+        if problem:
+            result.problems.append(f"@{shown} was not attached: {problem}")
+        elif shown not in result.attached:
+            result.attached.append(shown)
+            blocks.append(block)
+    if blocks:
+        attached = cap_text("\n\n".join(blocks), TOTAL_CAP)
+        if redact is not None:
+            attached = redact(attached)
+        result.text = f"{text}{ATTACHED}{attached}"
+    return result
+
+
+def typed_part(content: str) -> str:
+    """A sent prompt as the user typed it, without what its mentions attached (a resumed
+    conversation shows this)."""
+    return content.split(ATTACHED, 1)[0]
+
+
+def _attach_bare(word: str, workspace: Workspace) -> tuple[str, str, str] | None:
+    """A mention without quotes, tried as typed and then without trailing punctuation."""
+    candidates = [word]
+    stripped = word.rstrip(TRAILING)
+    if stripped and stripped != word:
+        candidates.append(stripped)
+    for candidate in candidates:
+        found = _attach(candidate, workspace)
+        if found is not None:
+            return found
+    return None
+
+
+def _attach(name: str, workspace: Workspace) -> tuple[str, str, str] | None:
+    """(shown path, block, problem) for a mentioned name; None when it names nothing."""
+    try:
+        path = workspace.resolve(name)
+    except PathOutsideWorkspace as exc:
+        return (name, "", str(exc)) if _exists(name, workspace) else None
+    if not path.exists():
+        return None
+    shown = workspace.relative(path)
+    try:
+        if path.is_dir():
+            listing = ListDir().run_sync(ListDirArgs(path=shown), workspace, Budget())
+            return shown, f'<folder path="{shown}">\n{listing.text}\n</folder>', ""
+        content = ReadFile().run_sync(ReadFileArgs(path=shown), workspace, Budget())
+    except (ToolError, OSError) as exc:
+        return shown, "", str(exc) if isinstance(exc, ToolError) else (exc.strerror or str(exc))
+    return shown, f'<file path="{shown}">\n{content.text}\n</file>', ""
+
+
+def _exists(name: str, workspace: Workspace) -> bool:
+    """A path outside the workspace is reported only if it names something real."""
+    try:
+        candidate = Path(name).expanduser()
+        return (workspace.root / candidate).exists()
+    except (OSError, RuntimeError, ValueError):
+        return False
