@@ -312,7 +312,7 @@ def server_message(text: str) -> str:
         payload = json.loads(text)
     except (ValueError, RecursionError):
         return short_text(_first_meaningful_line(text))
-    return short_text(_json_message(payload))
+    return short_text(_first_meaningful_line(_json_message(payload)))
 
 
 def _json_message(payload: Any, depth: int = 0) -> str:
@@ -343,6 +343,8 @@ def _first_meaningful_line(text: str) -> str:
         return ""
     if lines[0].startswith("Traceback (most recent call last)"):
         return lines[-1]  # the exception, not the first frame
+    if lines[0].endswith(":") and len(lines) > 1:
+        return f"{lines[0]} {lines[1]}"  # "3 validation errors:" says little alone
     return lines[0]
 
 
