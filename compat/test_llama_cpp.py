@@ -176,3 +176,32 @@ def test_a_recorded_stream_replays_into_the_sdks_turn(
         repeats = len(sdk_call.function.name) // len(call["name"])
         assert sdk_call.function.name == call["name"] * repeats
     assert bool(ours["tool_calls"]) == tools
+
+
+def test_a_prompt_larger_than_the_context(neocode: Neocode) -> None:
+    """A prompt over the context: context_overflow, says /compact"""
+    run = neocode("-p", "word " * 6000, "--output-format", "json")
+    assert run.code == 1
+    assert_clean(run)
+    error = run.json()["error"]
+    assert error["kind"] == "context_overflow" and "/compact" in error["message"]
+
+
+@options("tool_call_content=null breaks it")
+def test_null_content_after_a_tool_call_is_refused(neocode: Neocode) -> None:
+    """Assistant tool-call content null: HTTP 500, one short line"""
+    (neocode.workspace / "notes.txt").write_text("The secret word is pelican.\n")
+    run = neocode("-p", "Read notes.txt.", "--output-format", "json", NEOCODE_MAX_RETRIES="0",
+                  NEOCODE_OPENAI_COMPAT=f"{FORCED_READ},tool_call_content=null")
+    assert run.code == 1
+    error = run.json()["error"]
+    assert "HTTP 500" in error["message"] and "\n" not in error["message"]
+    assert len(error["message"]) < 300
+
+
+def test_without_a_named_tool_choice_tools_are_ignored(neocode: Neocode) -> None:
+    """Default options: the server answers in text, never calls a tool"""
+    (neocode.workspace / "notes.txt").write_text("The secret word is pelican.\n")
+    run = neocode("-p", "Use the read_file tool to read notes.txt.", "--output-format", "json")
+    assert run.code == 0, run.err
+    assert run.json()["tool_calls"] == [] and run.json()["error"] is None
