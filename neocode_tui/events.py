@@ -36,17 +36,18 @@ class _Event(BaseModel):
 
 
 class Usage(BaseModel):
-    """Token counts; ``None`` is unknown (the server did not say), ``0`` is a counted zero.
-    ``cached_input_tokens`` is part of ``input_tokens`` and ``reasoning_tokens`` part of
-    ``output_tokens``, never added on top."""
+    """Token counts. ``None`` is unknown (the server did not report it) and stays apart from
+    a counted ``0``; providers set ``None`` explicitly, ``Usage()`` is an empty tally of
+    zeros. ``cached_input_tokens`` is part of ``input_tokens`` and ``reasoning_tokens`` part
+    of ``output_tokens``, never added on top."""
 
     model_config = ConfigDict(extra="forbid")
 
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    cached_input_tokens: int | None = None
-    cache_creation_input_tokens: int | None = None
-    reasoning_tokens: int | None = None
+    input_tokens: int | None = 0
+    output_tokens: int | None = 0
+    cached_input_tokens: int | None = 0
+    cache_creation_input_tokens: int | None = 0
+    reasoning_tokens: int | None = 0
 
     def merged(self, newer: Usage) -> Usage:
         """Field by field, the newer known non-zero value wins (a known zero beats unknown);

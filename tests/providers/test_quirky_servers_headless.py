@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.http_model_server import ModelServer, Response, json_response, openai_turn
+from tests.http_model_server import ModelServer, Response, json_response, openai_sse, openai_turn
 from tests.providers.llama_like import LlamaLike
 
 NEOCODE = str(Path(sys.executable).parent / "neocode")
@@ -78,11 +78,21 @@ async def test_a_tool_round_trip_and_continue_work_on_a_llama_cpp_like_server(
 
 
 async def test_a_server_that_sends_no_usage_reports_unknown_not_zero(model_server, workspace) -> None:
-    model_server.enqueue(Response(body=openai_turn("hi", usage=None)))
-    result = await neocode(model_server, workspace, "-p", "hi", "--output-format", "json")
-    assert result.code == 0, result.err
-    usage = json.loads(result.out)["usage"]
-    assert usage["input_tokens"] is None and usage["output_tokens"] is None
+    partial = openai_sse([{"choices": [{"delta": {"content": "hi"}, "finish_reason": "stop"}]},
+                          {"choices": [], "usage": {"prompt_tokens": 12, "completion_tokens": 0}}])
+    model_server.enqueue(Response(body=openai_turn("hi", usage=None)), Response(body=partial))
+    silent = await neocode(model_server, workspace, "-p", "hi", "--output-format", "stream-json")
+    counted = await neocode(model_server, workspace, "-p", "hi", "--output-format", "stream-json")
+
+    def turn_usage(result: Result) -> dict | None:
+        assert result.code == 0, result.err
+        [finished] = [json.loads(line) for line in result.out.splitlines()
+                      if json.loads(line)["type"] == "turn_finished"]
+        return finished["usage"]
+
+    assert turn_usage(silent) is None
+    assert turn_usage(counted) == {"input_tokens": 12, "output_tokens": 0, "cached_input_tokens": None,
+                                   "cache_creation_input_tokens": None, "reasoning_tokens": None}
 
 
 async def test_an_empty_reply_is_explained_and_retried_once(model_server, workspace) -> None:

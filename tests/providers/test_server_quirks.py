@@ -122,15 +122,16 @@ async def test_usage_the_server_does_not_send_is_unknown_and_zeros_it_sends_stay
 
 
 def test_usage_snapshots_merge_and_turns_add_without_inventing_zeros() -> None:
-    early = Usage(input_tokens=10, output_tokens=1)
-    late = Usage(output_tokens=40, reasoning_tokens=0)
+    unknown = dict.fromkeys(Usage.model_fields)
+    early = Usage(**{**unknown, "input_tokens": 10, "output_tokens": 1})
+    late = Usage(**{**unknown, "output_tokens": 40, "reasoning_tokens": 0})
     merged = early.merged(late)
     assert (merged.input_tokens, merged.output_tokens, merged.reasoning_tokens, merged.cached_input_tokens) == (
         10, 40, 0, None)
     assert Usage(input_tokens=5).merged(Usage(input_tokens=0)).input_tokens == 5
-    total = Usage() + Usage()
-    assert total.input_tokens is None
-    assert (Usage(input_tokens=3) + Usage()).input_tokens == 3
+    assert (Usage(**unknown) + Usage(**unknown)).input_tokens is None
+    assert (Usage(**{**unknown, "input_tokens": 3}) + Usage(**unknown)).input_tokens == 3
+    assert Usage().input_tokens == 0  # an empty tally counts zero
 
 
 async def events(*items):
