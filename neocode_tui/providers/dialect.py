@@ -206,7 +206,7 @@ def empty_response() -> StreamError:
 
 _OVERFLOW = re.compile(
     r"context_length_exceeded|context.length|maximum context|context window|context size"
-    r"|prompt is too long|too many tokens|input is too long|reduce the length", re.IGNORECASE)
+    r"|prompt is too long|input is too long|reduce the length", re.IGNORECASE)
 
 
 def is_context_overflow(*texts: str) -> bool:

@@ -254,7 +254,7 @@ class HTTPStreamer:
         kind, label = _status_kind(status) if status >= 400 else (
             "stream", "the server answered with JSON instead of an event stream")
         detail = server_message(text) or response.reason_phrase or "no details"
-        if is_context_overflow(detail, text[:2000]):
+        if status != 429 and is_context_overflow(detail, text[:2000]):  # not "tokens per minute"
             return _AttemptFailed(context_overflow(f"{detail} (HTTP {status})", status))
         error = _error(kind, f"{label} (HTTP {status} from {host}): {detail}",
                        retryable=retryable, status=status)

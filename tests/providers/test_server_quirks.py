@@ -178,3 +178,13 @@ def test_stream_retry_round_trips_through_json() -> None:
                         kind="server", discarded=True)
     assert StreamEventAdapter.validate_json(StreamEventAdapter.dump_json(retry)) == retry
     assert json.loads(StreamEventAdapter.dump_json(TextDelta(text="x"))) == {"type": "text_delta", "text": "x"}
+
+
+async def test_a_rate_limit_on_tokens_per_minute_is_not_a_full_context(model_server) -> None:
+    model_server.enqueue(json_response(429, {"error": {
+        "message": "Rate limit reached on tokens per min (TPM): Limit 30000. Please reduce the "
+                   "length of the messages or try again in 1s.", "code": "rate_limit_exceeded"}},
+        headers={"retry-after": "0"}), Response(body=openai_turn("fine")))
+    turn, seen = await run(model_server.url, retries=1)
+    assert [e.kind for e in seen if isinstance(e, StreamRetry)] == ["rate_limit"]
+    assert (turn.text, turn.error) == ("fine", None)
