@@ -29,6 +29,7 @@ from neocode_tui.events import (
 from neocode_tui.providers.dialect import (
     CallIds,
     Malformed,
+    empty_response,
     finish_reason,
     in_stream_error,
     malformed,
@@ -71,6 +72,7 @@ class OpenAIDialect:
         self._by_slot: dict[Any, _Call] = {}
         self._finish: str | None = None
         self._usage: Usage | None = None
+        self._said = False  # any text, reasoning, refusal or tool call so far
 
     def feed(self, event: SSEEvent, out: list[StreamEvent]) -> None:
         data = event.data
@@ -105,15 +107,19 @@ class OpenAIDialect:
             if delta:
                 text = text_field(delta.get("content"), "content")
                 if text:
+                    self._said = True
                     out.append(TextDelta.model_construct(text=text))
                 reasoning = delta.get("reasoning_content") or delta.get("reasoning")
                 if reasoning and isinstance(reasoning, str):  # some send an object: not text
+                    self._said = True
                     out.append(ReasoningDelta.model_construct(text=reasoning))
                 refusal = text_field(delta.get("refusal"), "refusal")
                 if refusal:
+                    self._said = True
                     out.append(RefusalDelta.model_construct(text=refusal))
                 calls = delta.get("tool_calls")
                 if calls:
+                    self._said = True
                     if not isinstance(calls, list):
                         raise Malformed(f"tool_calls is {type(calls).__name__}, not a list")
                     for entry in calls:
@@ -189,6 +195,11 @@ class OpenAIDialect:
 
     def _complete(self, out: list[StreamEvent]) -> None:
         self.done = True
+        if not self._said and not (self._usage and self._usage.output_tokens):
+            # Nothing at all, and no output counted: LiteLLM's rendering of a backend's empty
+            # reply (a prompt over its context), not an answer.
+            out.append(empty_response())
+            return
         for call in self._calls:
             if not call.started:
                 # Never named: the collector drops and counts it; it never runs.

@@ -188,3 +188,25 @@ async def test_a_rate_limit_on_tokens_per_minute_is_not_a_full_context(model_ser
     turn, seen = await run(model_server.url, retries=1)
     assert [e.kind for e in seen if isinstance(e, StreamRetry)] == ["rate_limit"]
     assert (turn.text, turn.error) == ("fine", None)
+
+
+# What LiteLLM's proxy 1.108 streamed when llama.cpp behind it sent an empty 200.
+LITELLM_EMPTY = (
+    b'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"smollm2",'
+    b'"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n'
+    b'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"smollm2",'
+    b'"choices":[{"index":0,"delta":{}}]}\n\n'
+    b"data: [DONE]\n\n")
+
+
+async def test_a_proxy_that_turns_an_empty_reply_into_an_empty_answer_is_explained(model_server) -> None:
+    model_server.enqueue(Response(body=LITELLM_EMPTY), Response(body=LITELLM_EMPTY))
+    turn, _ = await run(model_server.url, retries=3)
+    assert turn.error.kind == "context_overflow" and "empty response" in turn.error.message
+    assert len(model_server.requests) == 2
+
+
+async def test_an_empty_answer_the_server_counted_is_still_an_answer(model_server) -> None:
+    model_server.enqueue(Response(body=openai_turn("", usage=(40, 1))))
+    turn, _ = await run(model_server.url)
+    assert (turn.text, turn.error, turn.finish_reason) == ("", None, "stop")
