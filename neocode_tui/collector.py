@@ -135,9 +135,14 @@ def _materialise_calls(acc: _Accumulator, complete: bool) -> tuple[list[Collecte
         parsed: Any = None
         error: str | None = None
         try:
-            parsed = json.loads(arguments) if arguments.strip() else {}
+            # strict=False: raw newlines and tabs inside strings, which models do write.
+            parsed = json.loads(arguments, strict=False) if arguments.strip() else {}
         except json.JSONDecodeError as exc:
-            error = f"arguments are not valid JSON: {exc.msg} at character {exc.pos}"
+            # json's own words may end in "at" ("Invalid control character at").
+            error = (f"arguments are not valid JSON: {exc.msg.removesuffix(' at')} "
+                     f"at character {exc.pos}")
+        except RecursionError:
+            error = "arguments are not valid JSON: nested too deeply"
         calls.append(
             CollectedToolCall(
                 index=index,

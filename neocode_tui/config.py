@@ -6,8 +6,11 @@ user's existing ``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL`` work as they are.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from typing import Annotated, Any
 
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr
+
+from neocode_tui.providers.openai_compat import OpenAICompat, parse_compat
 from neocode_tui.vocabulary import ApprovalMode, ProviderName, SandboxMode
 
 DEFAULT_MODELS: dict[str, str] = {
@@ -20,6 +23,11 @@ DEFAULT_BASE_URLS: dict[str, str] = {
     "anthropic": "https://api.anthropic.com",
     "scripted": "",
 }
+
+
+def _compat(value: Any) -> Any:
+    """The environment gives ``key=value,...`` text; code may pass the model or a dict."""
+    return parse_compat(value) if isinstance(value, str) else value
 
 
 class Settings(BaseModel):
@@ -35,17 +43,23 @@ class Settings(BaseModel):
     anthropic_api_key: SecretStr | None = Field(None, validation_alias="ANTHROPIC_API_KEY")
     anthropic_base_url: str | None = Field(None, validation_alias="ANTHROPIC_BASE_URL")
 
-    connect_timeout: float = Field(
-        10.0, gt=0, allow_inf_nan=False, validation_alias="NEOCODE_CONNECT_TIMEOUT"
-    )
-    first_byte_timeout: float = Field(
-        60.0, gt=0, allow_inf_nan=False, validation_alias="NEOCODE_FIRST_BYTE_TIMEOUT"
-    )
-    idle_timeout: float = Field(
-        60.0, gt=0, allow_inf_nan=False, validation_alias="NEOCODE_IDLE_TIMEOUT"
-    )
+    connect_timeout: float = Field(10.0, gt=0, allow_inf_nan=False,
+                                   validation_alias="NEOCODE_CONNECT_TIMEOUT")
+    first_byte_timeout: float = Field(45.0, gt=0, allow_inf_nan=False,
+                                      validation_alias="NEOCODE_FIRST_BYTE_TIMEOUT")
+    """Seconds from sending a request to the server's first event (keep-alives do not count).
+    Raise it for a local model that reads long prompts slowly."""
+    idle_timeout: float = Field(60.0, gt=0, allow_inf_nan=False,
+                                validation_alias="NEOCODE_IDLE_TIMEOUT")
+    request_timeout: float = Field(600.0, gt=0, allow_inf_nan=False,
+                                   validation_alias="NEOCODE_REQUEST_TIMEOUT")
+    """The longest one request (one attempt) may take, however the server trickles."""
     max_retries: int = Field(3, ge=0, le=10, validation_alias="NEOCODE_MAX_RETRIES")
-    """Attempts after the first one, for retryable failures."""
+    """Attempts after the first one, for retryable failures (timeouts get one retry at most)."""
+    openai_compat: Annotated[OpenAICompat, BeforeValidator(_compat)] = Field(
+        default_factory=OpenAICompat, validation_alias="NEOCODE_OPENAI_COMPAT")
+    """What an OpenAI-compatible server needs done differently, e.g.
+    ``tool_choice=required,stream_options=false`` (see ``providers/openai_compat.py``)."""
 
     approval: ApprovalMode | None = Field(
         None, validation_alias="NEOCODE_APPROVAL"

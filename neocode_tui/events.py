@@ -26,6 +26,7 @@ ErrorKind = Literal[
     "truncated",  # the body ended before the stream said it was done
     "malformed",  # a chunk that is not the JSON the dialect promises
     "stream",  # an error object sent inside the stream
+    "context_overflow",  # the prompt no longer fits the model's context: /compact helps
     "cancelled",  # the user stopped the turn
 ]
 
@@ -45,29 +46,41 @@ class _Event(BaseModel):
 
 
 class Usage(BaseModel):
-    """Token counts. ``cached_input_tokens`` is part of ``input_tokens`` and
-    ``reasoning_tokens`` part of ``output_tokens``, never added on top."""
+    """Token counts. ``None`` is unknown (the server did not report it) and stays apart from
+    a counted ``0``; providers set ``None`` explicitly, ``Usage()`` is an empty tally of
+    zeros. ``cached_input_tokens`` is part of ``input_tokens`` and ``reasoning_tokens`` part
+    of ``output_tokens``, never added on top."""
 
     model_config = ConfigDict(extra="forbid")
 
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cached_input_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-    reasoning_tokens: int = 0
+    input_tokens: int | None = 0
+    output_tokens: int | None = 0
+    cached_input_tokens: int | None = 0
+    cache_creation_input_tokens: int | None = 0
+    reasoning_tokens: int | None = 0
+
+    @classmethod
+    def unknown(cls) -> Usage:
+        """Nothing reported yet: a session's tally before any server said a number."""
+        return cls.model_construct(**dict.fromkeys(cls.model_fields))
 
     def merged(self, newer: Usage) -> Usage:
-        """Field by field, the newer non-zero value wins; reports are snapshots, never summed."""
-        values = {
-            name: getattr(newer, name) or getattr(self, name) for name in Usage.model_fields
-        }
+        """Field by field, the newer known non-zero value wins (a known zero beats unknown);
+        reports are snapshots, never summed."""
+        values = {}
+        for name in Usage.model_fields:
+            old, new = getattr(self, name), getattr(newer, name)
+            values[name] = old if new is None or (new == 0 and old) else new
         return Usage.model_construct(**values)
 
     def __add__(self, other: Usage) -> Usage:
-        """Sum of two turns' usage (for session totals; a turn's snapshots use ``merged``)."""
-        return Usage.model_construct(
-            **{name: getattr(self, name) + getattr(other, name) for name in Usage.model_fields}
-        )
+        """Sum of two turns' usage (for session totals; a turn's snapshots use ``merged``).
+        Unknown plus unknown stays unknown; unknown plus a count is that count."""
+        values = {}
+        for name in Usage.model_fields:
+            left, right = getattr(self, name), getattr(other, name)
+            values[name] = None if left is None and right is None else (left or 0) + (right or 0)
+        return Usage.model_construct(**values)
 
 
 class TextDelta(_Event):
@@ -133,13 +146,27 @@ class StreamError(_Event):
 
 
 class StreamRetry(_Event):
-    """The attempt so far is discarded (screen and collector) and the request is sent again."""
+    """The attempt so far is discarded (screen and collector) and the request is sent again.
+
+    Front ends show one status line that each retry replaces (``status_line``), not one
+    line per retry; the full error is shown once, if the last attempt fails too.
+    """
 
     type: Literal["retry"] = "retry"
     attempt: int  # the attempt about to start, 2..max_attempts
     max_attempts: int
     delay: float  # seconds waited before it
-    reason: str  # plain words: why the previous attempt failed
+    reason: str  # plain words, one short line: why the previous attempt failed
+    kind: ErrorKind = "server"
+    discarded: bool = False
+    """True when the failed attempt had already streamed part of an answer (text, reasoning
+    or tool calls) that is now thrown away; False when nothing was shown."""
+
+    def status_line(self) -> str:
+        """"retrying 2/4 in 1.5 s: rate limited"."""
+        lost = " (partial answer discarded)" if self.discarded else ""
+        return (f"retrying {self.attempt}/{self.max_attempts} in {self.delay:.1f} s: "
+                f"{self.reason}{lost}")
 
 
 StreamEvent = Annotated[

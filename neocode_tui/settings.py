@@ -99,7 +99,7 @@ def load_settings(
             values[name], sources[name] = value, f"--{name.replace('_', '-')}"
 
     try:
-        # Only these values: pydantic-settings must not read a .env of its own.
+        # Only these values, validated once: nothing else is read here.
         settings = Settings.model_validate(values)
     except ValidationError as exc:
         for error in exc.errors(include_url=False):

@@ -31,7 +31,9 @@ class Response:
     """One scripted HTTP response.
 
     ``body`` as bytes is cut into ``chunk_sizes`` (an int, or sizes used in turn and
-    cycled); as a list it is sent one element per write. ``delay`` pauses between writes.
+    cycled); as a list it is sent one element per write; as any other iterable (a
+    generator: endless or huge bodies) it is drawn one write at a time, never held whole.
+    ``delay`` pauses between writes.
     ``stall`` seconds of silence happen after ``stall_at`` body bytes (0: right after the
     headers, which is a first-byte timeout for the client). ``cut_after`` closes the socket
     after that many body bytes, without finishing the chunked encoding (a dropped connection).
@@ -39,15 +41,17 @@ class Response:
 
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
-    body: bytes | list[bytes] = b""
+    body: bytes | list[bytes] | Iterable[bytes] = b""
     chunk_sizes: int | Sequence[int] | None = None
     delay: float = 0.0
     cut_after: int | None = None
     stall: float = 0.0
     stall_at: int = 0
 
-    def writes(self) -> list[bytes]:
+    def writes(self) -> Iterable[bytes]:
         """The body split into the pieces written one by one (cut and stall applied)."""
+        if not isinstance(self.body, bytes | list):
+            return self.body
         if isinstance(self.body, list):
             pieces = list(self.body)
         elif self.chunk_sizes is None:

@@ -94,7 +94,7 @@ class AgentLoop:
         self.tools = tools or default_tools()
         self.messages: list[Message] = list(messages or [])
         """The transcript: public, valid for the next request whenever no run is active."""
-        self.usage = usage or Usage()
+        self.usage = usage or Usage.unknown()
         """Token totals for the whole session."""
         self.system_prompt = system_prompt
         """None until the first run builds it from the instruction files."""

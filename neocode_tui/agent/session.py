@@ -316,7 +316,8 @@ class AgentSession:
             self.loop.messages.pop()  # asked again after the compaction, not summarised
         else:
             unanswered = None
-        if not await self._compact_guarded("", "the model's context overflowed"):
+        if not self.messages or not await self._compact_guarded("", "the model's context overflowed"):
+            # Nothing before this prompt to summarise (it alone is too long), or no summary.
             if unanswered is not None:
                 self.loop.messages.append(unanswered)
             return finished
@@ -409,7 +410,7 @@ class AgentSession:
         self._require_idle("/clear")
         self._close_store()
         self.loop.messages.clear()
-        self.loop.usage = Usage()
+        self.loop.usage = Usage.unknown()
         self._last_usage, self._costs = None, {}
         self.title = ""
         self.id = None

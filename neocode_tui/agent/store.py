@@ -73,7 +73,7 @@ class LoadedSession:
     info: SessionInfo
     messages: list[Message] = field(default_factory=list)
     """Repaired: valid for the next request whatever the file held."""
-    usage: Usage = field(default_factory=Usage)
+    usage: Usage = field(default_factory=Usage.unknown)
     problems: list[str] = field(default_factory=list)
     """What was skipped or repaired on loading, in words for the user; empty when nothing."""
 
@@ -170,7 +170,7 @@ class SessionStore:
                            forked_from=session.info.id)
         for message in session.messages:
             store.append_message(message)
-        if session.usage != Usage():
+        if session.usage != Usage.unknown():
             store.append_usage(session.usage)
         return store, list(session.messages)
 

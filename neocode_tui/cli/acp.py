@@ -64,8 +64,8 @@ log = logging.getLogger("neocode.acp")
 
 MODES: dict[ApprovalMode, tuple[str, str]] = {
     "ask": ("Ask", "Asks before every file change and command"),
-    "auto-edit": ("Auto-edit", "Changes files without asking; asks before commands"),
-    "full-auto": ("Full auto", "Never asks (commands are not sandboxed)"),
+    "auto-edit": ("Auto-edit", "Changes files and runs sandboxed commands without asking"),
+    "full-auto": ("Full auto", "Never asks, even for commands outside the sandbox"),
     "plan": ("Plan", "Reads and proposes a plan; changes nothing until you leave this mode"),
 }
 VERDICTS: dict[str, str] = {"allow": "yes", "allow-always": "session", "reject": "no"}
@@ -320,11 +320,14 @@ def _modes(current: ApprovalMode) -> SessionModeState:
     )
 
 
-def _usage(finished: RunFinished) -> Usage:
+def _usage(finished: RunFinished) -> Usage | None:
+    """The run's tokens for the client; none when the server reported none."""
     usage = finished.usage
+    if usage.input_tokens is None and usage.output_tokens is None:
+        return None
+    inputs, outputs = usage.input_tokens or 0, usage.output_tokens or 0
     return Usage(
-        total_tokens=usage.input_tokens + usage.output_tokens,
-        input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
+        total_tokens=inputs + outputs, input_tokens=inputs, output_tokens=outputs,
         thought_tokens=usage.reasoning_tokens, cached_read_tokens=usage.cached_input_tokens,
         cached_write_tokens=usage.cache_creation_input_tokens,
     )

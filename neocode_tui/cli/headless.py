@@ -169,10 +169,7 @@ class _TextPrinter(_Printer):
             elif isinstance(event.event, StreamRetry):
                 self.pending.clear()
                 retry = event.event
-                self._status(
-                    f"retrying {retry.attempt}/{retry.max_attempts} in {retry.delay:.1f} s: "
-                    f"{retry.reason}"
-                )
+                self._status(retry.status_line())
         elif isinstance(event, TurnFinished):
             self._flush()
         elif isinstance(event, ToolStarted):
@@ -300,7 +297,7 @@ def _printer(output_format: str, tools: ToolRegistry) -> _Printer:
 def _arguments(raw: str) -> Any:
     """Parsed when the model sent valid JSON, else the raw text it sent."""
     try:
-        return json.loads(raw)
+        return json.loads(raw, strict=False)
     except ValueError:
         return raw
 

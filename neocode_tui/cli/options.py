@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 SETTING_FLAGS = (
     "provider", "base_url", "model", "approval", "theme", "max_turns", "sandbox",
-    "sandbox_network",
+    "sandbox_network", "openai_compat",
 )
 """Flags that are settings: given on the command line, they win over every other source."""
 
@@ -30,6 +30,12 @@ def add_setting_flags(parser: argparse.ArgumentParser, *, again: bool = False) -
         "--approval",
         choices=APPROVAL_MODES,
         help="what needs your yes: ask (writes and commands), auto-edit (commands), full-auto",
+        **keep,
+    )
+    parser.add_argument(
+        "--openai-compat", metavar="K=V,...",
+        help="what an OpenAI-compatible server needs done differently, e.g. "
+        "tool_choice=required,stream_options=false (see the README's compatibility table)",
         **keep,
     )
     parser.add_argument("--max-turns", type=int, help="stop the agent after this many turns", **keep)

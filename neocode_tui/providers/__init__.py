@@ -56,4 +56,4 @@ def make_provider(
         return AnthropicProvider(**common)
     from neocode_tui.providers.openai import OpenAIProvider
 
-    return OpenAIProvider(**common)
+    return OpenAIProvider(**common, compat=settings.openai_compat)

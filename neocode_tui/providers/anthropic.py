@@ -27,10 +27,15 @@ from neocode_tui.events import (
 )
 from neocode_tui.providers.dialect import (
     CallIds,
+    Malformed,
     finish_reason,
     in_stream_error,
     malformed,
+    mapping,
     merge_usage,
+    parse_json,
+    text_field,
+    token_count,
     truncated,
 )
 from neocode_tui.providers.sse import SSEEvent
@@ -55,13 +60,12 @@ class AnthropicDialect:
 
     def feed(self, event: SSEEvent, out: list[StreamEvent]) -> None:
         try:
-            payload = json.loads(event.data)
-        except ValueError:
+            payload = mapping(parse_json(event.data), "the event")
+            kind = text_field(payload.get("type"), "the event type") or event.event
+            self._event(kind, payload, out)
+        except Malformed as exc:
             self.done = True
-            out.append(malformed(f"not JSON: {event.data[:80]!r}"))
-            return
-        try:
-            self._event(payload.get("type") or event.event, payload, out)
+            out.append(malformed(str(exc)))
         except (AttributeError, TypeError, KeyError, IndexError) as exc:
             self.done = True
             out.append(malformed(f"unexpected shape ({exc.__class__.__name__}): {event.data[:80]!r}"))
@@ -72,29 +76,33 @@ class AnthropicDialect:
 
     def _event(self, kind: str, payload: dict[str, Any], out: list[StreamEvent]) -> None:
         if kind == "content_block_delta":
-            delta = payload["delta"]
+            delta = mapping(payload["delta"], "delta")
             delta_type = delta.get("type")
             if delta_type == "text_delta":
-                if delta["text"]:
-                    out.append(TextDelta.model_construct(text=delta["text"]))
+                text = text_field(delta["text"], "text")
+                if text:
+                    out.append(TextDelta.model_construct(text=text))
             elif delta_type == "input_json_delta":
                 index = self._tools.get(payload["index"])
-                if index is not None and delta["partial_json"]:
-                    out.append(ToolCallDelta.model_construct(index=index, arguments=delta["partial_json"]))
+                partial = text_field(delta["partial_json"], "partial_json")
+                if index is not None and partial:
+                    out.append(ToolCallDelta.model_construct(index=index, arguments=partial))
             elif delta_type == "thinking_delta":
-                if delta["thinking"]:
-                    out.append(ReasoningDelta.model_construct(text=delta["thinking"]))
+                thinking = text_field(delta["thinking"], "thinking")
+                if thinking:
+                    out.append(ReasoningDelta.model_construct(text=thinking))
             # signature_delta and citations_delta carry nothing we show or keep.
         elif kind == "content_block_start":
-            self._block_start(payload["index"], payload["content_block"], out)
+            self._block_start(payload["index"], mapping(payload["content_block"], "content_block"), out)
         elif kind == "content_block_stop":
             index = self._tools.get(payload["index"])
             if index is not None:
                 out.append(ToolCallEnd.model_construct(index=index))
         elif kind == "message_start":
-            self._add_usage(payload["message"].get("usage"), out)
+            self._add_usage(mapping(payload["message"], "message").get("usage"), out)
         elif kind == "message_delta":
-            self._stop_reason = (payload.get("delta") or {}).get("stop_reason") or self._stop_reason
+            reason = text_field(mapping(payload.get("delta"), "delta").get("stop_reason"), "stop_reason")
+            self._stop_reason = reason or self._stop_reason
             self._add_usage(payload.get("usage"), out)
         elif kind == "message_stop":
             self.done = True
@@ -106,31 +114,39 @@ class AnthropicDialect:
             out.append(in_stream_error(payload.get("error")))
         # "ping" and event types added later carry nothing for us.
 
-    def _block_start(self, block_index: int, block: dict[str, Any], out: list[StreamEvent]) -> None:
+    def _block_start(self, block_index: Any, block: dict[str, Any], out: list[StreamEvent]) -> None:
         block_type = block.get("type")
         if block_type == "tool_use":
+            call_id = text_field(block.get("id"), "a tool call id") or self._new_id()
+            name = text_field(block.get("name"), "a tool name") or ""
             index = self._tools[block_index] = len(self._tools)
-            out.append(ToolCallStart.model_construct(
-                index=index, id=block.get("id") or self._new_id(), name=block.get("name") or ""))
+            out.append(ToolCallStart.model_construct(index=index, id=call_id, name=name))
             if block.get("input"):  # some proxies send the whole input up front
                 out.append(ToolCallDelta.model_construct(index=index, arguments=json.dumps(block["input"])))
-        elif block_type == "text" and block.get("text"):
-            out.append(TextDelta.model_construct(text=block["text"]))
-        elif block_type == "thinking" and block.get("thinking"):
-            out.append(ReasoningDelta.model_construct(text=block["thinking"]))
+        elif block_type == "text":
+            text = text_field(block.get("text"), "text")
+            if text:
+                out.append(TextDelta.model_construct(text=text))
+        elif block_type == "thinking":
+            thinking = text_field(block.get("thinking"), "thinking")
+            if thinking:
+                out.append(ReasoningDelta.model_construct(text=thinking))
 
-    def _add_usage(self, raw: dict[str, Any] | None, out: list[StreamEvent]) -> None:
+    def _add_usage(self, raw: Any, out: list[StreamEvent]) -> None:
+        raw = mapping(raw, "usage")
         if not raw:
             return
-        cached = raw.get("cache_read_input_tokens") or 0
-        created = raw.get("cache_creation_input_tokens") or 0
+        cached = token_count(raw.get("cache_read_input_tokens"), "cache_read_input_tokens")
+        created = token_count(raw.get("cache_creation_input_tokens"), "cache_creation_input_tokens")
+        base = token_count(raw.get("input_tokens"), "input_tokens")
+        # Anthropic counts cache reads and writes apart from input_tokens; ours include them.
+        parts = [count for count in (base, cached, created) if count is not None]
         usage = Usage.model_construct(
-            # Anthropic counts cache reads and writes apart from input_tokens; ours include them.
-            input_tokens=(raw.get("input_tokens") or 0) + cached + created,
-            output_tokens=raw.get("output_tokens") or 0,
+            input_tokens=sum(parts) if parts else None,
+            output_tokens=token_count(raw.get("output_tokens"), "output_tokens"),
             cached_input_tokens=cached,
             cache_creation_input_tokens=created,
-            reasoning_tokens=0,
+            reasoning_tokens=None,
         )
         self._usage = merge_usage(self._usage, usage)
         out.append(UsageEvent.model_construct(usage=usage))

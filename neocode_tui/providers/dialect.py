@@ -9,11 +9,13 @@ all feed bytes through the same pump, so a recording plays exactly like a live r
 from __future__ import annotations
 
 import itertools
+import json
+import re
 import secrets
 from typing import Any, Protocol
 
 from neocode_tui.events import FinishReason, StreamError, StreamEvent, Usage
-from neocode_tui.providers.sse import SSEDecoder, SSEEvent
+from neocode_tui.providers.sse import SSEDecoder, SSEEvent, SSEOverflow
 
 
 class Dialect(Protocol):
@@ -49,34 +51,61 @@ class EventPump:
     Nothing after the terminal event is delivered: a stream has exactly one end.
     """
 
-    __slots__ = ("_decoder", "dialect")
+    __slots__ = ("_decoder", "dialect", "events_seen", "_failed")
 
-    def __init__(self, dialect: Dialect) -> None:
-        self._decoder = SSEDecoder()
+    def __init__(self, dialect: Dialect, *, max_event_bytes: int = 16 << 20) -> None:
+        self._decoder = SSEDecoder(max_event_bytes=max_event_bytes)
         self.dialect = dialect
+        self.events_seen = 0
+        """SSE events decoded so far (comments and unfinished lines are not events)."""
+        self._failed = False
 
     @property
     def done(self) -> bool:
-        return self.dialect.done
+        return self._failed or self.dialect.done
+
+    @property
+    def lines_seen(self) -> int:
+        """Complete lines decoded so far: a server's sign of life (an unfinished line is not)."""
+        return self._decoder.lines_seen
 
     def feed(self, chunk: bytes) -> list[StreamEvent]:
+        if self.done:
+            return []
+        try:
+            events = self._decoder.feed(chunk)
+        except SSEOverflow as exc:
+            return self._fail(exc)
+        return self._deliver(events)
+
+    def close(self) -> list[StreamEvent]:
+        if self.done:
+            return []
+        cut_line = self._decoder.pending
+        out = self._deliver(self._decoder.close())
+        if not self.dialect.done:
+            if self.events_seen == 0 and not cut_line:
+                self._failed = True
+                out.append(empty_response())
+            else:
+                self.dialect.end(out)
+        return out
+
+    def _deliver(self, events: list[SSEEvent]) -> list[StreamEvent]:
         out: list[StreamEvent] = []
         dialect = self.dialect
-        for event in self._decoder.feed(chunk):
+        for event in events:
             if dialect.done:
                 break
+            self.events_seen += 1
             dialect.feed(event, out)
         return out
 
-    def close(self) -> list[StreamEvent]:
-        out: list[StreamEvent] = []
-        for event in self._decoder.close():
-            if self.dialect.done:
-                break
-            self.dialect.feed(event, out)
-        if not self.dialect.done:
-            self.dialect.end(out)
-        return out
+    def _fail(self, exc: SSEOverflow) -> list[StreamEvent]:
+        self._failed = True
+        return [StreamError.model_construct(
+            kind="malformed", message=f"the server sent {exc}: stopped reading the reply",
+            retryable=False, status=None)]
 
 
 FINISH_REASONS: dict[str, FinishReason] = {
@@ -105,6 +134,45 @@ def merge_usage(old: Usage | None, new: Usage) -> Usage:
     return new if old is None else old.merged(new)
 
 
+class Malformed(ValueError):
+    """A chunk that parsed as JSON but is not the shape the dialect promises."""
+
+
+def text_field(value: Any, name: str) -> str | None:
+    """A string field of a chunk: absent/null is ``None``; any other type is malformed."""
+    if value is None or isinstance(value, str):
+        return value
+    raise Malformed(f"{name} is {type(value).__name__}, not a string")
+
+
+def token_count(value: Any, name: str) -> int | None:
+    """A token count: absent/null is unknown (``None``); a count is a whole number >= 0."""
+    if value is None:
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise Malformed(f"usage {name} is {value!r}, not a token count")
+    return value
+
+
+def mapping(value: Any, name: str) -> dict[str, Any]:
+    """An object field: absent/null is empty; any other type is malformed."""
+    if value is None:
+        return {}
+    if isinstance(value, dict):
+        return value
+    raise Malformed(f"{name} is {type(value).__name__}, not an object")
+
+
+def parse_json(data: str) -> Any:
+    """The JSON of one SSE event, or ``Malformed`` (numbers too long to parse included)."""
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):
+        raise Malformed(f"not JSON: {data[:80]!r}") from None
+
+
 def truncated() -> StreamError:
     return StreamError.model_construct(
         kind="truncated",
@@ -120,6 +188,40 @@ def malformed(detail: str) -> StreamError:
         message=f"malformed chunk from the server: {detail}",
         retryable=True,
         status=None,
+    )
+
+
+def empty_response() -> StreamError:
+    """HTTP 200 and not one event: what llama.cpp's server does when the prompt does not fit
+    or it cannot serve the request's tool options. Worth one retry, not four."""
+    return StreamError.model_construct(
+        kind="context_overflow",
+        message="the server returned an empty response: the prompt may exceed its context "
+                "(try /compact), or it may not support this request's tool options "
+                "(see NEOCODE_OPENAI_COMPAT)",
+        retryable=True,
+        status=None,
+    )
+
+
+_OVERFLOW = re.compile(
+    r"context_length_exceeded|context.length|maximum context|context window|context size"
+    r"|prompt is too long|input is too long|reduce the length", re.IGNORECASE)
+
+
+def is_context_overflow(*texts: str) -> bool:
+    """Whether a server's error words say the prompt does not fit the model's context
+    (OpenAI, Anthropic, llama.cpp, vLLM, Ollama spellings)."""
+    return any(_OVERFLOW.search(text) for text in texts if text)
+
+
+def context_overflow(detail: str, status: int | None = None) -> StreamError:
+    return StreamError.model_construct(
+        kind="context_overflow",
+        message="the conversation no longer fits the model's context: run /compact (or start "
+                f"a new session) and try again. The server said: {detail}",
+        retryable=False,
+        status=status,
     )
 
 
@@ -142,6 +244,9 @@ def in_stream_error(payload: Any) -> StreamError:
         labels = (str(payload.get("type") or ""), str(payload.get("code") or ""))
     else:
         message, labels = str(payload), ()
+    message = short_text(message)
+    if is_context_overflow(message, *labels):
+        return context_overflow(message)
     kind = next((_RETRYABLE_STREAM_ERRORS[label] for label in labels
                  if label in _RETRYABLE_STREAM_ERRORS), None)
     prefix = {"server": "the server failed mid-stream", "rate_limit": "rate limited mid-stream"}
@@ -151,3 +256,13 @@ def in_stream_error(payload: Any) -> StreamError:
         retryable=kind is not None,
         status=None,
     )
+
+
+def short_text(text: str, limit: int = 200) -> str:
+    """One line of at most ``limit`` characters, cut at a word boundary with an ellipsis."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,.;:") + "…"

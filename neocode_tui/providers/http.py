@@ -25,8 +25,24 @@ from urllib.parse import urlsplit
 import httpx
 
 from neocode_tui import __version__
-from neocode_tui.events import ErrorKind, StreamError, StreamEvent, StreamRetry
-from neocode_tui.providers.dialect import Dialect, EventPump
+from neocode_tui.events import (
+    ErrorKind,
+    ReasoningDelta,
+    RefusalDelta,
+    StreamError,
+    StreamEvent,
+    StreamRetry,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallStart,
+)
+from neocode_tui.providers.dialect import (
+    Dialect,
+    EventPump,
+    context_overflow,
+    is_context_overflow,
+    short_text,
+)
 from neocode_tui.redact import Redactor
 
 if TYPE_CHECKING:
@@ -35,20 +51,35 @@ if TYPE_CHECKING:
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
 """Plus every 5xx (529 "overloaded" included). Other 4xx mean the request itself is wrong."""
 
+_ATTEMPTS_PER_KIND: dict[ErrorKind, int] = {"timeout": 2, "context_overflow": 2}
+"""Our own timers and an empty reply (no HTTP status to go by): a silent server rarely
+answers a resend, so one retry, not all of them."""
+
+_ANSWER_EVENTS = (TextDelta, ReasoningDelta, RefusalDelta, ToolCallStart, ToolCallDelta)
+
 
 @dataclass(frozen=True)
 class HTTPOptions:
     connect_timeout: float = 10.0
-    first_byte_timeout: float = 60.0
-    """From sending the request to the first byte of the body."""
+    first_byte_timeout: float = 45.0
+    """From sending the request to the first event; keep-alive comments do not count."""
     idle_timeout: float = 60.0
-    """Longest silence between two reads once the body started (keep-alives count)."""
+    """Longest wait for a complete line once events flow (keep-alive comments count; bytes
+    that never finish a line do not)."""
+    request_timeout: float = 600.0
+    """The longest one attempt may take, however the server trickles."""
     max_retries: int = 3
-    """Attempts after the first one."""
+    """Attempts after the first one (timeouts and empty replies get one retry at most)."""
     backoff_base: float = 0.5
     backoff_max: float = 8.0
     max_retry_after: float = 60.0
     """A server asking for a longer wait than this gets an error instead of a hidden wait."""
+    max_event_bytes: int = 16 << 20
+    """The longest SSE line or event; a line without an end past this is an error."""
+    max_body_bytes: int = 256 << 20
+    """The most one reply may decompress to."""
+    max_error_body_bytes: int = 64 << 10
+    """How much of an error body is read for its message."""
 
     @classmethod
     def from_settings(cls, settings: Settings) -> HTTPOptions:
@@ -56,6 +87,7 @@ class HTTPOptions:
             connect_timeout=settings.connect_timeout,
             first_byte_timeout=settings.first_byte_timeout,
             idle_timeout=settings.idle_timeout,
+            request_timeout=settings.request_timeout,
             max_retries=settings.max_retries,
         )
 
@@ -103,9 +135,11 @@ class HTTPStreamer:
     ) -> AsyncIterator[StreamEvent]:
         attempts = self.options.max_retries + 1
         for attempt in range(1, attempts + 1):
+            shown = False
             try:
                 async with aclosing(self._attempt(url, headers, body, new_dialect())) as events:
                     async for event in events:
+                        shown = shown or event.__class__ in _ANSWER_EVENTS
                         yield event
                 return
             except _AttemptFailed as failure:
@@ -118,15 +152,18 @@ class HTTPStreamer:
                     "message": f"{error.message} (the server asks to wait {retry_after:g} s; "
                                "try again later)"})
                 return
-            if not error.retryable or attempt == attempts:
-                if error.retryable and attempts > 1:
+            allowed = attempts if error.status else min(
+                attempts, _ATTEMPTS_PER_KIND.get(error.kind, attempts))
+            if not error.retryable or attempt >= allowed:
+                if error.retryable and attempt > 1:
                     error = error.model_copy(update={"message": f"{error.message} "
-                                                     f"(gave up after {attempts} attempts)"})
+                                                     f"(gave up after {attempt} attempts)"})
                 yield error
                 return
             delay = retry_after if retry_after is not None else self.options.backoff(attempt)
-            yield StreamRetry(attempt=attempt + 1, max_attempts=attempts, delay=delay,
-                              reason=error.message)
+            yield StreamRetry(attempt=attempt + 1, max_attempts=allowed, delay=delay,
+                              reason=short_text(error.message, 160), kind=error.kind,
+                              discarded=shown)
             await asyncio.sleep(delay)
 
     async def _attempt(
@@ -136,9 +173,12 @@ class HTTPStreamer:
         host = urlsplit(url).netloc or url
         client = self._get_client()
         connect = options.connect_timeout
-        deadline = asyncio.get_running_loop().time() + options.first_byte_timeout
+        clock = asyncio.get_running_loop().time
+        overall = clock() + options.request_timeout
+        first_deadline = min(clock() + options.first_byte_timeout, overall)
         no_response = _error("timeout", f"no response from {host} within "
-                             f"{options.first_byte_timeout:g} s", retryable=True)
+                             f"{options.first_byte_timeout:g} s (a slow local model may need "
+                             "a longer NEOCODE_FIRST_BYTE_TIMEOUT)", retryable=True)
         try:
             request = client.build_request(
                 "POST", url, json=body,
@@ -146,7 +186,7 @@ class HTTPStreamer:
                          **headers},
                 timeout=httpx.Timeout(connect=connect, read=None, write=connect, pool=connect),
             )
-            async with asyncio.timeout_at(deadline):
+            async with asyncio.timeout_at(first_deadline):
                 response = await client.send(request, stream=True)
         except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
             raise _AttemptFailed(_error("bad_request", f"bad base URL {url!r}: {_describe(exc)}",
@@ -158,27 +198,34 @@ class HTTPStreamer:
         try:
             if response.status_code >= 400 or "json" in response.headers.get("content-type", ""):
                 raise await self._status_error(response, host)
-            pump = EventPump(dialect)
+            pump = EventPump(dialect, max_event_bytes=options.max_event_bytes)
             chunks = response.aiter_bytes()
-            first = True
+            received = 0
+            lines = 0
+            idle_deadline = first_deadline
             while True:
+                deadline = min(first_deadline if pump.events_seen == 0 else idle_deadline, overall)
                 try:
-                    if first:
-                        async with asyncio.timeout_at(deadline):
-                            chunk = await anext(chunks, None)
-                    else:
-                        async with asyncio.timeout(options.idle_timeout):
-                            chunk = await anext(chunks, None)
+                    async with asyncio.timeout_at(deadline):
+                        chunk = await anext(chunks, None)
                 except TimeoutError:
-                    raise _AttemptFailed(no_response if first else _error(
-                        "timeout", f"the stream stalled: nothing received from {host} for "
-                        f"{options.idle_timeout:g} s", retryable=True)) from None
+                    raise _AttemptFailed(self._timeout(host, pump.events_seen, deadline >= overall,
+                                                       no_response)) from None
                 except httpx.HTTPError as exc:
                     raise _AttemptFailed(_error(
                         "connection", f"connection to {host} lost mid-stream: {_describe(exc)}",
                         retryable=True)) from None
-                first = False
+                if chunk is not None:
+                    received += len(chunk)
+                    if received > options.max_body_bytes:
+                        raise _AttemptFailed(_error(
+                            "malformed", f"the reply from {host} passed "
+                            f"{options.max_body_bytes >> 20} MiB: stopped reading it",
+                            retryable=False))
                 events = pump.feed(chunk) if chunk is not None else pump.close()
+                if pump.events_seen and pump.lines_seen != lines:
+                    lines = pump.lines_seen  # a complete line: the server is alive
+                    idle_deadline = clock() + options.idle_timeout
                 for event in events:
                     if event.__class__ is StreamError:
                         raise _AttemptFailed(event)  # type: ignore[arg-type]
@@ -188,20 +235,44 @@ class HTTPStreamer:
         finally:
             await response.aclose()
 
+    def _timeout(self, host: str, events_seen: int, overall: bool,
+                 no_response: StreamError) -> StreamError:
+        options = self.options
+        if overall:
+            return _error("timeout", f"the reply from {host} took longer than "
+                          f"{options.request_timeout:g} s (NEOCODE_REQUEST_TIMEOUT): stopped it",
+                          retryable=False)
+        if not events_seen:
+            return no_response
+        return _error("timeout", f"the stream stalled: nothing received from {host} for "
+                      f"{options.idle_timeout:g} s", retryable=True)
+
     async def _status_error(self, response: httpx.Response, host: str) -> _AttemptFailed:
-        try:
-            async with asyncio.timeout(self.options.idle_timeout):
-                text = (await response.aread()).decode("utf-8", "replace")
-        except (TimeoutError, httpx.HTTPError):
-            text = ""
+        text = await self._error_body(response)
         status = response.status_code
         retryable = status in RETRYABLE_STATUSES or status >= 500
         kind, label = _status_kind(status) if status >= 400 else (
             "stream", "the server answered with JSON instead of an event stream")
-        detail = _server_message(text) or response.reason_phrase or "no details"
+        detail = server_message(text) or response.reason_phrase or "no details"
+        if status != 429 and is_context_overflow(detail, text[:2000]):  # not "tokens per minute"
+            return _AttemptFailed(context_overflow(f"{detail} (HTTP {status})", status))
         error = _error(kind, f"{label} (HTTP {status} from {host}): {detail}",
                        retryable=retryable, status=status)
         return _AttemptFailed(error, _retry_after(response.headers) if retryable else None)
+
+    async def _error_body(self, response: httpx.Response) -> str:
+        """At most ``max_error_body_bytes`` of the body (decompressed), or what came in time."""
+        limit = self.options.max_error_body_bytes
+        body = bytearray()
+        try:
+            async with asyncio.timeout(self.options.idle_timeout):
+                async for chunk in response.aiter_bytes():
+                    body += chunk
+                    if len(body) >= limit:
+                        break
+        except (TimeoutError, httpx.HTTPError):
+            pass
+        return bytes(body[:limit]).decode("utf-8", "replace")
 
     def _get_client(self) -> httpx.AsyncClient:
         if self._client is None:
@@ -213,8 +284,6 @@ class HTTPStreamer:
             await self._client.aclose()
             self._client = None
 
-
-"""Anything shaped like a provider key, even one that is not ours or is partly masked."""
 
 
 def _status_kind(status: int) -> tuple[ErrorKind, str]:
@@ -235,20 +304,48 @@ def _status_kind(status: int) -> tuple[ErrorKind, str]:
     return "bad_request", "the server rejected the request"
 
 
-def _server_message(text: str) -> str:
-    """The server's own words from an error body (OpenAI, Anthropic, FastAPI/vLLM shapes)."""
+def server_message(text: str) -> str:
+    """The server's own words from an error body, one short line: the ``message`` of a JSON
+    error (nested ``error.message``, FastAPI's ``detail``), else the first meaningful line
+    of the text (the last line of a Python traceback, the title of an HTML page)."""
     try:
         payload = json.loads(text)
-    except ValueError:
-        return " ".join(text.split())[:300]
+    except (ValueError, RecursionError):
+        return short_text(_first_meaningful_line(text))
+    return short_text(_first_meaningful_line(_json_message(payload)))
+
+
+def _json_message(payload: Any, depth: int = 0) -> str:
+    if isinstance(payload, str) or depth > 4:
+        return str(payload)
+    if isinstance(payload, list):
+        return "; ".join(_json_message(item, depth + 1) for item in payload[:3])
     if isinstance(payload, dict):
-        inner = payload.get("error", payload)
-        if isinstance(inner, dict):
-            inner = inner.get("message") or inner.get("detail") or inner.get("type") or inner
-        elif inner is None:
-            inner = payload.get("message") or payload.get("detail") or payload
-        payload = inner
-    return (payload if isinstance(payload, str) else json.dumps(payload))[:300]
+        for key in ("error", "message", "detail", "msg", "title"):
+            value = payload.get(key)
+            if value:
+                return _json_message(value, depth + 1)
+        return str(payload.get("type") or payload.get("code") or json.dumps(payload)[:200])
+    return json.dumps(payload)
+
+
+_TAG = re.compile(r"<[^>]*>")
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+
+
+def _first_meaningful_line(text: str) -> str:
+    title = _TITLE.search(text)
+    if title and title.group(1).strip():
+        return title.group(1)
+    lines = [line.strip() for line in _TAG.sub(" ", text).splitlines()]
+    lines = [line for line in lines if any(ch.isalnum() for ch in line)]
+    if not lines:
+        return ""
+    if lines[0].startswith("Traceback (most recent call last)"):
+        return lines[-1]  # the exception, not the first frame
+    if lines[0].endswith(":") and len(lines) > 1:
+        return f"{lines[0]} {lines[1]}"  # "3 validation errors:" says little alone
+    return lines[0]
 
 
 def _retry_after(headers: httpx.Headers) -> float | None:

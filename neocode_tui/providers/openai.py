@@ -28,12 +28,19 @@ from neocode_tui.events import (
 )
 from neocode_tui.providers.dialect import (
     CallIds,
+    Malformed,
+    empty_response,
     finish_reason,
     in_stream_error,
     malformed,
+    mapping,
     merge_usage,
+    parse_json,
+    text_field,
+    token_count,
     truncated,
 )
+from neocode_tui.providers.openai_compat import OpenAICompat
 from neocode_tui.providers.sse import SSEEvent
 
 if TYPE_CHECKING:
@@ -65,6 +72,7 @@ class OpenAIDialect:
         self._by_slot: dict[Any, _Call] = {}
         self._finish: str | None = None
         self._usage: Usage | None = None
+        self._said = False  # any text, reasoning, refusal or tool call so far
 
     def feed(self, event: SSEEvent, out: list[StreamEvent]) -> None:
         data = event.data
@@ -72,13 +80,10 @@ class OpenAIDialect:
             self._complete(out)
             return
         try:
-            chunk = json.loads(data)
-        except ValueError:
+            self._chunk(mapping(parse_json(data), "the chunk"), out)
+        except Malformed as exc:
             self.done = True
-            out.append(malformed(f"not JSON: {data[:80]!r}"))
-            return
-        try:
-            self._chunk(chunk, out)
+            out.append(malformed(str(exc)))
         except (AttributeError, TypeError, KeyError, IndexError) as exc:
             self.done = True
             out.append(malformed(f"unexpected shape ({exc.__class__.__name__}): {data[:80]!r}"))
@@ -95,35 +100,44 @@ class OpenAIDialect:
             return
         choices = chunk.get("choices")
         if choices:
-            choice = choices[0]
-            delta = choice.get("delta")  # absent in content-filter annotation chunks
+            if not isinstance(choices, list):
+                raise Malformed(f"choices is {type(choices).__name__}, not a list")
+            choice = mapping(choices[0], "a choice")
+            delta = mapping(choice.get("delta"), "delta")  # absent in content-filter chunks
             if delta:
-                text = delta.get("content")
+                text = text_field(delta.get("content"), "content")
                 if text:
+                    self._said = True
                     out.append(TextDelta.model_construct(text=text))
                 reasoning = delta.get("reasoning_content") or delta.get("reasoning")
-                if reasoning and isinstance(reasoning, str):
+                if reasoning and isinstance(reasoning, str):  # some send an object: not text
+                    self._said = True
                     out.append(ReasoningDelta.model_construct(text=reasoning))
-                refusal = delta.get("refusal")
+                refusal = text_field(delta.get("refusal"), "refusal")
                 if refusal:
+                    self._said = True
                     out.append(RefusalDelta.model_construct(text=refusal))
                 calls = delta.get("tool_calls")
                 if calls:
+                    self._said = True
+                    if not isinstance(calls, list):
+                        raise Malformed(f"tool_calls is {type(calls).__name__}, not a list")
                     for entry in calls:
-                        self._tool_fragment(entry, out)
-            reason = choice.get("finish_reason")
+                        self._tool_fragment(mapping(entry, "a tool call"), out)
+            reason = text_field(choice.get("finish_reason"), "finish_reason")
             if reason:
                 self._finish = reason
-        raw_usage = chunk.get("usage") or (chunk.get("x_groq") or {}).get("usage")
+        raw_usage = chunk.get("usage") or mapping(chunk.get("x_groq"), "x_groq").get("usage")
         if raw_usage:
-            usage = _usage(raw_usage)
+            usage = _usage(mapping(raw_usage, "usage"))
             self._usage = merge_usage(self._usage, usage)
             out.append(UsageEvent.model_construct(usage=usage))
 
     def _tool_fragment(self, entry: dict[str, Any], out: list[StreamEvent]) -> None:
-        function = entry.get("function") or {}
+        function = mapping(entry.get("function"), "function")
+        text_field(entry.get("id"), "a tool call id")
         call = self._route(entry, function)
-        name = function.get("name")
+        name = text_field(function.get("name"), "a tool name")
         if name and not call.name:
             call.name = name
         arguments = function.get("arguments")
@@ -181,6 +195,11 @@ class OpenAIDialect:
 
     def _complete(self, out: list[StreamEvent]) -> None:
         self.done = True
+        if not self._said and not (self._usage and self._usage.output_tokens):
+            # Nothing at all, and no output counted: LiteLLM's rendering of a backend's empty
+            # reply (a prompt over its context), not an answer.
+            out.append(empty_response())
+            return
         for call in self._calls:
             if not call.started:
                 # Never named: the collector drops and counts it; it never runs.
@@ -192,59 +211,86 @@ class OpenAIDialect:
 
 
 def _usage(raw: dict[str, Any]) -> Usage:
-    prompt_details = raw.get("prompt_tokens_details") or {}
-    completion_details = raw.get("completion_tokens_details") or {}
+    """Counts the server reported; what it left out stays unknown (``None``)."""
+    prompt_details = mapping(raw.get("prompt_tokens_details"), "prompt_tokens_details")
+    completion_details = mapping(raw.get("completion_tokens_details"),
+                                 "completion_tokens_details")
+    cached = token_count(prompt_details.get("cached_tokens"), "cached_tokens")
+    if cached is None:
+        cached = token_count(raw.get("prompt_cache_hit_tokens"), "prompt_cache_hit_tokens")
     return Usage.model_construct(
-        input_tokens=raw.get("prompt_tokens") or 0,
-        output_tokens=raw.get("completion_tokens") or 0,
-        cached_input_tokens=prompt_details.get("cached_tokens")
-        or raw.get("prompt_cache_hit_tokens")  # DeepSeek
-        or 0,
-        cache_creation_input_tokens=0,
-        reasoning_tokens=completion_details.get("reasoning_tokens") or 0,
+        input_tokens=token_count(raw.get("prompt_tokens"), "prompt_tokens"),
+        output_tokens=token_count(raw.get("completion_tokens"), "completion_tokens"),
+        cached_input_tokens=cached,
+        cache_creation_input_tokens=None,
+        reasoning_tokens=token_count(completion_details.get("reasoning_tokens"),
+                                     "reasoning_tokens"),
     )
 
 
-def request_body(request: ChatRequest) -> dict[str, Any]:
-    """The chat-completions JSON for a request."""
+def request_body(request: ChatRequest, compat: OpenAICompat | None = None) -> dict[str, Any]:
+    """The chat-completions JSON for a request, bent the way ``compat`` says."""
+    compat = compat or OpenAICompat()
     messages: list[dict[str, Any]] = []
     if request.system:
-        messages.append({"role": "system", "content": request.system})
-    messages += [_message(message) for message in request.messages]
+        messages.append({"role": compat.system_role, "content": request.system})
+    messages += [_message(message, compat) for message in request.messages]
     body: dict[str, Any] = {
         "model": request.model,
         "messages": messages,
         "stream": True,
-        "stream_options": {"include_usage": True},
     }
+    if compat.stream_options:
+        body["stream_options"] = {"include_usage": True}
     if request.tools:
         body["tools"] = [
             {"type": "function", "function": {
                 "name": tool.name, "description": tool.description, "parameters": tool.parameters}}
             for tool in request.tools
         ]
-        if request.tool_choice == "none":
-            body["tool_choice"] = "none"
+        choice = _tool_choice(request, compat)
+        if choice is not None:
+            body["tool_choice"] = choice
+        if compat.parallel_tool_calls is not None:
+            body["parallel_tool_calls"] = compat.parallel_tool_calls
     if request.max_tokens is not None:
-        body["max_tokens"] = request.max_tokens
+        body[compat.max_tokens_field] = request.max_tokens
     if request.temperature is not None:
         body["temperature"] = request.temperature
     return body
 
 
-def _message(message: Message) -> dict[str, Any]:
+def _tool_choice(request: ChatRequest, compat: OpenAICompat) -> str | dict[str, Any] | None:
+    """The request's own "none" wins; a forcing choice only answers the user (after tool
+    results the model must be free to stop calling); ``None`` leaves the field out."""
+    if request.tool_choice == "none":
+        return "none"
+    choice = compat.tool_choice
+    if choice in (None, "auto", "none"):
+        return choice
+    answering_user = bool(request.messages) and request.messages[-1].role == "user"
+    if not answering_user:
+        return None
+    if choice == "required":
+        return choice
+    return {"type": "function", "function": {"name": choice}}
+
+
+def _message(message: Message, compat: OpenAICompat) -> dict[str, Any]:
     if message.role == "tool":
         return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
     if message.role == "assistant" and message.tool_calls:
-        return {
-            "role": "assistant",
-            "content": message.content or None,
-            "tool_calls": [
-                {"id": call.id, "type": "function",
-                 "function": {"name": call.name, "arguments": call.arguments}}
-                for call in message.tool_calls
-            ],
-        }
+        sent: dict[str, Any] = {"role": "assistant"}
+        if message.content or compat.tool_call_content == "":
+            sent["content"] = message.content
+        elif compat.tool_call_content == "null":
+            sent["content"] = None
+        sent["tool_calls"] = [
+            {"id": call.id, "type": "function",
+             "function": {"name": call.name, "arguments": call.arguments}}
+            for call in message.tool_calls
+        ]
+        return sent
     return {"role": message.role, "content": message.content}
 
 
@@ -261,17 +307,19 @@ class OpenAIProvider:
         api_key: str | None,
         options: HTTPOptions | None = None,
         client: httpx.AsyncClient | None = None,
+        compat: OpenAICompat | None = None,
     ) -> None:
         from neocode_tui.providers.http import HTTPStreamer  # replay needs the parser only
 
         self.model = model
+        self.compat = compat or OpenAICompat()
         self._url = base_url.rstrip("/") + "/chat/completions"
         self._headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
         self._ids = CallIds(live=True)
         self._http = HTTPStreamer(options, client=client, secrets=[api_key])
 
     def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
-        body = request_body(request)
+        body = request_body(request, self.compat)
         body["model"] = request.model or self.model
         return self._http.stream(self._url, self._headers, body, lambda: OpenAIDialect(self._ids))
 

@@ -19,12 +19,25 @@ class SSEEvent(NamedTuple):
     data: str
 
 
+class SSEOverflow(ValueError):
+    """A line or an event grew past the decoder's bound (a hostile or broken server)."""
+
+
 class SSEDecoder:
-    """Feed it reads with ``feed``; call ``close`` when the body ends."""
+    """Feed it reads with ``feed``; call ``close`` when the body ends.
 
-    __slots__ = ("_tail", "_skip_lf", "_started", "_event", "_data", "last_event_id", "retry")
+    Memory is bounded: a line that never ends, or an event whose data lines never reach a
+    blank line, raises ``SSEOverflow`` once it passes ``max_event_bytes``.
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ("_tail", "_skip_lf", "_started", "_event", "_data", "_size", "_max",
+                 "last_event_id", "retry", "lines_seen")
+
+    def __init__(self, *, max_event_bytes: int = 16 << 20) -> None:
+        self._max = max_event_bytes
+        self._size = 0  # characters in the event being built
+        self.lines_seen = 0
+        """Complete lines so far, comments included: the server's signs of life."""
         self._tail = bytearray()
         self._skip_lf = False  # the last read ended in CR: a following LF is the same line end
         self._started = False
@@ -42,6 +55,8 @@ class SSEDecoder:
         end = max(chunk.rfind(b"\n"), chunk.rfind(b"\r"))
         if end < 0:
             self._tail += chunk
+            if len(self._tail) > self._max:
+                raise SSEOverflow(f"a line longer than {_size(self._max)} without an end")
             return []
         if self._tail:
             complete = bytes(self._tail) + chunk[: end + 1]
@@ -51,7 +66,14 @@ class SSEDecoder:
             if end + 1 < len(chunk):
                 self._tail += chunk[end + 1 :]
         self._skip_lf = end == len(chunk) - 1 and chunk[end] == 13
+        if len(self._tail) > self._max:
+            raise SSEOverflow(f"a line longer than {_size(self._max)} without an end")
         return self._lines(complete.decode("utf-8", "replace"))
+
+    @property
+    def pending(self) -> bool:
+        """True while an unfinished line is held (bytes after the last line end)."""
+        return bool(self._tail)
 
     def close(self) -> list[SSEEvent]:
         """The body ended. An event whose lines are all complete is delivered even without
@@ -71,14 +93,20 @@ class SSEDecoder:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         events: list[SSEEvent] = []
         data = self._data
-        for line in text.split("\n")[:-1]:
+        lines = text.split("\n")[:-1]
+        self.lines_seen += len(lines)
+        for line in lines:
             if not line:
                 if data:
                     events.append(SSEEvent(self._event or "message", "\n".join(data)))
                     data.clear()
+                    self._size = 0
                 self._event = ""
             elif line[:5] == "data:":
                 data.append(line[6:] if line[5:6] == " " else line[5:])
+                self._size += len(line)
+                if self._size > self._max:
+                    raise SSEOverflow(f"an event larger than {_size(self._max)}")
             elif line[0] != ":":
                 self._field(line)
         return events
@@ -95,3 +123,7 @@ class SSEDecoder:
             self.last_event_id = value
         elif name == "retry" and value.isdigit():
             self.retry = int(value)
+
+
+def _size(count: int) -> str:
+    return f"{count >> 20} MiB" if count >= 1 << 20 else f"{count} bytes"

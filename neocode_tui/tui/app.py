@@ -377,9 +377,7 @@ class NeoCodeApp(App[None]):
         status = self.status
         if isinstance(event, Streamed) and isinstance(event.event, StreamRetry):
             retry = event.event
-            status.retrying = (
-                f"retrying {retry.attempt}/{retry.max_attempts} in {retry.delay:.1f} s: {retry.reason}"
-            )
+            status.retrying = retry.status_line()
             return
         if status.retrying and isinstance(event, (Streamed, TurnFinished)):
             status.retrying = ""  # the new attempt answers

@@ -71,7 +71,7 @@ async def test_cache_tokens_count_as_part_of_input(anthropic, model_server) -> N
     model_server.enqueue(Response(body=body))
     turn = await collect(anthropic.stream(REQUEST))
     assert turn.usage.model_dump() == {"input_tokens": 125, "output_tokens": 40, "cached_input_tokens": 100,
-                                       "cache_creation_input_tokens": 20, "reasoning_tokens": 0}
+                                       "cache_creation_input_tokens": 20, "reasoning_tokens": None}
     assert turn.finish_reason == "length"
 
 

@@ -204,13 +204,15 @@ async def test_a_bad_base_url_is_a_clear_error(model_server) -> None:
 
 
 def test_error_bodies_are_read_in_every_common_shape() -> None:
-    from neocode_tui.providers.http import _server_message
+    from neocode_tui.providers.http import server_message
 
-    assert _server_message(json.dumps({"error": {"message": "m1"}})) == "m1"
-    assert _server_message(json.dumps({"error": "m2"})) == "m2"
-    assert _server_message(json.dumps({"detail": "m3"})) == "m3"
-    assert _server_message(json.dumps({"type": "error", "error": {"type": "overloaded_error", "message": "m4"}})) == "m4"
-    assert _server_message("<html>Bad   gateway</html>") == "<html>Bad gateway</html>"
+    assert server_message(json.dumps({"error": {"message": "m1"}})) == "m1"
+    assert server_message(json.dumps({"error": "m2"})) == "m2"
+    assert server_message(json.dumps({"detail": "m3"})) == "m3"
+    assert server_message(json.dumps({"type": "error", "error": {"type": "overloaded_error", "message": "m4"}})) == "m4"
+    assert server_message(json.dumps({"detail": [{"loc": ["body", "x"], "msg": "field required"}]})) == "field required"
+    assert server_message("<html>Bad   gateway</html>") == "Bad gateway"
+    assert server_message("<html><head><title>502 Bad Gateway</title></head><body>...</body></html>") == "502 Bad Gateway"
 
 
 @pytest.mark.parametrize("name", ["openai", "anthropic"])

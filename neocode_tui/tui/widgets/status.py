@@ -24,7 +24,10 @@ SEPARATOR = ("  │  ", "dim")
 ALLOWED_WIDTH = 32
 
 
-def _tokens(count: int) -> str:
+def _tokens(count: int | None) -> str:
+    """"–" when the server did not say: unknown is not zero."""
+    if count is None:
+        return "–"
     return f"{count / 1000:.1f}k" if count >= 10_000 else str(count)
 
 
