@@ -15,6 +15,7 @@ from pathlib import Path
 
 from neocode_tui.agent.compaction import compact_messages
 from neocode_tui.agent.loop import AgentLoop, Approver
+from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.loop_events import (
     LoopEvent,
     Notice,
@@ -30,7 +31,7 @@ from neocode_tui.agent.store import (
     load_session,
     title_of,
 )
-from neocode_tui.agent.tools import ToolRegistry
+from neocode_tui.agent.tools import ToolRegistry, default_tools
 from neocode_tui.chat import Message, clean_text
 from neocode_tui.config import Settings
 from neocode_tui.errors import WorkInProgress
@@ -58,6 +59,7 @@ class AgentSession:
         approver: Approver | None = None,
         tools: ToolRegistry | None = None,
         save: bool = True,
+        mcp: McpManager | None = None,
     ) -> None:
         self.settings = settings
         self.workspace = workspace.resolve()
@@ -69,6 +71,11 @@ class AgentSession:
         """The saved session's id, once there is a file (from the first prompt on)."""
         self._store: SessionStore | None = None
         self._compaction: asyncio.Task[None] | None = None
+        # MCP servers: from the config files unless given; started by the front end or
+        # the first prompt, their tools offered at each request once connected.
+        self.mcp = mcp or McpManager(self.workspace)
+        tools = tools or default_tools()
+        tools.add_source(self.mcp)
         self.loop = AgentLoop(
             self.provider,
             self.workspace,
@@ -127,6 +134,7 @@ class AgentSession:
         if self.running:
             raise WorkInProgress("the agent is still working on the last prompt")
         text = clean_text(text)
+        self.mcp.start()
         self.ensure_saved()
         if not self.title:
             self.title = title_of(text)
@@ -238,6 +246,7 @@ class AgentSession:
             await asyncio.wait([compaction])
         await self.loop.stop()
         self._close_store()
+        await self.mcp.aclose()
         await self.provider.aclose()
 
     # -- inside ---------------------------------------------------------------------------
