@@ -1,6 +1,7 @@
 """An MCP tool result as the text the model is sent.
 
-Text is kept; structured content is sent as JSON when no text already carries it; images,
+Text is kept; structured content is sent as JSON only when there is no text (servers
+send its JSON as text too, or a text rendering the model reads better); images,
 audio and binary resources are described by type and size, never passed on as base64 (the
 model cannot see them through a text result, and the tokens would be wasted). The whole
 is capped like every other tool's output, with a note of how much was left out.
@@ -11,8 +12,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from typing import Any
-
 import mcp_types
 
 RESULT_CAP = 30_000
@@ -21,7 +20,8 @@ RESULT_CAP = 30_000
 
 def result_text(result: mcp_types.CallToolResult, cap: int = RESULT_CAP) -> str:
     parts = [_describe(block) for block in result.content]
-    if result.structured_content is not None and not _carried(result.structured_content, parts):
+    has_text = any(isinstance(block, mcp_types.TextContent) for block in result.content)
+    if result.structured_content is not None and not has_text:
         parts.append(json.dumps(result.structured_content, indent=2, ensure_ascii=False))
     return capped("\n".join(part for part in parts if part) or "(no output)", cap)
 
@@ -60,13 +60,3 @@ def _size(data: str) -> str:
         return f"{round(size / 1024)} KB"
     return f"{size / (1024 * 1024):.1f} MB"
 
-
-def _carried(structured: Any, parts: list[str]) -> bool:
-    """Servers usually also send structured content as a JSON text block: send it once."""
-    for part in parts:
-        try:
-            if json.loads(part) == structured:
-                return True
-        except ValueError:
-            continue
-    return False
