@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -53,9 +54,9 @@ async def managers() -> AsyncIterator[list[McpManager]]:
         await manager.aclose()
 
 
-@pytest.fixture(scope="session")
-def http_server() -> Iterator[str]:
-    """The URL of the streamable-HTTP test server (one process for the whole run)."""
+@contextmanager
+def running_http_server() -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """The streamable-HTTP test server in a process of its own: its URL and process."""
     process = subprocess.Popen(
         [sys.executable, "-m", "tests.mcp.servers.http_server"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
@@ -63,7 +64,14 @@ def http_server() -> Iterator[str]:
     assert process.stdout is not None
     port = process.stdout.readline().strip()
     try:
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"http://127.0.0.1:{port}/mcp", process
     finally:
         process.kill()
         process.wait()
+
+
+@pytest.fixture(scope="session")
+def http_server() -> Iterator[str]:
+    """The URL of the test server most tests share (one process for the whole run)."""
+    with running_http_server() as (url, _):
+        yield url

@@ -118,7 +118,7 @@ async def test_a_server_that_dies_is_shown_failed_its_tools_say_so_and_restart_b
     await manager.wait_ready()
     assert (await call(manager, "mcp__mortal__ping")).text == "pong"
 
-    with pytest.raises(ToolError):
+    with pytest.raises(ToolError, match="the MCP server 'mortal' failed: the server closed the connection"):
         await call(manager, "mcp__mortal__die")
 
     [status] = manager.status()

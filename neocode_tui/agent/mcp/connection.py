@@ -139,6 +139,16 @@ class McpConnection:
         elif self.state in ("connecting", "connected"):
             self._fail(CLOSED)
 
+    def _lost(self, error: str) -> ToolError:
+        """The connection is gone: mark the server failed, let its task clean up, and
+        give the call an error that says what the user can do."""
+        self._fail(error)
+        self._wake.set()
+        return ToolError(
+            f"the MCP server {self.name!r} failed: {error} "
+            f"(the user can restart it with /mcp restart {self.name})"
+        )
+
     def _fail(self, error: str) -> None:
         if self.state == "failed" or self._stopping:
             return
@@ -148,19 +158,21 @@ class McpConnection:
     def _transport(self, errlog: IO[str]) -> Any:
         config = self.entry.config
         if isinstance(config, HttpServer):
-            return _http(config)
+            return self._watched(_http(config))
+        token = uuid.uuid4().hex
         params = StdioServerParameters(
             command=config.command, args=config.args, cwd=self.workspace,
-            env={**config.env, MARKER: uuid.uuid4().hex},
+            env={**config.env, MARKER: token},
         )
-        return self._watched(stdio_client(params, errlog=errlog), params.env[MARKER])  # type: ignore[index]
+        return self._watched(stdio_client(params, errlog=errlog), token)
 
     @asynccontextmanager
-    async def _watched(self, transport: Any, token: str) -> AsyncIterator[Any]:
-        """The stdio transport, noting the server's process and waking the serving task
-        when its output ends (the server exited)."""
+    async def _watched(self, transport: Any, token: str | None = None) -> AsyncIterator[Any]:
+        """The transport, waking the serving task when its messages end (a stdio server
+        exited, an HTTP one closed the stream); for stdio, also noting its process."""
         async with transport as (read, write):
-            self._pid = _child_with(token)
+            if token is not None:
+                self._pid = _child_with(token)
             yield _EndWatch(read, self._wake.set), write
 
     def _kill_group(self) -> None:
@@ -203,11 +215,11 @@ class McpConnection:
                     f"{tool} on the MCP server {self.name!r} did not finish within "
                     f"{self.call_timeout:g} s and was cancelled"
                 ) from None
-            if exc.code == mcp_types.CONNECTION_CLOSED:
-                self._fail(CLOSED)
-            raise ToolError(f"the MCP server {self.name!r} refused the call: {exc.message}") from None
+            if exc.code != mcp_types.CONNECTION_CLOSED:
+                raise ToolError(f"the MCP server {self.name!r} refused the call: {exc.message}") from None
+            raise self._lost(CLOSED) from None
         except (httpx2.HTTPError, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
-            raise ToolError(f"the MCP server {self.name!r} could not be reached: {_describe(exc)}") from None
+            raise self._lost(f"could not be reached: {_describe(exc)}") from None
         return ToolOutput(text=result_text(result), is_error=result.is_error)
 
 

@@ -12,6 +12,7 @@ import sys
 
 import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.types import Image
 from mcp_types import ToolAnnotations
 
@@ -30,8 +31,8 @@ async def count(steps: int, ctx: Context) -> str:
 
 @server.tool()
 def explode(reason: str) -> str:
-    """Always fails."""
-    raise ValueError(f"exploded: {reason}")
+    """Always fails, saying why."""
+    raise ToolError(f"exploded: {reason}")
 
 
 @server.tool()
@@ -58,6 +59,12 @@ def whoami(ctx: Context) -> str:
     """The Authorization header this request came with."""
     headers = ctx.headers or {}
     return f"authorization: {headers.get('authorization', '(none)')}"
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
+def echo(text: str) -> str:
+    """Returns ``text``."""
+    return text
 
 
 def main() -> None:
