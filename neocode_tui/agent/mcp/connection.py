@@ -91,10 +91,6 @@ class McpConnection:
             self._scope.cancel()
         await asyncio.wait([task])
 
-    async def restart(self) -> None:
-        await self.stop()
-        self.start()
-
     async def wait_settled(self) -> None:
         """Until the connection is up or has failed (never longer than the connect timeout)."""
         while self.state == "connecting":

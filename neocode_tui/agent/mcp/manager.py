@@ -64,10 +64,11 @@ class McpManager:
             if entry not in self._blocked
         }
         self._started = False
+        self._closed = False
 
     def start(self) -> None:
         """Connect every allowed server in the background (the first call only)."""
-        if self._started:
+        if self._started or self._closed:
             return
         self._started = True
         for connection in self._connections.values():
@@ -77,6 +78,17 @@ class McpManager:
         """Until every started server is connected or has failed; for a run that cannot
         wait for the user (headless), at most the connect timeout."""
         await asyncio.gather(*(c.wait_settled() for c in self._connections.values()))
+
+    def notices(self) -> list[str]:
+        """What a front end says when the session opens: unusable configs, and servers
+        that a folder's own file asked for but that may not start here."""
+        notices = [f"MCP config: {problem}" for problem in self.problems]
+        if self._blocked:
+            names = ", ".join(entry.name for entry in self._blocked)
+            notices.append(
+                f"MCP servers in {WORKSPACE_FILE} not started, this folder is not trusted: {names}"
+            )
+        return notices
 
     # -- the registry's source of tools ---------------------------------------------------
 
@@ -119,7 +131,10 @@ class McpManager:
                 raise UnknownServer(f"{name} is not started: the folder is not trusted")
             known = ", ".join(self._connections) or "none are configured"
             raise UnknownServer(f"no MCP server named {name!r} (servers: {known})")
-        await connection.restart()
+        await connection.stop()
+        if self._closed:
+            raise UnknownServer(f"{name} was not restarted: the session is closing")
+        connection.start()
         await connection.wait_settled()
         return next(status for status in self.status() if status.name == name)
 
@@ -128,7 +143,8 @@ class McpManager:
         return list(self._connections)
 
     async def aclose(self) -> None:
-        """Stop every server and the processes they started."""
+        """Stop every server and the processes they started; none starts after this."""
+        self._closed = True
         await asyncio.gather(*(c.stop() for c in self._connections.values()))
 
 
