@@ -15,7 +15,6 @@ from pathlib import Path
 
 from neocode_tui.agent.compaction import compact_messages
 from neocode_tui.agent.loop import AgentLoop, Approver
-from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.loop_events import (
     LoopEvent,
     Notice,
@@ -23,6 +22,7 @@ from neocode_tui.agent.loop_events import (
     SessionTitled,
     TranscriptReplaced,
 )
+from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.store import (
     SessionInfo,
     SessionStore,

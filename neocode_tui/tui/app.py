@@ -509,8 +509,9 @@ class NeoCodeApp(App[None]):
         except NeoCodeError as exc:
             self.conversation.add_notice("warning", str(exc))
             return
-        level = "info" if status.state == "connected" else "warning"
-        self.conversation.add_notice(level, status_text([status], []))
+        self.conversation.add_notice(
+            "info" if status.state == "connected" else "warning", status_text([status], [])
+        )
 
     def _command_quit(self, _: str) -> None:
         self.exit()

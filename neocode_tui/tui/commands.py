@@ -32,7 +32,8 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("sessions", "list the saved sessions of this folder"),
     SlashCommand("resume", "load a saved session (no ID: the latest)", "ID"),
     SlashCommand("compact", "replace the history with a summary, to save tokens"),
-    SlashCommand("mcp", "the MCP servers, their state and tools; restart NAME reconnects one", "[restart NAME]"),
+    SlashCommand("mcp", "the MCP servers, their state and tools; restart NAME reconnects one",
+                 "[restart NAME]"),
     SlashCommand("quit", "leave NeoCode"),
 )
 COMMANDS_BY_NAME = {command.name: command for command in SLASH_COMMANDS}

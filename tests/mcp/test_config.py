@@ -82,7 +82,8 @@ def test_bad_entries_cost_only_themselves(workspace: Path) -> None:
     assert configs.problems == [
         f"{path}: server 'no_command': command: Field required",
         f"{path}: server 'bad_url': url: Value error, must start with http:// or https://",
-        f"{path}: server 'old_sse': type 'sse' (the old HTTP+SSE transport) is not supported; use type 'http'",
+        f"{path}: server 'old_sse': type 'sse' (the old HTTP+SSE transport) is not supported; "
+        "use type 'http'",
         f"{path}: server 'odd': unknown type 'websocket': use 'stdio' (a command) or 'http' (a url)",
         f"{path}: server 'not_object': expected an object with a command or a url",
         f"{path}: server 'wrong_args': args: Input should be a valid list",

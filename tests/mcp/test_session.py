@@ -11,7 +11,6 @@ import pytest
 from neocode_tui.agent.loop_events import (
     ApprovalDecision,
     ApprovalRequested,
-    RunFinished,
     ToolFinished,
     ToolOutputDelta,
     ToolStarted,

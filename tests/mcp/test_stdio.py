@@ -60,7 +60,8 @@ async def test_git_server_marks_only_its_reads_as_reads(
 ) -> None:
     subprocess.run(["git", "init", "-q", str(workspace)], check=True)
     (workspace / "notes.txt").write_text("hello\n")
-    user_config({"git": {"command": str(VENV_BIN / "mcp-server-git"), "args": ["--repository", str(workspace)]}})
+    git = {"command": str(VENV_BIN / "mcp-server-git"), "args": ["--repository", str(workspace)]}
+    user_config({"git": git})
     manager = started(workspace, managers)
     await manager.wait_ready()
 

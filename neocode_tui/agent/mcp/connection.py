@@ -19,7 +19,7 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import Any, Literal, TextIO
 
 import anyio
 import httpx2
@@ -151,7 +151,7 @@ class McpConnection:
         tail = self._stderr_tail()
         self.state, self.error = "failed", error + (f"\n{tail}" if tail else "")
 
-    def _transport(self, errlog: IO[str]) -> Any:
+    def _transport(self, errlog: TextIO) -> Any:
         config = self.entry.config
         if isinstance(config, HttpServer):
             return self._watched(_http(config))
@@ -197,9 +197,9 @@ class McpConnection:
                 f"(the user can restart it with /mcp restart {self.name})"
             )
 
-        async def progress(done: float, total: float | None, message: str | None) -> None:
+        async def progress(progress: float, total: float | None, message: str | None) -> None:
             if on_output is not None:
-                on_output(_progress_line(done, total, message))
+                on_output(_progress_line(progress, total, message))
 
         try:
             result = await client.call_tool(

@@ -12,7 +12,7 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
-from neocode_tui.agent.mcp.config import WORKSPACE_FILE, USER_FILE, Configs, ServerEntry, load_configs
+from neocode_tui.agent.mcp.config import USER_FILE, WORKSPACE_FILE, Configs, ServerEntry, load_configs
 from neocode_tui.agent.mcp.connection import McpConnection, State
 from neocode_tui.agent.mcp.tool import McpTool
 from neocode_tui.errors import NeoCodeError

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+
 import mcp_types
 
 RESULT_CAP = 30_000
