@@ -179,3 +179,14 @@ async def test_an_untrusted_workspace_s_servers_are_not_started_and_a_trusted_on
     manager = started(workspace, managers)
     await manager.wait_ready()
     assert marker.exists() and manager.status()[0].state == "connected"
+
+
+async def test_a_server_runs_in_the_workspace_with_its_env_and_without_the_user_s_keys(
+    workspace: Path, managers: list[McpManager], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-user-secret-123456")
+    user_config({"mortal": {**script_server("mortal"), "env": {"LEVEL": "2"}}})
+    manager = started(workspace, managers)
+    await manager.wait_ready()
+
+    assert (await call(manager, "mcp__mortal__where")).text == f"{workspace} ['LEVEL']"

@@ -1,4 +1,4 @@
-"""A stdio MCP server that can be told to die mid-session."""
+"""A stdio MCP server that tells where and with what it runs, and can be told to die."""
 
 import os
 
@@ -12,6 +12,13 @@ server = MCPServer("mortal")
 def ping() -> str:
     """Answers pong."""
     return "pong"
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
+def where() -> str:
+    """The server's working folder, and which of LEVEL and OPENAI_API_KEY it was given."""
+    given = [name for name in ("LEVEL", "OPENAI_API_KEY") if name in os.environ]
+    return f"{os.getcwd()} {given}"
 
 
 @server.tool()
