@@ -120,7 +120,6 @@ class McpConnection:
                         self._client = client
                         self.state = "connected"
                         await self._wake.wait()
-                        self._client = None
                 finally:
                     timer.cancel()
                     self._client = None
