@@ -76,7 +76,7 @@ async def test_a_hanging_call_can_be_cancelled(remote: McpManager) -> None:
     call.cancel()
     with pytest.raises(asyncio.CancelledError):
         await call
-    assert time.monotonic() - began < 0.5
+    assert time.monotonic() - began < 1
     assert remote.status()[0].state == "connected"
 
 
