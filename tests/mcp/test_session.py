@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -204,3 +206,15 @@ async def test_the_first_prompt_starts_the_servers_without_waiting_for_them(
     assert session.mcp.status()[0].state == "connecting"
     await asyncio.wait_for(session.aclose(), 5)
     assert session.mcp.status()[0].state == "stopped"
+
+
+def test_a_session_without_servers_does_not_load_the_sdk(workspace: Path) -> None:
+    """The SDK takes most of a second to import: a run without MCP servers never pays it."""
+    check = (
+        "import sys; from pathlib import Path; from neocode_tui.agent.session import AgentSession; "
+        "from neocode_tui.config import Settings; "
+        f"AgentSession(Settings(provider='openai', openai_api_key='sk-x'), Path({str(workspace)!r})); "
+        "print('mcp' in sys.modules, 'mcp_types' in sys.modules)"
+    )
+    ran = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, check=True)
+    assert ran.stdout.split() == ["False", "False"]

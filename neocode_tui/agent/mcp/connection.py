@@ -19,7 +19,7 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
-from typing import Any, Literal, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio
 import httpx2
@@ -34,7 +34,9 @@ from neocode_tui.agent.mcp.result import result_text
 from neocode_tui.agent.mcp.tool import McpTool
 from neocode_tui.agent.tools.base import OutputCallback, ToolError, ToolOutput
 
-State = Literal["not started", "connecting", "connected", "failed", "stopped"]
+if TYPE_CHECKING:
+    from neocode_tui.agent.mcp.manager import State
+
 MARKER = "NEOCODE_MCP_SERVER"
 """Set in a stdio server's environment, so its process can be told from our other children."""
 MAX_PAGES = 100

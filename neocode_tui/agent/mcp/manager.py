@@ -11,17 +11,22 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 from neocode_tui.agent.mcp.config import USER_FILE, WORKSPACE_FILE, Configs, ServerEntry, load_configs
-from neocode_tui.agent.mcp.connection import McpConnection, State
-from neocode_tui.agent.mcp.tool import McpTool
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.paths import data_dir
 from neocode_tui.trust import is_trusted
 
+if TYPE_CHECKING:
+    from neocode_tui.agent.mcp.connection import McpConnection
+    from neocode_tui.agent.mcp.tool import McpTool
+
 CONNECT_TIMEOUT = 10.0
 CALL_TIMEOUT = 300.0
 UNTRUSTED = "folder not trusted"
+
+State = Literal["not started", "connecting", "connected", "failed", "stopped"]
 
 
 class UnknownServer(NeoCodeError):
@@ -54,15 +59,21 @@ class McpManager:
         """Config files or entries that could not be used, each naming its file."""
         trusted = is_trusted(self.workspace)
         self._blocked = [e for e in configs.servers if e.source == "workspace" and not trusted]
-        log_dir = data_dir() / "mcp-logs"
-        self._connections = {
-            entry.name: McpConnection(
-                entry, self.workspace, log_dir,
-                connect_timeout=connect_timeout, call_timeout=call_timeout,
-            )
-            for entry in configs.servers
-            if entry not in self._blocked
-        }
+        allowed = [entry for entry in configs.servers if entry not in self._blocked]
+        self._connections: dict[str, McpConnection] = {}
+        if allowed:
+            # Only now: the SDK takes most of a second to import, which a session without
+            # servers (most runs, every headless one) should not pay.
+            from neocode_tui.agent.mcp.connection import McpConnection
+
+            log_dir = data_dir() / "mcp-logs"
+            self._connections = {
+                entry.name: McpConnection(
+                    entry, self.workspace, log_dir,
+                    connect_timeout=connect_timeout, call_timeout=call_timeout,
+                )
+                for entry in allowed
+            }
         self._started = False
         self._closed = False
 

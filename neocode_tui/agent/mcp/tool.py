@@ -13,7 +13,6 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import mcp_types
 from pydantic import RootModel
 
 from neocode_tui.agent.tools.base import OutputCallback, Tool, ToolKind, ToolOutput
@@ -21,6 +20,8 @@ from neocode_tui.agent.workspace import Workspace
 from neocode_tui.chat import ToolSpec
 
 if TYPE_CHECKING:
+    import mcp_types
+
     from neocode_tui.agent.mcp.connection import McpConnection
 
 MAX_NAME = 64
