@@ -12,6 +12,7 @@ import pytest
 from neocode_tui.agent.mcp import McpManager, UnknownServer
 from neocode_tui.agent.tools import ToolError
 from neocode_tui.agent.workspace import Workspace
+from neocode_tui.paths import data_dir
 from neocode_tui.trust import trust
 from tests.agent.helpers import process_alive, wait_dead, wait_for_file
 from tests.mcp.conftest import TIME_SERVER, VENV_BIN, script_server, user_config
@@ -188,3 +189,17 @@ async def test_a_server_runs_in_the_workspace_with_its_env_and_without_the_user_
     await manager.wait_ready()
 
     assert (await call(manager, "mcp__mortal__where")).text == f"{workspace} ['LEVEL']"
+
+
+async def test_stray_output_from_a_server_is_logged_not_printed(
+    workspace: Path, managers: list[McpManager], capfd: pytest.CaptureFixture[str]
+) -> None:
+    chatty = f"echo 'starting up...'; exec {VENV_BIN / 'mcp-server-time'}"
+    user_config({"chatty": {"command": "sh", "args": ["-c", chatty]}})
+    manager = started(workspace, managers)
+    await manager.wait_ready()
+
+    assert manager.status()[0].state == "connected"
+    assert capfd.readouterr() == ("", "")
+    log = data_dir() / "mcp-logs" / "sdk.log"
+    assert "Failed to parse JSONRPC message from server" in log.read_text()

@@ -13,6 +13,7 @@ so the group is killed once more afterwards.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import signal
 import uuid
@@ -33,6 +34,7 @@ from neocode_tui.agent.mcp.config import HttpServer, ServerEntry
 from neocode_tui.agent.mcp.result import result_text
 from neocode_tui.agent.mcp.tool import McpTool
 from neocode_tui.agent.tools.base import OutputCallback, ToolError, ToolOutput
+from neocode_tui.paths import data_dir
 
 if TYPE_CHECKING:
     from neocode_tui.agent.mcp.manager import State
@@ -42,6 +44,26 @@ MARKER = "NEOCODE_MCP_SERVER"
 MAX_PAGES = 100
 STDERR_LINES = 5
 CLOSED = "the server closed the connection"
+
+
+class _SdkLog(logging.Handler):
+    """The SDK logs a server's stray stdout lines and failed clean-ups with tracebacks; they
+    go to ``mcp-logs/sdk.log`` in the data folder, never over the screen or a headless
+    run's output (what the user must know reaches the server's status)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            path = data_dir() / "mcp-logs" / "sdk.log"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("a", encoding="utf-8") as log:
+                log.write(self.format(record) + "\n")
+        except OSError:
+            pass
+
+
+_sdk_logger = logging.getLogger("mcp")
+_sdk_logger.addHandler(_SdkLog())
+_sdk_logger.propagate = False
 
 
 class McpConnection:
