@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 MARKER = "NEOCODE_MCP_SERVER"
 """Set in a stdio server's environment, so its process can be told from our other children."""
 MAX_PAGES = 100
+FIND_TRIES = 100
 STDERR_LINES = 5
 CLOSED = "the server closed the connection"
 
@@ -191,7 +192,7 @@ class McpConnection:
         exited, an HTTP one closed the stream); for stdio, also noting its process."""
         async with transport as (read, write):
             if token is not None:
-                self._pid = _child_with(token)
+                self._pid = await _child_with(token)
             yield _EndWatch(read, self._wake.set), write
 
     def _kill_group(self) -> None:
@@ -299,12 +300,17 @@ async def _list_tools(client: Client) -> list[mcp_types.Tool]:
     return tools
 
 
-def _child_with(token: str) -> int | None:
-    """Our child process whose environment carries ``token``: the server just started."""
-    for child in psutil.Process().children():
-        with suppress(psutil.Error):
-            if child.environ().get(MARKER) == token:
-                return child.pid
+async def _child_with(token: str) -> int | None:
+    """Our child process whose environment carries ``token``: the server just started.
+
+    Looked for a few times: between fork and exec the child still has our environment.
+    """
+    for _ in range(FIND_TRIES):
+        for child in psutil.Process().children():
+            with suppress(psutil.Error):
+                if child.environ().get(MARKER) == token:
+                    return int(child.pid)
+        await anyio.sleep(0.01)
     return None
 
 
