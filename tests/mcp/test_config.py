@@ -8,6 +8,7 @@ import pytest
 
 from neocode_tui.agent.mcp import McpManager, status_text
 from neocode_tui.agent.mcp.config import HttpServer, StdioServer, load_configs
+from neocode_tui.agent.mcp.tool import tool_name
 from tests.mcp.conftest import user_config, write_config
 
 
@@ -117,3 +118,25 @@ def test_no_servers_says_where_to_add_them(workspace: Path) -> None:
     manager = McpManager(workspace)
     assert manager.status() == []
     assert "add them to .mcp.json" in status_text([], [])
+
+
+def test_names_that_would_give_the_same_tool_names_are_refused(workspace: Path) -> None:
+    path = write_config(workspace / ".mcp.json", {
+        "my.server": {"command": "a"}, "my_server": {"command": "b"}, " ": {"command": "c"},
+    })
+
+    configs = load_configs(workspace)
+
+    assert [entry.name for entry in configs.servers] == ["my.server"]
+    assert configs.problems == [
+        f"{path}: a server has an empty name",
+        f"{path}: server 'my_server': its tools would be named like those of 'my.server' ({path}); "
+        "rename one",
+    ]
+
+
+def test_tool_names_are_safe_for_every_provider_and_at_most_64_characters() -> None:
+    assert tool_name("my.server", "read file") == "mcp__my_server__read_file"
+    long = tool_name("server", "a_really_long_tool_name_" * 4)
+    assert len(long) == 64 and long.startswith("mcp__server__a_really_long_tool_name_")
+    assert long != tool_name("server", "a_really_long_tool_name_" * 4 + "x")

@@ -26,6 +26,8 @@ from neocode_tui.paths import config_dir
 WORKSPACE_FILE = ".mcp.json"
 USER_FILE = "mcp.json"
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+"""What a provider does not allow in a tool name (so in a server's part of one)."""
 
 Source = Literal["workspace", "user"]
 
@@ -93,7 +95,22 @@ def load_configs(workspace: Path) -> Configs:
         entries, found = _read_file(path, source)  # type: ignore[arg-type]
         problems += found
         servers.update((entry.name, entry) for entry in entries)
-    return Configs(list(servers.values()), problems)
+    usable: dict[str, ServerEntry] = {}
+    for entry in servers.values():
+        other = usable.get(safe_name(entry.name))
+        if other is not None:
+            problems.append(
+                f"{entry.path}: server {entry.name!r}: its tools would be named like those of "
+                f"{other.name!r} ({other.path}); rename one"
+            )
+        else:
+            usable[safe_name(entry.name)] = entry
+    return Configs(list(usable.values()), problems)
+
+
+def safe_name(name: str) -> str:
+    """A name as it may appear in a tool name: letters, digits, ``_`` and ``-``."""
+    return UNSAFE.sub("_", name)
 
 
 def _read_file(path: Path, source: Source) -> tuple[list[ServerEntry], list[str]]:
@@ -114,6 +131,9 @@ def _read_file(path: Path, source: Source) -> tuple[list[ServerEntry], list[str]
     entries: list[ServerEntry] = []
     problems: list[str] = []
     for name, raw in servers.items():
+        if not name.strip():
+            problems.append(f"{path}: a server has an empty name")
+            continue
         try:
             entries.append(ServerEntry(name, _server(raw), source, path))
         except ValueError as exc:

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from pydantic import RootModel
 
+from neocode_tui.agent.mcp.config import safe_name
 from neocode_tui.agent.tools.base import OutputCallback, Tool, ToolKind, ToolOutput
 from neocode_tui.agent.workspace import Workspace
 from neocode_tui.chat import ToolSpec
@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 
 MAX_NAME = 64
 SUMMARY_CHARS = 160
-UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 
 class McpArgs(RootModel[dict[str, Any]]):
@@ -36,7 +35,7 @@ class McpArgs(RootModel[dict[str, Any]]):
 def tool_name(server: str, tool: str) -> str:
     """``mcp__server__tool``, made safe for every provider; a name that is too long keeps
     its start and gets a hash of the whole, so two long names stay apart."""
-    name = UNSAFE.sub("_", f"mcp__{server}__{tool}")
+    name = safe_name(f"mcp__{server}__{tool}")
     if len(name) <= MAX_NAME:
         return name
     digest = hashlib.sha256(name.encode()).hexdigest()[:8]
