@@ -111,6 +111,7 @@ async def test_a_server_that_went_away_gives_a_clear_error_and_is_shown_failed(
         managers.append(manager)
         manager.start()
         await manager.wait_ready()
+        assert manager.status()[0].state == "connected", manager.status()[0].error
         assert (await run(manager, "echo", text="hi")).text == "hi"
         process.kill()
         process.wait()

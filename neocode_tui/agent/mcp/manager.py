@@ -63,7 +63,7 @@ class McpManager:
         self._connections: dict[str, McpConnection] = {}
         if allowed:
             # Only now: the SDK takes most of a second to import, which a session without
-            # servers (most runs, every headless one) should not pay.
+            # servers (most runs) should not pay.
             from neocode_tui.agent.mcp.connection import McpConnection
 
             log_dir = data_dir() / "mcp-logs"
