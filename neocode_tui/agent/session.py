@@ -31,7 +31,7 @@ from neocode_tui.agent.store import (
     load_session,
     title_of,
 )
-from neocode_tui.agent.tools import ToolRegistry, default_tools
+from neocode_tui.agent.tools import ToolRegistry
 from neocode_tui.chat import Message, clean_text
 from neocode_tui.config import Settings
 from neocode_tui.errors import WorkInProgress
@@ -71,11 +71,6 @@ class AgentSession:
         """The saved session's id, once there is a file (from the first prompt on)."""
         self._store: SessionStore | None = None
         self._compaction: asyncio.Task[None] | None = None
-        # MCP servers: from the config files unless given; started by the front end or
-        # the first prompt, their tools offered at each request once connected.
-        self.mcp = mcp or McpManager(self.workspace)
-        tools = tools or default_tools()
-        tools.add_source(self.mcp)
         self.loop = AgentLoop(
             self.provider,
             self.workspace,
@@ -86,6 +81,10 @@ class AgentSession:
             tools=tools,
             secrets=settings.secrets,
         )
+        # MCP servers: from the config files unless given; started by the front end or
+        # the first prompt, their tools offered at each request once connected.
+        self.mcp = mcp or McpManager(self.workspace)
+        self.loop.tools.add_source(self.mcp)
 
     # -- what the front ends show ---------------------------------------------------------
 
