@@ -42,6 +42,7 @@ from neocode_tui.agent.loop_events import (
     TranscriptReplaced,
     TurnFinished,
 )
+from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.mentions import expand_mentions
 from neocode_tui.agent.pricing import request_cost
 from neocode_tui.agent.prompt import build_system_prompt
@@ -126,6 +127,7 @@ class AgentSession:
         approver: Approver | None = None,
         tools: ToolRegistry | None = None,
         save: bool = True,
+        mcp: McpManager | None = None,
     ) -> None:
         self.settings = settings
         self.workspace = workspace.resolve()
@@ -167,6 +169,10 @@ class AgentSession:
         self._unsaved_key = f"unsaved-{secrets.token_hex(6)}"
         """Where an unsaved conversation's checkpoints go (a fresh one after /clear)."""
         self._undo_note = ""
+        # MCP servers: from the config files unless given; started by the front end or
+        # the first prompt, their tools offered at each request once connected.
+        self.mcp = mcp or McpManager(self.workspace)
+        self.loop.tools.add_source(self.mcp)
 
     # -- what the front ends show ---------------------------------------------------------
 
@@ -278,6 +284,7 @@ class AgentSession:
         if self.running:
             raise WorkInProgress("the agent is still working on the last prompt")
         text = clean_text(text)
+        self.mcp.start()
         self.ensure_saved()
         if not self._sandbox_told:
             self._sandbox_told = True
@@ -580,6 +587,7 @@ class AgentSession:
         await self.loop.stop()
         self._closed_store = self._store
         self._close_store()
+        await self.mcp.aclose()
         await self.provider.aclose()
 
     # -- inside ---------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from neocode_tui.agent.loop_events import (
     TurnFinished,
     TurnStarted,
 )
+from neocode_tui.agent.mcp import status_text
 from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.reports import context_report, cost_report
 from neocode_tui.config import Settings
@@ -244,7 +245,8 @@ class NeoCodeApp(App[None]):
 
     def _started(self) -> None:
         """After any start-up question: what start-up had to say, then the first prompt."""
-        for notice in self.start_notices:
+        self.session.mcp.start()  # in the background: nothing here waits for a server
+        for notice in [*self.start_notices, *self.session.mcp.notices()]:
             self.conversation.add_notice("warning", notice)
         if self.initial_prompt:
             self._start_run(self.initial_prompt)
@@ -512,6 +514,8 @@ class NeoCodeApp(App[None]):
             return list(APPROVAL_MODES)
         if name == "resume":
             return [info.id for info in self.session.saved_sessions()]
+        if name == "mcp":
+            return [f"restart {server}" for server in self.session.mcp.names]
         return []
 
     def prefill_input(self, text: str) -> None:
@@ -589,6 +593,27 @@ class NeoCodeApp(App[None]):
 
     def _command_cost(self, _: str) -> None:
         self.conversation.add_notice("info", cost_report(self.session))
+
+    def _command_mcp(self, argument: str) -> None:
+        verb, _, name = argument.partition(" ")
+        if not verb:
+            mcp = self.session.mcp
+            self.conversation.add_notice("info", status_text(mcp.status(), mcp.problems))
+        elif verb == "restart" and name.strip():
+            self.conversation.add_notice("info", f"restarting MCP server {name.strip()}…")
+            self.run_worker(self._restart_mcp(name.strip()))
+        else:
+            self.conversation.add_notice("warning", "usage: /mcp (list the servers) or /mcp restart NAME")
+
+    async def _restart_mcp(self, name: str) -> None:
+        try:
+            status = await self.session.mcp.restart(name)
+        except NeoCodeError as exc:
+            self.conversation.add_notice("warning", str(exc))
+            return
+        self.conversation.add_notice(
+            "info" if status.state == "connected" else "warning", status_text([status], [])
+        )
 
     def _command_quit(self, _: str) -> None:
         self.exit()

@@ -39,6 +39,8 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("undo", "put back the files the last prompt changed (shows the diff first)"),
     SlashCommand("rewind", "go back to an earlier prompt, with or without its file changes"),
     SlashCommand("diff", "what changed in the workspace this session (git diff in a repository)"),
+    SlashCommand("mcp", "the MCP servers, their state and tools; restart NAME reconnects one",
+                 "[restart NAME]"),
     SlashCommand("quit", "leave NeoCode"),
 )
 COMMANDS_BY_NAME = {command.name: command for command in SLASH_COMMANDS}

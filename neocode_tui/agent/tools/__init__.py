@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Protocol
 
 from neocode_tui.agent.tools.base import (
     Confinement,
@@ -20,25 +21,51 @@ from neocode_tui.agent.tools.search import Glob, Grep
 from neocode_tui.chat import ToolSpec
 
 __all__ = [
-    "Confinement", "FileTool", "OutputCallback", "Tool", "ToolError", "ToolKind", "ToolOutput", "ToolRegistry",
-    "default_tools",
+    "Confinement", "FileTool", "OutputCallback", "Tool", "ToolError", "ToolKind", "ToolOutput",
+    "ToolRegistry", "ToolSource", "default_tools",
 ]
 
 
+class ToolSource(Protocol):
+    """Tools that come and go while a session runs (an MCP server's)."""
+
+    def tools(self) -> Iterable[Tool]:
+        """The tools to offer at this request."""
+        ...
+
+    def find(self, name: str) -> Tool | None:
+        """A tool by name, also one not offered right now, so a call gets its own error."""
+        ...
+
+
 class ToolRegistry:
+    """The built-in tools, plus whatever the sources offer at each request."""
+
     def __init__(self, tools: Iterable[Tool]) -> None:
         self._tools = {tool.name: tool for tool in tools}
         self._specs = [tool.spec() for tool in self._tools.values()]  # sent every turn
+        self._sources: list[ToolSource] = []
+
+    def add_source(self, source: ToolSource) -> None:
+        self._sources.append(source)
 
     def get(self, name: str) -> Tool | None:
-        return self._tools.get(name)
+        tool = self._tools.get(name)
+        for source in self._sources:
+            if tool is not None:
+                break
+            tool = source.find(name)
+        return tool
 
     @property
     def names(self) -> list[str]:
-        return list(self._tools)
+        return [*self._tools, *(tool.name for tool in self._offered())]
 
     def specs(self) -> list[ToolSpec]:
-        return list(self._specs)
+        return [*self._specs, *(tool.spec() for tool in self._offered())]
+
+    def _offered(self) -> list[Tool]:
+        return [tool for source in self._sources for tool in source.tools()]
 
 
 def default_tools() -> ToolRegistry:

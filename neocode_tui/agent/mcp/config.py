@@ -1,0 +1,183 @@
+"""Reading MCP server configs: ``.mcp.json`` in the workspace and ``mcp.json`` in the
+user's config folder, in the format Claude Code users already have::
+
+    {"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"], "env": {}},
+                    "docs": {"type": "http", "url": "https://…/mcp", "headers": {}}}}
+
+Each server is checked on its own, so one bad entry costs that server only; every problem
+becomes a message naming the file (and the line, for broken JSON), never an exception.
+``${VAR}`` and ``${VAR:-default}`` are expanded from the environment, as Claude Code does,
+so a token can stay out of the file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from neocode_tui.paths import config_dir
+
+WORKSPACE_FILE = ".mcp.json"
+USER_FILE = "mcp.json"
+VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+"""What a provider does not allow in a tool name (so in a server's part of one)."""
+
+Source = Literal["workspace", "user"]
+
+
+class StdioServer(BaseModel):
+    """A server NeoCode starts as a subprocess and talks to over its stdin and stdout."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    type: Literal["stdio"] = "stdio"
+    command: str = Field(min_length=1)
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+
+
+class HttpServer(BaseModel):
+    """A server already running somewhere, reached over streamable HTTP."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    type: Literal["http"]
+    url: str
+    headers: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("url")
+    @classmethod
+    def _http_url(cls, url: str) -> str:
+        if not url.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return url
+
+
+ServerConfig = StdioServer | HttpServer
+
+
+class _File(BaseModel):
+    mcpServers: dict[str, Any]  # noqa: N815 (the key users' files have)
+
+
+@dataclass(frozen=True)
+class ServerEntry:
+    name: str
+    config: ServerConfig
+    source: Source
+    path: Path
+
+
+@dataclass(frozen=True)
+class Configs:
+    servers: list[ServerEntry]
+    problems: list[str]
+    """One line per file or server that could not be used, each naming its file."""
+
+
+def user_config_file() -> Path:
+    return config_dir() / USER_FILE
+
+
+def load_configs(workspace: Path) -> Configs:
+    """The user's servers, then the workspace's; a workspace server replaces a user
+    server of the same name (the project's setup is the more specific one)."""
+    servers: dict[str, ServerEntry] = {}
+    problems: list[str] = []
+    for source, path in (("user", user_config_file()), ("workspace", workspace / WORKSPACE_FILE)):
+        entries, found = _read_file(path, source)  # type: ignore[arg-type]
+        problems += found
+        servers.update((entry.name, entry) for entry in entries)
+    usable: dict[str, ServerEntry] = {}
+    for entry in servers.values():
+        other = usable.get(safe_name(entry.name))
+        if other is not None:
+            problems.append(
+                f"{entry.path}: server {entry.name!r}: its tools would be named like those of "
+                f"{other.name!r} ({other.path}); rename one"
+            )
+        else:
+            usable[safe_name(entry.name)] = entry
+    return Configs(list(usable.values()), problems)
+
+
+def safe_name(name: str) -> str:
+    """A name as it may appear in a tool name: letters, digits, ``_`` and ``-``."""
+    return UNSAFE.sub("_", name)
+
+
+def _read_file(path: Path, source: Source) -> tuple[list[ServerEntry], list[str]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return [], []
+    except (OSError, UnicodeDecodeError) as exc:
+        return [], [f"{path}: cannot be read ({exc})"]
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return [], [f"{path} line {exc.lineno}, column {exc.colno}: not valid JSON ({exc.msg})"]
+    try:
+        servers = _File.model_validate(data).mcpServers
+    except ValidationError:
+        return [], [f'{path}: expected {{"mcpServers": {{"name": {{...}}}}}}']
+    entries: list[ServerEntry] = []
+    problems: list[str] = []
+    for name, raw in servers.items():
+        if not name.strip():
+            problems.append(f"{path}: a server has an empty name")
+            continue
+        try:
+            entries.append(ServerEntry(name, _server(raw), source, path))
+        except ValueError as exc:
+            problems.append(f"{path}: server {name!r}: {_describe(exc)}")
+    return entries, problems
+
+
+def _server(raw: Any) -> ServerConfig:
+    if not isinstance(raw, dict):
+        raise ValueError("expected an object with a command or a url")
+    kind = raw.get("type", "stdio")
+    if kind in ("http", "streamable-http", "streamableHttp"):
+        return HttpServer.model_validate(_expand({**raw, "type": "http"}))
+    if kind == "stdio":
+        return StdioServer.model_validate(_expand(raw))
+    if kind == "sse":
+        raise ValueError("type 'sse' (the old HTTP+SSE transport) is not supported; use type 'http'")
+    raise ValueError(f"unknown type {kind!r}: use 'stdio' (a command) or 'http' (a url)")
+
+
+def _expand(value: Any) -> Any:
+    """``${VAR}`` / ``${VAR:-default}`` in every string; an unset VAR without a default is
+    an error, since a server started with a literal "${TOKEN}" would fail more obscurely."""
+    if isinstance(value, str):
+        def replace(match: re.Match[str]) -> str:
+            name, default = match.group(1), match.group(2)
+            if name in os.environ:
+                return os.environ[name]
+            if default is not None:
+                return default
+            raise ValueError(f"${{{name}}} is used but not set in the environment")
+
+        return VARIABLE.sub(replace, value)
+    if isinstance(value, list):
+        return [_expand(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _expand(item) for key, item in value.items()}
+    return value
+
+
+def _describe(error: ValueError) -> str:
+    if isinstance(error, ValidationError):
+        return "; ".join(
+            f"{'.'.join(str(part) for part in item['loc']) or 'server'}: {item['msg']}"
+            for item in error.errors(include_url=False)
+        )
+    return str(error)

@@ -1,0 +1,336 @@
+"""One MCP server: its connection, held open by a task of its own, and the calls on it.
+
+The SDK's ``Client`` is an async context that must be entered and left in one task, so
+each server gets a task that connects (bounded by ``connect_timeout``), lists the tools,
+then waits until it is stopped or the server goes away. Nobody awaits that task to use
+the server: a slow or broken one only shows up in ``state`` and ``error``.
+
+A stdio server is stopped the SDK's way (stdin closed, then its process group killed if
+it lingers); a server that exits promptly may still leave children behind in its group,
+so the group is killed once more afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+import anyio
+import httpx2
+import mcp_types
+import psutil
+from mcp import Client, MCPError, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from neocode_tui import __version__
+from neocode_tui.agent.mcp.config import HttpServer, ServerEntry
+from neocode_tui.agent.mcp.result import result_text
+from neocode_tui.agent.mcp.tool import McpTool
+from neocode_tui.agent.tools.base import OutputCallback, ToolError, ToolOutput
+from neocode_tui.paths import data_dir
+
+if TYPE_CHECKING:
+    from neocode_tui.agent.mcp.manager import State
+
+MARKER = "NEOCODE_MCP_SERVER"
+"""Set in a stdio server's environment, so its process can be told from our other children."""
+MAX_PAGES = 100
+FIND_TRIES = 100
+STDERR_LINES = 5
+CLOSED = "the server closed the connection"
+
+
+class _SdkLog(logging.Handler):
+    """The SDK logs a server's stray stdout lines and failed clean-ups with tracebacks; they
+    go to ``mcp-logs/sdk.log`` in the data folder, never over the screen or a headless
+    run's output (what the user must know reaches the server's status)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            path = data_dir() / "mcp-logs" / "sdk.log"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("a", encoding="utf-8") as log:
+                log.write(self.format(record) + "\n")
+        except OSError:
+            pass
+
+
+_sdk_logger = logging.getLogger("mcp")
+_sdk_logger.addHandler(_SdkLog())
+_sdk_logger.propagate = False
+
+
+class McpConnection:
+    def __init__(
+        self,
+        entry: ServerEntry,
+        workspace: Path,
+        log_dir: Path,
+        *,
+        connect_timeout: float,
+        call_timeout: float,
+    ) -> None:
+        self.entry = entry
+        self.name = entry.name
+        self.workspace = workspace
+        self.log = log_dir / f"{_safe(entry.name)}.log"
+        """Where a stdio server's stderr goes (never onto the screen)."""
+        self.connect_timeout = connect_timeout
+        self.call_timeout = call_timeout
+        self.state: State = "not started"
+        self.error = ""
+        self.tools: list[McpTool] = []
+        self._client: Client | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._scope: anyio.CancelScope | None = None
+        self._wake = asyncio.Event()
+        self._stopping = False
+        self._pid: int | None = None
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Connect in the background; does nothing while a connection is up or under way."""
+        if self._task is not None and not self._task.done():
+            return
+        self.state, self.error, self.tools = "connecting", "", []
+        self._wake = asyncio.Event()
+        self._stopping = False
+        self._task = asyncio.create_task(self._serve(), name=f"mcp server {self.name}")
+
+    async def stop(self) -> None:
+        """Disconnect and end the server's processes; returns once they are gone."""
+        task = self._task
+        if task is None:
+            return
+        self._stopping = True
+        self._wake.set()
+        if self.state == "connecting" and self._scope is not None:
+            self._scope.cancel()
+        await asyncio.wait([task])
+
+    async def wait_settled(self) -> None:
+        """Until the connection is up or has failed (never longer than the connect timeout)."""
+        while self.state == "connecting":
+            await asyncio.sleep(0.05)
+
+    async def _serve(self) -> None:
+        timed_out = False
+
+        def time_out() -> None:
+            nonlocal timed_out
+            timed_out = True
+            scope.cancel()
+
+        self.log.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with self.log.open("w", encoding="utf-8") as errlog, anyio.CancelScope() as scope:
+                self._scope = scope
+                timer = asyncio.get_running_loop().call_later(self.connect_timeout, time_out)
+                try:
+                    async with Client(
+                        self._transport(errlog),
+                        client_info=mcp_types.Implementation(name="neocode", version=__version__),
+                    ) as client:
+                        listed = await _list_tools(client)
+                        timer.cancel()
+                        self.tools = [McpTool(self, tool) for tool in listed]
+                        self._client = client
+                        self.state = "connected"
+                        await self._wake.wait()
+                finally:
+                    timer.cancel()
+                    self._client = None
+        except Exception as exc:  # whatever the server or transport did, it is this server's state
+            self._fail(_describe(exc))
+        finally:
+            self._kill_group()
+        if timed_out:
+            self._fail(f"no answer within {self.connect_timeout:g} s")
+        elif self._stopping:
+            self.state = "stopped"
+        elif self.state in ("connecting", "connected"):
+            self._fail(CLOSED)
+
+    def _lost(self, error: str) -> ToolError:
+        """The connection is gone: mark the server failed, let its task clean up, and
+        give the call an error that says what the user can do."""
+        self._fail(error)
+        self._wake.set()
+        return ToolError(
+            f"the MCP server {self.name!r} failed: {error} "
+            f"(the user can restart it with /mcp restart {self.name})"
+        )
+
+    def _fail(self, error: str) -> None:
+        if self.state == "failed" or self._stopping:
+            return
+        tail = self._stderr_tail()
+        self.state, self.error = "failed", error + (f"\n{tail}" if tail else "")
+
+    def _transport(self, errlog: TextIO) -> Any:
+        config = self.entry.config
+        if isinstance(config, HttpServer):
+            return self._watched(_http(config))
+        token = uuid.uuid4().hex
+        params = StdioServerParameters(
+            command=config.command, args=config.args, cwd=self.workspace,
+            env={**config.env, MARKER: token},
+        )
+        return self._watched(stdio_client(params, errlog=errlog), token)
+
+    @asynccontextmanager
+    async def _watched(self, transport: Any, token: str | None = None) -> AsyncIterator[Any]:
+        """The transport, waking the serving task when its messages end (a stdio server
+        exited, an HTTP one closed the stream); for stdio, also noting its process."""
+        async with transport as (read, write):
+            if token is not None:
+                self._pid = await _child_with(token)
+            yield _EndWatch(read, self._wake.set), write
+
+    def _kill_group(self) -> None:
+        pid, self._pid = self._pid, None
+        if pid is not None and hasattr(os, "killpg"):
+            with suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)
+
+    def _stderr_tail(self) -> str:
+        try:
+            lines = self.log.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+        except OSError:
+            return ""
+        return "\n".join(lines[-STDERR_LINES:])
+
+    # -- calls ----------------------------------------------------------------------------
+
+    async def call(
+        self, tool: str, arguments: dict[str, Any], on_output: OutputCallback | None
+    ) -> ToolOutput:
+        client = self._client
+        if client is None or self.state != "connected":
+            why = f"{self.state}: {self.error.splitlines()[0]}" if self.error else self.state
+            raise ToolError(
+                f"not run: the MCP server {self.name!r} is {why} "
+                f"(the user can restart it with /mcp restart {self.name})"
+            )
+
+        async def progress(progress: float, total: float | None, message: str | None) -> None:
+            if on_output is not None:
+                on_output(_progress_line(progress, total, message))
+
+        try:
+            result = await client.call_tool(
+                tool, arguments, read_timeout_seconds=self.call_timeout, progress_callback=progress
+            )
+        except MCPError as exc:
+            if exc.code == mcp_types.REQUEST_TIMEOUT:
+                raise ToolError(
+                    f"{tool} on the MCP server {self.name!r} did not finish within "
+                    f"{self.call_timeout:g} s and was cancelled"
+                ) from None
+            if exc.code != mcp_types.CONNECTION_CLOSED:
+                raise ToolError(f"the MCP server {self.name!r} refused the call: {exc.message}") from None
+            raise self._lost(CLOSED) from None
+        except (httpx2.HTTPError, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
+            raise self._lost(f"could not be reached: {_describe(exc)}") from None
+        return ToolOutput(text=result_text(result), is_error=result.is_error)
+
+
+class _EndWatch:
+    """A read stream that reports its end: for stdio, the server's exit."""
+
+    def __init__(self, stream: Any, on_end: Any) -> None:
+        self._stream = stream
+        self._on_end = on_end
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)  # last_context and the rest pass through
+
+    def __aiter__(self) -> _EndWatch:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self._stream.__anext__()
+        except (StopAsyncIteration, anyio.EndOfStream, anyio.ClosedResourceError):
+            self._on_end()
+            raise
+
+    async def receive(self) -> Any:
+        try:
+            return await self._stream.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            self._on_end()
+            raise
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+    async def __aenter__(self) -> _EndWatch:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self._stream.aclose()
+
+
+@asynccontextmanager
+async def _http(config: HttpServer) -> AsyncIterator[Any]:
+    async with httpx2.AsyncClient(
+        headers=config.headers, timeout=httpx2.Timeout(30, read=300)
+    ) as http, streamable_http_client(config.url, http_client=http) as streams:
+        yield streams
+
+
+async def _list_tools(client: Client) -> list[mcp_types.Tool]:
+    tools: list[mcp_types.Tool] = []
+    cursor: str | None = None
+    for _ in range(MAX_PAGES):
+        page = await client.list_tools(cursor=cursor)
+        tools += page.tools
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    return tools
+
+
+async def _child_with(token: str) -> int | None:
+    """Our child process whose environment carries ``token``: the server just started.
+
+    Looked for a few times: between fork and exec the child still has our environment.
+    """
+    for _ in range(FIND_TRIES):
+        for child in psutil.Process().children():
+            with suppress(psutil.Error):
+                if child.environ().get(MARKER) == token:
+                    return int(child.pid)
+        await anyio.sleep(0.01)
+    return None
+
+
+def _progress_line(done: float, total: float | None, message: str | None) -> str:
+    amount = f"{done:g}/{total:g}" if total else f"{done:g}"
+    return f"progress {amount}" + (f": {message}" if message else "") + "\n"
+
+
+def _describe(exc: BaseException) -> str:
+    """The first real error inside the task groups' exception groups, in one line."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, MCPError):
+        return CLOSED if exc.code == mcp_types.CONNECTION_CLOSED else exc.message
+    if isinstance(exc, FileNotFoundError) and exc.filename:
+        return f"command not found: {exc.filename}"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror + (f": {exc.filename}" if exc.filename else "")
+    return str(exc) or type(exc).__name__
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "server"

@@ -1,0 +1,77 @@
+"""An MCP server's tool as a NeoCode ``Tool``: same approvals, live panel and result path.
+
+Its name is ``mcp__server__tool`` (the providers allow letters, digits, ``_`` and ``-``,
+64 at most); its parameters are the server's own input schema; it asks for approval as a
+command unless the server marks it read-only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from pydantic import RootModel
+
+from neocode_tui.agent.mcp.config import safe_name
+from neocode_tui.agent.tools.base import OutputCallback, Tool, ToolKind, ToolOutput
+from neocode_tui.agent.workspace import Workspace
+from neocode_tui.chat import ToolSpec
+
+if TYPE_CHECKING:
+    import mcp_types
+
+    from neocode_tui.agent.mcp.connection import McpConnection
+
+MAX_NAME = 64
+SUMMARY_CHARS = 160
+
+
+class McpArgs(RootModel[dict[str, Any]]):
+    """Any JSON object: the server checks the arguments against its schema itself."""
+
+
+def tool_name(server: str, tool: str) -> str:
+    """``mcp__server__tool``, made safe for every provider; a name that is too long keeps
+    its start and gets a hash of the whole, so two long names stay apart."""
+    name = safe_name(f"mcp__{server}__{tool}")
+    if len(name) <= MAX_NAME:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+    return f"{name[:MAX_NAME - 9]}_{digest}"
+
+
+class McpTool(Tool[McpArgs]):
+    args_model = McpArgs
+
+    def __init__(self, connection: McpConnection, tool: mcp_types.Tool) -> None:
+        self.connection = connection
+        self.remote_name = tool.name
+        self.name = tool_name(connection.name, tool.name)
+        about = (tool.description or tool.title or tool.name).strip()
+        self.description = f"{about}\n(from the MCP server {connection.name!r})"
+        read_only = tool.annotations is not None and tool.annotations.read_only_hint is True
+        self.kind: ToolKind = "read" if read_only else "command"
+        self._spec = ToolSpec(
+            name=self.name, description=self.description, parameters=_object_schema(tool.input_schema)
+        )
+
+    def spec(self) -> ToolSpec:
+        return self._spec
+
+    def summary(self, args: Mapping[str, Any]) -> str:
+        shown = json.dumps(dict(args), ensure_ascii=False) if args else ""
+        if len(shown) > SUMMARY_CHARS:
+            shown = shown[:SUMMARY_CHARS] + " …"
+        return f"{self.connection.name} · {self.remote_name} {shown}".rstrip()
+
+    async def run(
+        self, args: McpArgs, workspace: Workspace, on_output: OutputCallback | None = None
+    ) -> ToolOutput:
+        return await self.connection.call(self.remote_name, args.root, on_output)
+
+
+def _object_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The providers want an object schema with properties, which some servers leave out."""
+    return {"type": "object", "properties": {}, **schema}

@@ -1,0 +1,128 @@
+"""Streamable-HTTP servers: the test server (MCPServer on 127.0.0.1) reports progress,
+fails, hangs, floods and sends images on request."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+
+from neocode_tui.agent.mcp import McpManager
+from neocode_tui.agent.tools import ToolError
+from neocode_tui.agent.workspace import Workspace
+from tests.mcp.conftest import running_http_server, user_config
+
+
+@pytest.fixture
+async def remote(http_server: str, workspace: Path, managers: list[McpManager], monkeypatch) -> McpManager:
+    monkeypatch.setenv("TEST_MCP_TOKEN", "tok-4242")
+    user_config({"remote": {"type": "http", "url": http_server,
+                            "headers": {"Authorization": "Bearer ${TEST_MCP_TOKEN}"}}})
+    manager = McpManager(workspace, call_timeout=1.5)
+    managers.append(manager)
+    manager.start()
+    await manager.wait_ready()
+    assert manager.status()[0].state == "connected", manager.status()[0].error
+    return manager
+
+
+async def run(manager: McpManager, name: str, on_output=None, **arguments: object):
+    tool = manager.find(f"mcp__remote__{name}")
+    assert tool is not None
+    return await tool.run(tool.args_model.model_validate(arguments), Workspace(manager.workspace), on_output)
+
+
+async def test_tools_and_their_kinds(remote: McpManager) -> None:
+    kinds = {tool.remote_name: tool.kind for tool in remote.tools()}
+    assert kinds == {
+        "count": "read", "explode": "command", "hang": "command", "big": "read",
+        "picture": "read", "whoami": "read", "echo": "read",
+    }
+
+
+async def test_the_configured_headers_are_sent(remote: McpManager) -> None:
+    assert (await run(remote, "whoami")).text == "authorization: Bearer tok-4242"
+
+
+async def test_progress_arrives_live_then_the_result(remote: McpManager) -> None:
+    live: list[str] = []
+    output = await run(remote, "count", live.append, steps=3)
+    assert live == ["progress 1/3: step 1\n", "progress 2/3: step 2\n", "progress 3/3: step 3\n"]
+    assert output.text == "counted to 3" and not output.is_error
+
+
+async def test_a_failing_tool_is_an_error_result(remote: McpManager) -> None:
+    output = await run(remote, "explode", reason="on purpose")
+    assert output.is_error and "exploded: on purpose" in output.text
+
+
+async def test_a_hanging_call_times_out_and_the_server_stays_usable(remote: McpManager) -> None:
+    began = time.monotonic()
+    with pytest.raises(ToolError) as timed_out:
+        await run(remote, "hang")
+    assert 1.4 < time.monotonic() - began < 5
+    assert str(timed_out.value) == (
+        "hang on the MCP server 'remote' did not finish within 1.5 s and was cancelled"
+    )
+    assert (await run(remote, "whoami")).text.startswith("authorization:")
+
+
+async def test_a_hanging_call_can_be_cancelled(remote: McpManager) -> None:
+    call = asyncio.create_task(run(remote, "hang"))
+    await asyncio.sleep(0.3)
+    began = time.monotonic()
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    assert time.monotonic() - began < 1
+    assert remote.status()[0].state == "connected"
+
+
+async def test_large_output_is_capped_with_a_count_of_the_rest(remote: McpManager) -> None:
+    output = await run(remote, "big", chars=100_000)
+    head, marker = output.text.rsplit("\n", 1)
+    assert head == "x" * 30_000
+    assert marker == "[… 70000 more characters not shown]"
+
+
+async def test_an_image_is_described_not_dumped(remote: McpManager) -> None:
+    output = await run(remote, "picture")
+    assert output.text == "[image: image/png, 12 KB]"
+
+
+async def test_an_unreachable_url_fails_without_blocking(workspace: Path, managers: list[McpManager]) -> None:
+    user_config({"gone": {"type": "http", "url": "http://127.0.0.1:9/mcp"}})
+    manager = McpManager(workspace, connect_timeout=3)
+    managers.append(manager)
+    manager.start()
+    await manager.wait_ready()
+    [status] = manager.status()
+    assert status.state == "failed" and status.error
+
+
+async def test_a_server_that_went_away_gives_a_clear_error_and_is_shown_failed(
+    workspace: Path, managers: list[McpManager]
+) -> None:
+    with running_http_server() as (url, process):
+        user_config({"remote": {"type": "http", "url": url}})
+        manager = McpManager(workspace)
+        managers.append(manager)
+        manager.start()
+        await manager.wait_ready()
+        assert manager.status()[0].state == "connected", manager.status()[0].error
+        assert (await run(manager, "echo", text="hi")).text == "hi"
+        process.kill()
+        process.wait()
+
+        began = time.monotonic()
+        with pytest.raises(ToolError) as lost:
+            await run(manager, "echo", text="hi again")
+        assert time.monotonic() - began < 5
+        assert str(lost.value) == (
+            "the MCP server 'remote' failed: the server closed the connection "
+            "(the user can restart it with /mcp restart remote)"
+        )
+        [status] = manager.status()
+        assert (status.state, status.error) == ("failed", "the server closed the connection")
