@@ -63,13 +63,14 @@ def needs_approval(
 
 def refusal_without_approver(
     name: str, writes: Iterable[Path] = (), root: Path | None = None,
-    confinement: Confinement = "none",
+    confinement: Confinement = "none", kind: ToolKind = "edit",
 ) -> str:
-    """The result a headless run sends when nobody is there to ask."""
+    """The result a headless run sends when nobody is there to ask: it names the mode that
+    would have let the call run."""
     always_asks = confinement == "escape" or (
         root is not None and any(protected(path, root) for path in writes)
     )
-    unconfined_command = name == "bash" and confinement == "none"
+    unconfined_command = kind == "command" and confinement == "none"
     option = "full-auto" if unconfined_command or always_asks else "auto-edit or full-auto"
     return (
         f"not run: {name} needs approval and nobody can approve it in this run "

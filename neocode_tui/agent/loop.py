@@ -334,7 +334,7 @@ class AgentLoop:
             return None
         preview = await tool.preview(args, self.workspace)
         if self.approver is None:
-            return refusal_without_approver(tool.name, writes, root, confinement)
+            return refusal_without_approver(tool.name, writes, root, confinement, tool.kind)
         request = ApprovalRequested(
             turn=self.turn, index=call.index, call_id=call.id, name=tool.name,
             summary=tool.summary(call.arguments_json), command=tool.command(args),

@@ -232,6 +232,9 @@ class NeoCodeAgent:
                             approver=lambda request: self._ask(session, request), tools=tools)
         # A new session gets its file now: its id is the one session/load will be given.
         session = _Session(session_id or core.ensure_saved() or "", core, outbox, updates)
+        core.mcp.start()  # connecting in the background: its tools join once it is up
+        for notice in core.mcp.notices():
+            log.warning(notice)
         return session
 
     async def _notify(self, session_id: str, update: Any) -> None:

@@ -108,6 +108,11 @@ async def _run(args: argparse.Namespace, prompt: str, settings: Any) -> int:
         if args.resume is not None or args.continue_:
             session.resume(args.resume or None)
         session.ensure_saved()
+        for notice in session.mcp.notices():
+            print(f"neocode: warning: {notice}", file=sys.stderr)
+        # Nobody can wait for a server later here: its tools are there from the first request.
+        session.mcp.start()
+        await session.mcp.wait_ready()
         printer.start(session)
         finished = await session.prompt(prompt)
         printer.finish(finished, session)

@@ -324,3 +324,22 @@ async def test_a_retried_answer_reaches_stdout_once(openai_only: Dialect, worksp
     out, err = await asyncio.wait_for(process.communicate(), 30)
     assert out.decode() == "Hello world.\n", err
     assert "retrying 2/" in err.decode()
+
+
+async def test_headless_offers_mcp_tools_from_the_first_request(
+    openai_only: Dialect, workspace: Path, isolated_dirs: Path
+) -> None:
+    time_server = {"command": str(Path(sys.executable).parent / "mcp-server-time"),
+                   "args": ["--local-timezone", "UTC"]}
+    config = isolated_dirs / "config" / "mcp.json"  # the user's own servers: trusted
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(json.dumps({"mcpServers": {"time": time_server}}))
+    openai_only.reply("", [("t1", "mcp__time__get_current_time", '{"timezone": "UTC"}')])
+    openai_only.reply("It is now.")
+
+    result = await neocode(openai_only, workspace, "-p", "what time is it?", "--approval", "full-auto")
+
+    assert result.code == 0, result.err
+    offered = [tool["function"]["name"] for tool in openai_only.request(1)["tools"]]
+    assert "mcp__time__get_current_time" in offered
+    assert '"timezone": "UTC"' in openai_only.tool_results(2)["t1"]

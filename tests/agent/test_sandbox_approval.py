@@ -117,8 +117,12 @@ def test_leaving_the_sandbox_asks_in_every_mode_short_of_full_auto(tmp_path: Pat
     assert needs_approval("command", "ask", root=tmp_path, confinement="sandboxed")
     assert not needs_approval("command", "full-auto", root=tmp_path, confinement="escape")
     assert "--approval auto-edit or full-auto" in refusal_without_approver(
-        "bash", confinement="sandboxed")
-    assert "--approval full-auto)" in refusal_without_approver("bash", confinement="escape")
+        "bash", confinement="sandboxed", kind="command")
+    assert "--approval full-auto)" in refusal_without_approver(
+        "bash", confinement="escape", kind="command")
+    # A command outside any sandbox (an MCP server's tool) runs only in full-auto.
+    assert "--approval full-auto)" in refusal_without_approver("mcp__git__git_commit", kind="command")
+    assert "--approval auto-edit or full-auto" in refusal_without_approver("write_file", kind="edit")
 
 
 async def test_headless_auto_edit_runs_sandboxed_and_refuses_leaving(
