@@ -31,10 +31,10 @@ def run_app(args: argparse.Namespace) -> int:
     provider = offline_provider(model=settings.resolved_model, rate=LIVE_RATE) if offline else None
     resume = "" if args.continue_ else args.resume
     untrusted = None
-    if loaded.ignored_names:
+    wanted = loaded.ignored_names + ([] if loaded.trusted else workspace_servers(workspace))
+    if wanted:
         untrusted = TrustRequest(
-            loaded.ignored_names, loaded.ignored,
-            lambda: load_from_args(args, workspace, trusted=True).settings,
+            wanted, loaded.ignored, lambda: load_from_args(args, workspace, trusted=True).settings
         )
     try:
         app = NeoCodeApp(
@@ -47,6 +47,14 @@ def run_app(args: argparse.Namespace) -> int:
     app.run()
     print(exit_line(app), file=sys.stderr)
     return app.return_code or 0
+
+
+def workspace_servers(workspace: Path) -> list[str]:
+    """The MCP servers the folder's own ``.mcp.json`` would start: only once it is trusted."""
+    from neocode_tui.agent.mcp.config import WORKSPACE_FILE, load_configs
+
+    servers = [entry.name for entry in load_configs(workspace).servers if entry.source == "workspace"]
+    return [f"{WORKSPACE_FILE} servers: {', '.join(servers)}"] if servers else []
 
 
 def exit_line(app: NeoCodeApp) -> str:

@@ -1,5 +1,5 @@
-"""The one-time question "trust this folder?", asked when the folder's own files want to
-set what only the user may (the approval mode, the provider, where requests go).
+"""The one-time question "trust this folder?", asked when the folder's own files want what
+only the user may grant (the approval mode, the provider, where requests go, MCP servers).
 
 y trusts it (remembered in the user's config folder, never in the workspace); n or Esc
 goes on without the folder's settings, and the conversation says which were ignored.
@@ -47,10 +47,10 @@ class TrustScreen(ModalScreen[bool]):
         with Vertical(id="dialog"):
             yield Static(Content.assemble("Trust ", (str(self.folder), "bold $accent"), "?"), id="title")
             yield Static(
-                "This folder's .env sets what only a folder you trust may set:\n"
+                "This folder's own files ask for what only a folder you trust may have:\n"
                 f"  {', '.join(self.settings)}\n"
-                "A cloned repository could use these to run commands without asking or send "
-                "your key elsewhere. Trust it only if you know where it came from.",
+                "A cloned repository could use these to start programs, run commands without "
+                "asking or send your key elsewhere. Trust it only if you know where it came from.",
                 id="body",
             )
             yield Static(
