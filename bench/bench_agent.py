@@ -30,8 +30,8 @@ from neocode_tui.agent.loop import AgentLoop
 from neocode_tui.agent.store import SessionStore
 from neocode_tui.agent.tools import default_tools
 from neocode_tui.agent.workspace import Workspace
-from neocode_tui.collector import collect
 from neocode_tui.chat import ChatRequest
+from neocode_tui.collector import collect
 from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
 
 LINE = "def function_{n}(value):  # a line of ordinary code with some words in it\n"

@@ -481,12 +481,13 @@ def main() -> None:
     rows: dict[str, dict[str, float]] = {}
     for name, (ours, text, tool) in contenders.items():
         row = rows[name] = {
-            "early": asyncio.run(with_feed(ours, lambda feed: cost_at(feed, text, small_chars), tool)) * 1e6,
-            "late": asyncio.run(with_feed(ours, lambda feed: cost_at(feed, text, long_chars), tool)) * 1e6,
+            "early": asyncio.run(with_feed(ours, lambda feed, text=text: cost_at(feed, text, small_chars), tool))
+            * 1e6,
+            "late": asyncio.run(with_feed(ours, lambda feed, text=text: cost_at(feed, text, long_chars), tool)) * 1e6,
         }
         if not name.startswith("ours,"):
             row["rate"] = asyncio.run(
-                with_feed(ours, lambda feed: rate_at_end(feed, text, long_chars, last_chars))
+                with_feed(ours, lambda feed, text=text: rate_at_end(feed, text, long_chars, last_chars))
             )
             row.update(child("lag", "ours" if ours else "baseline", str(lag_chars)))
         print(f"  measured {name}", flush=True)

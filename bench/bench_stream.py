@@ -60,7 +60,7 @@ def make_stream(chunks: int) -> bytes:
     for i in range(fragments):  # interleaved: call 0, 1, 2, 0, 1, 2...
         for n in range(calls):
             if i == 0:
-                piece = '{"path": "f%d.py", "content": "' % n
+                piece = f'{{"path": "f{n}.py", "content": "'
             else:
                 piece = "x = 1\\n" if i < fragments - 1 else '"}'
             body.append(chunk({"tool_calls": [{"index": n, "function": {"arguments": piece}}]}))

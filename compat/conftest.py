@@ -158,9 +158,9 @@ def litellm(llama: LlamaServer, logs: Path) -> Iterator[Endpoint]:
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/health/liveliness", timeout=2):
                 break
-        except OSError:
+        except OSError as exc:
             if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"LiteLLM's proxy did not start: see {logs / 'litellm.log'}")
+                raise RuntimeError(f"LiteLLM's proxy did not start: see {logs / 'litellm.log'}") from exc
             time.sleep(0.5)
     yield Endpoint("litellm", f"http://127.0.0.1:{port}/v1", LITELLM_KEY)
     os.killpg(process.pid, signal.SIGTERM)

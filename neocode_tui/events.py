@@ -11,7 +11,7 @@ Providers build events with ``model_construct`` on hot paths (no validation per 
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -76,11 +76,11 @@ class Usage(BaseModel):
     def __add__(self, other: Usage) -> Usage:
         """Sum of two turns' usage (for session totals; a turn's snapshots use ``merged``).
         Unknown plus unknown stays unknown; unknown plus a count is that count."""
-        values = {}
+        values: dict[str, int | None] = {}
         for name in Usage.model_fields:
             left, right = getattr(self, name), getattr(other, name)
             values[name] = None if left is None and right is None else (left or 0) + (right or 0)
-        return Usage.model_construct(**values)
+        return Usage.model_construct(None, **values)
 
 
 class TextDelta(_Event):
@@ -170,18 +170,16 @@ class StreamRetry(_Event):
 
 
 StreamEvent = Annotated[
-    Union[
-        TextDelta,
-        ReasoningDelta,
-        RefusalDelta,
-        ToolCallStart,
-        ToolCallDelta,
-        ToolCallEnd,
-        UsageEvent,
-        MessageDone,
-        StreamError,
-        StreamRetry,
-    ],
+    TextDelta
+    | ReasoningDelta
+    | RefusalDelta
+    | ToolCallStart
+    | ToolCallDelta
+    | ToolCallEnd
+    | UsageEvent
+    | MessageDone
+    | StreamError
+    | StreamRetry,
     Field(discriminator="type"),
 ]
 

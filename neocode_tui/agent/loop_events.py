@@ -7,7 +7,7 @@ Provider events reach consumers wrapped in ``Streamed`` in the order they arrive
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -142,19 +142,17 @@ class TranscriptReplaced(_LoopEvent):
 
 
 LoopEvent = Annotated[
-    Union[
-        TurnStarted,
-        Streamed,
-        TurnFinished,
-        ToolStarted,
-        ToolOutputDelta,
-        ToolFinished,
-        ApprovalRequested,
-        Notice,
-        RunFinished,
-        SessionTitled,
-        TranscriptReplaced,
-    ],
+    TurnStarted
+    | Streamed
+    | TurnFinished
+    | ToolStarted
+    | ToolOutputDelta
+    | ToolFinished
+    | ApprovalRequested
+    | Notice
+    | RunFinished
+    | SessionTitled
+    | TranscriptReplaced,
     Field(discriminator="type"),
 ]
 

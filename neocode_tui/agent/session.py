@@ -606,7 +606,7 @@ class AgentSession:
         self._notice("warning", problem)
 
     def _notice(self, level: str, message: str) -> None:
-        self._emit(Notice(turn=self.loop.turn, level=level, message=message))  # type: ignore[arg-type]
+        self._emit(Notice(turn=self.loop.turn, level=level, message=message))
 
     def _emit(self, event: LoopEvent) -> None:
         if isinstance(event, TurnFinished):

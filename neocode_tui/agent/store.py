@@ -31,8 +31,8 @@ from typing import IO, Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from neocode_tui.agent.transcript import repair
-from neocode_tui.errors import SessionBusy, SessionNotFound
 from neocode_tui.chat import Message
+from neocode_tui.errors import SessionBusy, SessionNotFound
 from neocode_tui.events import Usage
 from neocode_tui.paths import data_dir
 from neocode_tui.vocabulary import SESSION_ID_CHARACTERS

@@ -182,9 +182,9 @@ class UpdateTranslator:
                 self._stage_arguments(call)
                 self._send(call)
         elif isinstance(event, ToolCallEnd):
-            call = self._streamed.get((turn, event.index))
-            if call is not None:
-                self._send(call, force=True)
+            ended = self._streamed.get((turn, event.index))
+            if ended is not None:
+                self._send(ended, force=True)
         elif isinstance(event, StreamRetry):
             self._discard_attempt(turn)
             self.put(update_agent_thought_text(

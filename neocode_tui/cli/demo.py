@@ -17,6 +17,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, cast
 
 from rich.console import Console
 from textual.pilot import Pilot
@@ -60,7 +61,8 @@ class CastRecorder:
         update = app.screen._compositor.render_update(
             full=True, screen_stack=app._background_screens, simplify=True
         )
-        return ["".join(strip.render(self._console) for strip in line) for line in update.strips]
+        strips = cast(Any, update).strips  # a full update of the screen: lines of strips
+        return ["".join(strip.render(self._console) for strip in line) for line in strips]
 
     async def frame(self) -> None:
         lines = self._screen_lines()

@@ -8,7 +8,6 @@ import sys
 
 from neocode_tui import __version__
 from neocode_tui.cli.options import add_setting_flags
-
 from neocode_tui.vocabulary import DIALECT_NAMES
 
 

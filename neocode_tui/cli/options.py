@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-
 from typing import TYPE_CHECKING, Any
 
 from neocode_tui.vocabulary import APPROVAL_MODES, PROVIDER_NAMES, SANDBOX_MODES

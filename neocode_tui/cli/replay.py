@@ -19,12 +19,11 @@ import sys
 from pathlib import Path
 from typing import cast
 
-from neocode_tui.collector import CollectedTurn, EventCallback, collect
 from neocode_tui.chat import ChatRequest
+from neocode_tui.collector import CollectedTurn, EventCallback, collect
 from neocode_tui.events import StreamEvent
 from neocode_tui.providers.scripted import ScriptedProvider, SSEReplay, detect_dialect
 from neocode_tui.vocabulary import DialectName
-
 
 MAX_RECORDING = 16 * 1024 * 1024
 """Bytes a recording may have. One recorded turn is kilobytes; the cap keeps a huge file

@@ -18,11 +18,11 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neocode_tui.config import Settings
 from neocode_tui.chat import ChatRequest
+from neocode_tui.cli.replay import read_recording
+from neocode_tui.config import Settings
 from neocode_tui.events import MessageDone, StreamEvent
 from neocode_tui.providers.scripted import ScriptedProvider, SSEReplay
-from neocode_tui.cli.replay import read_recording
 
 if TYPE_CHECKING:
     from neocode_tui.tui.app import NeoCodeApp

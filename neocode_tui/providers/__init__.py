@@ -48,12 +48,14 @@ def make_provider(
     from neocode_tui.providers.http import HTTPOptions
 
     options = HTTPOptions.from_settings(settings)
-    common = dict(model=settings.resolved_model, base_url=settings.resolved_base_url,
-                  api_key=settings.api_key, options=options, client=client)
+    model, base_url, key = settings.resolved_model, settings.resolved_base_url, settings.api_key
     if name == "anthropic":
         from neocode_tui.providers.anthropic import AnthropicProvider
 
-        return AnthropicProvider(**common)
+        return AnthropicProvider(model=model, base_url=base_url, api_key=key, options=options, client=client)
     from neocode_tui.providers.openai import OpenAIProvider
 
-    return OpenAIProvider(**common, compat=settings.openai_compat)
+    return OpenAIProvider(
+        model=model, base_url=base_url, api_key=key, options=options, client=client,
+        compat=settings.openai_compat,
+    )

@@ -14,7 +14,7 @@ import re
 import secrets
 from typing import Any, Protocol
 
-from neocode_tui.events import FinishReason, StreamError, StreamEvent, Usage
+from neocode_tui.events import ErrorKind, FinishReason, StreamError, StreamEvent, Usage
 from neocode_tui.providers.sse import SSEDecoder, SSEEvent, SSEOverflow
 
 
@@ -225,7 +225,7 @@ def context_overflow(detail: str, status: int | None = None) -> StreamError:
     )
 
 
-_RETRYABLE_STREAM_ERRORS = {
+_RETRYABLE_STREAM_ERRORS: dict[str, ErrorKind] = {
     "overloaded_error": "server",
     "api_error": "server",
     "server_error": "server",
@@ -239,16 +239,18 @@ _RETRYABLE_STREAM_ERRORS = {
 def in_stream_error(payload: Any) -> StreamError:
     """An error object the server sent inside the stream (``{"error": ...}`` or Anthropic's
     ``error`` event). Overloads, server faults and rate limits are worth a retry."""
+    labels: tuple[str, ...] = ()
     if isinstance(payload, dict):
         message = str(payload.get("message") or payload.get("type") or payload)
         labels = (str(payload.get("type") or ""), str(payload.get("code") or ""))
     else:
-        message, labels = str(payload), ()
+        message = str(payload)
     message = short_text(message)
     if is_context_overflow(message, *labels):
         return context_overflow(message)
-    kind = next((_RETRYABLE_STREAM_ERRORS[label] for label in labels
-                 if label in _RETRYABLE_STREAM_ERRORS), None)
+    kind: ErrorKind | None = next(
+        (_RETRYABLE_STREAM_ERRORS[label] for label in labels if label in _RETRYABLE_STREAM_ERRORS), None
+    )
     prefix = {"server": "the server failed mid-stream", "rate_limit": "rate limited mid-stream"}
     return StreamError.model_construct(
         kind=kind or "stream",

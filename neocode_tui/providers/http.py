@@ -16,7 +16,7 @@ import json
 import random
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -168,7 +168,7 @@ class HTTPStreamer:
 
     async def _attempt(
         self, url: str, headers: dict[str, str], body: dict[str, Any], dialect: Dialect
-    ) -> AsyncIterator[StreamEvent]:
+    ) -> AsyncGenerator[StreamEvent, None]:
         options = self.options
         host = urlsplit(url).netloc or url
         client = self._get_client()
@@ -228,7 +228,7 @@ class HTTPStreamer:
                     idle_deadline = clock() + options.idle_timeout
                 for event in events:
                     if event.__class__ is StreamError:
-                        raise _AttemptFailed(event)  # type: ignore[arg-type]
+                        raise _AttemptFailed(event)
                     yield event
                 if chunk is None or pump.done:
                     return

@@ -64,7 +64,7 @@ def parse_compat(text: str) -> OpenAICompat:
     try:
         return OpenAICompat(**values)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}={values.get(e['loc'][0])!r}: "
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}={values.get(str(e['loc'][0]))!r}: "
                              f"{e['msg'].removeprefix('Value error, ')}" for e in exc.errors())
         raise ValueError(problems) from None
 

@@ -11,10 +11,9 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import Literal
 
 from neocode_tui.chat import ChatRequest
-from neocode_tui.vocabulary import DialectName
 from neocode_tui.events import (
     FinishReason,
     MessageDone,
@@ -32,7 +31,7 @@ from neocode_tui.providers.anthropic import AnthropicDialect
 from neocode_tui.providers.dialect import CallIds, Dialect, EventPump
 from neocode_tui.providers.openai import OpenAIDialect
 from neocode_tui.providers.sse import SSEDecoder
-
+from neocode_tui.vocabulary import DialectName
 
 
 @dataclass(frozen=True)
@@ -44,8 +43,8 @@ class SSEReplay:
     chunk_size: int | None = None
 
 
-Turn = Union[Sequence[StreamEvent], SSEReplay]
-TurnSource = Union[Iterable[Turn], Callable[[ChatRequest], Turn]]
+Turn = Sequence[StreamEvent] | SSEReplay
+TurnSource = Iterable[Turn] | Callable[[ChatRequest], Turn]
 
 _DELTAS = (TextDelta, ReasoningDelta, RefusalDelta, ToolCallDelta)
 

@@ -20,7 +20,6 @@ from textual.binding import Binding
 
 from neocode_tui import __version__
 from neocode_tui.agent import git_state
-from neocode_tui.agent.mentions import typed_part
 from neocode_tui.agent.loop_events import (
     ApprovalDecision,
     ApprovalRequested,
@@ -33,14 +32,16 @@ from neocode_tui.agent.loop_events import (
     TurnStarted,
 )
 from neocode_tui.agent.mcp import status_text
-from neocode_tui.agent.session import AgentSession
+from neocode_tui.agent.mentions import typed_part
 from neocode_tui.agent.reports import context_report, cost_report
+from neocode_tui.agent.session import AgentSession
+from neocode_tui.chat import Message
 from neocode_tui.config import Settings
 from neocode_tui.errors import NeoCodeError
-from neocode_tui.chat import Message
 from neocode_tui.events import MessageDone, StreamRetry, Usage, UsageEvent
 from neocode_tui.providers import Provider
 from neocode_tui.settings import TrustRequest
+from neocode_tui.trust import trust
 from neocode_tui.tui.approval import ApprovalScreen
 from neocode_tui.tui.commands import (
     COMMANDS_BY_NAME,
@@ -50,17 +51,16 @@ from neocode_tui.tui.commands import (
     parse_slash,
 )
 from neocode_tui.tui.conversation import ConversationView
+from neocode_tui.tui.key_help import KeyHelpScreen
+from neocode_tui.tui.keys import next_mode
 from neocode_tui.tui.rewind import DiffScreen, RestoreScreen, RewindScreen
 from neocode_tui.tui.themes import DEFAULT_THEME, discover_themes
 from neocode_tui.tui.trust import TrustScreen
-from neocode_tui.trust import trust
 from neocode_tui.tui.user_config import load_user_config, save_user_config
 from neocode_tui.tui.widgets.completion import SlashCompletion
 from neocode_tui.tui.widgets.mention_picker import MentionPicker
 from neocode_tui.tui.widgets.prompt import PromptInput
 from neocode_tui.tui.widgets.queue import QueuedPrompts
-from neocode_tui.tui.key_help import KeyHelpScreen
-from neocode_tui.tui.keys import next_mode
 from neocode_tui.tui.widgets.status import StatusBar
 from neocode_tui.vocabulary import APPROVAL_MODES, ApprovalMode
 
@@ -426,7 +426,7 @@ class NeoCodeApp(App[None]):
         await view.settled()
         view.vertical_scrollbar.position = round(view.scroll_y)
         drawn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.call_after_refresh(lambda: drawn.done() or drawn.set_result(None))
+        self.call_after_refresh(lambda: None if drawn.done() else drawn.set_result(None))
         await drawn
 
     def action_interrupt(self) -> None:
@@ -560,7 +560,7 @@ class NeoCodeApp(App[None]):
                 f"approval is {self.session.approval}; choose one of: {', '.join(APPROVAL_MODES)}",
             )
             return
-        self._set_mode(argument)  # type: ignore[arg-type]
+        self._set_mode(argument)
 
     def _command_theme(self, argument: str) -> None:
         if argument not in self.available_themes:

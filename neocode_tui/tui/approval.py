@@ -14,8 +14,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested
-from neocode_tui.tui.conversation.palette import Palette
 from neocode_tui.tui.conversation.diff import diff_text
+from neocode_tui.tui.conversation.palette import Palette
+
 
 class ApprovalScreen(ModalScreen[ApprovalDecision]):
     """At any terminal size the question and its keys stay on screen: the diff or command

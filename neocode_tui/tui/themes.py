@@ -16,7 +16,6 @@ from textual.theme import Theme
 from neocode_tui.paths import config_dir
 
 
-
 def _bundled_themes() -> Path:
     """``themes/`` of the checkout (editable installs); a wheel installs the same files
     under ``{prefix}/share/neocode/themes`` (``data-files`` in pyproject.toml)."""

@@ -13,17 +13,17 @@ from neocode_tui.agent.loop_events import (
     ApprovalDecision,
     ApprovalRequested,
     Notice,
+    RunFinished,
     Streamed,
     ToolFinished,
     ToolOutputDelta,
     ToolStarted,
     TurnStarted,
-    RunFinished,
 )
-from neocode_tui.redact import REDACTED
 from neocode_tui.agent.store import SessionStore
 from neocode_tui.agent.transcript import INTERRUPTED, STOPPED
 from neocode_tui.events import TextDelta, ToolCallStart
+from neocode_tui.redact import REDACTED
 from tests.agent.conftest import API_KEY, Dialect, Recorder, assert_transcript_valid
 from tests.agent.helpers import wait_dead, wait_for_file
 from tests.http_model_server import Response, openai_sse

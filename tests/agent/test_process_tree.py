@@ -16,10 +16,10 @@ from neocode_tui.agent.workspace import Workspace
 from tests.agent.helpers import process_alive, wait_for_file
 
 SCATTERED = (
-    "setsid sleep 1000 & echo $! > setsid.pid; "                       # left the group
-    "sleep 1000 & echo $! > plain.pid; "                               # a plain background job
-    "setsid bash -c 'sleep 1000 & echo $! > deep.pid; exec sleep 1000' & "  # its child too
-    "env -i /bin/sleep 1000 & echo $! > bare.pid; "                    # an empty environment
+    "setsid sleep 300 & echo $! > setsid.pid; "                       # left the group
+    "sleep 300 & echo $! > plain.pid; "                               # a plain background job
+    "setsid bash -c 'sleep 300 & echo $! > deep.pid; exec sleep 300' & "  # its child too
+    "env -i /bin/sleep 300 & echo $! > bare.pid; "                    # an empty environment
     "echo $$ > shell.pid; "
 )
 PIDS = ("setsid", "plain", "deep", "bare", "shell")
@@ -63,7 +63,7 @@ async def test_a_timeout_ends_every_process_the_command_started(tmp_path: Path) 
 
 
 async def test_orphans_left_by_a_finished_command_are_ended(tmp_path: Path) -> None:
-    command = ("(setsid sh -c 'echo $$ > orphan.pid; exec sleep 1000' > /dev/null 2>&1 &); "
+    command = ("(setsid sh -c 'echo $$ > orphan.pid; exec sleep 300' > /dev/null 2>&1 &); "
                "until [ -s orphan.pid ]; do sleep 0.01; done; echo done")
     out = await asyncio.wait_for(bash(tmp_path, command), 10)
     orphan = int((tmp_path / "orphan.pid").read_text())
@@ -73,8 +73,9 @@ async def test_orphans_left_by_a_finished_command_are_ended(tmp_path: Path) -> N
 
 
 async def test_a_process_forking_while_it_is_killed_does_not_escape(tmp_path: Path) -> None:
-    command = ("setsid bash -c 'while true; do sleep 1000 & echo $! >> many.pid; done' & "
-               "echo $! > loop.pid; sleep 1000")
+    # Bounded, and short-lived, so that a failing kill cannot leave a fork bomb behind.
+    command = ("setsid bash -c 'for i in $(seq 3000); do sleep 60 & echo $! >> many.pid; done' & "
+               "echo $! > loop.pid; sleep 60")
     task = bash(tmp_path, command)
     [forker] = await started(tmp_path, ("loop",))
     while len((tmp_path / "many.pid").read_text().split()) < 20:

@@ -138,7 +138,8 @@ async def test_headless_auto_edit_runs_sandboxed_and_refuses_leaving(
     output = json.loads(result.out)
     assert output["sandbox"] == {"mode": "workspace-write", "network": False, "unavailable": None}
     inside, outside = output["tool_calls"]
-    assert not inside["is_error"] and (workspace / "out.txt").read_text() == "built\n"
+    assert not inside["is_error"], inside
+    assert (workspace / "out.txt").read_text() == "built\n"
     assert outside["result"].startswith("not run: bash needs approval")
     assert outside["result"].endswith("(rerun with --approval full-auto)")
     assert not (workspace / "elsewhere.txt").exists()

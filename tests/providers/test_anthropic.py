@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from neocode_tui.collector import collect
 from neocode_tui.chat import ChatRequest, Message, ToolCall, ToolSpec
+from neocode_tui.collector import collect
 from neocode_tui.events import StreamRetry, ToolCallEnd
 from neocode_tui.providers.anthropic import AnthropicProvider
 from neocode_tui.providers.http import HTTPOptions

@@ -7,12 +7,11 @@ import pytest
 
 from neocode_tui.chat import ChatRequest, Message, ToolCall, ToolSpec
 from neocode_tui.collector import collect
-from neocode_tui.config import Settings
-from neocode_tui.settings import load_settings
 from neocode_tui.providers import make_provider
 from neocode_tui.providers.http import HTTPOptions
 from neocode_tui.providers.openai import OpenAIProvider
 from neocode_tui.providers.openai_compat import OpenAICompat, parse_compat
+from neocode_tui.settings import load_settings
 from tests.http_model_server import Response, openai_turn
 from tests.providers.llama_like import LlamaLike
 

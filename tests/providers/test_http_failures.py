@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from neocode_tui.collector import Collector, collect
 from neocode_tui.chat import ChatRequest, Message
+from neocode_tui.collector import Collector, collect
 from neocode_tui.events import StreamError, StreamRetry, TextDelta
 from neocode_tui.providers.http import HTTPOptions
 from neocode_tui.providers.openai import OpenAIProvider
@@ -79,8 +79,8 @@ async def test_when_the_attempts_are_spent_the_turn_ends_in_one_error(model_serv
 
 async def test_retry_after_seconds_is_honoured_exactly(model_server) -> None:
     arrivals: list[float] = []
-    model_server.enqueue(timed(json_response(429, {"error": {"message": "slow down"}}, {"retry-after": "0.3"}), arrivals),
-                         timed(Response(body=openai_turn("ok")), arrivals))
+    slow_down = json_response(429, {"error": {"message": "slow down"}}, {"retry-after": "0.3"})
+    model_server.enqueue(timed(slow_down, arrivals), timed(Response(body=openai_turn("ok")), arrivals))
     turn, seen = await run(provider_for(model_server.url, backoff_base=5))
     assert turn.text == "ok"
     assert next(e for e in seen if isinstance(e, StreamRetry)).delay == 0.3
@@ -90,7 +90,9 @@ async def test_retry_after_seconds_is_honoured_exactly(model_server) -> None:
 async def test_retry_after_ms_wins_over_retry_after(model_server) -> None:
     arrivals: list[float] = []
     headers = {"retry-after-ms": "150", "retry-after": "5"}
-    model_server.enqueue(timed(json_response(429, {}, headers), arrivals), timed(Response(body=openai_turn("ok")), arrivals))
+    model_server.enqueue(
+        timed(json_response(429, {}, headers), arrivals), timed(Response(body=openai_turn("ok")), arrivals)
+    )
     turn, seen = await run(provider_for(model_server.url))
     assert next(e for e in seen if isinstance(e, StreamRetry)).delay == 0.15
     assert 0.15 <= arrivals[1] - arrivals[0] < 0.45
@@ -170,7 +172,8 @@ async def test_keep_alive_comments_reset_the_idle_timer(model_server) -> None:
     split = body.index(b"\n\n") + 2  # between two events
     model_server.enqueue(Response(body=[body[:split], *pings, body[split:]], delay=0.08))
     turn, _ = await run(provider_for(model_server.url, idle_timeout=0.2, first_byte_timeout=0.2))
-    assert (turn.text, turn.error and turn.error.message) == ("worth the wait", None)  # 0.56 s in all, never 0.2 s silent
+    # 0.56 s in all, never 0.2 s silent
+    assert (turn.text, turn.error and turn.error.message) == ("worth the wait", None)
 
 
 async def test_the_key_never_appears_in_any_message(model_server) -> None:
@@ -212,7 +215,8 @@ def test_error_bodies_are_read_in_every_common_shape() -> None:
     assert server_message(json.dumps({"type": "error", "error": {"type": "overloaded_error", "message": "m4"}})) == "m4"
     assert server_message(json.dumps({"detail": [{"loc": ["body", "x"], "msg": "field required"}]})) == "field required"
     assert server_message("<html>Bad   gateway</html>") == "Bad gateway"
-    assert server_message("<html><head><title>502 Bad Gateway</title></head><body>...</body></html>") == "502 Bad Gateway"
+    page = "<html><head><title>502 Bad Gateway</title></head><body>...</body></html>"
+    assert server_message(page) == "502 Bad Gateway"
 
 
 @pytest.mark.parametrize("name", ["openai", "anthropic"])

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from neocode_tui.collector import collect
 from neocode_tui.chat import ChatRequest, Message, ToolCall, ToolSpec
+from neocode_tui.collector import collect
 from neocode_tui.events import ToolCallDelta, ToolCallStart
-from tests.http_model_server import Response, openai_sse, openai_turn
 from neocode_tui.providers.openai import OpenAIProvider
+from tests.http_model_server import Response, openai_sse, openai_turn
 from tests.providers.conftest import API_KEY, FAST
 
 REQUEST = ChatRequest(model="gpt-test", messages=[Message(role="user", content="go")])
@@ -56,7 +56,10 @@ async def test_text_reasoning_and_usage_arrive_and_the_request_is_what_the_api_w
         tools=[ToolSpec(name="read_file", description="read", parameters={"type": "object"})],
         messages=[
             Message(role="user", content="read a.py"),
-            Message(role="assistant", content="", tool_calls=[ToolCall(id="c1", name="read_file", arguments='{"path":"a.py"}')]),
+            Message(
+                role="assistant", content="",
+                tool_calls=[ToolCall(id="c1", name="read_file", arguments='{"path":"a.py"}')],
+            ),
             Message(role="tool", content="print(1)", tool_call_id="c1", name="read_file"),
         ],
     )

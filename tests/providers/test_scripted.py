@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from neocode_tui.collector import collect
 from neocode_tui.chat import ChatRequest, Message
+from neocode_tui.collector import collect
 from neocode_tui.providers.scripted import ScriptedProvider, SSEReplay, scripted_reply
 from tests.http_model_server import anthropic_turn, openai_turn
 

@@ -17,7 +17,8 @@ def test_event_names_multi_line_data_and_optional_space() -> None:
 
 
 def test_every_line_ending_and_a_crlf_split_between_reads() -> None:
-    assert decode(b"data: a\r\n\r\ndata: b\r\rdata: c\n\n")[0] == decode(b"data: a\r", b"\n\r", b"\ndata: b\r\rdata: c\n", b"\n")[0]
+    split = decode(b"data: a\r", b"\n\r", b"\ndata: b\r\rdata: c\n", b"\n")[0]
+    assert decode(b"data: a\r\n\r\ndata: b\r\rdata: c\n\n")[0] == split
     assert [e.data for e in decode(b"data: a\r", b"\n\r", b"\ndata: b\r\rdata: c\n", b"\n")[0]] == ["a", "b", "c"]
 
 

@@ -3,10 +3,9 @@ through them (the same model, stopped after fewer steps, or in another theme).""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import replace
-
-import json
 
 from neocode_tui.events import Usage
 from neocode_tui.providers.scripted import TurnSource, scripted_reply

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from neocode_tui.agent.store import list_sessions
 from neocode_tui.config import Settings
 from neocode_tui.events import Usage
@@ -431,11 +429,11 @@ async def test_without_an_api_key_the_app_starts_on_the_offline_model(tmp_path: 
     async with app.run_test(size=SIZE) as pilot:
         assert "offline scripted model — set OPENAI_API_KEY" in screen_text(app)
         await pilot.press(*"hi", "enter")
-        await wait_until(lambda: isinstance(app.screen, ApprovalScreen), pause=pilot.pause, what='isinstance(app.screen, ApprovalScreen)')
+        await wait_until(lambda: isinstance(app.screen, ApprovalScreen), pause=pilot.pause, what="the question")
         assert isinstance(app.screen, ApprovalScreen)
         assert app.screen.request.name == "write_file"
         await pilot.press("y")
-        await wait_until(lambda: not app.working, pause=pilot.pause, what='not app.working')
+        await wait_until(lambda: not app.working, pause=pilot.pause, what="the run to end")
         assert (workspace / "NOTES.md").read_text().endswith("- Visited by NeoCode's offline model.\n")
 
 
@@ -451,10 +449,11 @@ async def test_a_command_is_shown_in_full_before_it_runs_and_escape_stops_it(tmp
         assert isinstance(app.screen, ApprovalScreen)
         assert f"$ {command}" in screen_text(app)
         await pilot.press("y")
-        await wait_until(lambda: (app.workspace / "started.txt").exists(), pause=pilot.pause, what='(app.workspace / "started.txt").exists()')
+        started = app.workspace / "started.txt"
+        await wait_until(started.exists, pause=pilot.pause, what="the command to start")
         assert app.working  # the command runs; the app still takes keys
         await pilot.press("escape")
-        await wait_until(lambda: not app.working, pause=pilot.pause, what='not app.working')
+        await wait_until(lambda: not app.working, pause=pilot.pause, what="the run to end")
         assert not app.working
         assert not (app.workspace / "done.txt").exists()
         result = next(m for m in app.session.messages if m.role == "tool")
@@ -531,8 +530,8 @@ def untrusted_app(tmp_path: Path) -> NeoCodeApp:
 
 
 async def test_a_folder_whose_env_wants_power_is_trusted_only_on_yes(tmp_path: Path) -> None:
-    from neocode_tui.tui.trust import TrustScreen
     from neocode_tui.trust import is_trusted
+    from neocode_tui.tui.trust import TrustScreen
 
     app = untrusted_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -548,8 +547,8 @@ async def test_a_folder_whose_env_wants_power_is_trusted_only_on_yes(tmp_path: P
 
 
 async def test_declining_trust_says_what_was_ignored_and_asks_nothing_more(tmp_path: Path) -> None:
-    from neocode_tui.tui.trust import TrustScreen
     from neocode_tui.trust import is_trusted
+    from neocode_tui.tui.trust import TrustScreen
 
     app = untrusted_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import pytest
 from textual.app import App, ComposeResult
 
@@ -264,7 +263,10 @@ async def test_stream_errors_become_a_notice_that_says_what_to_do() -> None:
         await show(view, [
             TurnStarted(turn=1),
             *stream(1, StreamError(kind="auth", message="The API key was rejected (HTTP 401)", status=401)),
-            TurnFinished(turn=1, finish_reason=None, error=ErrorInfo(kind="auth", message="The API key was rejected (HTTP 401)")),
+            TurnFinished(
+                turn=1, finish_reason=None,
+                error=ErrorInfo(kind="auth", message="The API key was rejected (HTTP 401)"),
+            ),
             RunFinished(turn=1, reason="error", error=ErrorInfo(kind="auth", message="The API key was rejected")),
         ])
         await pilot.pause()
@@ -410,7 +412,8 @@ async def test_reasoning_streams_dimmed_apart_from_the_answer_then_folds_and_unf
     async with app.run_test(size=(80, 40)) as pilot:
         view = app.query_one(ConversationView)
         thought = "".join(f"thought line {n}\n" for n in range(1, 13))
-        await show(view, [TurnStarted(turn=1), *stream(1, *[ReasoningDelta(text=thought[i : i + 5]) for i in range(0, len(thought), 5)])])
+        pieces = [ReasoningDelta(text=thought[i : i + 5]) for i in range(0, len(thought), 5)]
+        await show(view, [TurnStarted(turn=1), *stream(1, *pieces)])
         text = screen_text(app)
         assert "∴ Thinking… (12 lines)" in text and "thought line 12" in text
         shown = [line.strip() for line in text.splitlines()]
@@ -427,4 +430,5 @@ async def test_reasoning_streams_dimmed_apart_from_the_answer_then_folds_and_unf
         await pilot.pause()
         text = screen_text(app)
         shown = [line.strip() for line in text.splitlines()]
-        assert "thought line 1" in shown and "thought line 12" in shown and text.index("thought line 12") < text.index("The answer.")
+        assert "thought line 1" in shown and "thought line 12" in shown
+        assert text.index("thought line 12") < text.index("The answer.")

@@ -7,13 +7,13 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from neocode_tui.partial_json import PartialJSON
 from neocode_tui.tui.conversation.markdown_split import (
     CODE_CHUNK_LINES,
     CodeChunk,
     MarkdownSplitter,
     split_blocks,
 )
-from neocode_tui.partial_json import PartialJSON
 
 ARGUMENTS = {
     "path": "src/ünïcode 😀.py",

@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from neocode_tui.agent.loop_events import FileChange
 from neocode_tui.agent.tools.base import (
     RESULT_CAP,
     Budget,
@@ -30,7 +31,6 @@ from neocode_tui.agent.tools.base import (
     in_thread,
 )
 from neocode_tui.agent.tools.text import MAX_EDIT_BYTES, encode_text, line_count, read_text
-from neocode_tui.agent.loop_events import FileChange
 from neocode_tui.agent.workspace import Workspace
 
 NO_NEWLINE = "\\ No newline at end of file\n"

@@ -17,11 +17,11 @@ from rich.segment import Segment
 from rich.syntax import Syntax
 from rich.text import Text
 
+from neocode_tui.partial_json import GrowingText, PartialField, PartialJSON
 from neocode_tui.tui.conversation.diff import diff_text
 from neocode_tui.tui.conversation.markdown import MarkdownText, lexer_for_path, lexer_named
 from neocode_tui.tui.conversation.markdown_split import CodeChunk, Piece
 from neocode_tui.tui.conversation.palette import Palette
-from neocode_tui.partial_json import GrowingText, PartialField, PartialJSON
 
 NoticeLevel = Literal["info", "warning", "error"]
 ToolStatus = Literal[

@@ -140,7 +140,7 @@ class ConversationView(ScrollView, can_focus=True):
                 if not self._pending:
                     break  # laid out but not drawn: the view is hidden
         done: asyncio.Future[None] = loop.create_future()  # scrollbars and the rest of the screen
-        self.call_after_refresh(lambda: done.done() or done.set_result(None))
+        self.call_after_refresh(lambda: None if done.done() else done.set_result(None))
         await done
 
     # --- frame scheduling ---------------------------------------------------------------

@@ -50,7 +50,8 @@ class QueuedPrompts(Static):
             for text in self.prompts
         ]
         if lines:
-            lines.append(Content.styled("sent when the agent is done · Up on an empty prompt edits the last", "dim italic"))
+            hint = "sent when the agent is done · Up on an empty prompt edits the last"
+            lines.append(Content.styled(hint, "dim italic"))
         self.update(Content("\n").join(lines))
 
 
