@@ -292,3 +292,27 @@ def test_every_tool_has_a_json_schema_from_its_arguments() -> None:
     assert edit["type"] == "object"
     assert edit["required"] == ["path", "old_string", "new_string"]
     assert "title" not in edit and "title" not in edit["properties"]["path"]
+
+
+async def test_search_follows_gitignore_says_what_it_left_out_and_can_include_it(project: Path) -> None:
+    (project / ".gitignore").write_text("build/\n*.log\n")
+    (project / "build").mkdir()
+    (project / "build" / "gen.py").write_text("TOKEN = 1\n")
+    (project / "debug.log").write_text("TOKEN in a log\n")
+    (project / "src" / "conf.py").write_text("TOKEN = 2\n")
+
+    found = await call(project, "glob", pattern="*.py")
+    assert "build/gen.py" not in found.text and "src/conf.py" in found.text
+    everything = await call(project, "glob", pattern="*.py", include_ignored=True)
+    assert "build/gen.py" in everything.text and "ignored" not in everything.text
+    listed = [line for line in found.text.splitlines() if not line.startswith("[")]
+    left_out = len(everything.text.splitlines()) - len(listed)
+    assert left_out >= 1
+    assert f"[{left_out} more matching files are ignored (.gitignore, dependencies, caches)" in found.text
+
+    hits = await call(project, "grep", pattern="TOKEN")
+    assert hits.text.strip() == "src/conf.py:1:TOKEN = 2"
+    all_hits = await call(project, "grep", pattern="TOKEN", include_ignored=True)
+    assert {line.split(":")[0] for line in all_hits.text.splitlines()} == {
+        "build/gen.py", "debug.log", "src/conf.py",
+    }

@@ -48,6 +48,18 @@ COMMON_FLAGS = [
     *(f"--glob=!{name}" for name in IGNORED_DIRS),
 ]
 """No user ripgrep config (its flags would change the output), hidden files included."""
+INCLUDE_IGNORED = Field(
+    False, description="Also look in what .gitignore and .ignore leave out (never in .git)."
+)
+
+
+def _ignore_flags(include_ignored: bool) -> list[str]:
+    """The repository's own ignore rules apply unless the model asks past them; the folders
+    nobody searches (dependencies, caches) go with them, ``.git`` never."""
+    if include_ignored:
+        return ["--no-ignore", "--no-config", "--hidden", "--sort=path", "--no-messages",
+                "--color=never", "--glob=!.git"]
+    return COMMON_FLAGS
 CHUNK = 65536
 
 
@@ -158,6 +170,7 @@ class GlobArgs(BaseModel):
 
     pattern: str = Field(description="Glob pattern, e.g. '**/*.py' or 'src/*.ts'.")
     path: str = Field(".", description="Folder to search, relative to the workspace root.")
+    include_ignored: bool = INCLUDE_IGNORED
 
 
 class Glob(Tool[GlobArgs]):
@@ -180,17 +193,28 @@ class Glob(Tool[GlobArgs]):
         base = workspace.resolve(args.path)
         pattern = _check_glob(args.pattern)
         out = _Records(MAX_RESULTS, b"\0")
+        every = _Records(0, b"\0")
+        listing = ["--files", "--null", f"--glob={pattern}"]
         with _folder(workspace, base) as folder:
             code, errors = await run_rg(
-                ["--files", "--null", f"--glob={pattern}", *COMMON_FLAGS], folder, base, out
+                [*listing, *_ignore_flags(args.include_ignored)], folder, base, out
             )
+            if not args.include_ignored and code != 2:  # what the ignore rules kept out
+                await run_rg([*listing, *_ignore_flags(True)], folder, base, every)
         if code == 2 and not out.total:
             raise ToolError(f"invalid glob pattern {_quoted(pattern)}: {errors}")
+        skipped = max(every.total - out.total, 0)
+        note = (
+            f"[{skipped} more matching files are ignored (.gitignore, dependencies, caches); "
+            "include_ignored=true lists them]" if skipped else ""
+        )
         if not out.total:
-            return ToolOutput(f"no files match {_quoted(pattern)}")
+            return ToolOutput("\n".join(filter(None, [f"no files match {_quoted(pattern)}", note])))
         shown = [workspace.relative(base / os.fsdecode(line)) for line in out.records]
         if out.total > len(shown):
             shown.append(f"[{out.total - len(shown)} more files; narrow the pattern]")
+        if note:
+            shown.append(note)
         return capped(ToolOutput("\n".join(shown)))
 
 
@@ -204,6 +228,7 @@ class GrepArgs(BaseModel):
     path: str = Field(".", description="File or folder to search, relative to the workspace.")
     include: str | None = Field(None, description="Only files matching this glob, e.g. '*.py'.")
     ignore_case: bool = Field(False, description="Match case-insensitively.")
+    include_ignored: bool = INCLUDE_IGNORED
 
 
 class Grep(Tool[GrepArgs]):
@@ -228,7 +253,7 @@ class Grep(Tool[GrepArgs]):
             "--line-number", "--null", "--crlf", f"--max-columns={MAX_LINE}",
             "--max-columns-preview", f"--max-filesize={MAX_GREP_FILE_BYTES}",
             *(["--ignore-case"] if args.ignore_case else []),
-            *COMMON_FLAGS,
+            *_ignore_flags(args.include_ignored),
         ]
         out = _Records(MAX_MATCHES, named=target.is_dir())
         if target.is_dir():
