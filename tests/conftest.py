@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.agent.conftest import Dialect
 from tests.http_model_server import model_server
 
 __all__ = ["model_server"]
@@ -26,3 +27,23 @@ def isolated_user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("NEOCODE_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.chdir(tmp_path)  # no .env or sessions of the checkout's own
     return tmp_path
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A small project to work in: one Python file."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "app.py").write_text("def greet():\n    return 'hello'\n\nprint(greet())\n")
+    return root
+
+
+@pytest.fixture(params=["openai", "anthropic"])
+async def dialect(request, model_server) -> Dialect:
+    return Dialect(request.param, model_server)
+
+
+@pytest.fixture
+async def openai_only(model_server) -> Dialect:
+    """For behaviour that does not depend on the wire format."""
+    return Dialect("openai", model_server)

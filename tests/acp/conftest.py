@@ -153,13 +153,6 @@ def home(tmp_path: Path) -> Path:
     return tmp_path
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "app.py").write_text("def greet():\n    return 'hello'\n\nprint(greet())\n")
-    return root
-
 
 @pytest.fixture
 async def model(model_server) -> Dialect:

@@ -66,29 +66,11 @@ class Dialect:
         return body["system"]
 
 
-@pytest.fixture(params=["openai", "anthropic"])
-async def dialect(request, model_server) -> Dialect:
-    return Dialect(request.param, model_server)
-
-
-@pytest.fixture
-async def openai_only(model_server) -> Dialect:
-    """For behaviour that does not depend on the wire format."""
-    return Dialect("openai", model_server)
-
-
 @pytest.fixture
 def isolated_dirs(isolated_user: Path) -> Path:
     """The folder holding this test's own ``config`` and ``data`` folders."""
     return isolated_user
 
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "app.py").write_text("def greet():\n    return 'hello'\n\nprint(greet())\n")
-    return root
 
 
 class Recorder:

@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from neocode_tui.agent.loop_events import (
     ApprovalDecision,
     ApprovalRequested,
@@ -22,16 +20,6 @@ from neocode_tui.config import Settings
 from tests.agent.conftest import API_KEY, Dialect, Recorder, assert_transcript_valid
 from tests.helpers import wait_until
 from tests.mcp.conftest import TIME_SERVER, VENV_BIN, user_config, write_config
-
-
-@pytest.fixture(params=["openai", "anthropic"])
-async def dialect(request, model_server) -> Dialect:
-    return Dialect(request.param, model_server)
-
-
-@pytest.fixture
-async def openai_only(model_server) -> Dialect:
-    return Dialect("openai", model_server)
 
 
 async def no_questions(request: ApprovalRequested) -> ApprovalDecision:
