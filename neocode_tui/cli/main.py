@@ -24,7 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--output-format", choices=["text", "json", "stream-json"],
                         default="text", help="headless output (with -p)")
     parser.add_argument("--resume", nargs="?", const="", metavar="ID",
-                        help="resume a saved session (the latest when no ID is given)")
+                        help="resume a saved session (no ID: pick one from a list; with -p: the latest)")
     parser.add_argument("--continue", dest="continue_", action="store_true",
                         help="continue the most recent session in this folder")
     parser.set_defaults(initial_prompt=None)  # a bare prompt: see split_initial_prompt
