@@ -19,7 +19,7 @@ from textual.widgets.option_list import Option
 
 from neocode_tui.agent.store import SessionInfo
 
-TITLE_WIDTH = 48
+TITLE_WIDTH = 40
 
 
 def session_line(info: SessionInfo, now: datetime) -> Content:
@@ -31,7 +31,7 @@ def session_line(info: SessionInfo, now: datetime) -> Content:
     count = f"{info.messages} msg" if info.messages == 1 else f"{info.messages} msgs"
     return Content.assemble(
         (title.ljust(TITLE_WIDTH), "bold" if info.title else "dim"),
-        (f"  {when:>10}  {count:>9}  ", "dim"),
+        (f"  {when:>10}  {count:>8}  ", "dim"),
         (info.model, "$accent"),
     )
 
@@ -79,8 +79,9 @@ class SessionPicker(ModalScreen[str | None]):
             yield OptionList(id="sessions")
             yield Static("no session matches", id="empty")
             yield Static(
-                Content.from_markup(
-                    "[b]↑↓[/b] choose   [b]enter[/b] resume   [b]esc[/b] cancel   type to filter"
+                Content.assemble(
+                    ("↑↓", "bold"), " choose   ", ("enter", "bold"), " resume   ",
+                    ("esc", "bold"), " cancel   type to filter",
                 ),
                 id="keys",
             )
