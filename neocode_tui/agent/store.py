@@ -56,6 +56,7 @@ class _Header(BaseModel):
     id: str
     workspace: str
     created: str = ""
+    model: str = ""
 
 
 @dataclass
@@ -66,6 +67,10 @@ class SessionInfo:
     created: str
     updated: datetime
     title: str
+    model: str = ""
+    """The model the session started with (its header's)."""
+    messages: int = 0
+    """Messages in its transcript, counted without parsing them (see ``_message_count``)."""
 
 
 @dataclass
@@ -332,7 +337,33 @@ def _info(path: Path) -> SessionInfo | None:
         created=header.created,
         updated=datetime.fromtimestamp(path.stat().st_mtime),
         title=title,
+        model=header.model,
+        messages=_message_count(path),
     )
+
+
+_MESSAGE_START = b'{"type": "message"'
+_COMPACTION_START = b'{"type": "compaction"'
+
+
+def _message_count(path: Path) -> int:
+    """Messages in the transcript, for a listing: message records are recognised by how
+    ``SessionStore`` starts their line, never parsed; only a compaction (rare) is, since its
+    transcript replaces the count. Lines are read in bounded pieces."""
+    count = 0
+    line_start = True
+    with path.open("rb") as handle:
+        while piece := handle.readline(MAX_RECORD + 1):
+            if line_start and piece.startswith(_MESSAGE_START):
+                count += 1
+            elif line_start and piece.startswith(_COMPACTION_START) and piece.endswith(b"\n"):
+                try:
+                    messages = json.loads(piece).get("messages")
+                except (ValueError, RecursionError, AttributeError):
+                    messages = None
+                count = len(messages) if isinstance(messages, list) else count
+            line_start = piece.endswith(b"\n")
+    return count
 
 
 def title_of(prompt: str) -> str:

@@ -29,7 +29,9 @@ def run_app(args: argparse.Namespace) -> int:
     # Someone is watching: the offline model streams at a pace the eye can follow.
     offline = settings.resolved_provider == "scripted"
     provider = offline_provider(model=settings.resolved_model, rate=LIVE_RATE) if offline else None
-    resume = "" if args.continue_ else args.resume
+    # --continue loads the latest; --resume without an ID opens the session picker.
+    pick_session = args.resume == "" and not args.continue_
+    resume = "" if args.continue_ else (args.resume or None)
     untrusted = None
     wanted = loaded.ignored_names + ([] if loaded.trusted else workspace_servers(workspace))
     if wanted:
@@ -39,7 +41,7 @@ def run_app(args: argparse.Namespace) -> int:
     try:
         app = NeoCodeApp(
             settings, provider, workspace=workspace, initial_prompt=args.initial_prompt,
-            resume=resume, untrusted=untrusted,
+            resume=resume, untrusted=untrusted, pick_session=pick_session,
         )
     except NeoCodeError as exc:
         print(f"neocode: {exc}", file=sys.stderr)

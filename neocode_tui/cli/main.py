@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from neocode_tui import __version__
 from neocode_tui.cli.options import add_setting_flags
+from neocode_tui.cli.serve import add_serve_command
 from neocode_tui.vocabulary import DIALECT_NAMES
 
 
@@ -23,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--output-format", choices=["text", "json", "stream-json"],
                         default="text", help="headless output (with -p)")
     parser.add_argument("--resume", nargs="?", const="", metavar="ID",
-                        help="resume a saved session (the latest when no ID is given)")
+                        help="resume a saved session (no ID: pick one from a list; with -p: the latest)")
     parser.add_argument("--continue", dest="continue_", action="store_true",
                         help="continue the most recent session in this folder")
     parser.set_defaults(initial_prompt=None)  # a bare prompt: see split_initial_prompt
@@ -53,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("sessions", help="list saved sessions for this folder")
     acp = sub.add_parser("acp", help="serve the Agent Client Protocol on stdio (for Zed and other editors)")
     add_setting_flags(acp, again=True)
+    add_serve_command(sub)
     return parser
 
 
@@ -72,7 +75,7 @@ class _DemoHelp(argparse.Action):
         parser.exit()
 
 
-COMMANDS = ("replay", "demo", "sessions", "acp")
+COMMANDS = ("replay", "demo", "sessions", "acp", "serve")
 def split_initial_prompt(argv: list[str]) -> tuple[list[str], str | None]:
     """``neocode "fix the failing test"``: the first word that is neither a flag, a flag's
     value nor a command is the prompt the app opens with."""
@@ -125,9 +128,16 @@ def main(argv: list[str] | None = None) -> int:
         from neocode_tui.cli.acp import run_acp
 
         return run_acp(args)
-    if initial_prompt is not None and args.prompt is None and not sys.stdin.isatty():
+    if args.command == "serve":
+        from neocode_tui.cli.serve import run_serve
+
+        return run_serve(args)
+    # Served by textual-serve, the app draws through Textual's web driver: a browser tab is
+    # its screen, though stdin is a pipe.
+    has_screen = sys.stdin.isatty() or "TEXTUAL_DRIVER" in os.environ
+    if initial_prompt is not None and args.prompt is None and not has_screen:
         args.prompt = initial_prompt  # no terminal to open the app in: run it headless
-    if args.prompt is not None or not sys.stdin.isatty():
+    if args.prompt is not None or not has_screen:
         from neocode_tui.cli.headless import run_headless
 
         return run_headless(args)

@@ -54,6 +54,7 @@ from neocode_tui.tui.conversation import ConversationView
 from neocode_tui.tui.key_help import KeyHelpScreen
 from neocode_tui.tui.keys import next_mode
 from neocode_tui.tui.rewind import DiffScreen, RestoreScreen, RewindScreen
+from neocode_tui.tui.session_picker import SessionPicker
 from neocode_tui.tui.themes import DEFAULT_THEME, discover_themes
 from neocode_tui.tui.trust import TrustScreen
 from neocode_tui.tui.user_config import load_user_config, save_user_config
@@ -113,8 +114,10 @@ class NeoCodeApp(App[None]):
         blink: bool = True,
         notices: list[str] | None = None,
         untrusted: TrustRequest | None = None,
+        pick_session: bool = False,
     ) -> None:
         """``resume``: a session id (or id prefix) to continue, "" for this folder's latest.
+        ``pick_session``: open with the session picker (``neocode --resume`` with no ID).
 
         Raises ``SessionNotFound`` before anything is drawn when there is no such session.
         ``notices``: warnings from start-up to show. ``untrusted``: the workspace wants to
@@ -143,6 +146,7 @@ class NeoCodeApp(App[None]):
         """Set on the way out: a turn was still running and was interrupted."""
         self._rewinding = False
         """A rewind replaces the transcript: it says so itself, not as a resume."""
+        self.pick_session = pick_session
 
     @property
     def provider(self) -> Provider:
@@ -248,6 +252,12 @@ class NeoCodeApp(App[None]):
         self.session.mcp.start()  # in the background: nothing here waits for a server
         for notice in [*self.start_notices, *self.session.mcp.notices()]:
             self.conversation.add_notice("warning", notice)
+        if self.pick_session:
+            self._open_session_picker(then=self._start_initial_prompt)
+        else:
+            self._start_initial_prompt()
+
+    def _start_initial_prompt(self) -> None:
         if self.initial_prompt:
             self._start_run(self.initial_prompt)
 
@@ -579,7 +589,30 @@ class NeoCodeApp(App[None]):
         self.conversation.add_notice("info", "\n".join([*lines, "", "/resume ID loads one"]))
 
     def _command_resume(self, argument: str) -> None:
-        self.session.resume(argument or None)
+        if argument:
+            self.session.resume(argument)
+        else:
+            self._open_session_picker()
+
+    # -- picking a saved session ----------------------------------------------------------
+
+    def _open_session_picker(self, then: Callable[[], None] = lambda: None) -> None:
+        """The picker over this folder's other sessions; ``then`` runs once it is closed."""
+        sessions = self.session.saved_sessions()
+        if not sessions:
+            self.conversation.add_notice("info", "no saved sessions for this folder yet")
+            then()
+            return
+
+        def picked(session_id: str | None) -> None:
+            if session_id is not None:
+                try:
+                    self.session.resume(session_id)
+                except NeoCodeError as exc:
+                    self.conversation.add_notice("warning", str(exc))
+            then()
+
+        self.push_screen(SessionPicker(sessions), picked)
 
     def _command_compact(self, argument: str) -> None:
         if not self.session.messages:

@@ -30,7 +30,7 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("approval", "what needs your yes: ask, auto-edit, full-auto, plan", "MODE"),
     SlashCommand("theme", "switch the theme, remembered for next time", "NAME"),
     SlashCommand("sessions", "list the saved sessions of this folder"),
-    SlashCommand("resume", "load a saved session (no ID: the latest)", "ID"),
+    SlashCommand("resume", "load a saved session (no ID: pick one from a list)", "ID"),
     SlashCommand(
         "compact", "summarise the older history to free the context (FOCUS: what to keep)", "[FOCUS]"
     ),

@@ -117,6 +117,7 @@ async def test_list_dir_shows_folders_first_with_markers(project: Path) -> None:
 async def test_glob_finds_nested_files_and_skips_dependencies(project: Path) -> None:
     assert (await call(project, "glob", pattern="**/*.py")).text.splitlines() == [
         "src/app.py", "src/pkg/util.py",
+        "[1 more matching files are ignored (.gitignore, dependencies, caches); include_ignored=true lists them]",
     ]
     assert (await call(project, "glob", pattern="*.py", path="src/pkg")).text == "src/pkg/util.py"
     assert (await call(project, "glob", pattern="src/*.py")).text == "src/app.py"

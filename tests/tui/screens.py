@@ -4,9 +4,14 @@ through them (the same model, stopped after fewer steps, or in another theme).""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
 
+from neocode_tui.agent.store import SessionStore
+from neocode_tui.chat import Message
 from neocode_tui.events import Usage
 from neocode_tui.providers.scripted import TurnSource, scripted_reply
 from neocode_tui.tui.scenarios import SCENARIOS, Press, Release, Scenario, Type
@@ -129,4 +134,31 @@ SCREENS["editing"] = Scenario(
 SCREENS["mention"] = replace(
     SCREENS["editing"], name="mention", description="the @ file picker while a path is typed",
     steps=(Type("Explain @ap", send=False),),
+)
+
+
+SAVED_SESSIONS = (
+    # (model, prompts, when last used)
+    ("gpt-4o", ("Fix the flaky retry test in tests/test_app.py", "Now run the whole suite"),
+     datetime(2026, 3, 2, 16, 40)),
+    ("claude-sonnet-4", ("Add a --verbose flag to the CLI",), datetime(2026, 2, 27, 9, 5)),
+    ("gpt-4o-mini", ("Write the release notes for 0.2",), datetime(2026, 2, 20, 11, 30)),
+)
+
+
+def write_saved_sessions(workspace: Path) -> None:
+    """Sessions of ``workspace`` as the app saves them, each prompt answered, with fixed
+    times so the picker shows the same rows on every run."""
+    for model, prompts, when in SAVED_SESSIONS:
+        store = SessionStore.create(workspace, provider="openai", model=model)
+        for prompt in prompts:
+            store.append_message(Message(role="user", content=prompt))
+            store.append_message(Message(role="assistant", content="Done."))
+        store.close()
+        os.utime(store.path, (when.timestamp(), when.timestamp()))
+
+
+SCREENS["session-picker"] = replace(
+    _fence, name="session-picker", description="/resume with no ID: the saved sessions to pick from",
+    steps=(Type("/resume"),),
 )

@@ -29,27 +29,36 @@ class SlashCompletion(OptionList):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.completions: list[Completion] = []
+        self.shown_for: str | None = None
+        """The input text these completions were made for; None before any."""
 
     @property
     def is_open(self) -> bool:
         return bool(self.completions)
 
-    def show(self, completions: list[Completion]) -> None:
+    def show(self, completions: list[Completion], *, text: str | None = None, preselect: bool = True) -> None:
+        """``text``: what the input held. ``preselect``: highlight the first item, so Enter
+        takes it; off for a list nobody has narrowed yet (Enter then sends the line as typed)."""
         self.completions = completions
+        self.shown_for = text
         width = max((len(item.label) for item in completions), default=0) + 2
         self.set_options(
             Option(Content.assemble((item.label.ljust(width), "bold"), (item.help, "dim")))
             for item in completions
         )
-        self.highlighted = 0 if completions else None
+        self.highlighted = 0 if completions and preselect else None
         self.set_class(bool(completions), "-open")
 
     def close(self) -> None:
         self.show([])
 
     def move(self, step: int) -> None:
-        if self.completions:
-            self.highlighted = ((self.highlighted or 0) + step) % len(self.completions)
+        if not self.completions:
+            return
+        if self.highlighted is None:
+            self.highlighted = 0 if step > 0 else len(self.completions) - 1
+        else:
+            self.highlighted = (self.highlighted + step) % len(self.completions)
 
     @property
     def chosen(self) -> Completion | None:

@@ -108,18 +108,25 @@ class PromptInput(TextArea):
         self.mentions = mentions
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        if self._recalled is not None and self.text == self._recalled:
-            self.completion.close()
-            return
-        self._recalled = None
-        self.completion.show(self._complete_with(self.text))
-        if self.mentions is None:
+        self._refresh_completion()
+        if self._recalled is not None or self.mentions is None:
             return
         typed = self._mention_typed()
         if typed is None:
             self.mentions.close()
         else:
             self.mentions.open(typed[1])
+
+    def _refresh_completion(self) -> None:
+        """The list for the text as it is now. Keys typed fast all arrive before the change
+        messages they cause, so a key that uses the list refreshes it first too: it never
+        acts on the list of an earlier text."""
+        text = self.text
+        if text != self._recalled:
+            self._recalled = None
+        if self.completion.shown_for != text:
+            # "/theme " lists every theme, none chosen yet: Enter shows the current one.
+            self.completion.show(self._complete_with(text), text=text, preselect=not text.endswith(" "))
 
     def _mention_typed(self) -> tuple[int, str] | None:
         """(column of the ``@``, query) when the cursor ends a mention on its line."""
@@ -147,8 +154,9 @@ class PromptInput(TextArea):
         return True
 
     def _completion_key(self, key: str) -> bool:
-        """Handle ``key`` for the open completion list; False when it is not the list's key."""
-        chosen = self.completion.chosen
+        """Handle ``key`` for the open completion list; False when it is not the list's key.
+        Enter with nothing highlighted sends the line as typed; Tab takes the first item."""
+        chosen = self.completion.chosen or (self.completion.completions[0] if key == "tab" else None)
         if key in ("up", "down"):
             self.completion.move(-1 if key == "up" else 1)
         elif key == "escape":
@@ -169,6 +177,7 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             return
+        self._refresh_completion()
         if self.completion.is_open and self._completion_key(event.key):
             event.stop()
             event.prevent_default()
@@ -216,6 +225,7 @@ class PromptInput(TextArea):
         event.stop()
         event.prevent_default()
         self._recalled = text
+        self.completion.show([], text=text)  # history, not a command being typed
         self.load_text(text)
         self.move_cursor(self.document.end)
 
