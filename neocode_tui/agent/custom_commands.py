@@ -49,6 +49,10 @@ class CustomCommand:
     template: str
     path: Path
 
+    @property
+    def takes_arguments(self) -> bool:
+        return bool(self.argument_hint or PLACEHOLDER.search(self.template))
+
     def expand(self, arguments: str) -> str:
         """The prompt with its placeholders filled; arguments given to a prompt that has no
         placeholder are added at its end rather than silently lost."""
