@@ -16,6 +16,7 @@ workspace's own hooks run commands, so they run only in a folder the user trusts
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -252,14 +253,21 @@ class Hooks:
         tree = ProcessTree()
         env = secret_free(os.environ, self.secrets)
         env.update(NEOCODE_PROJECT_DIR=str(self.workspace), CLAUDE_PROJECT_DIR=str(self.workspace))
+        spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
+            "/bin/sh", "-c", hook.command.command, cwd=self.workspace, env=tree.environment(env),
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, start_new_session=True,
+        ))
         try:
-            process = await asyncio.create_subprocess_exec(
-                "/bin/sh", "-c", hook.command.command, cwd=self.workspace, env=tree.environment(env),
-                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, start_new_session=True,
-            )
+            process = await asyncio.shield(spawn)
         except OSError as exc:
             return HookRun(hook, None, "", "", f"could not start: {exc.strerror or exc}")
+        except asyncio.CancelledError:
+            # It may already be running: let the start finish, then stop all of it.
+            with contextlib.suppress(OSError):
+                tree.started((await spawn).pid)
+                tree.kill()
+            raise
         tree.started(process.pid)
         assert process.stdin and process.stdout and process.stderr
         stdout, stderr = _Capped(), _Capped()

@@ -182,7 +182,9 @@ class AgentSession:
         self._built_in_commands = tuple(built_in_commands)
         self.commands: CustomCommands = load_commands(self.workspace, self._built_in_commands)
         self.hooks = load_hooks(self.workspace, secrets=tuple(settings.secrets))
-        self.hooks.report, self.hooks.session_id = self._notice, lambda: self.id
+        redact = Redactor(settings.secrets)
+        self.hooks.report = lambda level, message: self._notice(level, redact(message))
+        self.hooks.session_id = lambda: self.id
         self.loop.hooks = self.hooks
         self._extensions_told = False
 
@@ -352,7 +354,8 @@ class AgentSession:
         note, self._undo_note = self._undo_note, ""
         text = note + expanded.text
         if submitted.context:
-            text += f"\n\n<user-prompt-submit-hook>\n{submitted.context}\n</user-prompt-submit-hook>"
+            context = Redactor(self.settings.secrets)(submitted.context)
+            text += f"\n\n<user-prompt-submit-hook>\n{context}\n</user-prompt-submit-hook>"
         finished = await self.loop.run(text)
         if finished.reason != "error" or not is_overflow(finished.error):
             return finished

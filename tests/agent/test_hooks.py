@@ -3,6 +3,7 @@ loopback model, on Claude Code's contract (JSON on stdin, exit 2 blocks, JSON an
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from pathlib import Path
@@ -15,8 +16,8 @@ from neocode_tui.agent.session import AgentSession
 from neocode_tui.config import Settings
 from neocode_tui.paths import config_dir
 from neocode_tui.trust import trust
-from tests.agent.conftest import Dialect, Recorder
-from tests.agent.helpers import wait_dead
+from tests.agent.conftest import API_KEY, Dialect, Recorder, assert_transcript_valid
+from tests.agent.helpers import wait_dead, wait_for_file
 
 HOOK = """\
 import json, os, sys
@@ -265,3 +266,39 @@ async def test_a_broken_hooks_file_is_explained_by_file_and_line(
     assert f"{path} line 1, column 12: not valid JSON" in notices(recorder)
     await session.aclose()
 
+
+
+async def test_interrupting_the_run_while_a_hook_runs_stops_the_hook_and_its_children(
+    openai_only: Dialect, workspace: Path, tmp_path: Path
+) -> None:
+    pids = tmp_path / "pids"
+    user_hooks({"PreToolUse": group(f"sleep 60 & echo $$ $! > {pids}; wait")})
+    openai_only.reply("", [("r", "read_file", json.dumps({"path": "app.py"}))])
+    session, _ = make_session(openai_only, workspace)
+
+    task = asyncio.create_task(session.prompt("read app.py"))
+    shell, child = (int(pid) for pid in (await wait_for_file(pids)).split())
+    assert session.cancel()
+    finished = await asyncio.wait_for(task, 5)
+
+    assert finished.reason == "cancelled"
+    assert await wait_dead(shell) and await wait_dead(child)
+    assert_transcript_valid(session.loop)
+    await session.aclose()
+
+
+async def test_hooks_get_no_api_keys_and_what_they_print_is_scrubbed(
+    openai_only: Dialect, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    user_hooks({"Stop": group(f'echo "key=[$OPENAI_API_KEY] {API_KEY}" >&2; exit 3')})
+    openai_only.reply("Done.")
+    recorder = Recorder()
+    session = AgentSession(
+        Settings(provider="openai", openai_api_key=API_KEY), workspace,
+        provider=openai_only.provider(), listener=recorder,
+    )
+    await session.prompt("go")
+    text = notices(recorder)
+    assert "failed (exit code 3): key=[]" in text and API_KEY not in text
+    await session.aclose()
