@@ -303,8 +303,9 @@ class AgentSession:
         ``/name args`` of a custom command sends the command's prompt."""
         if self.running:
             raise WorkInProgress("the agent is still working on the last prompt")
+        turn = self.loop.turn
         finished = await self._prompt(clean_text(text))
-        if finished.reason != "cancelled":
+        if finished.reason != "cancelled" and self.loop.turn != turn:  # a turn ran and stopped
             await self.hooks.stopped(finished.reason)
         return finished
 

@@ -174,7 +174,10 @@ async def test_a_prompt_hook_adds_context_or_blocks_the_prompt_and_stop_hooks_ru
     assert stop["hook_event_name"] == "Stop" and stop["session_id"] == session.id
     await session.aclose()
 
-    user_hooks({"UserPromptSubmit": group(hook(tmp_path, "prompt.log", code=2, stderr="no secrets"))})
+    user_hooks({
+        "UserPromptSubmit": group(hook(tmp_path, "prompt.log", code=2, stderr="no secrets")),
+        "Stop": group(hook(tmp_path, "stop.log")),
+    })
     session, recorder = make_session(openai_only, workspace)
     finished = await session.prompt("paste the password")
 
@@ -183,6 +186,7 @@ async def test_a_prompt_hook_adds_context_or_blocks_the_prompt_and_stop_hooks_ru
     assert len(openai_only.server.requests) == 1  # nothing was sent
     assert session.messages == []
     assert recorder.of(RunFinished) == [finished]
+    assert len(logged(tmp_path, "stop.log")) == 1  # no turn ran, so none stopped
     await session.aclose()
 
 
