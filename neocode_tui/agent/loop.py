@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import ValidationError
 
 from neocode_tui.agent.approvals import needs_approval, refusal_without_approver
+from neocode_tui.agent.hooks import Hooks, Permission, ToolVerdict
 from neocode_tui.agent.loop_events import (
     ApprovalDecision,
     ApprovalRequested,
@@ -101,6 +102,8 @@ class AgentLoop:
         self.allowed_for_session: set[str] = set()
         self.before_tool: BeforeTool | None = None
         """Checkpoints hook in here, to save what a call is about to change."""
+        self.hooks: Hooks | None = None
+        """The user's PreToolUse and PostToolUse hooks, run around each call."""
         self._secrets = [secret for secret in secrets if secret]
         self._redact = Redactor(self._secrets)
         """Scrubs ``secrets`` (the API keys in use) from tool output before anyone sees it."""
@@ -176,6 +179,8 @@ class AgentLoop:
                 return self._finished("done")
             for call in turn.tool_calls:
                 finished = await self._run_call(call)
+                if finished.status == "ok":
+                    finished = await self._post_tool_hooks(call, finished)
                 self._add(tool_result(self._as_tool_call(call), finished.result, finished.is_error))
                 self._emit(finished)
             if turn.dropped_tool_calls:
@@ -285,10 +290,13 @@ class AgentLoop:
             args = tool.args_model.model_validate(call.arguments_json)
         except ValidationError as exc:
             return result(f"not run: invalid arguments for {tool.name}: {_describe(exc)}")
+        verdict = await self._pre_tool_hooks(call)
+        if verdict.permission == "deny":
+            return result(f"not run: blocked by a PreToolUse hook: {verdict.reason}", "denied")
         # Asked outside the tool's error handling: an approval that cannot be answered
         # (the program closing) is a cancel, never a failed call followed by a new request.
         try:
-            denial = await self._approve(tool, args, call)
+            denial = await self._approve(tool, args, call, verdict.permission)
         except (ToolError, PathOutsideWorkspace) as exc:
             return result(str(exc))
         except OSError as exc:
@@ -319,16 +327,38 @@ class AgentLoop:
             change=output.change,
         )
 
-    async def _approve(self, tool: Tool, args: object, call: CollectedToolCall) -> str | None:
-        """None when the call may run, else the refusal the model is sent."""
+    async def _pre_tool_hooks(self, call: CollectedToolCall) -> ToolVerdict:
+        if self.hooks is None:
+            return ToolVerdict()
+        verdict = await self.hooks.pre_tool(call.name, call.arguments_json)
+        return ToolVerdict(verdict.permission, self._redact(verdict.reason))
+
+    async def _post_tool_hooks(self, call: CollectedToolCall, finished: ToolFinished) -> ToolFinished:
+        """What a PostToolUse hook has to say about the result goes to the model with it."""
+        if self.hooks is None:
+            return finished
+        note = await self.hooks.post_tool(call.name, call.arguments_json, finished.result)
+        if not note:
+            return finished
+        return finished.model_copy(
+            update={"result": f"{finished.result}\n\n[PostToolUse hook: {self._redact(note)}]"}
+        )
+
+    async def _approve(
+        self, tool: Tool, args: object, call: CollectedToolCall, hook: Permission | None = None
+    ) -> str | None:
+        """None when the call may run, else the refusal the model is sent. A hook's "allow"
+        runs it without asking, its "ask" asks whatever the mode (but plan mode holds)."""
         if self.approval == "plan" and tool.kind != "read":
             return (
                 f"not run: plan mode is on, so only reading tools run; {tool.name} will be "
                 "available once the user leaves plan mode. Finish the plan instead."
             )
+        if hook == "allow":
+            return None
         writes, root = tool.writes(args, self.workspace), self.workspace.root
         confinement = tool.confinement(args)
-        if not needs_approval(tool.kind, self.approval, writes, root=root,
+        if hook != "ask" and not needs_approval(tool.kind, self.approval, writes, root=root,
                               allowed_for_session=tool.session_scope(args) in self.allowed_for_session,
                               confinement=confinement):
             return None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -32,7 +32,9 @@ from neocode_tui.agent.context import (
     message_tokens,
     reported_tokens,
 )
+from neocode_tui.agent.custom_commands import CustomCommands, load_commands
 from neocode_tui.agent.file_index import FileIndex
+from neocode_tui.agent.hooks import load_hooks
 from neocode_tui.agent.loop import AgentLoop, Approver
 from neocode_tui.agent.loop_events import (
     LoopEvent,
@@ -60,7 +62,7 @@ from neocode_tui.agent.tools.bash import Bash
 from neocode_tui.chat import Message, clean_text
 from neocode_tui.config import Settings
 from neocode_tui.errors import NeoCodeError, WorkInProgress
-from neocode_tui.events import Usage
+from neocode_tui.events import ErrorInfo, Usage
 from neocode_tui.providers import Provider, make_provider
 from neocode_tui.redact import Redactor
 from neocode_tui.vocabulary import ApprovalMode
@@ -128,7 +130,10 @@ class AgentSession:
         tools: ToolRegistry | None = None,
         save: bool = True,
         mcp: McpManager | None = None,
+        built_in_commands: Iterable[str] = (),
     ) -> None:
+        """``built_in_commands``: the front end's own slash commands, which no custom
+        command may take the name of."""
         self.settings = settings
         self.workspace = workspace.resolve()
         self.provider = provider or make_provider(settings)
@@ -173,6 +178,15 @@ class AgentSession:
         # the first prompt, their tools offered at each request once connected.
         self.mcp = mcp or McpManager(self.workspace)
         self.loop.tools.add_source(self.mcp)
+        # The user's extensions: custom slash commands and hooks.
+        self._built_in_commands = tuple(built_in_commands)
+        self.commands: CustomCommands = load_commands(self.workspace, self._built_in_commands)
+        self.hooks = load_hooks(self.workspace, secrets=tuple(settings.secrets))
+        redact = Redactor(settings.secrets)
+        self.hooks.report = lambda level, message: self._notice(level, redact(message))
+        self.hooks.session_id = lambda: self.id
+        self.loop.hooks = self.hooks
+        self._extensions_told = False
 
     # -- what the front ends show ---------------------------------------------------------
 
@@ -279,11 +293,23 @@ class AgentSession:
 
     # -- running --------------------------------------------------------------------------
 
+    def reload_commands(self) -> CustomCommands:
+        """Read the command folders again: a file added since shows up."""
+        self.commands = load_commands(self.workspace, self._built_in_commands)
+        return self.commands
+
     async def prompt(self, text: str) -> RunFinished:
-        """Run ``text`` to the end; ``cancel()`` ends it early (``reason="cancelled"``)."""
+        """Run ``text`` to the end; ``cancel()`` ends it early (``reason="cancelled"``).
+        ``/name args`` of a custom command sends the command's prompt."""
         if self.running:
             raise WorkInProgress("the agent is still working on the last prompt")
-        text = clean_text(text)
+        turn = self.loop.turn
+        finished = await self._prompt(clean_text(text))
+        if finished.reason != "cancelled" and self.loop.turn != turn:  # a turn ran and stopped
+            await self.hooks.stopped(finished.reason)
+        return finished
+
+    async def _prompt(self, text: str) -> RunFinished:
         self.mcp.start()
         self.ensure_saved()
         if not self._sandbox_told:
@@ -299,6 +325,11 @@ class AgentSession:
                 self._emit(
                     SessionTitled(turn=self.loop.turn, session_id=self._store.id, title=self.title)
                 )
+        if not self._extensions_told:
+            self._extensions_told = True
+            for problem in [*self.commands.problems, *self.hooks.notices()]:
+                self._notice("warning", problem)
+        typed, text = text, self.commands.expand(text) or text
         expanded = await asyncio.to_thread(
             expand_mentions, text, self.loop.workspace, Redactor(self.settings.secrets)
         )
@@ -311,9 +342,21 @@ class AgentSession:
                     stopped = RunFinished(turn=self.loop.turn, reason="cancelled", usage=self.usage)
                     self._emit(stopped)
                     return stopped
-        await asyncio.to_thread(self.checkpoints.begin, text, len(self.messages))
+        submitted = await self.hooks.prompt_submitted(text)
+        if submitted.blocked is not None:
+            message = f"the prompt was blocked by a UserPromptSubmit hook: {submitted.blocked}"
+            blocked = RunFinished(
+                turn=self.loop.turn, reason="error", usage=self.usage,
+                error=ErrorInfo(kind="bad_request", message=Redactor(self.settings.secrets)(message)),
+            )
+            self._emit(blocked)
+            return blocked
+        await asyncio.to_thread(self.checkpoints.begin, typed, len(self.messages))
         note, self._undo_note = self._undo_note, ""
         text = note + expanded.text
+        if submitted.context:
+            context = Redactor(self.settings.secrets)(submitted.context)
+            text += f"\n\n<user-prompt-submit-hook>\n{context}\n</user-prompt-submit-hook>"
         finished = await self.loop.run(text)
         if finished.reason != "error" or not is_overflow(finished.error):
             return finished

@@ -33,7 +33,7 @@ def run_app(args: argparse.Namespace) -> int:
     pick_session = args.resume == "" and not args.continue_
     resume = "" if args.continue_ else (args.resume or None)
     untrusted = None
-    wanted = loaded.ignored_names + ([] if loaded.trusted else workspace_servers(workspace))
+    wanted = loaded.ignored_names + ([] if loaded.trusted else workspace_programs(workspace))
     if wanted:
         untrusted = TrustRequest(
             wanted, loaded.ignored, lambda: load_from_args(args, workspace, trusted=True).settings
@@ -51,12 +51,20 @@ def run_app(args: argparse.Namespace) -> int:
     return app.return_code or 0
 
 
-def workspace_servers(workspace: Path) -> list[str]:
-    """The MCP servers the folder's own ``.mcp.json`` would start: only once it is trusted."""
-    from neocode_tui.agent.mcp.config import WORKSPACE_FILE, load_configs
+def workspace_programs(workspace: Path) -> list[str]:
+    """What the folder's own files would run (MCP servers, hooks): only once it is trusted."""
+    from neocode_tui.agent import hooks, mcp
 
-    servers = [entry.name for entry in load_configs(workspace).servers if entry.source == "workspace"]
-    return [f"{WORKSPACE_FILE} servers: {', '.join(servers)}"] if servers else []
+    wanted = []
+    servers = [
+        entry.name for entry in mcp.config.load_configs(workspace).servers if entry.source == "workspace"
+    ]
+    if servers:
+        wanted.append(f"{mcp.config.WORKSPACE_FILE} servers: {', '.join(servers)}")
+    events = sorted({hook.event for hook in hooks.load_hooks(workspace).blocked})
+    if events:
+        wanted.append(f"{hooks.WORKSPACE_FILE} hooks: {', '.join(events)}")
+    return wanted
 
 
 def exit_line(app: NeoCodeApp) -> str:

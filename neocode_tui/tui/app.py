@@ -44,8 +44,9 @@ from neocode_tui.settings import TrustRequest
 from neocode_tui.trust import trust
 from neocode_tui.tui.approval import ApprovalScreen
 from neocode_tui.tui.commands import (
-    COMMANDS_BY_NAME,
+    CommandTable,
     Completion,
+    SlashCommand,
     SlashCommandsProvider,
     complete,
     parse_slash,
@@ -127,6 +128,8 @@ class NeoCodeApp(App[None]):
         super().__init__()
         self.settings = settings
         self.workspace = (workspace or Path.cwd()).resolve()
+        self.slash_commands = CommandTable()
+        """The built-in commands and the session's custom ones."""
         self.session = self._new_session(settings, provider)
         self.initial_prompt = initial_prompt
         self.start_notices = list(notices or ())
@@ -153,9 +156,22 @@ class NeoCodeApp(App[None]):
         return self.session.provider
 
     def _new_session(self, settings: Settings, provider: Provider | None) -> AgentSession:
-        return AgentSession(
+        session = AgentSession(
             settings, self.workspace, provider=provider, listener=self._on_loop_event,
-            approver=self._approve,
+            approver=self._approve, built_in_commands=self.slash_commands.built_in_names,
+        )
+        self._show_custom_commands(session)
+        return session
+
+    def _show_custom_commands(self, session: AgentSession) -> None:
+        """The session's custom commands join completion, /help and the palette."""
+        self.slash_commands.set_custom(
+            SlashCommand(
+                command.name, command.description,
+                (command.argument_hint or "ARGUMENTS") if command.takes_arguments else "",
+                prompt=True,
+            )
+            for command in session.commands.commands.values()
         )
 
     def compose(self) -> ComposeResult:
@@ -293,6 +309,9 @@ class NeoCodeApp(App[None]):
             return
         self.prompt.remember(text)
         self.prompt.clear()
+        self._send(text)
+
+    def _send(self, text: str) -> None:
         if self.working:
             self.queued.add(text)  # sent when the agent is done
             return
@@ -493,7 +512,7 @@ class NeoCodeApp(App[None]):
 
     def action_key_help(self) -> None:
         if not isinstance(self.screen, KeyHelpScreen):
-            self.push_screen(KeyHelpScreen())
+            self.push_screen(KeyHelpScreen(self.slash_commands))
 
     def on_prompt_input_help_requested(self, _: PromptInput.HelpRequested) -> None:
         self.action_key_help()
@@ -515,7 +534,10 @@ class NeoCodeApp(App[None]):
     # -- slash commands -------------------------------------------------------------------
 
     def _complete(self, text: str) -> list[Completion]:
-        return complete(text, self.slash_choices)
+        if text == "/":  # a command file added since shows up
+            self.session.reload_commands()
+            self._show_custom_commands(self.session)
+        return complete(text, self.slash_commands, self.slash_choices)
 
     def slash_choices(self, name: str) -> list[str]:
         if name == "theme":
@@ -537,8 +559,12 @@ class NeoCodeApp(App[None]):
         parsed = parse_slash(line)
         assert parsed is not None
         name, argument = parsed
-        if name not in COMMANDS_BY_NAME:
+        command = self.slash_commands.get(name)
+        if command is None:
             self.conversation.add_notice("warning", f"unknown command /{name}: /help lists them")
+            return
+        if command.prompt:
+            self._send(line)  # the session sends the command's prompt
             return
         if self.working and name in ("clear", "resume", "compact", "undo", "rewind"):
             self.conversation.add_notice("warning", f"/{name} waits for the current answer (Esc interrupts it)")

@@ -1,9 +1,10 @@
 """Slash commands: one table that the input's completion, ``/help`` and the command palette
-(Ctrl+P) all read, so the three can never disagree."""
+(Ctrl+P) all read, so the three can never disagree. The built-in commands come first; the
+user's custom commands (Markdown prompts) are added to it at run time."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from typing import NamedTuple, Protocol
@@ -17,6 +18,8 @@ class SlashCommand:
     help: str
     argument: str = ""
     """The argument's placeholder in help ("NAME"); empty when the command takes none."""
+    prompt: bool = False
+    """A custom command: its line is sent as a prompt, which the session expands."""
 
     @property
     def usage(self) -> str:
@@ -43,7 +46,30 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
                  "[restart NAME]"),
     SlashCommand("quit", "leave NeoCode"),
 )
-COMMANDS_BY_NAME = {command.name: command for command in SLASH_COMMANDS}
+
+
+class CommandTable:
+    """The built-in commands, then the custom ones, which ``set_custom`` replaces."""
+
+    def __init__(self, built_in: Iterable[SlashCommand] = SLASH_COMMANDS) -> None:
+        self._built_in = tuple(built_in)
+        self._by_name = {command.name: command for command in self._built_in}
+
+    @property
+    def built_in_names(self) -> list[str]:
+        return [command.name for command in self._built_in]
+
+    def set_custom(self, commands: Iterable[SlashCommand]) -> None:
+        """A custom command never replaces a built-in one."""
+        self._by_name = {command.name: command for command in self._built_in}
+        for command in commands:
+            self._by_name.setdefault(command.name, command)
+
+    def get(self, name: str) -> SlashCommand | None:
+        return self._by_name.get(name)
+
+    def __iter__(self) -> Iterator[SlashCommand]:
+        return iter(self._by_name.values())
 
 
 @dataclass(frozen=True)
@@ -56,6 +82,9 @@ class Completion:
 
 class CommandHost(Protocol):
     """What completion and the palette need from the app."""
+
+    @property
+    def slash_commands(self) -> CommandTable: ...
 
     def slash_choices(self, name: str) -> list[str]: ...
 
@@ -73,7 +102,7 @@ def parse_slash(text: str) -> tuple[str, str] | None:
     return name.lower(), argument.strip()
 
 
-def complete(text: str, choices: Callable[[str], list[str]]) -> list[Completion]:
+def complete(text: str, table: CommandTable, choices: Callable[[str], list[str]]) -> list[Completion]:
     """Completions for a partly typed command line: names first, then the argument's choices."""
     if not text.startswith("/") or "\n" in text:
         return []
@@ -81,10 +110,10 @@ def complete(text: str, choices: Callable[[str], list[str]]) -> list[Completion]
     if not space:
         return [
             Completion(f"/{c.name} " if c.argument else f"/{c.name}", c.usage, c.help)
-            for c in SLASH_COMMANDS
+            for c in table
             if c.name.startswith(typed.lower())
         ]
-    command = COMMANDS_BY_NAME.get(typed.lower())
+    command = table.get(typed.lower())
     if command is None or not command.argument:
         return []
     return [
@@ -109,9 +138,10 @@ class SlashCommandsProvider(Provider):
         known choice of an argument as a ready-to-run line."""
         host: CommandHost = self.app  # type: ignore[assignment]
         entries: list[_Entry] = []
-        for command in SLASH_COMMANDS:
+        for command in host.slash_commands:
             if not command.argument:
-                entries.append(_Entry(command.usage, command.help, partial(host.run_slash, command.usage), True))
+                run = partial(host.run_slash, command.usage)
+                entries.append(_Entry(command.usage, command.help, run, True))
                 continue
             prefill = partial(host.prefill_input, f"/{command.name} ")
             entries.append(_Entry(command.usage, command.help, prefill, True))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from rich.table import Table
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -9,7 +11,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from neocode_tui.tui.commands import SLASH_COMMANDS
+from neocode_tui.tui.commands import SLASH_COMMANDS, SlashCommand
 from neocode_tui.tui.keys import KEYS
 
 
@@ -44,8 +46,12 @@ class KeyHelpScreen(ModalScreen[None]):
         Binding("escape,f1,q,question_mark", "dismiss", "Close", show=False),
     ]
 
+    def __init__(self, commands: Iterable[SlashCommand] = SLASH_COMMANDS) -> None:
+        super().__init__()
+        self.commands = list(commands)
+
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Static(_table("Keys", list(KEYS)))
-            yield Static(_table("\nCommands", [(c.usage, c.help) for c in SLASH_COMMANDS]))
+            yield Static(_table("\nCommands", [(c.usage, c.help) for c in self.commands]))
             yield Static("Esc closes this list", classes="hint")

@@ -107,12 +107,14 @@ def test_every_flag_that_takes_a_value_keeps_it() -> None:
     assert split_initial_prompt(argv) == (argv[:-1], "do it")
 
 
-def test_a_folder_with_its_own_mcp_servers_is_asked_about(tmp_path: Path) -> None:
+def test_a_folder_with_its_own_servers_or_hooks_is_asked_about(tmp_path: Path) -> None:
     import json
 
-    from neocode_tui.cli.app import workspace_servers
+    from neocode_tui.cli.app import workspace_programs
 
+    assert workspace_programs(tmp_path) == []
     (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"pwn": {"command": "sh"}}}))
-    assert workspace_servers(tmp_path) == [".mcp.json servers: pwn"]
-    (tmp_path / ".mcp.json").unlink()
-    assert workspace_servers(tmp_path) == []
+    (tmp_path / ".neocode").mkdir()
+    hook = {"hooks": [{"type": "command", "command": "touch pwned"}]}
+    (tmp_path / ".neocode" / "hooks.json").write_text(json.dumps({"hooks": {"Stop": [hook]}}))
+    assert workspace_programs(tmp_path) == [".mcp.json servers: pwn", ".neocode/hooks.json hooks: Stop"]

@@ -1,0 +1,173 @@
+"""Custom slash commands: a Markdown file is a prompt the user runs as ``/name``.
+
+The format is Claude Code's, so a team's existing commands work unchanged: the file's body is
+the prompt, ``$ARGUMENTS`` (and ``$1``, ``$2``…) take what follows the name, and optional YAML
+front matter gives ``description`` and ``argument-hint``. A file in a subfolder is
+``/folder:name``. They come from the workspace (``.neocode/commands/``, ``.claude/commands/``)
+and from the user (``commands/`` in the config folder, ``~/.claude/commands/``), the first
+found winning in that order. A command is only a prompt, it runs nothing by itself, so a
+workspace's commands are usable in a folder that is not trusted; but none may take the name of
+a built-in command, and a workspace file may not lead (by a link) outside the workspace, or
+running it could send a private file to the model.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from neocode_tui.paths import config_dir
+
+FILE_CAP = 100_000
+"""Bytes of one command file: a prompt, not a document."""
+COMMANDS_CAP = 500
+"""Command files read from one folder."""
+PLACEHOLDER = re.compile(r"\$(ARGUMENTS|[1-9][0-9]?)")
+FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*(?:\r?\n|\Z)", re.DOTALL | re.MULTILINE)
+NAME = re.compile(r"[\w.-]+(?::[\w.-]+)*")
+
+
+class _FrontMatter(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    description: str = ""
+    argument_hint: str = Field("", alias="argument-hint")
+
+
+@dataclass(frozen=True)
+class CustomCommand:
+    name: str
+    """Without the slash: ``review`` or ``git:commit``."""
+    description: str
+    argument_hint: str
+    template: str
+    path: Path
+
+    @property
+    def takes_arguments(self) -> bool:
+        return bool(self.argument_hint or PLACEHOLDER.search(self.template))
+
+    def expand(self, arguments: str) -> str:
+        """The prompt with its placeholders filled; arguments given to a prompt that has no
+        placeholder are added at its end rather than silently lost."""
+        arguments = arguments.strip()
+        if not PLACEHOLDER.search(self.template):
+            return f"{self.template}\n\nARGUMENTS: {arguments}" if arguments else self.template
+        try:
+            words = shlex.split(arguments)
+        except ValueError:  # an unclosed quote: words as typed
+            words = arguments.split()
+
+        def fill(match: re.Match[str]) -> str:
+            key = match.group(1)
+            if key == "ARGUMENTS":
+                return arguments
+            number = int(key)
+            return words[number - 1] if number <= len(words) else ""
+
+        return PLACEHOLDER.sub(fill, self.template)
+
+
+@dataclass
+class CustomCommands:
+    commands: dict[str, CustomCommand] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    """One line per file that could not be used, each naming the file."""
+
+    def expand(self, text: str) -> str | None:
+        """The prompt ``text`` stands for when it is ``/name args`` of a custom command."""
+        stripped = text.strip()
+        if not stripped.startswith("/"):
+            return None
+        name, _, arguments = stripped[1:].partition(" ")
+        command = self.commands.get(name.lower())
+        if command is None or "\n" in name:
+            return None
+        return command.expand(arguments)
+
+
+def command_folders(workspace: Path, home: Path | None = None) -> list[tuple[Path, bool]]:
+    """(folder, is the workspace's), in the order a name is looked for."""
+    home = home if home is not None else Path.home()
+    return [
+        (workspace / ".neocode" / "commands", True),
+        (workspace / ".claude" / "commands", True),
+        (config_dir() / "commands", False),
+        (home / ".claude" / "commands", False),
+    ]
+
+
+def load_commands(
+    workspace: Path, reserved: Iterable[str] = (), home: Path | None = None
+) -> CustomCommands:
+    """Every usable command file; ``reserved`` are the built-in names none may take."""
+    workspace = workspace.resolve()
+    reserved = {name.lower() for name in reserved}
+    found = CustomCommands()
+    for folder, in_workspace in command_folders(workspace, home):
+        for path in _command_files(folder, found.problems):
+            name = ":".join(path.relative_to(folder).with_suffix("").parts).lower()
+            if name in found.commands:
+                continue  # an earlier folder has it
+            if not NAME.fullmatch(name):
+                found.problems.append(f"{path}: /{name} is not a usable command name (no spaces)")
+            elif name in reserved:
+                found.problems.append(f"{path}: /{name} is a built-in command; rename the file")
+            elif in_workspace and not path.resolve().is_relative_to(workspace):
+                found.problems.append(f"{path}: not used, it links outside the workspace")
+            else:
+                command = _read(path, name, found.problems)
+                if command is not None:
+                    found.commands[name] = command
+    return found
+
+
+def _command_files(folder: Path, problems: list[str]) -> list[Path]:
+    try:
+        files = sorted(path for path in folder.rglob("*.md") if path.is_file())
+    except OSError as exc:
+        problems.append(f"{folder}: cannot be read ({exc.strerror or exc})")
+        return []
+    if len(files) > COMMANDS_CAP:
+        problems.append(f"{folder}: only the first {COMMANDS_CAP} of {len(files)} commands are used")
+    return files[:COMMANDS_CAP]
+
+
+def _read(path: Path, name: str, problems: list[str]) -> CustomCommand | None:
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(FILE_CAP + 1)
+    except OSError as exc:
+        problems.append(f"{path}: cannot be read ({exc.strerror or exc})")
+        return None
+    if len(raw) > FILE_CAP:
+        problems.append(f"{path}: larger than {FILE_CAP // 1000} KB, not used")
+        return None
+    text = raw.decode("utf-8", errors="replace").lstrip("\ufeff")
+    front = _FrontMatter()
+    match = FRONT_MATTER.match(text)
+    if match:
+        text = text[match.end():]
+        try:
+            data = yaml.safe_load(match.group(1))
+            if isinstance(data, dict):
+                front = _FrontMatter.model_validate({k: str(v) for k, v in data.items() if v is not None})
+        except (yaml.YAMLError, ValidationError) as exc:
+            problems.append(f"{path}: front matter is not valid YAML ({_first_line(str(exc))})")
+    template = text.strip()
+    if not template:
+        problems.append(f"{path}: the prompt is empty")
+        return None
+    description = front.description.strip() or _first_line(template)
+    return CustomCommand(name, description, front.argument_hint.strip(), template, path)
+
+
+def _first_line(text: str, length: int = 80) -> str:
+    line = next((part.strip() for part in text.splitlines() if part.strip()), "")
+    return line if len(line) <= length else line[: length - 1] + "…"

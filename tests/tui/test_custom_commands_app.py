@@ -1,0 +1,78 @@
+"""Custom slash commands in the app, driven with Pilot: typed, completed, listed and run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from neocode_tui.config import Settings
+from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
+from neocode_tui.tui.app import NeoCodeApp
+from neocode_tui.tui.key_help import KeyHelpScreen
+from neocode_tui.tui.scenarios import SIZE
+from tests.helpers import screen_text, wait_until
+
+REVIEW = """\
+---
+description: Review a file for bugs
+argument-hint: FILE
+---
+Review $ARGUMENTS for bugs.
+"""
+
+
+@pytest.fixture(autouse=True)
+def own_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+
+
+def app_with_commands(tmp_path: Path) -> NeoCodeApp:
+    workspace = tmp_path / "project"
+    commands = workspace / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "review.md").write_text(REVIEW)
+    (commands / "clear.md").write_text("not the built-in")
+    provider = ScriptedProvider([scripted_reply("No bugs found."), scripted_reply("Second.")])
+    return NeoCodeApp(Settings(provider="scripted"), provider, workspace, remember_theme=False)
+
+
+async def test_a_custom_command_completes_with_its_description_and_sends_its_prompt(tmp_path: Path) -> None:
+    app = app_with_commands(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("/", "r", "e", "v")
+        assert app.prompt.completion.is_open
+        assert "/review FILE  Review a file for bugs" in screen_text(app)
+        await pilot.press("tab")
+        assert app.prompt.text == "/review "
+        await pilot.press(*"app.py", "enter")
+        await wait_until(lambda: "No bugs found." in screen_text(app), pause=pilot.pause, what="the answer")
+        assert app.session.messages[0].content == "Review app.py for bugs."
+        assert "/review app.py" in screen_text(app)  # the line as the user typed it
+
+        # The built-in /clear still clears: a workspace file cannot take its name.
+        await pilot.press(*"/clear", "enter")
+        await wait_until(lambda: not app.session.messages, pause=pilot.pause, what="/clear")
+
+
+async def test_custom_commands_are_in_help_and_the_palette_and_new_files_show_up(tmp_path: Path) -> None:
+    app = app_with_commands(tmp_path)
+    async with app.run_test(size=(SIZE[0], 60)) as pilot:  # tall enough for the whole of /help
+        await pilot.press("f1")
+        await wait_until(lambda: isinstance(app.screen, KeyHelpScreen), pause=pilot.pause, what="/help")
+        await wait_until(lambda: "Review a file for bugs" in screen_text(app), pause=pilot.pause,
+                         what="the command in /help")
+        await pilot.press("escape")
+
+        (app.workspace / ".claude" / "commands" / "later.md").write_text("Summarise the changes.")
+        await pilot.press("/", "l", "a")
+        assert "/later" in screen_text(app) and "Summarise the changes." in screen_text(app)
+        await pilot.press("backspace", "backspace", "backspace")
+
+        await pilot.press("ctrl+p")
+        await pilot.press(*"later")
+        await pilot.pause(0.3)  # the palette searches its providers in the background
+        assert "/later" in screen_text(app)
+        await pilot.press("enter")
+        await wait_until(lambda: "No bugs found." in screen_text(app), pause=pilot.pause, what="the run")
+        assert app.session.messages[0].content == "Summarise the changes."
