@@ -131,3 +131,20 @@ SCREENS["mention"] = replace(
     SCREENS["editing"], name="mention", description="the @ file picker while a path is typed",
     steps=(Type("Explain @ap", send=False),),
 )
+
+
+# -- a command running, its output arriving ------------------------------------------------
+
+_TEST_RUN = """\
+for n in $(seq 1 23); do
+  printf 'tests/test_module_%02d.py ........................ [%3d%%]\\n' "$n" $((n * 4))
+done
+echo 'tests/test_slow_io.py ....'
+sleep 60
+"""
+_RUN_TESTS = ("bash", json.dumps({"command": "bash run_tests.sh"}))
+SCREENS["command-running"] = Scenario(
+    "command-running", "a test run's latest output streaming into its panel",
+    lambda: [scripted_reply("Running the test suite.", [_RUN_TESTS])],
+    (Type("Run the tests"),), files={"run_tests.sh": _TEST_RUN}, approval="full-auto",
+)
