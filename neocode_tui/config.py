@@ -6,12 +6,16 @@ user's existing ``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL`` work as they are.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr
 
 from neocode_tui.providers.openai_compat import OpenAICompat, parse_compat
 from neocode_tui.vocabulary import ApprovalMode, ProviderName, SandboxMode
+
+NotifyMode = Literal["off", "bell", "osc9", "osc777"]
+"""How the app calls the user back while its terminal window has no focus: nothing, the
+bell, or a desktop notification by OSC 9 or OSC 777 (see ``neocode_tui.tui.attention``)."""
 
 DEFAULT_MODELS: dict[str, str] = {
     "openai": "gpt-4o-mini",
@@ -66,6 +70,8 @@ class Settings(BaseModel):
     )
     max_turns: int = Field(25, ge=1, validation_alias="NEOCODE_MAX_TURNS")
     theme: str | None = Field(None, validation_alias="NEOCODE_THEME")
+    notify: NotifyMode = Field("bell", validation_alias="NEOCODE_NOTIFY")
+    """What a turn's end or a waiting approval sends while the terminal is not in focus."""
 
     context_window: int | None = Field(None, ge=1_000, validation_alias="NEOCODE_CONTEXT_WINDOW")
     """Tokens the model can read, for local and unknown models (or a server set to less)."""

@@ -64,8 +64,8 @@ class ToolStarted(_LoopEvent):
 class ToolOutputDelta(_LoopEvent):
     """A running command's output as it arrives, so a long command is not a silent wait.
 
-    Live output stops after the first part of a flood; ``ToolFinished.result`` is what
-    counts (and what the model gets).
+    All of it, line by line and scrubbed; ``ToolFinished.result`` (head and tail, capped)
+    is what counts and what the model gets.
     """
 
     type: Literal["tool_output_delta"] = "tool_output_delta"

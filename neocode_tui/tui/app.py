@@ -43,6 +43,7 @@ from neocode_tui.providers import Provider
 from neocode_tui.settings import TrustRequest
 from neocode_tui.trust import trust
 from neocode_tui.tui.approval import ApprovalScreen
+from neocode_tui.tui.attention import notification
 from neocode_tui.tui.commands import (
     CommandTable,
     Completion,
@@ -66,6 +67,13 @@ from neocode_tui.tui.widgets.queue import QueuedPrompts
 from neocode_tui.tui.widgets.status import StatusBar
 from neocode_tui.vocabulary import APPROVAL_MODES, ApprovalMode
 
+RUN_ENDED = {
+    "done": "done: your turn",
+    "cancelled": "interrupted",
+    "error": "stopped on an error",
+    "turn_limit": "stopped at the turn limit",
+}
+"""What the notification says when a run ends, by its reason."""
 QUIT_WINDOW = 2.0
 """Seconds within which a second Ctrl+C quits."""
 MODE_NOTICES: dict[ApprovalMode, str] = {
@@ -377,8 +385,26 @@ class NeoCodeApp(App[None]):
             return
         self.conversation.post(event)
         self._track_usage(event)
+        self._call_back(event)
         if isinstance(event, (TurnFinished, RunFinished)):
             self._show_context()
+
+    # -- calling the user back --------------------------------------------------------------
+
+    def _call_back(self, event: LoopEvent) -> None:
+        """A bell or a desktop notification when the agent waits for the user, only while
+        the terminal window has no focus (``settings.notify``)."""
+        if isinstance(event, RunFinished):
+            self.call_attention(RUN_ENDED[event.reason])
+        elif isinstance(event, ApprovalRequested):
+            self.call_attention(f"approval needed: {event.summary}")
+
+    def call_attention(self, message: str) -> None:
+        if self.app_focus or self._driver is None:
+            return
+        sequence = notification(self.settings.notify, message)
+        if sequence:
+            self._driver.write(sequence)
 
     def _show_transcript(self, reason: str, messages: list[Message]) -> None:
         view = self.conversation

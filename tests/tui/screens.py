@@ -162,3 +162,20 @@ SCREENS["session-picker"] = replace(
     _fence, name="session-picker", description="/resume with no ID: the saved sessions to pick from",
     steps=(Type("/resume"),),
 )
+
+
+# -- a command running, its output arriving ------------------------------------------------
+
+_TEST_RUN = """\
+for n in $(seq 1 23); do
+  printf 'tests/test_module_%02d.py ........................ [%3d%%]\\n' "$n" $((n * 4))
+done
+echo 'tests/test_slow_io.py ....'
+sleep 60
+"""
+_RUN_TESTS = ("bash", json.dumps({"command": "bash run_tests.sh"}))
+SCREENS["command-running"] = Scenario(
+    "command-running", "a test run's latest output streaming into its panel",
+    lambda: [scripted_reply("Running the test suite.", [_RUN_TESTS])],
+    (Type("Run the tests"),), files={"run_tests.sh": _TEST_RUN}, approval="full-auto",
+)

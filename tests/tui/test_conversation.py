@@ -349,12 +349,14 @@ async def test_long_tool_output_collapses_and_a_click_expands_it() -> None:
         ])
         await pilot.pause()
         text = screen_text(app)
-        assert "line 7" in text and "line 8\n" not in text and "32 more lines" in text
-        row = next(i for i, line in enumerate(text.splitlines()) if "line 3" in line)
+        # a command's first lines and its last (where errors are), the rest counted
+        assert "line 1 " in text and "line 2 " not in text and "line 33" not in text
+        assert "line 34" in text and "line 39" in text and "32 more lines" in text
+        row = next(i for i, line in enumerate(text.splitlines()) if "line 1 " in line)
         await pilot.click(ConversationView, offset=(5, row))
         await pilot.pause()
         text = screen_text(app)
-        assert "line 39" in text and "more lines" not in text
+        assert "line 20" in text and "line 39" in text and "more lines" not in text
 
 
 async def test_a_resumed_transcript_shows_settled_with_results_paired() -> None:

@@ -17,7 +17,7 @@ from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.rewind import DiffScreen, RestoreScreen, RewindScreen
 from neocode_tui.tui.scenarios import SIZE, Step, Type, play
 from neocode_tui.tui.session_picker import SessionPicker
-from tests.helpers import wait_until
+from tests.helpers import screen_text, wait_until
 from tests.tui.screens import SCREENS as SCENARIOS
 from tests.tui.screens import write_saved_sessions
 
@@ -95,5 +95,28 @@ def test_restore_screen(name: str, snap_compare, tmp_path: Path) -> None:
         await play(scenario, pilot, [*scenario.steps, *extra])
         await wait_until(lambda: ready(app), pause=pilot.pause, what=f"the {name} screen")
         await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def _command_printed(pilot, app: NeoCodeApp) -> None:
+    """Let the model call the command, then wait until its output is all on screen."""
+    app.provider.allow(float("inf"))  # type: ignore[attr-defined]
+    await wait_until(
+        lambda: "tests/test_slow_io.py ...." in screen_text(app), pause=pilot.pause,
+        what="the command's last line", timeout=10,
+    )
+    await app.conversation.settled()
+    await pilot.pause()
+
+
+def test_a_running_command_streams_its_latest_lines(snap_compare, tmp_path: Path) -> None:
+    """The last ten lines live (the one still being written included), the rest counted."""
+    scenario = SCENARIOS["command-running"]
+    app = scenario.build_app(scenario.prepare(tmp_path))
+
+    async def run_before(pilot) -> None:
+        await play(scenario, pilot)
+        await _command_printed(pilot, app)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -195,8 +195,9 @@ class _ExitAwareProtocol(asyncio.subprocess.SubprocessStreamProtocol):
 class _Capture:
     """Keeps the first and last ``cap / 2`` bytes of a stream and counts what fell between.
 
-    The head is also passed on live as it arrives; the rest of a flood is not (the
-    screen would only have to cut it again).
+    Everything is also passed on live as it arrives: a build or a test run shows its
+    latest lines while it runs (the screen keeps only those, at a cost per frame that
+    does not grow with the output).
     """
 
     def __init__(self, cap: int, on_output: OutputCallback | None = None) -> None:
@@ -212,13 +213,13 @@ class _Capture:
             self.feed(chunk)
 
     def feed(self, chunk: bytes) -> None:
+        if self.on_output is not None:
+            text = self.live.decode(chunk)
+            if text:
+                self.on_output(text)
         room = self.half - len(self.head)
         if room > 0:
             self.head += chunk[:room]
-            if self.on_output is not None:
-                text = self.live.decode(chunk[:room], final=len(self.head) == self.half)
-                if text:
-                    self.on_output(text)
             chunk = chunk[room:]
         self.tail += chunk
         excess = len(self.tail) - self.half

@@ -17,6 +17,7 @@ from neocode_tui.agent.loop_events import (
     RunFinished,
     Streamed,
     ToolFinished,
+    ToolOutputDelta,
     ToolStarted,
     TurnFinished,
     TurnStarted,
@@ -158,6 +159,12 @@ class Assembler:
             if not tool.raw.length and event.arguments is not None:
                 tool.feed(json.dumps(event.arguments))
             self._set_status(tool, "running")
+        elif isinstance(event, ToolOutputDelta):
+            # Kept as a bounded tail and drawn once per frame, however fast it comes.
+            running = self._tools.get(event.index)
+            if running is not None and not running.finished:
+                running.add_output(event.text)
+                self._sink.touch(running)
         elif isinstance(event, ApprovalRequested):
             self._set_status(self._tool(event.index, event.name, event.call_id), "approval")
         elif isinstance(event, ToolFinished):

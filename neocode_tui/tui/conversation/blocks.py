@@ -19,6 +19,7 @@ from rich.text import Text
 
 from neocode_tui.partial_json import GrowingText, PartialField, PartialJSON
 from neocode_tui.tui.conversation.diff import diff_text
+from neocode_tui.tui.conversation.live_output import LiveTail
 from neocode_tui.tui.conversation.markdown import MarkdownText, lexer_for_path, lexer_named
 from neocode_tui.tui.conversation.markdown_split import CodeChunk, Piece
 from neocode_tui.tui.conversation.palette import Palette
@@ -31,6 +32,9 @@ ToolStatus = Literal[
 
 COLLAPSED_LINES = 8
 """How many lines of a long tool output or thought stay visible while it is collapsed."""
+COMMAND_HEAD_LINES = 2
+"""Of those, how many a command's output shows from its start; the rest are its last lines,
+where an error usually is."""
 LIVE_TAIL_LINES = 6
 """How many of the latest lines a growing argument or thought shows while it streams."""
 _LONG_LINE = 200
@@ -138,7 +142,9 @@ def _code_chunk(chunk: CodeChunk, palette: Palette) -> Syntax:
     """Drawn as Rich's Markdown draws a code block; chunks of one fence join without a seam."""
     code = chunk.code.rstrip() if chunk.last else chunk.code.removesuffix("\n")
     padding = (1 if chunk.first else 0, 1, 1 if chunk.last else 0, 1)
-    return Syntax(code, lexer_named(chunk.language), theme=palette.code_theme, word_wrap=True, padding=padding)
+    return Syntax(
+        code, lexer_named(chunk.language), theme=palette.code_theme, word_wrap=True, padding=padding
+    )
 
 
 class ReasoningBlock(Block):
@@ -237,6 +243,8 @@ class ToolBlock(Block):
         self.status: ToolStatus = "streaming"
         self.result: str | None = None
         self.diff: str | None = None
+        self.output: LiveTail | None = None
+        """What a running command has printed so far (its last lines only)."""
 
     @property
     def finished(self) -> bool:
@@ -245,6 +253,12 @@ class ToolBlock(Block):
     def feed(self, fragment: str) -> None:
         self.raw.append(fragment)
         self.arguments.feed(fragment)
+        self.changed()
+
+    def add_output(self, text: str) -> None:
+        if self.output is None:
+            self.output = LiveTail()
+        self.output.feed(text)
         self.changed()
 
     def set_status(self, status: ToolStatus) -> None:
@@ -274,6 +288,8 @@ class ToolBlock(Block):
         title = Text.assemble((f" {self.name or 'tool'} ", f"bold {palette.foreground}"))
         subtitle = Text(f" {icon} {words} ", style=colour)
         parts: list[RenderableType] = self._argument_lines(palette)
+        if self.output is not None and (self.result is None or self.status == "interrupted"):
+            parts.append(self._live_output(self.output, palette))
         if self.result is not None:
             parts.append(self._result(palette))
         return Panel(
@@ -311,17 +327,38 @@ class ToolBlock(Block):
         lexer = lexer_for_path(path.text if path is not None else "")
         return Syntax(code, lexer, theme=palette.code_theme, background_color="default")
 
+    @staticmethod
+    def _live_output(output: LiveTail, palette: Palette) -> Text:
+        """The latest lines, one screen line each, so the panel keeps its height as they
+        come; what scrolled off is counted above them (until an interrupt, what was printed
+        stays as it was)."""
+        body = Text(no_wrap=True, overflow="ellipsis", style=palette.foreground)
+        if output.hidden:
+            body.append(f"… {output.hidden:,} earlier lines\n", style=f"italic {palette.muted}")
+        body.append("\n".join(output.lines))
+        return body
+
+    @property
+    def _is_command(self) -> bool:
+        return any(key in self.arguments.fields for key in _COMMAND_KEYS)
+
     def _result(self, palette: Palette) -> RenderableType:
         text = self._body_text()
         lines = text.split("\n")
         hidden = 0
         if self.collapsed:
             hidden = len(lines) - COLLAPSED_LINES
-            lines = lines[:COLLAPSED_LINES]
-        body = diff_text(lines, palette) if self.diff else Text("\n".join(lines), style=palette.foreground)
+            head = COMMAND_HEAD_LINES if self._is_command and not self.diff else COLLAPSED_LINES
+            shown, tail = lines[:head], lines[len(lines) - COLLAPSED_LINES + head :]
+        else:
+            shown, tail = lines, []
+        note = f"italic {palette.muted}"
+        body = diff_text(shown, palette) if self.diff else Text("\n".join(shown), style=palette.foreground)
         if hidden:
-            body.append(f"\n… {hidden} more lines · click to expand", style=f"italic {palette.muted}")
+            body.append(f"\n… {hidden} more lines · click to expand", style=note)
+            if tail:
+                body.append("\n" + "\n".join(tail), style=palette.foreground)
         elif self.can_collapse:
-            body.append("\n(click to collapse)", style=f"italic {palette.muted}")
+            body.append("\n(click to collapse)", style=note)
         return body
 

@@ -128,7 +128,7 @@ def split_blocks(text: str) -> list[Piece]:
     starts[0] = (0, starts[0][1])  # leading blank lines belong to the first block
     ends = [start for start, _ in starts[1:]] + [len(text)]
     pieces: list[Piece] = []
-    for (start, kind), end in zip(starts, ends):
+    for (start, kind), end in zip(starts, ends, strict=True):
         pieces += _pieces(text[start:end], kind)
     return pieces
 
@@ -181,7 +181,7 @@ class MarkdownSplitter:
             starts = block_starts(complete)
             if len(starts) >= 2:
                 starts[0] = (0, starts[0][1])
-                for (start, kind), (end, _) in zip(starts, starts[1:]):
+                for (start, kind), (end, _) in zip(starts, starts[1:], strict=False):
                     pieces += _pieces(complete[start:end], kind)
                 tail = self._tail = tail[starts[-1][0] :]
             if not starts or starts[-1][1] != "fence":

@@ -157,7 +157,9 @@ class ConversationView(ScrollView, can_focus=True):
         self._flush_scheduled = True
         self.refresh()
         frames = self._frames
-        self.set_timer(_FALLBACK_SECONDS, lambda: self._flush_if_not_drawn(frames), name="conversation-fallback")
+        self.set_timer(
+            _FALLBACK_SECONDS, lambda: self._flush_if_not_drawn(frames), name="conversation-fallback"
+        )
 
     def _flush_if_not_drawn(self, frames: int) -> None:
         if self._frames == frames and self._pending:

@@ -1,0 +1,40 @@
+"""Calling the user back when the agent waits for them and they are looking elsewhere.
+
+A turn that ends or a question that waits is easy to miss in a terminal behind other
+windows. The app rings the bell or sends a desktop notification, and only while its
+terminal window has no focus (terminals report focus changes; one that does not is always
+taken as watched, so nothing is sent). The escape sequences:
+
+- ``bell``: BEL, which most terminals turn into a sound, an urgency hint or a badge;
+- ``osc9``: ``ESC ] 9 ; text BEL``, a desktop notification in iTerm2, WezTerm, kitty,
+  Ghostty and Windows Terminal;
+- ``osc777``: ``ESC ] 777 ; notify ; title ; text BEL``, the same in foot, urxvt and
+  VTE-based terminals (GNOME Terminal, Tilix).
+"""
+
+from __future__ import annotations
+
+import re
+
+from neocode_tui.config import NotifyMode
+
+TITLE = "NeoCode"
+_MAX_TEXT = 200
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
+"""Control characters (C0, DEL, C1): one could end the sequence early and smuggle in another."""
+
+
+def _clean(text: str) -> str:
+    return _UNSAFE.sub(" ", text).strip()[:_MAX_TEXT]
+
+
+def notification(mode: NotifyMode, message: str) -> str:
+    """The bytes to write to the terminal for ``message`` ("" when ``mode`` is off)."""
+    if mode == "off":
+        return ""
+    if mode == "bell":
+        return "\a"
+    text = _clean(message)
+    if mode == "osc9":
+        return f"\x1b]9;{TITLE}: {text}\a"
+    return f"\x1b]777;notify;{TITLE};{text}\a"  # the text is all after the title: ';' may stay
