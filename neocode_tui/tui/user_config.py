@@ -18,21 +18,21 @@ class UserConfig(BaseModel):
     theme: str | None = None
 
 
-def _config_file() -> Path:
+def app_state_file() -> Path:
     return config_dir() / "settings.json"
 
 
 def load_user_config() -> UserConfig:
     """A missing or damaged file means defaults: a bad file must never stop the app starting."""
     try:
-        return UserConfig.model_validate_json(_config_file().read_text(encoding="utf-8"))
+        return UserConfig.model_validate_json(app_state_file().read_text(encoding="utf-8"))
     except (OSError, ValidationError, ValueError):
         return UserConfig()
 
 
 def save_user_config(config: UserConfig) -> None:
     """Written whole through a temporary file, so a crash never leaves half a file behind."""
-    path = _config_file()
+    path = app_state_file()
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_suffix(".tmp")
     temporary.write_text(json.dumps(config.model_dump(), indent=2) + "\n", encoding="utf-8")
