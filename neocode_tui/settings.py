@@ -99,6 +99,15 @@ class TrustRequest:
     settings_when_trusted: Callable[[], Settings]
 
 
+@dataclass
+class Profiles:
+    """The user's profiles, for ``/model NAME`` to switch to; ``load`` gives the settings
+    with one picked (``SettingsError`` if they are bad)."""
+
+    names: list[str]
+    load: Callable[[str], Settings]
+
+
 def setting_variables() -> dict[str, str]:
     """Each setting's variable name (``NEOCODE_MODEL``) to its field name (``model``)."""
     return {

@@ -217,6 +217,23 @@ class AgentSession:
         """Takes effect at the next request."""
         self.provider.model = name
 
+    # -- switching provider ---------------------------------------------------------------
+
+    async def use_settings(self, settings: Settings) -> None:
+        """Talk to the provider and model ``settings`` name from the next request on (a
+        profile picked with ``/model NAME``). The conversation, approval mode and sandbox
+        stay; keys the new settings bring are scrubbed from then on as well."""
+        self._require_idle("/model")
+        old, self.provider = self.provider, make_provider(settings)
+        self.loop.provider, self.settings = self.provider, settings
+        scrubbed = self.loop._secrets
+        scrubbed += [key for key in settings.secrets if key not in scrubbed]
+        self.loop._redact = Redactor(scrubbed)
+        bash = self.loop.tools.get("bash")
+        if isinstance(bash, Bash):
+            bash.secrets = tuple(scrubbed)
+        await old.aclose()
+
     # -- context and cost -----------------------------------------------------------------
 
     @property
