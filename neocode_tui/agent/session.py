@@ -226,6 +226,7 @@ class AgentSession:
         self._require_idle("/model")
         old, self.provider = self.provider, make_provider(settings)
         self.loop.provider, self.settings = self.provider, settings
+        # The loop's scrub list only grows: the old keys may still turn up in files.
         scrubbed = self.loop._secrets
         scrubbed += [key for key in settings.secrets if key not in scrubbed]
         self.loop._redact = Redactor(scrubbed)

@@ -137,8 +137,6 @@ def _source_text(row: dict[str, Any], report: dict[str, Any]) -> str:
         text = "config.toml"
     elif kind == "profile":
         text = f"profile {where} (config.toml)"
-    elif kind == "default" and where:
-        text = where
     else:
         text = where or kind
     if row["ignored"]:

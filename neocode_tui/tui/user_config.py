@@ -1,7 +1,8 @@
 """What the app remembers between runs (the theme), kept apart from ``Settings``.
 
-``Settings`` reads the environment and ``.env``, which the user edits; this file is written by
-the app itself, so it lives in the user's config folder and is never mixed with secrets.
+``Settings`` come from the environment, ``.env`` and ``config.toml``, which the user edits;
+this file is written by the app itself, so it stays apart from them (rewriting the user's
+TOML would lose their comments and layout) and is never mixed with secrets.
 """
 
 from __future__ import annotations
