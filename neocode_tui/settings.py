@@ -1,9 +1,14 @@
 """Settings from their sources, in order, with every problem reported at once.
 
 Flags win over the user's environment, which wins over the workspace's ``.env``, which
-wins over the defaults. The workspace is not the user: unless the user trusted its folder
-(``neocode_tui.trust``), its ``.env`` may set only what grants no power (the model name,
-the theme), and each line it may not set is reported, so nothing is ignored silently.
+wins over the user's ``config.toml``, which wins over the defaults. The workspace is not
+the user: unless the user trusted its folder (``neocode_tui.trust``), its ``.env`` may set
+only what grants no power (the model name, the theme), and each line it may not set is
+reported, so nothing is ignored silently.
+
+A profile (``[profiles.NAME]`` in ``config.toml``) picked by ``--profile`` (or ``/model
+NAME`` in the app) is a choice made for this run, so its values sit just below the flags;
+one picked by the file's own ``profile = "NAME"`` sits with the file, above its top level.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from dotenv import dotenv_values
 from pydantic import ValidationError
@@ -21,6 +26,7 @@ from pydantic import ValidationError
 from neocode_tui.config import Settings
 from neocode_tui.errors import SettingsError
 from neocode_tui.trust import is_trusted
+from neocode_tui.user_file import UserFile, read_user_file
 
 WORKSPACE_ENV = ".env"
 MAX_ENV_FILE = 256 * 1024
@@ -34,6 +40,32 @@ TIGHTENING = {
 environment and flags still win), never the sandbox off or the network on."""
 
 
+OriginKind = Literal["flag", "profile", "environment", "workspace", "config", "default"]
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where one setting's value came from: ``where`` is the flag, the variable, the file
+    or the profile's name."""
+
+    kind: OriginKind
+    where: str = ""
+    file: str = ""
+
+    def label(self, name: str) -> str:
+        """How a problem with the value names its source."""
+        if self.kind == "environment":
+            return f"the environment ({self.where})"
+        if self.kind == "config":
+            return f"{name} in {self.where}"
+        if self.kind == "profile":
+            return f"{name} in [profiles.{self.where}] of {self.file}"
+        return self.where or name
+
+
+DEFAULT = Origin("default")
+
+
 @dataclass
 class LoadedSettings:
     settings: Settings
@@ -42,6 +74,19 @@ class LoadedSettings:
     """One line per workspace setting that was not applied, and why."""
     ignored_names: list[str] = field(default_factory=list)
     """The variables those lines name (``NEOCODE_APPROVAL``, ...)."""
+    origins: dict[str, Origin] = field(default_factory=dict)
+    """Each setting given anywhere, by field name: where its value came from."""
+    profile: str | None = None
+    profile_from: str = ""
+    """What picked the profile: ``--profile``, ``/model`` or the config file."""
+    user_file: UserFile | None = None
+
+    def origin(self, name: str) -> Origin:
+        return self.origins.get(name, DEFAULT)
+
+    @property
+    def profiles(self) -> list[str]:
+        return sorted(self.user_file.profiles) if self.user_file else []
 
 
 @dataclass
@@ -54,7 +99,16 @@ class TrustRequest:
     settings_when_trusted: Callable[[], Settings]
 
 
-def _aliases() -> dict[str, str]:
+@dataclass
+class Profiles:
+    """The user's profiles, for ``/model NAME`` to switch to; ``load`` gives the settings
+    with one picked (``SettingsError`` if they are bad)."""
+
+    names: list[str]
+    load: Callable[[str], Settings]
+
+
+def setting_variables() -> dict[str, str]:
     """Each setting's variable name (``NEOCODE_MODEL``) to its field name (``model``)."""
     return {
         str(info.validation_alias): name
@@ -64,20 +118,42 @@ def _aliases() -> dict[str, str]:
 
 
 def load_settings(
-    workspace: Path, flags: Mapping[str, Any] | None = None, *, trusted: bool | None = None
+    workspace: Path,
+    flags: Mapping[str, Any] | None = None,
+    *,
+    trusted: bool | None = None,
+    profile: str | None = None,
+    profile_wins: bool = False,
 ) -> LoadedSettings:
     """The effective settings for a run in ``workspace``; ``SettingsError`` lists every
     bad value with where it came from. ``trusted`` overrides the remembered answer
-    (``--trust`` trusts the folder for one run)."""
+    (``--trust`` trusts the folder for one run). ``profile`` picks a profile of the user's
+    ``config.toml`` (``--profile``); ``profile_wins``: it was picked after the flags were
+    (``/model NAME`` in the app), so its values win over theirs too."""
     trusted = is_trusted(workspace) if trusted is None else trusted
-    aliases = _aliases()
-    sources: dict[str, str] = {}
+    aliases = setting_variables()
+    origins: dict[str, Origin] = {}
     values: dict[str, Any] = {}
     ignored: list[str] = []
     ignored_names: list[str] = []
-    problems: list[str] = []
+
+    def put(layer: Mapping[str, Any], origin: Callable[[str], Origin]) -> None:
+        for name, value in layer.items():
+            if value is not None:
+                values[name], origins[name] = value, origin(name)
+
+    user_file = read_user_file()
+    problems = list(user_file.problems)
+    chosen = profile or user_file.profile
+    profile_values = _profile_values(user_file, chosen, bool(profile), problems)
+    path = str(user_file.path)
+    put(user_file.values, lambda _: Origin("config", path))
+    in_profile = Origin("profile", chosen or "", path)
+    if not profile:
+        put(profile_values, lambda _: in_profile)
 
     env_file = workspace / WORKSPACE_ENV
+    from_workspace: dict[str, str] = {}
     for variable, value in _read_env_file(env_file, problems).items():
         name = aliases.get(variable)
         if name is None or value in (None, ""):
@@ -89,14 +165,16 @@ def load_settings(
                 "(trust it when neocode asks, or pass --trust)"
             )
             continue
-        values[name], sources[name] = value, str(env_file)
-    for variable, name in aliases.items():
-        value = os.environ.get(variable)
-        if value:
-            values[name], sources[name] = value, f"the environment ({variable})"
-    for name, value in (flags or {}).items():
-        if value is not None:
-            values[name], sources[name] = value, f"--{name.replace('_', '-')}"
+        from_workspace[name] = value
+    put(from_workspace, lambda _: Origin("workspace", str(env_file)))
+    environment = {name: os.environ.get(variable) or None for variable, name in aliases.items()}
+    put(environment, lambda name: Origin("environment", str(Settings.model_fields[name].validation_alias)))
+    flag_values = dict(flags or {})
+    if profile and profile_wins:
+        flag_values = {name: value for name, value in flag_values.items() if name not in profile_values}
+    if profile:
+        put(profile_values, lambda _: in_profile)
+    put(flag_values, lambda name: Origin("flag", f"--{name.replace('_', '-')}"))
 
     try:
         # Only these values, validated once: nothing else is read here.
@@ -106,11 +184,34 @@ def load_settings(
             name = str(error["loc"][0]) if error["loc"] else ""
             value = values.get(name)
             shown = "" if name.endswith("api_key") else f" {value!r}"
-            problems.append(f"{sources.get(name, name)}:{shown}: {error['msg']}")
+            label = origins[name].label(name) if name in origins else name
+            problems.append(f"{label}:{shown}: {error['msg']}")
         settings = None
     if problems or settings is None:
         raise SettingsError(problems)
-    return LoadedSettings(settings, trusted, ignored, ignored_names)
+    picked_by = ("/model" if profile_wins else "--profile") if profile else path
+    return LoadedSettings(
+        settings, trusted, ignored, ignored_names, origins, chosen,
+        picked_by if chosen else "", user_file,
+    )
+
+
+def _profile_values(
+    user_file: UserFile, name: str | None, asked: bool, problems: list[str]
+) -> dict[str, Any]:
+    """The settings of profile ``name``; a name with no table is a problem (``asked``: it
+    came from the command line or the app, not from the file)."""
+    if name is None:
+        return {}
+    if name in user_file.profiles:
+        return user_file.profiles[name]
+    known = ", ".join(sorted(user_file.profiles)) or "none yet"
+    where = "" if asked else f"profile = {name!r} in {user_file.path}: "
+    problems.append(
+        f"{where}there is no profile {name!r} in {user_file.path} (profiles: {known}); add a "
+        f"[profiles.{name}] table to it"
+    )
+    return {}
 
 
 def _harmless(variable: str, value: str) -> bool:

@@ -118,6 +118,13 @@ class AgentLoop:
         self._work: asyncio.Task[RunFinished] | None = None
         self._stopped: RunFinished | None = None
 
+    def scrub_also(self, secrets: Iterable[str | None]) -> list[str]:
+        """Scrub these keys too from now on; the list only grows (an old key may still
+        turn up in a file). Returns every key scrubbed."""
+        self._secrets += [key for key in secrets if key and key not in self._secrets]
+        self._redact = Redactor(self._secrets)
+        return list(self._secrets)
+
     @property
     def running(self) -> bool:
         return self._work is not None and not self._work.done()

@@ -231,6 +231,21 @@ class AgentSession:
         """Takes effect at the next request."""
         self.provider.model = name
 
+    # -- switching provider ---------------------------------------------------------------
+
+    async def use_settings(self, settings: Settings) -> None:
+        """Talk to the provider and model ``settings`` name from the next request on (a
+        profile picked with ``/model NAME``). The conversation, approval mode and sandbox
+        stay; keys the new settings bring are scrubbed from then on as well."""
+        self._require_idle("/model")
+        old, self.provider = self.provider, make_provider(settings)
+        self.loop.provider, self.settings = self.provider, settings
+        scrubbed = self.loop.scrub_also(settings.secrets)
+        bash = self.loop.tools.get("bash")
+        if isinstance(bash, Bash):
+            bash.secrets = tuple(scrubbed)
+        await old.aclose()
+
     # -- context and cost -----------------------------------------------------------------
 
     @property

@@ -1,4 +1,5 @@
-"""``neocode`` with no subcommand: the settings from flags, environment and ``.env``, then the app."""
+"""``neocode`` with no subcommand: the settings from flags, environment, ``.env`` and
+``config.toml``, then the app."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def run_app(args: argparse.Namespace) -> int:
         print(f"neocode: {exc}", file=sys.stderr)
         return exc.exit_code
     from neocode_tui.providers.offline import LIVE_RATE, offline_provider
-    from neocode_tui.settings import TrustRequest
+    from neocode_tui.settings import Profiles, TrustRequest
     from neocode_tui.tui.app import NeoCodeApp
 
     settings = loaded.settings
@@ -38,10 +39,13 @@ def run_app(args: argparse.Namespace) -> int:
         untrusted = TrustRequest(
             wanted, loaded.ignored, lambda: load_from_args(args, workspace, trusted=True).settings
         )
+    profiles = Profiles(
+        loaded.profiles, lambda name: load_from_args(args, workspace, profile=name).settings
+    )
     try:
         app = NeoCodeApp(
             settings, provider, workspace=workspace, initial_prompt=args.initial_prompt,
-            resume=resume, untrusted=untrusted, pick_session=pick_session,
+            resume=resume, untrusted=untrusted, pick_session=pick_session, profiles=profiles,
         )
     except NeoCodeError as exc:
         print(f"neocode: {exc}", file=sys.stderr)

@@ -53,6 +53,11 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--record", metavar="FILE", help="write FILE.svg (final screen) or FILE.cast")
 
     sub.add_parser("sessions", help="list saved sessions for this folder")
+    config = sub.add_parser(
+        "config", help="show the settings a run here would use, and where each came from"
+    )
+    config.add_argument("--json", action="store_true", help="print them as JSON")
+    add_setting_flags(config, again=True)
     acp = sub.add_parser("acp", help="serve the Agent Client Protocol on stdio (for Zed and other editors)")
     add_setting_flags(acp, again=True)
     add_serve_command(sub)
@@ -75,7 +80,7 @@ class _DemoHelp(argparse.Action):
         parser.exit()
 
 
-COMMANDS = ("replay", "demo", "sessions", "acp", "serve")
+COMMANDS = ("replay", "demo", "sessions", "config", "acp", "serve")
 def split_initial_prompt(argv: list[str]) -> tuple[list[str], str | None]:
     """``neocode "fix the failing test"``: the first word that is neither a flag, a flag's
     value nor a command is the prompt the app opens with."""
@@ -124,6 +129,10 @@ def main(argv: list[str] | None = None) -> int:
         from neocode_tui.cli.sessions import print_sessions
 
         return print_sessions(args)
+    if args.command == "config":
+        from neocode_tui.cli.config_report import print_config
+
+        return print_config(args)
     if args.command == "acp":
         from neocode_tui.cli.acp import run_acp
 

@@ -26,6 +26,10 @@ def add_setting_flags(parser: argparse.ArgumentParser, *, again: bool = False) -
     parser.add_argument("--base-url", help="API base URL (OpenAI-style URLs include /v1)", **keep)
     parser.add_argument("--model", help="model name sent to the provider", **keep)
     parser.add_argument(
+        "--profile", metavar="NAME",
+        help="a [profiles.NAME] table of your config.toml: its provider, URL, model...", **keep,
+    )
+    parser.add_argument(
         "--approval",
         choices=APPROVAL_MODES,
         help="what needs your yes: ask (writes and commands), auto-edit (commands), full-auto",
@@ -57,13 +61,18 @@ def add_setting_flags(parser: argparse.ArgumentParser, *, again: bool = False) -
 
 
 def load_from_args(
-    args: argparse.Namespace, workspace: Path, *, trusted: bool | None = None
+    args: argparse.Namespace, workspace: Path, *, trusted: bool | None = None,
+    profile: str | None = None,
 ) -> LoadedSettings:
     """Settings for ``workspace`` with the flags on top; ``SettingsError`` lists problems.
-    ``--trust`` (or ``trusted``) trusts the folder for this run."""
+    ``--trust`` (or ``trusted``) trusts the folder for this run. ``profile``: one picked in
+    the app, after the flags, so its values win over theirs."""
     from neocode_tui.settings import load_settings  # pydantic: not for ``neocode --help``
 
     flags = {name: getattr(args, name, None) for name in SETTING_FLAGS}
     if getattr(args, "trust", False):
         trusted = True
-    return load_settings(workspace, flags, trusted=trusted)
+    return load_settings(
+        workspace, flags, trusted=trusted, profile=profile or getattr(args, "profile", None),
+        profile_wins=profile is not None,
+    )

@@ -40,7 +40,7 @@ from neocode_tui.config import Settings
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.events import MessageDone, StreamRetry, Usage, UsageEvent
 from neocode_tui.providers import Provider
-from neocode_tui.settings import TrustRequest
+from neocode_tui.settings import Profiles, TrustRequest
 from neocode_tui.trust import trust
 from neocode_tui.tui.approval import ApprovalScreen
 from neocode_tui.tui.attention import notification
@@ -124,6 +124,7 @@ class NeoCodeApp(App[None]):
         notices: list[str] | None = None,
         untrusted: TrustRequest | None = None,
         pick_session: bool = False,
+        profiles: Profiles | None = None,
     ) -> None:
         """``resume``: a session id (or id prefix) to continue, "" for this folder's latest.
         ``pick_session``: open with the session picker (``neocode --resume`` with no ID).
@@ -131,7 +132,7 @@ class NeoCodeApp(App[None]):
         Raises ``SessionNotFound`` before anything is drawn when there is no such session.
         ``notices``: warnings from start-up to show. ``untrusted``: the workspace wants to
         set what only a trusted folder may; the app asks once and, on yes, starts over on
-        the settings it then allows.
+        the settings it then allows. ``profiles``: the user's, for ``/model NAME``.
         """
         super().__init__()
         self.settings = settings
@@ -142,6 +143,7 @@ class NeoCodeApp(App[None]):
         self.initial_prompt = initial_prompt
         self.start_notices = list(notices or ())
         self.untrusted = untrusted
+        self.profiles = profiles
         self.clock = clock
         self.version = version
         self.remember_theme = remember_theme
@@ -574,6 +576,8 @@ class NeoCodeApp(App[None]):
             return [info.id for info in self.session.saved_sessions()]
         if name == "mcp":
             return [f"restart {server}" for server in self.session.mcp.names]
+        if name == "model" and self.profiles is not None:
+            return list(self.profiles.names)
         return []
 
     def prefill_input(self, text: str) -> None:
@@ -607,13 +611,36 @@ class NeoCodeApp(App[None]):
         self.session.clear()
 
     def _command_model(self, argument: str) -> None:
+        profiles = self.profiles.names if self.profiles is not None else []
         if not argument:
-            self.conversation.add_notice("info", f"model: {self.session.model} ({self.provider.name})")
+            listed = f"; profiles: {', '.join(profiles)}" if profiles else ""
+            self.conversation.add_notice(
+                "info", f"model: {self.session.model} ({self.provider.name}){listed}"
+            )
+            return
+        if self.profiles is not None and argument in profiles:
+            if self.working:
+                self.conversation.add_notice(
+                    "warning", "switching profiles waits for the current answer (Esc interrupts it)"
+                )
+                return
+            settings = self.profiles.load(argument)  # SettingsError: shown by run_slash
+            self._start_task(self._use_profile(argument, settings))
             return
         self.session.model = argument
         self.status.model = argument
         self._show_context()
         self.conversation.add_notice("info", f"model switched to {argument}")
+
+    async def _use_profile(self, name: str, settings: Settings) -> None:
+        await self.session.use_settings(settings)
+        self.settings = settings
+        self._show_settings()
+        self.conversation.add_notice(
+            "info",
+            f"profile {name}: {settings.resolved_provider} · {settings.resolved_model}"
+            + (f" · {settings.resolved_base_url}" if settings.resolved_base_url else ""),
+        )
 
     def _command_approval(self, argument: str) -> None:
         if argument not in APPROVAL_MODES:

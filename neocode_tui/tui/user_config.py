@@ -1,7 +1,8 @@
 """What the app remembers between runs (the theme), kept apart from ``Settings``.
 
-``Settings`` reads the environment and ``.env``, which the user edits; this file is written by
-the app itself, so it lives in the user's config folder and is never mixed with secrets.
+``Settings`` come from the environment, ``.env`` and ``config.toml``, which the user edits;
+this file is written by the app itself, so it stays apart from them (rewriting the user's
+TOML would lose their comments and layout) and is never mixed with secrets.
 """
 
 from __future__ import annotations
@@ -18,21 +19,21 @@ class UserConfig(BaseModel):
     theme: str | None = None
 
 
-def _config_file() -> Path:
+def app_state_file() -> Path:
     return config_dir() / "settings.json"
 
 
 def load_user_config() -> UserConfig:
     """A missing or damaged file means defaults: a bad file must never stop the app starting."""
     try:
-        return UserConfig.model_validate_json(_config_file().read_text(encoding="utf-8"))
+        return UserConfig.model_validate_json(app_state_file().read_text(encoding="utf-8"))
     except (OSError, ValidationError, ValueError):
         return UserConfig()
 
 
 def save_user_config(config: UserConfig) -> None:
     """Written whole through a temporary file, so a crash never leaves half a file behind."""
-    path = _config_file()
+    path = app_state_file()
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_suffix(".tmp")
     temporary.write_text(json.dumps(config.model_dump(), indent=2) + "\n", encoding="utf-8")

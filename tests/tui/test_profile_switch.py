@@ -1,0 +1,79 @@
+"""``/model PROFILE`` in the app: the next prompt goes to that profile's server and model,
+and a key the profile brings is scrubbed like the others."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from neocode_tui.settings import Profiles, load_settings
+from neocode_tui.tui.app import NeoCodeApp
+from neocode_tui.tui.scenarios import SIZE
+from tests.helpers import screen_text, wait_until
+from tests.http_model_server import ModelServer, Response, openai_turn
+
+KEY = "sk-profile-key-SECRET-5150"
+
+
+async def test_model_profile_switches_provider_url_and_model(
+    tmp_path: Path, model_server: ModelServer
+) -> None:
+    config = Path(os.environ["NEOCODE_CONFIG_DIR"]) / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(
+        f'[profiles.local]\nprovider = "openai"\nbase_url = "{model_server.url}/v1"\n'
+        f'model = "qwen-local"\nopenai_api_key = "{KEY}"\nmax_retries = 0\n'
+    )
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    loaded = load_settings(workspace)
+    profiles = Profiles(
+        loaded.profiles, lambda name: load_settings(workspace, profile=name, profile_wins=True).settings
+    )
+    app = NeoCodeApp(loaded.settings, None, workspace, remember_theme=False, profiles=profiles)
+    (workspace / "notes.txt").write_text(f"the key is {KEY}\n")
+    model_server.enqueue(
+        Response(body=openai_turn("", [("read_file", '{"path": "notes.txt"}')])),
+        Response(body=openai_turn("Hello from the local model.")),
+    )
+
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.provider.name == "scripted"
+        await pilot.press(*"/model", "enter")
+        await wait_until(lambda: "profiles: local" in screen_text(app), pause=pilot.pause)
+        await pilot.press(*"/model local", "enter")
+        await wait_until(lambda: app.provider.name == "openai" and not app.working, pause=pilot.pause)
+        await pilot.press(*"hi", "enter")
+        await wait_until(
+            lambda: "Hello from the local model." in screen_text(app), pause=pilot.pause,
+            what="the profile's server answering",
+        )
+        text = screen_text(app)
+
+    request = model_server.requests[0]
+    assert request.path == "/v1/chat/completions"
+    assert request.json["model"] == "qwen-local"
+    assert request.headers["authorization"] == f"Bearer {KEY}"
+    tool_result = model_server.requests[1].json["messages"][-1]
+    assert tool_result["role"] == "tool" and "the key is [redacted]" in tool_result["content"]
+    assert f"profile local: openai · qwen-local · {model_server.url}/v1" in text
+    assert text.splitlines()[-1].split()[:3] == ["openai", "·", "qwen-local"]  # the status bar
+    assert KEY not in text
+
+
+async def test_model_with_an_unknown_name_still_sets_the_model_only(tmp_path: Path) -> None:
+    config = Path(os.environ["NEOCODE_CONFIG_DIR"]) / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('[profiles.local]\nprovider = "openai"\nmax_turns = 0\n')
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    loaded = load_settings(workspace)  # the bad profile is not picked: nothing to report yet
+    profiles = Profiles(
+        loaded.profiles, lambda name: load_settings(workspace, profile=name, profile_wins=True).settings
+    )
+    app = NeoCodeApp(loaded.settings, None, workspace, remember_theme=False, profiles=profiles)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"/model gpt-x", "enter")
+        await pilot.press(*"/model local", "enter")
+        await wait_until(lambda: "max_turns in [profiles.local]" in screen_text(app), pause=pilot.pause)
+        assert app.session.model == "gpt-x" and app.provider.name == "scripted"
