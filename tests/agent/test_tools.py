@@ -110,7 +110,8 @@ async def test_read_file_refuses_binaries_folders_and_missing_files(project: Pat
 async def test_list_dir_shows_folders_first_with_markers(project: Path) -> None:
     out = await call(project, "list_dir")
     assert out.text.splitlines() == [
-        ".git/", "node_modules/", "src/", "README.md", "logo.png",
+        "node_modules/", "src/", "README.md", "logo.png",
+        "[1 ignored entries not shown (.git/); include_ignored=true lists them]",
     ]
 
 
@@ -318,3 +319,22 @@ async def test_search_follows_gitignore_says_what_it_left_out_and_can_include_it
     assert {line.split(":")[0] for line in all_hits.text.splitlines()} == {
         "build/gen.py", "debug.log", "src/conf.py",
     }
+
+
+async def test_list_dir_leaves_out_what_gitignore_ignores_and_says_so(project: Path) -> None:
+    (project / ".gitignore").write_text("build/\n*.log\n!keep.log\n")
+    (project / "build").mkdir()
+    (project / "debug.log").write_text("x\n")
+    (project / "keep.log").write_text("x\n")
+    (project / "src" / ".ignore").write_text("generated.py\n")
+    (project / "src" / "generated.py").write_text("x = 1\n")
+
+    top = (await call(project, "list_dir")).text.splitlines()
+    assert "build/" not in top and "debug.log" not in top and ".git/" not in top
+    assert "keep.log" in top and ".gitignore" in top
+    assert top[-1] == "[3 ignored entries not shown (.git/, build/, debug.log); include_ignored=true lists them]"
+    inner = (await call(project, "list_dir", path="src")).text.splitlines()
+    assert "generated.py" not in inner and "app.py" in inner
+    assert inner[-1] == "[1 ignored entries not shown (generated.py); include_ignored=true lists them]"
+    everything = (await call(project, "list_dir", include_ignored=True)).text.splitlines()
+    assert {"build/", "debug.log", ".git/"} <= set(everything)

@@ -8,9 +8,12 @@ counted, not held.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import stat
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
+import pathspec
 from pydantic import BaseModel, ConfigDict, Field
 
 from neocode_tui.agent.tools.base import Budget, FileTool, ToolError, ToolOutput
@@ -183,11 +186,17 @@ class ListDirArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     path: str = Field(".", description="Folder, relative to the workspace root.")
+    include_ignored: bool = Field(
+        False, description="Also list what .gitignore and .ignore leave out (and .git)."
+    )
 
 
 class ListDir(FileTool[ListDirArgs]):
     name = "list_dir"
-    description = "List a folder's entries; folders end with '/', symlinks with '@'."
+    description = (
+        "List a folder's entries; folders end with '/', symlinks with '@'. Leaves out .git and "
+        "what .gitignore and .ignore ignore, and says how many."
+    )
     kind = "read"
     args_model = ListDirArgs
 
@@ -204,14 +213,64 @@ class ListDir(FileTool[ListDirArgs]):
             raise ToolError(f"no such folder: {shown}") from None
         except NotADirectoryError:
             raise ToolError(f"{shown} is a file, not a folder (use read_file)") from None
+        skipped: list[str] = []
+        if not args.include_ignored:
+            ignored = ignore_rules(workspace.root, path)
+            skipped = [name + mark for name, mark in entries if ignored(name, mark == "/")]
+            entries = [entry for entry in entries if entry[0] + entry[1] not in skipped]
         entries.sort(key=lambda entry: (not entry[1].endswith("/"), entry[0]))
         names = [printable_name(name) + mark for name, mark in entries[:MAX_ENTRIES]]
-        if not names:
-            return ToolOutput(f"{shown} is empty")
         hidden = len(entries) - len(names) + more
         if hidden:
             names.append(f"[{hidden} more entries not shown]")
+        if skipped:
+            listed = ", ".join(printable_name(name) for name in sorted(skipped)[:5])
+            listed += ", …" if len(skipped) > 5 else ""
+            names.append(f"[{len(skipped)} ignored entries not shown ({listed}); include_ignored=true lists them]")
+        if not names:
+            return ToolOutput(f"{shown} is empty")
         return ToolOutput("\n".join(names))
+
+
+IGNORE_FILES = (".gitignore", ".ignore")
+MAX_IGNORE_FILE = 1_000_000
+
+
+def ignore_rules(root: Path, folder: Path) -> Callable[[str, bool], bool]:
+    """Whether an entry of ``folder`` is left out: ``.git``, and what the ``.gitignore`` and
+    ``.ignore`` files from the workspace root down to ``folder`` ignore, the deeper file
+    winning, as git reads them (pathspec's gitignore rules)."""
+    specs: list[tuple[Path, pathspec.GitIgnoreSpec]] = []
+    relative = folder.relative_to(root)
+    for depth in range(len(relative.parts) + 1):
+        base = root.joinpath(*relative.parts[:depth])
+        for name in IGNORE_FILES:
+            lines = _ignore_lines(base / name)
+            if lines:
+                specs.append((base, pathspec.GitIgnoreSpec.from_lines(lines)))
+
+    def ignored(name: str, is_dir: bool) -> bool:
+        if name == ".git":
+            return True
+        verdict = False
+        for base, spec in specs:
+            check = spec.check_file((folder / name).relative_to(base).as_posix() + ("/" if is_dir else ""))
+            if check.include is not None:
+                verdict = check.include
+        return verdict
+
+    return ignored
+
+
+def _ignore_lines(path: Path) -> list[str]:
+    """An ignore file's lines if it is a regular, sane-sized file; none otherwise."""
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_IGNORE_FILE:
+            return []
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
 
 
 def _entries(folder: int, budget: Budget) -> tuple[list[tuple[str, str]], int]:
