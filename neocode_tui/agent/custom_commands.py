@@ -19,7 +19,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from neocode_tui.paths import config_dir
@@ -153,6 +152,8 @@ def _read(path: Path, name: str, problems: list[str]) -> CustomCommand | None:
     front = _FrontMatter()
     match = FRONT_MATTER.match(text)
     if match:
+        import yaml  # only when a command file has front matter: a slow import at start-up
+
         text = text[match.end():]
         try:
             data = yaml.safe_load(match.group(1))
