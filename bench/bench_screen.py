@@ -194,7 +194,7 @@ async def with_feed(ours: bool, body: Callable[[Feed], Awaitable[object]], tool:
 
 async def per_delta_costs(feed: Feed, deltas: list[str]) -> list[float]:
     """CPU seconds per delta for each window of WINDOW deltas, the screen drawn after each
-    window (PERF-NOTES' method: what drawing costs at that point of the answer)."""
+    window: what drawing costs at that point of the answer."""
     costs: list[float] = []
     for start in range(0, len(deltas), WINDOW):
         began = time.process_time()

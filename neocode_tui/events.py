@@ -2,8 +2,8 @@
 
 Providers translate their wire format into these and nothing else; the screen and the
 collector consume only these. Every tool-call event carries ``index``, the call's position
-in this assistant message, so deltas always find their call (the seed-000 bug, a start
-without index and a delta without id, cannot be expressed here).
+in this assistant message, so deltas always find their call (a start
+without an index followed by a delta without an id cannot be expressed here).
 
 Providers build events with ``model_construct`` on hot paths (no validation per delta);
 ``StreamEventAdapter`` validates events read back from JSON.

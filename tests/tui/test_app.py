@@ -430,7 +430,6 @@ async def test_without_an_api_key_the_app_starts_on_the_offline_model(tmp_path: 
         assert "offline scripted model — set OPENAI_API_KEY" in screen_text(app)
         await pilot.press(*"hi", "enter")
         await wait_until(lambda: isinstance(app.screen, ApprovalScreen), pause=pilot.pause, what="the question")
-        assert isinstance(app.screen, ApprovalScreen)
         assert app.screen.request.name == "write_file"
         await pilot.press("y")
         await wait_until(lambda: not app.working, pause=pilot.pause, what="the run to end")
@@ -454,7 +453,6 @@ async def test_a_command_is_shown_in_full_before_it_runs_and_escape_stops_it(tmp
         assert app.working  # the command runs; the app still takes keys
         await pilot.press("escape")
         await wait_until(lambda: not app.working, pause=pilot.pause, what="the run to end")
-        assert not app.working
         assert not (app.workspace / "done.txt").exists()
         result = next(m for m in app.session.messages if m.role == "tool")
         assert result.is_error

@@ -1,6 +1,6 @@
 """The conversation view: what the app mounts above the input box.
 
-How it stays fast however long the answer and the session (issue 5):
+How it stays fast however long the answer and the session:
 
 - ``view``: one ``ScrollView`` drawing pre-rendered lines (Line API); loop events are buffered
   by ``post`` and applied when the next frame is drawn, so any delta rate costs one update

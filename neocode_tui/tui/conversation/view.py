@@ -1,7 +1,7 @@
 """The conversation view: one line-based widget whatever the length of the session.
 
 Textual's layout walks every widget on every refresh, so a view made of one widget per
-Markdown block gets slower with every block shown (see PERF-NOTES). Here the whole
+Markdown block gets slower with every block shown (its layout cost grows with the widget count). Here the whole
 conversation is a single ``ScrollView`` drawing pre-rendered lines (the Line API, as ``Log``
 does): each block is rendered by Rich into strips once, and again only when its content
 changes (the open tail of a streaming answer, a live tool panel), when it is toggled, or when
