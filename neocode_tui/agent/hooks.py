@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from neocode_tui.agent.processes import ProcessTree
 from neocode_tui.agent.sandbox import secret_free
+from neocode_tui.json_files import MISSING, read_json
 from neocode_tui.paths import config_dir
 from neocode_tui.trust import is_trusted
 
@@ -307,16 +308,9 @@ def load_hooks(workspace: Path, *, secrets: tuple[str, ...] = ()) -> Hooks:
 
 
 def _read_file(path: Path) -> tuple[list[ConfiguredHook], list[str]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return [], []
-    except (OSError, UnicodeDecodeError) as exc:
-        return [], [f"{path}: cannot be read ({exc})"]
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return [], [f"{path} line {exc.lineno}, column {exc.colno}: not valid JSON ({exc.msg})"]
+    data, problem = read_json(path)
+    if problem is not None or data is MISSING:
+        return [], [problem] if problem else []
     if not isinstance(data, dict) or not isinstance(data.get("hooks"), dict):
         return [], [f'{path}: expected {{"hooks": {{"PreToolUse": [...], ...}}}}']
     hooks: list[ConfiguredHook] = []

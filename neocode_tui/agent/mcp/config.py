@@ -12,7 +12,6 @@ so a token can stay out of the file.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from neocode_tui.json_files import MISSING, read_json
 from neocode_tui.paths import config_dir
 
 WORKSPACE_FILE = ".mcp.json"
@@ -114,16 +114,9 @@ def safe_name(name: str) -> str:
 
 
 def _read_file(path: Path, source: Source) -> tuple[list[ServerEntry], list[str]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return [], []
-    except (OSError, UnicodeDecodeError) as exc:
-        return [], [f"{path}: cannot be read ({exc})"]
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return [], [f"{path} line {exc.lineno}, column {exc.colno}: not valid JSON ({exc.msg})"]
+    data, problem = read_json(path)
+    if problem is not None or data is MISSING:
+        return [], [problem] if problem else []
     try:
         servers = _File.model_validate(data).mcpServers
     except ValidationError:
