@@ -11,7 +11,7 @@ Python) in 4-character deltas.
   and at the end of one long answer (goal: end / 10% <= 1.3);
 - sustained deltas per second on that answer, streamed as fast as possible (goal >= 5,000);
 - lag from an event's arrival to the frame that shows it, at 2,000 deltas/s (goal p95 <= 33 ms);
-- start-up of ``neocode --help`` and of the app; memory of a 2,000-message session.
+- start-up of ``neocode --help`` and of the app (long sessions: ``bench_long_session.py``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import asyncio
 import gc
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -378,75 +377,6 @@ def child(kind: str, *extra: str) -> dict[str, float]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def session_messages(count: int) -> list[object]:
-    from neocode_tui.chat import Message
-
-    answer = realistic_markdown(1_000)
-    messages = []
-    for n in range(count // 2):
-        messages.append(Message(role="user", content=f"question {n}: how do we tidy the loader?"))
-        messages.append(Message(role="assistant", content=answer))
-    return messages
-
-
-async def drawn(view: object) -> None:
-    """Until the view has drawn everything posted (not waiting for background re-rendering)."""
-    await asyncio.sleep(0)
-    while view._pending or view._undrawn:  # type: ignore[attr-defined]
-        await asyncio.sleep(0.001)
-
-
-async def session_child(count: int) -> dict[str, float]:
-    """Load a session, let it render, scroll, append and resize; report times and peak RSS."""
-    app, target = our_app()
-    figures: dict[str, float] = {}
-    async with app.run_test(size=SIZE) as pilot:  # type: ignore[attr-defined]
-        view = target()
-        if count:
-            messages = session_messages(count)
-            figures["chars"] = sum(len(m.content) for m in messages)  # type: ignore[attr-defined]
-            began = time.perf_counter()
-            view.load_transcript(messages)  # type: ignore[attr-defined]
-            await drawn(view)
-            figures["first_screen_s"] = time.perf_counter() - began
-            while view._lines.stale:  # type: ignore[attr-defined]
-                await asyncio.sleep(0.01)
-            figures["all_rendered_s"] = time.perf_counter() - began
-            view.focus()  # type: ignore[attr-defined]
-            began = time.process_time()
-            for _ in range(10):
-                await pilot.press("pageup")
-                await pilot.wait_for_scheduled_animations()
-            figures["pageup_10_cpu_s"] = time.process_time() - began
-            await pilot.press("end")
-            began = time.perf_counter()
-            view.add_user_message("one more question")  # type: ignore[attr-defined]
-            await drawn(view)
-            figures["append_s"] = time.perf_counter() - began
-            began = time.perf_counter()
-            width = view._env[0]  # type: ignore[attr-defined]
-            resizing = asyncio.create_task(pilot.resize_terminal(100, 40))
-            while view._env[0] == width or view._undrawn:  # type: ignore[attr-defined]
-                await asyncio.sleep(0.001)
-            figures["resize_first_screen_s"] = time.perf_counter() - began
-            await resizing
-            while view._lines.stale:  # type: ignore[attr-defined]
-                await asyncio.sleep(0.01)
-            figures["resize_all_s"] = time.perf_counter() - began
-        else:
-            await pilot.pause()
-    figures["rss_mb"] = peak_rss_mb()
-    return figures
-
-
-def peak_rss_mb() -> float:
-    """This process's peak RSS (VmHWM; ``ru_maxrss`` would include the parent's, kept across exec)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
 # --- the report ---------------------------------------------------------------------------
 
 
@@ -456,19 +386,15 @@ def main() -> None:
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        kind, *rest = args.child
-        if kind == "lag":  # a fresh process: no heap left over from the other measurements
-            lags = asyncio.run(lag(rest[0] == "ours", cut(realistic_markdown(int(rest[1]))), 2_000))
-            print(json.dumps({"p50": percentile(lags, 0.5) * 1e3, "p95": percentile(lags, 0.95) * 1e3}))
-        else:
-            print(json.dumps(asyncio.run(session_child(int(rest[0]) if kind == "session" else 0))))
+        rest = args.child[1:]  # "lag": a fresh process, no heap left over from the other measurements
+        lags = asyncio.run(lag(rest[0] == "ours", cut(realistic_markdown(int(rest[1]))), 2_000))
+        print(json.dumps({"p50": percentile(lags, 0.5) * 1e3, "p95": percentile(lags, 0.95) * 1e3}))
         return
 
     long_chars = 40_000 if args.quick else 100_000
     small_chars = 10_000
     last_chars = 5_000 if args.quick else 10_000
     lag_chars = 8_000 if args.quick else 20_000
-    messages = 500 if args.quick else 2_000
     markdown = realistic_markdown(long_chars)
     print(f"bench_screen: realistic Markdown in {DELTA}-character deltas, {SIZE[0]}x{SIZE[1]}, headless")
 
@@ -523,16 +449,7 @@ def main() -> None:
     print(f"\nstart-up: neocode --help {help_time * 1e3:.0f} ms (bare python {python * 1e3:.0f} ms, "
           f"{help_time / python:.1f}x); app up headless {app_time * 1e3:.0f} ms "
           f"(empty Textual app {empty_time * 1e3:.0f} ms, {app_time / empty_time:.2f}x)")
-
-    session = child("session", str(messages))
-    empty = child("empty")
-    print(f"\nsession of {messages:,} messages ({session['chars'] / 1e6:.2f}M chars): "
-          f"first screen {session['first_screen_s'] * 1e3:.0f} ms, all rendered {session['all_rendered_s']:.1f} s, "
-          f"10x PageUp {session['pageup_10_cpu_s'] * 1e3:.0f} ms CPU, append one {session['append_s'] * 1e3:.0f} ms, "
-          f"resize {session['resize_first_screen_s'] * 1e3:.0f} ms to screen / {session['resize_all_s']:.1f} s all")
-    print(f"peak RSS {session['rss_mb']:.0f} MB (empty view {empty['rss_mb']:.0f} MB, "
-          f"{session['rss_mb'] - empty['rss_mb']:.0f} MB for the session)")
-
+    print("\nlong sessions (resume, scroll, memory): bench/bench_long_session.py")
 
 if __name__ == "__main__":
     main()

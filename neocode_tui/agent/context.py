@@ -65,10 +65,10 @@ def about(tokens: int) -> str:
 
 
 def message_tokens(message: Message) -> int:
-    text = message.content + message.reasoning
+    chars = len(message.content) + len(message.reasoning)
     for call in message.tool_calls:
-        text += call.name + call.arguments
-    return estimate_tokens(text) + MESSAGE_OVERHEAD
+        chars += len(call.name) + len(call.arguments)
+    return -(-chars // CHARS_PER_TOKEN) + MESSAGE_OVERHEAD
 
 
 class ContextPart(BaseModel):

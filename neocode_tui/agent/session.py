@@ -54,7 +54,6 @@ from neocode_tui.agent.store import (
     SessionStore,
     find_session,
     list_sessions,
-    load_session,
     title_of,
 )
 from neocode_tui.agent.tools import Tool, ToolRegistry
@@ -489,10 +488,11 @@ class AgentSession:
         the next request is valid.
         """
         self._require_idle("/resume")
-        loaded = load_session(find_session(self.workspace, session_id))
-        if loaded.info.id == self.id:
+        info = find_session(self.workspace, session_id)
+        if info.id == self.id:
             self._close_store()  # our own lock would keep us out
-        store, messages = SessionStore.resume(loaded, on_problem=self._store_problem)
+        store, loaded = SessionStore.resume(info, on_problem=self._store_problem)
+        messages = loaded.messages
         self._close_store()  # only now: a busy session leaves the current one as it was
         if not self.save:
             store.close()

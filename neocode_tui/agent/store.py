@@ -134,30 +134,27 @@ class SessionStore:
 
     @classmethod
     def resume(
-        cls, session: LoadedSession, on_problem: ProblemCallback | None = None
-    ) -> tuple[SessionStore, list[Message]]:
-        """Reopen a loaded session for appending, locked. Raises ``SessionBusy`` when another
-        process has it open. The file is read again under the lock (another process may have
-        added to it since it was loaded), and ``session`` is updated in place to match."""
-        store = cls(session.info.id, session.info.path, on_problem)
+        cls, info: SessionInfo, on_problem: ProblemCallback | None = None
+    ) -> tuple[SessionStore, LoadedSession]:
+        """Reopen a session for appending, locked, and read it (once, under the lock: another
+        process may have added to it until then). Raises ``SessionBusy`` when another process
+        has it open, ``SessionNotFound`` when it cannot be read."""
+        store = cls(info.id, info.path, on_problem)
         try:
             store._file = store.path.open("ab", buffering=0)
         except OSError as exc:
-            store._stop(exc)  # readable but not writable: go on with what was loaded
-            return store, session.messages
+            store._stop(exc)  # readable but not writable: go on with what can be read
+            return store, load_session(info)
         if not _lock(store._file):
             store.close()
-            raise SessionBusy(session.info.id, _lock_holder(store.path))
+            raise SessionBusy(info.id, _lock_holder(store.path))
         try:
-            fresh = load_session(session.info)
+            loaded = load_session(info)
         except SessionNotFound:
             store.close()
             raise
-        session.messages, session.usage, session.problems = (
-            fresh.messages, fresh.usage, fresh.problems,
-        )
         store._finish_torn_line()
-        return store, session.messages
+        return store, loaded
 
     @classmethod
     def fork(

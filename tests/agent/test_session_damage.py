@@ -121,9 +121,9 @@ async def test_a_damaged_session_resumes_into_a_request_the_server_accepts(
         handle.write('{"type": "message", "message": {"role": "tool", "content": "late", '
                      '"tool_call_id": "c1"}}\n{"type": "mess')
     openai_only.reply("Resumed.")
-    resumed, messages = SessionStore.resume(load_session(find_session(workspace, store.id)))
+    resumed, session = SessionStore.resume(find_session(workspace, store.id))
     loop = AgentLoop(openai_only.provider(), workspace, approval="full-auto", session=resumed,
-                     messages=messages)
+                     messages=session.messages)
 
     await loop.run("go on")
     resumed.close()
@@ -220,11 +220,10 @@ import sys
 from pathlib import Path
 from neocode_tui.agent.store import SessionStore, find_session, load_session
 from neocode_tui.chat import Message
-loaded = load_session(find_session(Path.cwd(), {store.id!r}))
-resumed, messages = SessionStore.resume(
-    loaded, on_problem=lambda text: print("PROBLEM", text, file=sys.stderr))
+resumed, session = SessionStore.resume(
+    find_session(Path.cwd(), {store.id!r}), on_problem=lambda text: print("PROBLEM", text, file=sys.stderr))
 resumed.append_message(Message(role="user", content="not kept"))
-print(len(messages), resumed.saving)
+print(len(session.messages), resumed.saving)
 """
     result = run_without_write_rights(script, tmp_path / "data")
 

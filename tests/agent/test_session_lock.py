@@ -29,14 +29,14 @@ ROOT = Path(__file__).parent.parent.parent
 OPEN = """
 import sys
 from pathlib import Path
-from neocode_tui.agent.store import SessionStore, find_session, load_session
+from neocode_tui.agent.store import SessionStore, find_session
 from neocode_tui.errors import SessionError
 from neocode_tui.chat import Message
 try:
     if sys.argv[1] == "new":
         store = SessionStore.create(Path.cwd(), provider="openai", model="m")
     else:
-        store, _ = SessionStore.resume(load_session(find_session(Path.cwd(), sys.argv[1])))
+        store, _ = SessionStore.resume(find_session(Path.cwd(), sys.argv[1]))
 except SessionError as exc:
     print(f"neocode: {exc}", file=sys.stderr)
     sys.exit(1)
@@ -104,29 +104,28 @@ def test_the_lock_dies_with_its_process(workspace: Path) -> None:
     holder = open_session(workspace, store.id, "then killed")
     held(holder)
     with pytest.raises(SessionBusy) as busy:
-        SessionStore.resume(load_session(find_session(workspace, store.id)))
+        SessionStore.resume(find_session(workspace, store.id))
     assert busy.value.pid == holder.pid
 
     holder.send_signal(signal.SIGKILL)
     holder.communicate(timeout=30)
 
-    resumed, messages = SessionStore.resume(load_session(find_session(workspace, store.id)))
+    resumed, session = SessionStore.resume(find_session(workspace, store.id))
     resumed.close()
-    assert messages[-1] == Message(role="user", content="then killed")
+    assert session.messages[-1] == Message(role="user", content="then killed")
 
 
 def test_resume_reads_what_the_other_process_wrote_before_it_let_go(workspace: Path) -> None:
     store = saved_session(workspace)
-    loaded = load_session(find_session(workspace, store.id))  # read, then the other one writes
+    found = find_session(workspace, store.id)  # found, then the other one writes
     other = open_session(workspace, store.id, "written meanwhile")
     held(other)
     other.communicate("", timeout=30)
 
-    resumed, messages = SessionStore.resume(loaded)
+    resumed, session = SessionStore.resume(found)
     resumed.close()
 
-    assert [m.content for m in messages[-2:]] == ["written meanwhile", "done: written meanwhile"]
-    assert loaded.messages == messages
+    assert [m.content for m in session.messages[-2:]] == ["written meanwhile", "done: written meanwhile"]
 
 
 def test_a_new_session_is_locked_from_the_start(workspace: Path) -> None:
@@ -136,7 +135,7 @@ def test_a_new_session_is_locked_from_the_start(workspace: Path) -> None:
         latest = find_session(workspace, None)  # what --continue picks
         assert latest.id == session_id
         with pytest.raises(SessionBusy, match=f"session {session_id} is open in another neocode"):
-            SessionStore.resume(load_session(latest))
+            SessionStore.resume(latest)
     finally:
         holder.communicate("", timeout=30)
 

@@ -77,10 +77,11 @@ def test_resume_repairs_a_dangling_tail_the_same_way_on_every_load(tmp_path: Pat
     with store.path.open("ab") as handle:  # torn inside a two-byte character
         handle.write('{"type": "message", "message": {"role": "tool", "content": "café'.encode()[:-1])
 
-    resumed, messages = SessionStore.resume(load_session(find_session(tmp_path, store.id)))
+    resumed, session = SessionStore.resume(find_session(tmp_path, store.id))
     resumed.append_message(Message(role="user", content="continue"))
     resumed.close()
 
+    messages = session.messages
     assert [(m.role, m.content) for m in messages[-2:]] == [("tool", "built"), ("tool", NO_RESULT)]
     assert messages[-1].tool_call_id == "d2" and messages[-1].is_error
     reloaded = load_session(find_session(tmp_path, store.id)).messages

@@ -58,9 +58,11 @@ class Block:
         """A blank line follows the block (not between the chunks of one code block)."""
         self.version = 0
         self.collapsed = False
-        self.lines: list[list[Segment]] = []
-        """Lines from the last render (kept while a re-render for a new width is pending).
-        Plain segment lists: a ``Strip`` is made only for a line that is drawn."""
+        self.lines: list[list[Segment]] | None = None
+        """Lines from the last render while the view holds them (None once let go, or before
+        the first). Plain segment lists: a ``Strip`` is made only for a line that is drawn."""
+        self.height = 0
+        """How many lines the last render made (kept when the lines are let go)."""
         self.render_key: tuple[object, ...] | None = None
         self.attempt: object | None = None
         """The stream attempt that produced this block, so a retry can take it back."""
@@ -180,7 +182,7 @@ class ReasoningBlock(Block):
         return Group(header, _indent(Text(self.text.text.strip(), style=style)))
 
     def estimate(self, width: int) -> int:
-        return 1
+        return 1 if self.collapsed else 1 + _estimate_text(self.text.text, width - 2)
 
 
 class RefusalBlock(Block):
@@ -238,7 +240,10 @@ class ToolBlock(Block):
         self.index = index
         self.name = name
         self.call_id = call_id
-        self.arguments = PartialJSON()
+        self._arguments = PartialJSON()
+        self._unread: list[str] = []
+        """Fragments not parsed yet: parsing waits until the panel is drawn (most panels of a
+        resumed session never are)."""
         self.raw = GrowingText()
         self.status: ToolStatus = "streaming"
         self.result: str | None = None
@@ -250,9 +255,18 @@ class ToolBlock(Block):
     def finished(self) -> bool:
         return self.status in _FINAL_STATUSES
 
+    @property
+    def arguments(self) -> PartialJSON:
+        """The arguments as parsed so far."""
+        if self._unread:
+            for fragment in self._unread:
+                self._arguments.feed(fragment)
+            self._unread.clear()
+        return self._arguments
+
     def feed(self, fragment: str) -> None:
         self.raw.append(fragment)
-        self.arguments.feed(fragment)
+        self._unread.append(fragment)
         self.changed()
 
     def add_output(self, text: str) -> None:
@@ -361,4 +375,11 @@ class ToolBlock(Block):
         elif self.can_collapse:
             body.append("\n(click to collapse)", style=note)
         return body
+
+    def estimate(self, width: int) -> int:
+        """Its borders, a line per argument, and the result as folded or not."""
+        body = 0
+        if self.result is not None:
+            body = COLLAPSED_LINES + 1 if self.collapsed else _estimate_text(self._body_text(), width - 4)
+        return 2 + max(len(self._arguments.fields), 1) + body
 

@@ -3,24 +3,25 @@
 Textual's layout walks every widget on every refresh, so a view made of one widget per
 Markdown block gets slower with every block shown (its layout cost grows with the widget count). Here the whole
 conversation is a single ``ScrollView`` drawing pre-rendered lines (the Line API, as ``Log``
-does): each block is rendered by Rich into strips once, and again only when its content
-changes (the open tail of a streaming answer, a live tool panel), when it is toggled, or when
-the width or theme changes. Events are buffered and applied at most once per frame, so a model
-streaming 2,000 tokens a second costs as many screen updates as one streaming 60.
+does): each block is rendered by Rich into lines when it comes into view, and again only when
+its content changes (the open tail of a streaming answer, a live tool panel), when it is
+toggled, or when the width or theme changes. Only the blocks near the viewport hold their
+lines (``BlockLines``), so a session of any length costs what its screenful costs. Events are
+buffered and applied at most once per frame, so a model streaming 2,000 tokens a second costs
+as many screen updates as one streaming 60.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from time import monotonic
 from typing import Literal
 
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Region, Size
+from textual.geometry import Offset, Region, Size
 from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
@@ -34,8 +35,6 @@ from neocode_tui.tui.conversation.palette import Palette
 
 _FALLBACK_SECONDS = 0.1
 """Events reach the screen with the next frame; if no frame comes this soon, without one."""
-_SLICE_SECONDS = 0.008
-"""Background re-rendering (after a resize or theme switch) yields to the app this often."""
 _DRAWN_LINES = 1_000
 _JUMP_BAR = " ↓ more below · End or click here to jump to the latest "
 
@@ -64,7 +63,6 @@ class ConversationView(ScrollView, can_focus=True):
         self._env: Env | None = None
         self._palette: Palette | None = None
         self._palette_theme = ""
-        self._rendering_rest = False
         self._base_style: Style | None = None
         self._drawn: dict[int, Strip] = {}
         """Finished strips by line, reused while the lines above and at them are unchanged."""
@@ -95,7 +93,8 @@ class ConversationView(ScrollView, can_focus=True):
         self._enqueue(self._clear_now)
 
     def load_transcript(self, messages: list[Message]) -> None:
-        """Show a resumed session, settled; blocks are rendered as they come into view."""
+        """Show a resumed session, settled; blocks are rendered as they come into view, and
+        nothing is done for the rest of the history until the reader scrolls to it."""
         self._enqueue(lambda: self._assembler.transcript(messages))
 
     def toggle_latest(self) -> bool:
@@ -108,20 +107,22 @@ class ConversationView(ScrollView, can_focus=True):
         return False
 
     def toggle_transcript(self) -> bool:
-        """Unfold every block, or fold back those that fold; returns True when unfolded."""
-        blocks = [block for block in self._lines.blocks if block.can_collapse]
+        """Unfold every block, or fold back those that fold; returns True when unfolded.
+        Blocks out of view are redrawn when they come into view."""
         self._transcript = not self._transcript
-        for block in blocks:
-            if block.collapsed == self._transcript:
+        lines = self._lines
+        for block in lines.blocks:
+            if block.can_collapse and block.collapsed == self._transcript:
                 block.toggle()
-                self._lines.touch(block)
+                if block.lines is not None:
+                    lines.touch(block)
+        lines.invalidate(0)
         self._layout()
         return self._transcript
 
     def scroll_to_latest(self) -> None:
         self._anchored = True
-        self._scroll_end()
-        self.refresh()
+        self._layout()  # the latest blocks may have let their lines go while the reader was away
 
     def action_scroll_to_latest(self) -> None:
         self.scroll_to_latest()
@@ -231,17 +232,13 @@ class ConversationView(ScrollView, can_focus=True):
             return
         lines = self._lines
         env = self._current_env()
+        top = self._top_anchor()  # where the reader is, in the lines as they were laid out
         if env != self._env:
             self._env = env
             lines.invalidate(0)
-            lines.stale = True
-        top = self._top_anchor()
         lines.render_dirty(env, self.app.console)
         self._recompute()
         self._render_visible(top)
-        if lines.stale and not self._rendering_rest:
-            self._rendering_rest = True
-            self.run_worker(self._render_rest(), group="conversation-render")
         self._undrawn = True
         self.refresh()
 
@@ -254,7 +251,9 @@ class ConversationView(ScrollView, can_focus=True):
         index = self._lines.block_at(int(y))
         return self._lines.blocks[index], y - self._lines.start(index)
 
-    def _restore(self, top: tuple[Block, float] | None) -> None:
+    def _restore(self, top: tuple[Block, float] | None, *, within: bool = True) -> None:
+        """Scroll so that ``top``'s block is where it was; ``within``: the offset stays
+        inside the block (which may have shrunk), else it is a distance from the block's start."""
         assert self._env is not None
         lines = self._lines
         self.virtual_size = Size(self._env[0], lines.total)
@@ -268,8 +267,9 @@ class ConversationView(ScrollView, can_focus=True):
             index = lines.index(block)
         except ValueError:
             return
-        height = lines.height(block, self._env[0])
-        self._move_to(lines.start(index) + min(offset, max(height - 1, 0)))
+        if within:
+            offset = min(offset, max(lines.height(block, self._env[0]) - 1, 0))
+        self._move_to(lines.start(index) + offset)
 
     def _visible_range(self) -> range:
         lines = self._lines
@@ -279,7 +279,7 @@ class ConversationView(ScrollView, can_focus=True):
         first = max(lines.total - height, 0) if self._anchored else round(self.scroll_y)
         return range(lines.block_at(max(first - height, 0)), lines.block_at(first + 2 * height) + 1)
 
-    def _render_visible(self, top: tuple[Block, float] | None) -> None:
+    def _render_visible(self, top: tuple[Block, float] | None, *, within: bool = True) -> None:
         """Blocks in (or near) the viewport are drawn at the current width before the frame."""
         assert self._env is not None
         lines, env, console = self._lines, self._env, self.app.console
@@ -291,43 +291,10 @@ class ConversationView(ScrollView, can_focus=True):
                     changed = True
             if changed:
                 self._recompute()
-            self._restore(top)
+            self._restore(top, within=within)
             if not changed:
                 break
-
-    async def _render_rest(self) -> None:
-        """After a resize or theme switch: re-render everything else, a slice at a time."""
-        try:
-            await self._render_slices()
-        finally:
-            self._rendering_rest = False
-
-    async def _render_slices(self) -> None:
-        """Bottom-up from the end (where readers usually are), resuming where the last slice
-        stopped; a last pass catches blocks that arrived meanwhile."""
-        lines = self._lines
-        cursor = len(lines.blocks)
-        while lines.stale and self._env is not None:
-            env, console = self._env, self.app.console
-            deadline = monotonic() + _SLICE_SECONDS
-            top = self._top_anchor()
-            first_changed: int | None = None
-            for index in range(min(cursor, len(lines.blocks)) - 1, -1, -1):
-                if lines.render(lines.blocks[index], env, console):
-                    first_changed = index
-                    if monotonic() > deadline:
-                        cursor = index
-                        break
-            else:
-                if cursor == len(lines.blocks) or all(lines.is_current(b, env) for b in lines.blocks):
-                    lines.stale = False
-                cursor = len(lines.blocks)
-            if first_changed is not None:
-                lines.invalidate(first_changed)
-                self._recompute()
-                self._restore(top)
-                self.refresh()
-            await asyncio.sleep(0)
+        lines.trim(self._visible_range())
 
     # --- scrolling and anchoring ------------------------------------------------------
 
@@ -348,6 +315,25 @@ class ConversationView(ScrollView, can_focus=True):
             if anchored != self._anchored:
                 self._anchored = anchored
                 self.refresh()
+            self._bring_into_view(old, new)
+
+    def _bring_into_view(self, old: float, new: float) -> None:
+        """The reader scrolled: draw the blocks now in view before the frame shows them.
+        Their heights were estimates until now, so the distance scrolled is kept from the
+        block that was at the top (drawn, so exact): a page up moves by a page of what is
+        really there. A long jump (Home, the scrollbar) lands where it was aimed instead."""
+        lines = self._lines
+        if self._env is None or not lines.blocks or self._pending:
+            return  # the next flush lays everything out anyway
+        if all(lines.holds(lines.blocks[index], self._env) for index in self._visible_range()):
+            return
+        self._recompute()
+        if abs(new - old) <= 2 * self.scrollable_content_region.height:
+            index = lines.block_at(int(old))
+            self._render_visible((lines.blocks[index], new - lines.start(index)), within=False)
+        else:
+            self._render_visible(self._top_anchor())
+        self.refresh()
 
     # --- drawing ----------------------------------------------------------------------
 
@@ -404,8 +390,18 @@ class ConversationView(ScrollView, can_focus=True):
         return True
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        width = self._env[0] if self._env else self.scrollable_content_region.width
-        return selection.extract(self._lines.text(width)), "\n"
+        if self._env is None:
+            return None
+        lines = self._lines
+        self._recompute()
+        start, end = selection
+        first = start.y if start is not None else 0
+        last = end.y if end is not None else lines.total - 1
+        text = lines.text(first, last, self._env, self.app.console)
+        within = Selection(
+            None if start is None else Offset(start.x, 0), None if end is None else Offset(end.x, end.y - first)
+        )
+        return within.extract(text), "\n"
 
     def selection_updated(self, selection: Selection | None) -> None:
         self.refresh()
