@@ -308,9 +308,20 @@ class _Reader:
                 f"(line {shown}{more})")
 
 
-def _info(path: Path) -> SessionInfo | None:
-    """The session's header and title, or None when ``path`` is not a session file.
-    Raises ``OSError`` when it cannot be read."""
+_known: dict[Path, tuple[tuple[int, int], SessionInfo]] = {}
+"""What was read of each session file, while its modification time and size stay the same:
+listing sessions again (the picker, ``/resume`` completion as it is typed) costs a ``stat``."""
+
+
+def _info(path: Path, workspace: str | None = None) -> SessionInfo | None:
+    """The session's header and title, or None when ``path`` is not a session file (or
+    not one of ``workspace``'s: then only its first line is read). Raises ``OSError`` when
+    it cannot be read."""
+    stat = path.stat()
+    stamp = (stat.st_mtime_ns, stat.st_size)
+    known = _known.get(path)
+    if known is not None and known[0] == stamp:
+        return known[1] if workspace in (None, known[1].workspace) else None
     reader = _Reader(path)
     header: _Header | None = None
     title = ""
@@ -320,6 +331,8 @@ def _info(path: Path) -> SessionInfo | None:
                 header = _Header.model_validate(record)
             except ValidationError:
                 return None
+            if workspace is not None and header.workspace != workspace:
+                return None
         elif record.get("type") == "message":
             message = record.get("message")
             if isinstance(message, dict) and message.get("role") == "user":
@@ -327,16 +340,18 @@ def _info(path: Path) -> SessionInfo | None:
                 break
     if header is None:
         return None
-    return SessionInfo(
+    info = SessionInfo(
         id=header.id,
         path=path,
         workspace=header.workspace,
         created=header.created,
-        updated=datetime.fromtimestamp(path.stat().st_mtime),
+        updated=datetime.fromtimestamp(stat.st_mtime),
         title=title,
         model=header.model,
         messages=_message_count(path),
     )
+    _known[path] = (stamp, info)
+    return info
 
 
 _MESSAGE_START = b'{"type": "message"'
@@ -386,10 +401,10 @@ def list_sessions(workspace: Path) -> list[SessionInfo]:
     found = []
     for path in _session_files("*.jsonl"):
         try:
-            info = _info(path)
+            info = _info(path, root)
         except OSError:
             continue
-        if info is not None and info.workspace == root:
+        if info is not None:
             found.append(info)
     return sorted(found, key=lambda info: info.updated, reverse=True)
 

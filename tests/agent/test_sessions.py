@@ -65,6 +65,21 @@ def test_sessions_are_listed_for_their_workspace_newest_first(tmp_path: Path) ->
     assert find_session(here, stores[1].id[:-2]).id == stores[1].id
 
 
+def test_a_listing_follows_each_session_file_as_it_grows(tmp_path: Path) -> None:
+    """Listings are remembered per file while it is unchanged; a file that grew is read again."""
+    store = SessionStore.create(tmp_path, provider="openai", model="m")
+    assert list_sessions(tmp_path)[0].messages == 0
+    assert list_sessions(tmp_path)[0].title == ""
+
+    store.append_message(Message(role="user", content="now with a title"))
+    assert [(info.title, info.messages) for info in list_sessions(tmp_path)] == [("now with a title", 1)]
+    store.append_message(Message(role="assistant", content="and an answer"))
+    store.close()
+    assert list_sessions(tmp_path)[0].messages == 2
+    assert find_session(tmp_path, store.id).messages == 2
+    assert list_sessions(tmp_path / "elsewhere") == []
+
+
 def test_resume_repairs_a_dangling_tail_the_same_way_on_every_load(tmp_path: Path) -> None:
     store = SessionStore.create(tmp_path, provider="openai", model="m")
     store.append_message(Message(role="user", content="run two things"))
