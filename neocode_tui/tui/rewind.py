@@ -20,25 +20,17 @@ from neocode_tui.agent.checkpoints import UNTRACKED, Checkpoint
 from neocode_tui.agent.session import UndoPreview
 from neocode_tui.tui.conversation.diff import diff_text
 from neocode_tui.tui.conversation.palette import Palette
+from neocode_tui.tui.dialog import dialog_css
 
 RestoreChoice = Literal["files", "conversation", "both"]
 
-_DIALOG_CSS = """
-    {screen} {{ align: center middle; }}
-    {screen} > #dialog {{
-        width: 90%;
-        max-width: 110;
-        height: auto;
-        max-height: 90%;
-        border: thick $primary 80%;
-        background: $surface;
-        padding: 0 1;
-    }}
-    {screen} #title {{ text-style: bold; margin-bottom: 1; }}
+
+
+def _restore_css(screen: str) -> str:
+    return dialog_css(screen) + f"""
     {screen} #body {{ height: auto; max-height: 20; background: $panel; padding: 0 1; }}
     {screen} #note {{ margin-top: 1; color: $warning; }}
     {screen} #git {{ color: $text-muted; }}
-    {screen} #keys {{ margin-top: 1; color: $text-muted; }}
 """
 
 
@@ -64,7 +56,7 @@ class RestoreScreen(ModalScreen[RestoreChoice | None]):
     conversation only, f the conversation and the files.
     """
 
-    DEFAULT_CSS = _DIALOG_CSS.format(screen="RestoreScreen")
+    DEFAULT_CSS = _restore_css("RestoreScreen")
 
     BINDINGS = [
         Binding("y", "choose('files')", "Undo", show=False),
@@ -125,7 +117,7 @@ class RestoreScreen(ModalScreen[RestoreChoice | None]):
 class RewindScreen(ModalScreen[int | None]):
     """The conversation's prompts, latest first: Enter picks the one to go back before."""
 
-    DEFAULT_CSS = _DIALOG_CSS.format(screen="RewindScreen") + """
+    DEFAULT_CSS = _restore_css("RewindScreen") + """
     RewindScreen #prompts { height: auto; max-height: 16; border: none; background: $panel; }
     """
 
@@ -181,7 +173,7 @@ class RewindScreen(ModalScreen[int | None]):
 class DiffScreen(ModalScreen[None]):
     """A scrollable, coloured diff; Esc or q closes it."""
 
-    DEFAULT_CSS = _DIALOG_CSS.format(screen="DiffScreen") + """
+    DEFAULT_CSS = _restore_css("DiffScreen") + """
     DiffScreen #body { max-height: 100%; height: 1fr; }
     DiffScreen > #dialog { height: 90%; }
     """

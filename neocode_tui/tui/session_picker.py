@@ -18,6 +18,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from neocode_tui.agent.store import SessionInfo
+from neocode_tui.tui.dialog import dialog_css
 
 TITLE_WIDTH = 40
 
@@ -46,22 +47,10 @@ class SessionPicker(ModalScreen[str | None]):
     """Dismissed with the chosen session's id, or None (Esc). The filter keeps the
     keyboard: Up/Down move in the list, Enter takes the highlighted session."""
 
-    DEFAULT_CSS = """
-    SessionPicker { align: center middle; }
-    SessionPicker > #dialog {
-        width: 90%;
-        max-width: 110;
-        height: auto;
-        max-height: 90%;
-        border: thick $primary 80%;
-        background: $surface;
-        padding: 0 1;
-    }
-    SessionPicker #title { text-style: bold; margin-bottom: 1; }
+    DEFAULT_CSS = dialog_css("SessionPicker") + """
     SessionPicker #filter { border: none; height: 1; padding: 0 1; background: $panel; }
     SessionPicker #sessions { height: auto; max-height: 16; border: none; background: $surface; }
     SessionPicker #empty { color: $text-muted; padding: 0 1; }
-    SessionPicker #keys { margin-top: 1; color: $text-muted; }
     """
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", show=False)]

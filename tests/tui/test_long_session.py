@@ -66,6 +66,17 @@ async def page(pilot, key: str, app: NeoCodeApp) -> None:
     await app.conversation.settled()
 
 
+async def page_to_the_top(pilot, app: NeoCodeApp) -> list[int]:
+    """Page Up to the first line; the questions seen on the way, sorted."""
+    seen: set[int] = set()
+    for _ in range(1_000):
+        seen |= set(questions_on_screen(app))
+        if app.conversation.scroll_y == 0:
+            return sorted(seen)
+        await page(pilot, "pageup", app)
+    raise AssertionError("Page Up never reached the top")
+
+
 async def test_paging_up_and_down_a_long_resumed_session_shows_every_question_in_order(workspace: Path) -> None:
     saved_session(workspace, 26)
     app = resumed_app(workspace)
@@ -74,17 +85,10 @@ async def test_paging_up_and_down_a_long_resumed_session_shows_every_question_in
         await view.settled()
         assert answer_end(25) in screen_text(app)  # the end of the last answer
 
-        seen: list[int] = []
-        for _ in range(2_000):
-            seen = sorted(set(seen) | set(questions_on_screen(app)))
-            if view.scroll_y == 0:
-                break
-            await page(pilot, "pageup", app)
-        assert view.scroll_y == 0
+        assert await page_to_the_top(pilot, app) == list(range(26))
         assert questions_on_screen(app)[0] == 0
-        assert seen == list(range(26))
 
-        seen = []
+        seen: list[int] = []
         while not view.anchored:
             on_screen = questions_on_screen(app)
             assert on_screen == sorted(on_screen)
@@ -187,10 +191,4 @@ async def test_after_a_resize_the_reader_keeps_their_place_and_paging_up_shows_e
         await wait_until(lambda: view.size.width < SIZE[0], pause=pilot.pause, what="the narrower view")
         await view.settled()
         assert place[0] in questions_on_screen(app)
-        seen: set[int] = set()
-        for _ in range(500):
-            seen |= set(questions_on_screen(app))
-            if view.scroll_y == 0:
-                break
-            await page(pilot, "pageup", app)
-        assert sorted(seen) == list(range(place[-1] + 1))
+        assert await page_to_the_top(pilot, app) == list(range(place[-1] + 1))
