@@ -74,7 +74,8 @@ def _introduce(prompt: str) -> tuple[str, list[tuple[str, str]]]:
 
 
 def _read_something(listing: Message) -> tuple[str, list[tuple[str, str]]]:
-    entries = [] if listing.is_error else listing.content.splitlines()
+    empty = listing.is_error or listing.content.endswith(" is empty")
+    entries = [] if empty else listing.content.splitlines()
     files = [e for e in entries if e and not e.endswith(("/", "@")) and not e.startswith("[")]
     preferred = [NOTES, *README_NAMES]
     target = next((name for name in preferred if name in files), files[0] if files else None)

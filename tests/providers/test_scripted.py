@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from neocode_tui.agent.loop import AgentLoop
 from neocode_tui.chat import ChatRequest, Message
 from neocode_tui.collector import collect
+from neocode_tui.providers.offline import offline_provider
 from neocode_tui.providers.scripted import ScriptedProvider, SSEReplay, scripted_reply
 from tests.http_model_server import anthropic_turn, openai_turn
 
@@ -46,3 +50,16 @@ async def test_rate_paces_the_deltas() -> None:
     turn = await collect(provider.stream(REQUEST))
     assert turn.text == "abcdefghij"
     assert time.monotonic() - started >= 10 / 200
+
+
+async def test_the_offline_tour_in_an_empty_folder_offers_to_create_notes_without_a_failed_read(
+    tmp_path: Path,
+) -> None:
+    loop = AgentLoop(offline_provider(), tmp_path, approval="full-auto")
+
+    await loop.run("show me around")
+
+    calls = [call.name for message in loop.messages for call in message.tool_calls]
+    assert calls == ["list_dir", "write_file"]
+    assert not any(message.is_error for message in loop.messages)
+    assert (tmp_path / "NOTES.md").read_text() == "# Notes\n\n- Visited by NeoCode's offline model.\n"
