@@ -35,8 +35,11 @@ from acp.schema import (
     AgentCapabilities,
     AllowedOutcome,
     EmbeddedResourceContentBlock,
+    HttpMcpServer,
     Implementation,
     ListSessionsResponse,
+    McpCapabilities,
+    McpServerStdio,
     PermissionOption,
     PromptCapabilities,
     ResourceContentBlock,
@@ -52,10 +55,20 @@ from acp.schema import (
 
 from neocode_tui import __version__
 from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, RunFinished
+from neocode_tui.agent.mcp import McpManager
+from neocode_tui.agent.mcp.config import (
+    CLIENT,
+    Configs,
+    HttpServer,
+    ServerEntry,
+    StdioServer,
+    describe,
+    load_configs,
+)
 from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.store import find_session, list_sessions
 from neocode_tui.agent.tools import default_tools
-from neocode_tui.cli.acp_updates import Outbox, UpdateTranslator
+from neocode_tui.cli.acp_updates import Outbox, UpdateTranslator, commands_update
 from neocode_tui.cli.options import load_from_args
 from neocode_tui.errors import NeoCodeError, SessionNotFound, SettingsError, WorkInProgress
 from neocode_tui.vocabulary import APPROVAL_MODES, ApprovalMode
@@ -138,6 +151,7 @@ class NeoCodeAgent:
                     embedded_context=True, image=False, audio=False
                 ),
                 session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
+                mcp_capabilities=McpCapabilities(http=True, sse=False),
             ),
             agent_info=Implementation(name="neocode", title="NeoCode", version=__version__),
             auth_methods=[],
@@ -145,17 +159,18 @@ class NeoCodeAgent:
 
     async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any
                           ) -> NewSessionResponse:
-        if mcp_servers:
-            log.warning("MCP servers from the client are not used (%d given)", len(mcp_servers))
-        session = self._open(_workspace(cwd), None)
+        session = self._open(_workspace(cwd), None, mcp_servers or [])
         self.sessions[session.id] = session
+        # Queued now, sent once this response has gone out (the editor knows the id by then).
+        session.outbox.put(commands_update(session.core.commands))
         return NewSessionResponse(session_id=session.id, modes=_modes(session.core.approval))
 
-    async def load_session(self, cwd: str, session_id: str, **_: Any) -> LoadSessionResponse:
+    async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
+                           **_: Any) -> LoadSessionResponse:
         workspace = _workspace(cwd)
         if session_id in self.sessions:
             await self._close(self.sessions.pop(session_id))
-        session = self._open(workspace, session_id)
+        session = self._open(workspace, session_id, mcp_servers or [])
         try:
             session.core.resume(session_id)  # its history is replayed through the listener
         except NeoCodeError as exc:
@@ -163,6 +178,7 @@ class NeoCodeAgent:
             kind = (RequestError.resource_not_found if isinstance(exc, SessionNotFound)
                     else RequestError.invalid_request)
             raise _error(kind, str(exc)) from None
+        session.outbox.put(commands_update(session.core.commands))
         await session.outbox.flush()
         self.sessions[session_id] = session
         return LoadSessionResponse(modes=_modes(session.core.approval))
@@ -188,6 +204,7 @@ class NeoCodeAgent:
     async def prompt(self, prompt: list[Any], session_id: str, **_: Any) -> PromptResponse:
         session = self._session(session_id)
         text = prompt_text(prompt)
+        await session.core.mcp.wait_ready()  # the MCP tools are offered from the first request
         try:
             finished = await session.core.prompt(text)
         except WorkInProgress as exc:
@@ -214,7 +231,9 @@ class NeoCodeAgent:
 
     # -- inside ---------------------------------------------------------------------------
 
-    def _open(self, workspace: Path, session_id: str | None) -> _Session:
+    def _open(self, workspace: Path, session_id: str | None, servers: list[Any]) -> _Session:
+        """A session on the settings for ``workspace``, with the MCP ``servers`` the editor
+        gave besides the user's (and, in a trusted folder, the folder's)."""
         try:
             loaded = load_from_args(self.args, workspace)
         except SettingsError as exc:
@@ -229,8 +248,9 @@ class NeoCodeAgent:
         tools = default_tools()
         outbox = Outbox(lambda update: self._notify(session.id, update))
         updates = UpdateTranslator(workspace, tools, outbox.put)
+        mcp = McpManager(workspace, configs=load_configs(workspace, _client_servers(servers)))
         core = AgentSession(settings, workspace, listener=updates.event,
-                            approver=lambda request: self._ask(session, request), tools=tools)
+                            approver=lambda request: self._ask(session, request), tools=tools, mcp=mcp)
         # A new session gets its file now: its id is the one session/load will be given.
         session = _Session(session_id or core.ensure_saved() or "", core, outbox, updates)
         core.mcp.start()  # connecting in the background: its tools join once it is up
@@ -305,6 +325,32 @@ def prompt_text(blocks: list[Any]) -> str:
     if not text.strip():
         raise _error(RequestError.invalid_params, "the prompt is empty")
     return text
+
+
+def _client_servers(servers: list[Any]) -> Configs:
+    """The editor's MCP servers as configs: stdio and streamable HTTP (what the agent says
+    it supports); any other transport is a problem named in the log."""
+    entries: list[ServerEntry] = []
+    problems: list[str] = []
+    for server in servers:
+        config: StdioServer | HttpServer
+        try:
+            if isinstance(server, McpServerStdio):
+                config = StdioServer(command=server.command, args=server.args,
+                                     env={variable.name: variable.value for variable in server.env})
+            elif isinstance(server, HttpMcpServer):
+                config = HttpServer(type="http", url=server.url,
+                                    headers={header.name: header.value for header in server.headers})
+            else:
+                kind = getattr(server, "type", type(server).__name__)
+                problems.append(f"{CLIENT}: server {server.name!r}: the {kind} transport is not "
+                                "supported (stdio and http are)")
+                continue
+        except ValueError as exc:
+            problems.append(f"{CLIENT}: server {server.name!r}: {describe(exc)}")
+            continue
+        entries.append(ServerEntry(server.name, config, "client", CLIENT))
+    return Configs(entries, problems)
 
 
 def _workspace(cwd: str) -> Path:

@@ -28,6 +28,9 @@ from acp import (
     update_user_message_text,
 )
 from acp.schema import (
+    AvailableCommand,
+    AvailableCommandInput,
+    AvailableCommandsUpdate,
     FileEditToolCallContent,
     SessionInfoUpdate,
     StopReason,
@@ -35,8 +38,10 @@ from acp.schema import (
     ToolCallStatus,
     ToolCallUpdate,
     ToolKind,
+    UnstructuredCommandInput,
 )
 
+from neocode_tui.agent.custom_commands import CustomCommands
 from neocode_tui.agent.loop import FINAL_ANSWER_REQUEST
 from neocode_tui.agent.loop_events import (
     ApprovalRequested,
@@ -79,6 +84,23 @@ FINISHED: dict[str, ToolCallStatus] = {"ok": "completed"}
 """Any other status (error, denied, interrupted, skipped) is ``failed``."""
 
 Update = Any
+
+
+def commands_update(commands: CustomCommands) -> AvailableCommandsUpdate:
+    """The session's custom slash commands, for the editor's completion (``/name args``
+    in a prompt runs one)."""
+    return AvailableCommandsUpdate(
+        session_update="available_commands_update",
+        available_commands=[
+            AvailableCommand(
+                name=command.name,
+                description=command.description,
+                input=AvailableCommandInput(UnstructuredCommandInput(hint=command.argument_hint or "arguments"))
+                if command.takes_arguments else None,
+            )
+            for command in commands.commands.values()
+        ],
+    )
 """One ``session/update`` payload (the SDK's union of update models)."""
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from acp import RequestError, text_block
-from acp.schema import AgentMessageChunk, ToolCallStart, UserMessageChunk
+from acp.schema import AgentMessageChunk, AvailableCommandsUpdate, ToolCallStart, UserMessageChunk
 
 from tests.acp.conftest import agent_env, editor
 from tests.agent.conftest import Dialect
@@ -42,8 +42,9 @@ async def test_load_replays_a_saved_session_and_continues_it(
 
     assert loaded.modes.current_mode_id == "ask"
     kinds = [type(u) for u in replayed]
-    assert kinds == [UserMessageChunk, AgentMessageChunk, ToolCallStart, AgentMessageChunk]
-    user, reading, call, answer = replayed
+    assert kinds == [UserMessageChunk, AgentMessageChunk, ToolCallStart, AgentMessageChunk, AvailableCommandsUpdate]
+    user, reading, call, answer, commands = replayed
+    assert commands.available_commands == []  # the folder has no custom commands
     assert user.content.text == "what does app.py do?"
     assert (reading.content.text, answer.content.text) == ("Reading it.", "It greets with hello.")
     assert (call.tool_call_id, call.kind, call.status, call.title) == (

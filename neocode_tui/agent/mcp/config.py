@@ -29,7 +29,11 @@ VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 """What a provider does not allow in a tool name (so in a server's part of one)."""
 
-Source = Literal["workspace", "user"]
+Source = Literal["workspace", "user", "client"]
+"""Where a server was configured: the folder's file, the user's, or the editor that started
+``neocode acp`` (for that session)."""
+CLIENT = Path("the editor")
+"""What a server the editor gave was configured in (it has no file)."""
 
 
 class StdioServer(BaseModel):
@@ -86,15 +90,18 @@ def user_config_file() -> Path:
     return config_dir() / USER_FILE
 
 
-def load_configs(workspace: Path) -> Configs:
-    """The user's servers, then the workspace's; a workspace server replaces a user
-    server of the same name (the project's setup is the more specific one)."""
+def load_configs(workspace: Path, client: Configs | None = None) -> Configs:
+    """The user's servers, then the workspace's, then the editor's (``client``); a later
+    one replaces an earlier server of the same name (the more specific setup wins)."""
     servers: dict[str, ServerEntry] = {}
     problems: list[str] = []
     for source, path in (("user", user_config_file()), ("workspace", workspace / WORKSPACE_FILE)):
         entries, found = _read_file(path, source)  # type: ignore[arg-type]
         problems += found
         servers.update((entry.name, entry) for entry in entries)
+    if client is not None:
+        problems += client.problems
+        servers.update((entry.name, entry) for entry in client.servers)
     usable: dict[str, ServerEntry] = {}
     for entry in servers.values():
         other = usable.get(safe_name(entry.name))
@@ -130,7 +137,7 @@ def _read_file(path: Path, source: Source) -> tuple[list[ServerEntry], list[str]
         try:
             entries.append(ServerEntry(name, _server(raw), source, path))
         except ValueError as exc:
-            problems.append(f"{path}: server {name!r}: {_describe(exc)}")
+            problems.append(f"{path}: server {name!r}: {describe(exc)}")
     return entries, problems
 
 
@@ -167,7 +174,8 @@ def _expand(value: Any) -> Any:
     return value
 
 
-def _describe(error: ValueError) -> str:
+def describe(error: ValueError) -> str:
+    """A config error in a line: each field that is wrong and why."""
     if isinstance(error, ValidationError):
         return "; ".join(
             f"{'.'.join(str(part) for part in item['loc']) or 'server'}: {item['msg']}"

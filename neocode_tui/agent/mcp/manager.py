@@ -183,4 +183,6 @@ def status_text(statuses: list[ServerStatus], problems: list[str]) -> str:
 
 
 def _source(entry: ServerEntry) -> str:
-    return f"workspace {WORKSPACE_FILE}" if entry.source == "workspace" else f"user {USER_FILE}"
+    return {"workspace": f"workspace {WORKSPACE_FILE}", "user": f"user {USER_FILE}", "client": "the editor"}[
+        entry.source
+    ]

@@ -1,0 +1,63 @@
+"""MCP servers the editor gives with ``session/new``: started for that session, tools offered."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+from acp import text_block
+from acp.schema import EnvVariable, HttpHeader, HttpMcpServer, McpServerStdio, SseMcpServer
+
+from tests.acp.conftest import agent_env, editor
+from tests.agent.conftest import Dialect
+
+TIME_SERVER = str(Path(sys.executable).parent / "mcp-server-time")
+
+
+async def test_the_editors_stdio_server_is_started_and_its_tools_offered_from_the_first_prompt(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    model.reply("", [("t1", "mcp__clock__get_current_time", '{"timezone": "UTC"}')])
+    model.reply("It is now.")
+    servers = [McpServerStdio(name="clock", command=TIME_SERVER, args=["--local-timezone", "UTC"],
+                              env=[EnvVariable(name="TZ", value="UTC")])]
+
+    async with editor(agent_env(model.server.url, home), workspace) as ed:
+        ed.client.answers.append("allow")
+        init = next(m["result"] for m in ed.traffic if m.get("id") == 0 and "result" in m)
+        assert init["agentCapabilities"]["mcpCapabilities"] == {"http": True, "sse": False}
+        session = await ed.conn.new_session(cwd=str(workspace), mcp_servers=servers)
+        reply = await asyncio.wait_for(
+            ed.conn.prompt(session_id=session.session_id, prompt=[text_block("what time is it?")]), 60
+        )
+
+    assert reply.stop_reason == "end_turn"
+    offered = [tool["function"]["name"] for tool in model.request(1)["tools"]]
+    assert "mcp__clock__get_current_time" in offered
+    assert '"timezone": "UTC"' in model.tool_results(2)["t1"]
+    assert ed.client.text() == "It is now."
+
+
+async def test_servers_it_cannot_use_are_named_in_the_log_and_the_session_goes_on(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    model.reply("Hello.")
+    servers = [
+        SseMcpServer(type="sse", name="old", url="http://127.0.0.1:9/sse", headers=[]),
+        HttpMcpServer(type="http", name="odd", url="ftp://127.0.0.1/mcp",
+                      headers=[HttpHeader(name="Authorization", value="Bearer x")]),
+    ]
+
+    async with editor(agent_env(model.server.url, home), workspace) as ed:
+        session = await ed.conn.new_session(cwd=str(workspace), mcp_servers=servers)
+        reply = await asyncio.wait_for(
+            ed.conn.prompt(session_id=session.session_id, prompt=[text_block("hi")]), 30
+        )
+
+    assert reply.stop_reason == "end_turn"
+    assert ed.client.text() == "Hello."
+    log = ed.stderr.read_text()
+    assert "server 'old': the sse transport is not supported (stdio and http are)" in log
+    assert "server 'odd': url: Value error, must start with http:// or https://" in log
+    assert "Bearer x" not in log
