@@ -46,6 +46,7 @@ from neocode_tui.vocabulary import ApprovalMode
 Sink = Callable[[LoopEvent], None]
 Approver = Callable[[ApprovalRequested], Awaitable[ApprovalDecision]]
 BeforeTool = Callable[[Tool, list[Path]], Awaitable[None]]
+BetweenTurns = Callable[[], Awaitable[None]]
 """Told each approved call's tool and the paths it will write, just before it runs."""
 
 CUT_SHORT = {
@@ -104,6 +105,9 @@ class AgentLoop:
         """Checkpoints hook in here, to save what a call is about to change."""
         self.hooks: Hooks | None = None
         """The user's PreToolUse and PostToolUse hooks, run around each call."""
+        self.between_turns: BetweenTurns | None = None
+        """Awaited before each request of a run after its first (the transcript is valid
+        then): compaction hooks in here, so a long run goes on inside the window."""
         self._secrets = [secret for secret in secrets if secret]
         self._redact = Redactor(self._secrets)
         """Scrubs ``secrets`` (the API keys in use) from tool output before anyone sees it."""
@@ -178,7 +182,9 @@ class AgentLoop:
         return finished
 
     async def _run_turns(self) -> RunFinished:
-        for _ in range(self.max_turns):
+        for number in range(self.max_turns):
+            if number and self.between_turns is not None:
+                await self.between_turns()
             turn = await self._stream_turn()
             if not turn.ok:
                 return self._failed(turn)

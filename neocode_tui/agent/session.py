@@ -150,6 +150,7 @@ class AgentSession:
         """How many messages that request's figure covers; later ones are estimated."""
         self._costs: dict[str, ModelCost] = {}
         self._compaction_cancelled = False
+        self._compacted_in_run = False
         self.loop = AgentLoop(
             self.provider,
             self.workspace,
@@ -177,6 +178,7 @@ class AgentSession:
         # the first prompt, their tools offered at each request once connected.
         self.mcp = mcp or McpManager(self.workspace)
         self.loop.tools.add_source(self.mcp)
+        self.loop.between_turns = self._compact_between_turns
         # The user's extensions: custom slash commands and hooks.
         self._built_in_commands = tuple(built_in_commands)
         self.commands: CustomCommands = load_commands(self.workspace, self._built_in_commands)
@@ -301,6 +303,20 @@ class AgentSession:
         fixed = sum(part.tokens for part in self.context_parts()[:-2])
         return figure.tokens + estimate_tokens(prompt) >= limit > fixed
 
+    @property
+    def _threshold_words(self) -> str:
+        return f"{self.settings.compact_threshold:.0%} of the window"
+
+    async def _compact_between_turns(self) -> None:
+        """Within a run, before its next request: past the threshold, the older history is
+        compacted and the run goes on. Once per run at most: what is left over the threshold
+        after that is the run's own work, which a summary of the past cannot shrink. A cancel
+        stops the run here as anywhere (the transcript is valid between turns)."""
+        if self._compacted_in_run or not self._over_threshold(""):
+            return
+        self._compacted_in_run = True
+        await self._compact("", f"the context passed {self._threshold_words} during the run")
+
     def saved_sessions(self) -> list[SessionInfo]:
         """This folder's other saved sessions, the most recently used first."""
         return [info for info in list_sessions(self.workspace) if info.id != self.id]
@@ -349,9 +365,9 @@ class AgentSession:
         )
         for problem in expanded.problems:
             self._notice("warning", problem)
+        self._compacted_in_run = False
         if self._over_threshold(expanded.text):
-            percent = f"{self.settings.compact_threshold:.0%}"
-            if not await self._compact_guarded("", f"the context passed {percent} of the window"):
+            if not await self._compact_guarded("", f"the context passed {self._threshold_words}"):
                 if self._compaction_cancelled:  # Esc while compacting: the prompt is not sent
                     stopped = RunFinished(turn=self.loop.turn, reason="cancelled", usage=self.usage)
                     self._emit(stopped)

@@ -146,6 +146,36 @@ async def test_past_the_threshold_the_history_is_compacted_before_the_next_promp
     await session.aclose()
 
 
+async def test_past_the_threshold_in_the_middle_of_a_run_the_history_is_compacted_and_the_run_goes_on(
+    dialect: Dialect, workspace: Path
+) -> None:
+    answer(dialect, "Answer one.", usage=(300, 20))
+    answer(dialect, "Answer two.", usage=(600, 20))
+    dialect.server.enqueue(Response(body=dialect.turn(
+        "Reading.", [("r1", "read_file", '{"path": "app.py"}')], usage=(1_700, 20))))
+    answer(dialect, "They asked one question.")  # the summary, between the run's two turns
+    dialect.server.enqueue(Response(body=dialect.turn(
+        "", [("r2", "read_file", '{"path": "app.py"}')], usage=(1_750, 20))))
+    answer(dialect, "app.py greets.")
+    session, recorder = make_session(dialect, workspace, context_window=2_000, compact_threshold=0.8)
+
+    await session.prompt("question one")
+    await session.prompt("question two")
+    finished = await session.prompt("what does app.py do?")
+
+    assert (finished.reason, finished.final_text) == ("done", "app.py greets.")
+    assert len(dialect.server.requests) == 6  # compacted once in the run, though still over after
+    assert "question one" in json.dumps(dialect.request(4)) and "tools" not in dialect.request(4)
+    after = json.dumps(dialect.request(5))
+    assert SUMMARY_PREFIX[:20] in after and "question one" not in after
+    assert "question two" in after and "r1" in json.dumps(dialect.tool_results(5))
+    marker = [n.message for n in recorder.of(Notice) if "compacted" in n.message]
+    assert len(marker) == 1 and "passed 80% of the window during the run" in marker[0]
+    assert_transcript_valid(session.loop)
+    assert load_session(find_session(workspace, session.id)).messages == session.messages
+    await session.aclose()
+
+
 async def test_an_overflowing_prompt_is_compacted_and_sent_again(dialect: Dialect, workspace: Path) -> None:
     answer(dialect, "Answer one.")
     dialect.server.enqueue(overflow_error(dialect))
