@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,6 +17,9 @@ if TYPE_CHECKING:
 
 
 def run_app(args: argparse.Namespace) -> int:
+    # Start-up builds what lives as long as the app and frees little: collections would only
+    # slow it down (about 60 ms). The app freezes it all once mounted, then turns them back on.
+    gc.disable()
     workspace = Path.cwd()
     try:
         loaded = load_from_args(args, workspace)

@@ -214,7 +214,8 @@ class NeoCodeApp(App[None]):
         themes, problems = discover_themes()
         for theme in themes:
             self.register_theme(theme)
-        self._show_settings()
+        self._show_settings(context=False)
+        self.call_after_refresh(lambda: self.run_worker(self._show_context_soon(), group="context"))
         self.conversation.add_notice(
             "info",
             f"NeoCode {self.version} in {self.workspace.name or self.workspace} · "
@@ -236,21 +237,31 @@ class NeoCodeApp(App[None]):
         self.session.files.refresh()  # in the background: @ has the files when it is typed
         # Everything imported and built so far lives as long as the app: moved out of the
         # collector's sight, it no longer makes full collections (50-100 ms pauses measured
-        # by bench/bench_screen.py) stall frames while a long answer streams.
+        # by bench/bench_screen.py) stall frames while a long answer streams. ``neocode``
+        # starts with collections off (cli/app.py): from here on they run.
         gc.freeze()
+        gc.enable()
         if self.untrusted is not None:
             self.push_screen(TrustScreen(self.workspace, self.untrusted.names), self._trust_answered)
         else:
             self._started()
 
-    def _show_settings(self) -> None:
+    def _show_settings(self, *, context: bool = True) -> None:
         status = self.status
         status.provider = self.provider.name
         status.model = self.session.model
         status.approval = self.session.approval
         status.warn_at = max(self.settings.compact_threshold - 0.1, 0.05)
-        self._show_context()
+        if context:
+            self._show_context()
         status.sandbox = self.session.sandbox.label
+
+    async def _show_context_soon(self) -> None:
+        """The meter at start-up: the model's window comes from the price list, which takes
+        about 0.1 s to load, so it loads in a thread once the first frame is drawn."""
+        session = self.session
+        await asyncio.to_thread(lambda: session.context_window)
+        self._show_context()
 
     def _trust_answered(self, trusted: bool | None) -> None:
         request = self.untrusted
