@@ -14,6 +14,7 @@ import gc
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -31,18 +32,11 @@ from neocode_tui.agent.loop_events import (
     TurnFinished,
     TurnStarted,
 )
-from neocode_tui.agent.mcp import status_text
-from neocode_tui.agent.mentions import typed_part
-from neocode_tui.agent.reports import context_report, cost_report
-from neocode_tui.agent.session import AgentSession
-from neocode_tui.chat import Message
+from neocode_tui.agent.sandbox import choose_sandbox
 from neocode_tui.config import Settings
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.events import MessageDone, StreamRetry, Usage, UsageEvent
-from neocode_tui.providers import Provider
-from neocode_tui.settings import Profiles, TrustRequest
 from neocode_tui.trust import trust
-from neocode_tui.tui.approval import ApprovalScreen
 from neocode_tui.tui.attention import notification
 from neocode_tui.tui.commands import (
     CommandTable,
@@ -53,12 +47,8 @@ from neocode_tui.tui.commands import (
     parse_slash,
 )
 from neocode_tui.tui.conversation import ConversationView
-from neocode_tui.tui.key_help import KeyHelpScreen
 from neocode_tui.tui.keys import next_mode
-from neocode_tui.tui.rewind import DiffScreen, RestoreScreen, RewindScreen
-from neocode_tui.tui.session_picker import SessionPicker
 from neocode_tui.tui.themes import DEFAULT_THEME, discover_themes
-from neocode_tui.tui.trust import TrustScreen
 from neocode_tui.tui.user_config import load_user_config, save_user_config
 from neocode_tui.tui.widgets.completion import SlashCompletion
 from neocode_tui.tui.widgets.mention_picker import MentionPicker
@@ -66,6 +56,12 @@ from neocode_tui.tui.widgets.prompt import PromptInput
 from neocode_tui.tui.widgets.queue import QueuedPrompts
 from neocode_tui.tui.widgets.status import StatusBar
 from neocode_tui.vocabulary import APPROVAL_MODES, ApprovalMode
+
+if TYPE_CHECKING:
+    from neocode_tui.agent.session import AgentSession
+    from neocode_tui.chat import Message
+    from neocode_tui.providers import Provider
+    from neocode_tui.settings import Profiles, TrustRequest
 
 RUN_ENDED = {
     "done": "done: your turn",
@@ -137,9 +133,9 @@ class NeoCodeApp(App[None]):
         super().__init__()
         self.settings = settings
         self.workspace = (workspace or Path.cwd()).resolve()
-        self.slash_commands = CommandTable()
-        """The built-in commands and the session's custom ones."""
-        self.session = self._new_session(settings, provider)
+        self._slash_commands = CommandTable()
+        self._provider = provider
+        self._session: AgentSession | None = None
         self.initial_prompt = initial_prompt
         self.start_notices = list(notices or ())
         self.untrusted = untrusted
@@ -162,20 +158,42 @@ class NeoCodeApp(App[None]):
         self.pick_session = pick_session
 
     @property
+    def session(self) -> AgentSession:
+        """Made when first wanted: once the first frame is drawn, or before it to resume."""
+        return self._make_session() if self._session is None else self._session
+
+    @session.setter
+    def session(self, session: AgentSession) -> None:
+        self._session = session
+
+    @property
     def provider(self) -> Provider:
         return self.session.provider
 
+    def _make_session(self) -> AgentSession:
+        self._session = self._new_session(self.settings, self._provider)
+        return self._session
+
+    @property
+    def slash_commands(self) -> CommandTable:
+        """The built-in commands and the session's custom ones (so the session comes first)."""
+        if self._session is None:
+            self._make_session()
+        return self._slash_commands
+
     def _new_session(self, settings: Settings, provider: Provider | None) -> AgentSession:
+        from neocode_tui.agent.session import AgentSession  # after the first frame (start-up)
+
         session = AgentSession(
             settings, self.workspace, provider=provider, listener=self._on_loop_event,
-            approver=self._approve, built_in_commands=self.slash_commands.built_in_names,
+            approver=self._approve, built_in_commands=self._slash_commands.built_in_names,
         )
         self._show_custom_commands(session)
         return session
 
     def _show_custom_commands(self, session: AgentSession) -> None:
         """The session's custom commands join completion, /help and the palette."""
-        self.slash_commands.set_custom(
+        self._slash_commands.set_custom(
             SlashCommand(
                 command.name, command.description,
                 (command.argument_hint or "ARGUMENTS") if command.takes_arguments else "",
@@ -214,14 +232,13 @@ class NeoCodeApp(App[None]):
         themes, problems = discover_themes()
         for theme in themes:
             self.register_theme(theme)
-        self._show_settings(context=False)
-        self.call_after_refresh(lambda: self.run_worker(self._show_context_soon(), group="context"))
+        self._show_starting_settings()
         self.conversation.add_notice(
             "info",
             f"NeoCode {self.version} in {self.workspace.name or self.workspace} · "
             "type a task and press Enter · F1 keys · / commands · Esc interrupts",
         )
-        if self.provider.name == "scripted":
+        if self.status.provider == "scripted":
             self.conversation.add_notice(
                 "warning",
                 "No API key: this is the offline scripted model, a guided tour of what the app "
@@ -231,9 +248,19 @@ class NeoCodeApp(App[None]):
             self.conversation.add_notice("warning", problem)
         self.theme = self._starting_theme()
         self.theme_changed_signal.subscribe(self, self._remember_theme)
+        self.prompt.focus()
+        if self._session is None:
+            self.call_after_refresh(self._start_session)
+        else:  # made before the screen, to resume
+            self._start_session()
+
+    def _start_session(self) -> None:
+        """What start-up does once the first frame is drawn: make the session (importing
+        and setting up the agent takes about 0.1 s), then show what it has to say."""
+        self._show_settings(context=False)
+        self.run_worker(self._show_context_soon(), group="context")
         if self.session.messages:
             self._show_transcript("resumed", self.session.messages)
-        self.prompt.focus()
         self.session.files.refresh()  # in the background: @ has the files when it is typed
         # Everything imported and built so far lives as long as the app: moved out of the
         # collector's sight, it no longer makes full collections (50-100 ms pauses measured
@@ -242,9 +269,21 @@ class NeoCodeApp(App[None]):
         gc.freeze()
         gc.enable()
         if self.untrusted is not None:
+            from neocode_tui.tui.trust import TrustScreen  # after the first frame (start-up)
+
             self.push_screen(TrustScreen(self.workspace, self.untrusted.names), self._trust_answered)
         else:
             self._started()
+
+    def _show_starting_settings(self) -> None:
+        """The status bar of the first frame, from what the session will be made with."""
+        status = self.status
+        provider = self._provider
+        status.provider = provider.name if provider else self.settings.resolved_provider
+        status.model = provider.model if provider else self.settings.resolved_model
+        status.approval = self.settings.approval or "ask"
+        status.warn_at = max(self.settings.compact_threshold - 0.1, 0.05)
+        status.sandbox = choose_sandbox(self.settings.sandbox, self.settings.sandbox_network).label
 
     def _show_settings(self, *, context: bool = True) -> None:
         status = self.status
@@ -258,7 +297,7 @@ class NeoCodeApp(App[None]):
 
     async def _show_context_soon(self) -> None:
         """The meter at start-up: the model's window comes from the price list, which takes
-        about 0.1 s to load, so it loads in a thread once the first frame is drawn."""
+        about 0.1 s to load, so it loads in a thread after the first frame."""
         session = self.session
         await asyncio.to_thread(lambda: session.context_window)
         self._show_context()
@@ -431,6 +470,8 @@ class NeoCodeApp(App[None]):
         if reason == "cleared":
             status.started_at = None
             return
+        from neocode_tui.agent.mentions import typed_part  # after the first frame (start-up)
+
         view.load_transcript([
             message.model_copy(update={"content": typed_part(message.content)})
             if message.role == "user" else message
@@ -470,6 +511,8 @@ class NeoCodeApp(App[None]):
                 answer.set_result(decision or ApprovalDecision(verdict="no"))
 
         await self._conversation_laid_out()
+        from neocode_tui.tui.approval import ApprovalScreen  # after the first frame (start-up)
+
         screen = ApprovalScreen(request)
         self.push_screen(screen, deliver)
         try:
@@ -550,6 +593,8 @@ class NeoCodeApp(App[None]):
         self.conversation.add_notice("info", MODE_NOTICES[mode])
 
     def action_key_help(self) -> None:
+        from neocode_tui.tui.key_help import KeyHelpScreen  # after the first frame (start-up)
+
         if not isinstance(self.screen, KeyHelpScreen):
             self.push_screen(KeyHelpScreen(self.slash_commands))
 
@@ -566,7 +611,8 @@ class NeoCodeApp(App[None]):
     async def on_unmount(self) -> None:
         # The session records what was running as interrupted and sends nothing more.
         self.quit_while_working = self.working
-        await self.session.aclose()
+        if self._session is not None:
+            await self._session.aclose()
         if self._work is not None:
             await asyncio.wait([self._work])
 
@@ -702,6 +748,8 @@ class NeoCodeApp(App[None]):
                     self.conversation.add_notice("warning", str(exc))
             then()
 
+        from neocode_tui.tui.session_picker import SessionPicker  # after the first frame (start-up)
+
         self.push_screen(SessionPicker(sessions), picked)
 
     def _command_compact(self, argument: str) -> None:
@@ -712,12 +760,18 @@ class NeoCodeApp(App[None]):
         self._start_task(self.session.compact(argument))
 
     def _command_context(self, _: str) -> None:
+        from neocode_tui.agent.reports import context_report  # after the first frame (start-up)
+
         self.conversation.add_notice("info", context_report(self.session))
 
     def _command_cost(self, _: str) -> None:
+        from neocode_tui.agent.reports import cost_report  # after the first frame (start-up)
+
         self.conversation.add_notice("info", cost_report(self.session))
 
     def _command_mcp(self, argument: str) -> None:
+        from neocode_tui.agent.mcp import status_text  # after the first frame (start-up)
+
         verb, _, name = argument.partition(" ")
         if not verb:
             mcp = self.session.mcp
@@ -734,6 +788,8 @@ class NeoCodeApp(App[None]):
         except NeoCodeError as exc:
             self.conversation.add_notice("warning", str(exc))
             return
+        from neocode_tui.agent.mcp import status_text  # after the first frame (start-up)
+
         self.conversation.add_notice(
             "info" if status.state == "connected" else "warning", status_text([status], [])
         )
@@ -767,6 +823,8 @@ class NeoCodeApp(App[None]):
                 "info", "nothing to undo: the file tools changed no files in this conversation"
             )
             return
+        from neocode_tui.tui.rewind import RestoreScreen  # after the first frame (start-up)
+
         if await self.push_screen_wait(RestoreScreen(preview, "undo")) != "files":
             return
         restored = await self.session.undo(preview)
@@ -778,6 +836,8 @@ class NeoCodeApp(App[None]):
         if not points:
             self.conversation.add_notice("info", "nothing to rewind to yet")
             return
+        from neocode_tui.tui.rewind import RestoreScreen, RewindScreen  # after the first frame (start-up)
+
         status = await git_state.status_short(self.workspace)
         number = await self.push_screen_wait(RewindScreen(points, status))
         if number is None:
@@ -808,4 +868,6 @@ class NeoCodeApp(App[None]):
             if diff.source == "git"
             else "What the file tools changed in this conversation (bash changes are not tracked)"
         )
+        from neocode_tui.tui.rewind import DiffScreen  # after the first frame (start-up)
+
         self.push_screen(DiffScreen(title, diff.text))
