@@ -146,6 +146,11 @@ class NeoCodeApp(App[None]):
         self.blink = blink
         if not blink:
             self.animation_level = "none"
+        themes, self._theme_problems = discover_themes()
+        for theme in themes:
+            self.register_theme(theme)
+        # Set before anything is styled: set once mounted, it would style the screen twice.
+        self.theme = self._starting_theme()
         if resume is not None:
             self.session.resume(resume or None)  # before the screen exists: no event drawn
         self._work: asyncio.Task[None] | None = None
@@ -229,9 +234,6 @@ class NeoCodeApp(App[None]):
         return view is not None and view.is_attached
 
     def on_mount(self) -> None:
-        themes, problems = discover_themes()
-        for theme in themes:
-            self.register_theme(theme)
         self._show_starting_settings()
         self.conversation.add_notice(
             "info",
@@ -244,9 +246,8 @@ class NeoCodeApp(App[None]):
                 "No API key: this is the offline scripted model, a guided tour of what the app "
                 "does. Set OPENAI_API_KEY or ANTHROPIC_API_KEY (or a .env file) for a real one.",
             )
-        for problem in problems:
+        for problem in self._theme_problems:
             self.conversation.add_notice("warning", problem)
-        self.theme = self._starting_theme()
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         self.prompt.focus()
         if self._session is None:
@@ -262,16 +263,18 @@ class NeoCodeApp(App[None]):
         if self.session.messages:
             self._show_transcript("resumed", self.session.messages)
         self.session.files.refresh()  # in the background: @ has the files when it is typed
+        self._remember_theme(self.current_theme)  # the theme it started with, as when it changes
         # Everything imported and built so far lives as long as the app: moved out of the
         # collector's sight, it no longer makes full collections (50-100 ms pauses measured
         # by bench/bench_screen.py) stall frames while a long answer streams. ``neocode``
         # starts with collections off (cli/app.py): from here on they run.
         gc.freeze()
         gc.enable()
-        if self.untrusted is not None:
+        wanted = self.untrusted.wanted() if self.untrusted is not None else []
+        if wanted:
             from neocode_tui.tui.trust import TrustScreen  # after the first frame (start-up)
 
-            self.push_screen(TrustScreen(self.workspace, self.untrusted.names), self._trust_answered)
+            self.push_screen(TrustScreen(self.workspace, wanted), self._trust_answered)
         else:
             self._started()
 
@@ -338,11 +341,13 @@ class NeoCodeApp(App[None]):
             self._start_run(self.initial_prompt)
 
     def _starting_theme(self) -> str:
+        """The theme named by the settings, else the remembered one; an unknown name joins
+        the problems shown once the app is on screen."""
         for name in (self.settings.theme, load_user_config().theme):
             if name and name in self.available_themes:
                 return name
             if name:
-                self.conversation.add_notice("warning", f"unknown theme {name!r}: using the default")
+                self._theme_problems.append(f"unknown theme {name!r}: using the default")
         # Ours lives in themes/ beside the package; an install without it still starts.
         return DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
 
