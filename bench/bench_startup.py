@@ -19,7 +19,8 @@ Each is timed two ways, by the same rule for both:
   app's queries; the first frame has arrived once the output holds the move to the bottom
   row (every full frame writes each row) and the cursor move that ends that frame.
 
-Then ``neocode --help`` against bare ``python -c pass``. Goal: ours - empty <= 100 ms.
+Then ``neocode --help`` against bare ``python -c pass``. Goal: ours - empty <= 100 ms. Also
+timed: the empty app with one pydantic model defined first, the least the settings cost.
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ App._display = _first_frame
 
 OURS = "import runpy, sys; sys.argv = ['neocode']; runpy.run_module('neocode_tui', run_name='__main__', alter_sys=True)"
 EMPTY = "from textual.app import App; App().run()"
+PYDANTIC = "from pydantic import BaseModel\nclass Settings(BaseModel):\n    model: str = ''\nSettings()\n"
+"""One pydantic model before the empty app: what validating the settings costs at least."""
 
 FRAME_END = re.compile(rb"\x1b\[%d;1H.*?\x1b\[\d+;\d+H" % ROWS, re.DOTALL)
 """The bottom row's move (a full frame moves to each row), then the cursor move ending the frame."""
@@ -173,6 +176,7 @@ def main() -> None:
     first = medians(args.runs, {
         "headless ours": lambda: headless(OURS),
         "headless empty": lambda: headless(EMPTY),
+        "headless pydantic": lambda: headless(PYDANTIC + EMPTY),
         "pty ours": lambda: in_pty(["-m", "neocode_tui"]),
         "pty empty": lambda: in_pty(["-c", EMPTY]),
     })
@@ -181,6 +185,9 @@ def main() -> None:
         "python": lambda: process_seconds([sys.executable, "-c", "pass"]),
     })
     print(compare("neocode, headless first frame", first["headless ours"], first["headless empty"], "empty App"))
+    floor = first["headless pydantic"] - first["headless empty"]
+    print(f"  of which {floor * 1e3:.0f} ms is what one pydantic model adds to the empty App (importing "
+          f"pydantic, building a first model: the settings need both before a frame)")
     print(compare(f"neocode, pty {COLUMNS}x{ROWS} first frame", first["pty ours"], first["pty empty"], "empty App"))
     print(compare("neocode --help", cli["help"], cli["python"], "python -c pass"))
     worst = max(first["headless ours"] - first["headless empty"], first["pty ours"] - first["pty empty"])

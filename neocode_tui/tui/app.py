@@ -136,6 +136,7 @@ class NeoCodeApp(App[None]):
         self._slash_commands = CommandTable()
         self._provider = provider
         self._session: AgentSession | None = None
+        self._started_session = False
         self.initial_prompt = initial_prompt
         self.start_notices = list(notices or ())
         self.untrusted = untrusted
@@ -250,14 +251,21 @@ class NeoCodeApp(App[None]):
             self.conversation.add_notice("warning", problem)
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         self.prompt.focus()
-        if self._session is None:
-            self.call_after_refresh(self._start_session)
-        else:  # made before the screen, to resume
+        # A resumed conversation and what opens over the screen at start (the session
+        # picker, the trust question) come with the first frame; otherwise the session follows it.
+        untrusted_names = self.untrusted is not None and self.untrusted.names
+        if self._session is not None or self.pick_session or untrusted_names:
+            self._start_session()
+
+    def on_ready(self) -> None:
+        """The first frame is on screen."""
+        if not self._started_session:
             self._start_session()
 
     def _start_session(self) -> None:
         """What start-up does once the first frame is drawn: make the session (importing
         and setting up the agent takes about 0.1 s), then show what it has to say."""
+        self._started_session = True
         self._show_settings(context=False)
         self.run_worker(self._show_context_soon(), group="context")
         if self.session.messages:
