@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 
 def run_app(args: argparse.Namespace) -> int:
     # Start-up builds what lives as long as the app and frees little: collections would only
-    # slow it down (about 60 ms). The app freezes it all once mounted, then turns them back on.
+    # slow it down (tens of ms). The app freezes it all once its session is made, then turns
+    # them back on.
     gc.disable()
     probe_early()
     workspace = Path.cwd()

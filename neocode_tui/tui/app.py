@@ -258,13 +258,14 @@ class NeoCodeApp(App[None]):
             self._start_session()
 
     def on_ready(self) -> None:
-        """The first frame is on screen."""
+        """The first frame is on screen: the session now, unless it came with the frame."""
         if not self._started_session:
             self._start_session()
 
     def _start_session(self) -> None:
-        """What start-up does once the first frame is drawn: make the session (importing
-        and setting up the agent takes about 0.1 s), then show what it has to say."""
+        """Start-up's work with the session (importing and setting up the agent takes about
+        0.1 s): make it, then show what it and the folder have to say. Runs once the first
+        frame is drawn, or before it to resume, pick a session or ask about trust."""
         self._started_session = True
         self._show_settings(context=False)
         self.run_worker(self._show_context_soon(), group="context")
