@@ -11,7 +11,9 @@ Python) in 4-character deltas.
   and at the end of one long answer (goal: end / 10% <= 1.3);
 - sustained deltas per second on that answer, streamed as fast as possible (goal >= 5,000);
 - lag from an event's arrival to the frame that shows it, at 2,000 deltas/s (goal p95 <= 33 ms);
-- start-up of ``neocode --help`` and of the app (long sessions: ``bench_long_session.py``).
+
+Start-up (``neocode --help``, the app's first frame) is measured in bench/bench_startup.py, long
+sessions (resume, scroll, memory) in bench/bench_long_session.py.
 """
 
 from __future__ import annotations
@@ -307,38 +309,12 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(int(len(ordered) * fraction), len(ordered) - 1)]
 
 
-# --- start-up and memory (each in a fresh process) ------------------------------------------
-
-
-def timed_process(args: list[str], runs: int = 5) -> float:
-    times = []
-    for _ in range(runs):
-        began = time.perf_counter()
-        subprocess.run(args, check=True, capture_output=True, env=_child_env())
-        times.append(time.perf_counter() - began)
-    return statistics.median(times)
+# --- the real app and memory (each in a fresh process) ------------------------------------
 
 
 def _child_env() -> dict[str, str]:
     scratch = tempfile.mkdtemp(prefix="bench-screen-")
     return {**os.environ, "NEOCODE_DATA_DIR": scratch, "OPENAI_API_KEY": "", "ANTHROPIC_API_KEY": ""}
-
-
-APP_START = """
-import sys, tempfile
-from pathlib import Path
-if sys.argv[1] == "ours":
-    from neocode_tui.config import Settings
-    from neocode_tui.tui.app import NeoCodeApp
-    app = NeoCodeApp(Settings(), workspace=Path(tempfile.mkdtemp()), remember_theme=False)
-else:
-    from textual.app import App
-    app = App()
-async def leave(pilot):
-    await pilot.pause()
-    app.exit()
-app.run(headless=True, auto_pilot=leave)
-"""
 
 
 def recording(text: str) -> bytes:
@@ -442,14 +418,7 @@ def main() -> None:
           f"{lag_chars // DELTA:,} deltas at --rate 2000 in {paced:.1f} s "
           f"(ideal {lag_chars / DELTA / 2000:.1f} s + start-up)")
 
-    python = timed_process([sys.executable, "-c", "pass"])
-    help_time = timed_process([sys.executable, "-m", "neocode_tui", "--help"])
-    app_time = timed_process([sys.executable, "-c", APP_START, "ours"], runs=3)
-    empty_time = timed_process([sys.executable, "-c", APP_START, "empty"], runs=3)
-    print(f"\nstart-up: neocode --help {help_time * 1e3:.0f} ms (bare python {python * 1e3:.0f} ms, "
-          f"{help_time / python:.1f}x); app up headless {app_time * 1e3:.0f} ms "
-          f"(empty Textual app {empty_time * 1e3:.0f} ms, {app_time / empty_time:.2f}x)")
-    print("\nlong sessions (resume, scroll, memory): bench/bench_long_session.py")
+    print("\nstart-up: bench/bench_startup.py; long sessions: bench/bench_long_session.py")
 
 if __name__ == "__main__":
     main()

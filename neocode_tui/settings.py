@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from dotenv import dotenv_values
 from pydantic import ValidationError
 
 from neocode_tui.config import Settings
@@ -92,11 +91,17 @@ class LoadedSettings:
 @dataclass
 class TrustRequest:
     """An untrusted workspace wanted to set ``names``; ``settings_when_trusted`` gives the
-    settings once the user trusts it (``SettingsError`` if its values are bad)."""
+    settings once the user trusts it (``SettingsError`` if its values are bad).
+    ``programs``: what else its files would run (MCP servers, hooks), looked up only when
+    the app is about to ask, after its first frame; nothing wanted, nothing is asked."""
 
     names: list[str]
     ignored: list[str]
     settings_when_trusted: Callable[[], Settings]
+    programs: Callable[[], list[str]] = list
+
+    def wanted(self) -> list[str]:
+        return [*self.names, *self.programs()]
 
 
 @dataclass
@@ -231,6 +236,8 @@ def _read_env_file(path: Path, problems: list[str]) -> dict[str, str | None]:
     if info.st_size > MAX_ENV_FILE:
         problems.append(f"{path} is larger than {MAX_ENV_FILE // 1024} KiB: not a settings file")
         return {}
+    from dotenv import dotenv_values  # only for a folder with a .env: not at every start-up
+
     try:
         return dict(dotenv_values(path, encoding="utf-8", interpolate=False))
     except (OSError, UnicodeDecodeError) as exc:

@@ -24,8 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
-from rapidfuzz import fuzz, process
-
 from neocode_tui.agent.tools.search import IGNORED_DIRS, rg_binary
 from neocode_tui.agent.workspace import printable_name
 
@@ -226,6 +224,8 @@ def rank(snapshot: Snapshot, query: str, limit: int = 50) -> list[Entry]:
 
 def _match(query: str, choices: tuple[str, ...], bonus: float, scores: dict[int, float]) -> None:
     """Add each choice's best score for ``query`` to ``scores`` (by index)."""
+    from rapidfuzz import fuzz, process  # with the first @ search, not at start-up
+
     # In slices: rapidfuzz holds the GIL while it works, so a search in a thread lets the
     # screen go on only between calls.
     for start in range(0, len(choices), SLICE):

@@ -20,6 +20,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,10 +141,24 @@ def choose_sandbox(mode: SandboxMode | None, network: bool = False) -> Sandbox:
     mode = mode or "workspace-write"
     if mode == "off":
         return Sandbox("off", network)
+    if _early_probe is not None:
+        _early_probe.join()
     bwrap, problem = probe()
     if bwrap is None:
         return Sandbox("off", network, unavailable=problem)
     return Sandbox(mode, network, bwrap=bwrap)
+
+
+_early_probe: threading.Thread | None = None
+
+
+def probe_early() -> None:
+    """Start ``probe`` in a thread: bubblewrap's trial run goes on while the caller does
+    other work (``neocode`` imports the app meanwhile); ``choose_sandbox`` waits for it."""
+    global _early_probe
+    if _early_probe is None:
+        _early_probe = threading.Thread(target=probe, name="sandbox probe", daemon=True)
+        _early_probe.start()
 
 
 @functools.cache

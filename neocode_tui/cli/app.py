@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from neocode_tui.agent.sandbox import probe_early
 from neocode_tui.cli.options import load_from_args
 from neocode_tui.errors import NeoCodeError
 
@@ -16,6 +18,11 @@ if TYPE_CHECKING:
 
 
 def run_app(args: argparse.Namespace) -> int:
+    # Start-up builds what lives as long as the app and frees little: collections would only
+    # slow it down (tens of ms). The app freezes it all once its session is made, then turns
+    # them back on.
+    gc.disable()
+    probe_early()
     workspace = Path.cwd()
     try:
         loaded = load_from_args(args, workspace)
@@ -34,10 +41,11 @@ def run_app(args: argparse.Namespace) -> int:
     pick_session = args.resume == "" and not args.continue_
     resume = "" if args.continue_ else (args.resume or None)
     untrusted = None
-    wanted = loaded.ignored_names + ([] if loaded.trusted else workspace_programs(workspace))
-    if wanted:
+    if loaded.ignored_names or not loaded.trusted:
         untrusted = TrustRequest(
-            wanted, loaded.ignored, lambda: load_from_args(args, workspace, trusted=True).settings
+            loaded.ignored_names, loaded.ignored,
+            lambda: load_from_args(args, workspace, trusted=True).settings,
+            programs=list if loaded.trusted else lambda: workspace_programs(workspace),
         )
     profiles = Profiles(
         loaded.profiles, lambda name: load_from_args(args, workspace, profile=name).settings

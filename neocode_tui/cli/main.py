@@ -81,12 +81,15 @@ class _DemoHelp(argparse.Action):
 
 
 COMMANDS = ("replay", "demo", "sessions", "config", "acp", "serve")
-def split_initial_prompt(argv: list[str]) -> tuple[list[str], str | None]:
+def split_initial_prompt(
+    argv: list[str], parser: argparse.ArgumentParser | None = None
+) -> tuple[list[str], str | None]:
     """``neocode "fix the failing test"``: the first word that is neither a flag, a flag's
-    value nor a command is the prompt the app opens with."""
+    value nor a command is the prompt the app opens with. ``parser``: ``neocode``'s, when
+    already built."""
     value_flags = {
         option
-        for action in build_parser()._actions
+        for action in (parser or build_parser())._actions
         if action.nargs != 0 and action.option_strings
         for option in action.option_strings
     }
@@ -109,8 +112,9 @@ def split_initial_prompt(argv: list[str]) -> tuple[list[str], str | None]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv, initial_prompt = split_initial_prompt(sys.argv[1:] if argv is None else argv)
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    argv, initial_prompt = split_initial_prompt(sys.argv[1:] if argv is None else argv, parser)
+    args = parser.parse_args(argv)
     if initial_prompt is not None:
         args.initial_prompt = initial_prompt
     if args.command == "replay":

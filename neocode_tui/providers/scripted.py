@@ -27,10 +27,7 @@ from neocode_tui.events import (
     ToolCallStart,
     Usage,
 )
-from neocode_tui.providers.anthropic import AnthropicDialect
 from neocode_tui.providers.dialect import CallIds, Dialect, EventPump
-from neocode_tui.providers.openai import OpenAIDialect
-from neocode_tui.providers.sse import SSEDecoder
 from neocode_tui.vocabulary import DialectName
 
 
@@ -51,6 +48,8 @@ _DELTAS = (TextDelta, ReasoningDelta, RefusalDelta, ToolCallDelta)
 
 def detect_dialect(data: bytes) -> DialectName:
     """Anthropic events carry a ``type``; OpenAI chunks carry ``choices`` and no ``type``."""
+    from neocode_tui.providers.sse import SSEDecoder  # with the first reply, not at start-up
+
     decoder = SSEDecoder()
     for event in decoder.feed(data[:65536]) + decoder.close():
         if event.event in ("message_start", "content_block_start", "ping"):
@@ -65,6 +64,10 @@ def detect_dialect(data: bytes) -> DialectName:
 
 
 def make_dialect(name: DialectName, ids: CallIds) -> Dialect:
+    # The HTTP providers' modules load with the first reply, not at start-up.
+    from neocode_tui.providers.anthropic import AnthropicDialect
+    from neocode_tui.providers.openai import OpenAIDialect
+
     return AnthropicDialect(ids) if name == "anthropic" else OpenAIDialect(ids)
 
 

@@ -14,6 +14,7 @@ import gc
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -31,18 +32,11 @@ from neocode_tui.agent.loop_events import (
     TurnFinished,
     TurnStarted,
 )
-from neocode_tui.agent.mcp import status_text
-from neocode_tui.agent.mentions import typed_part
-from neocode_tui.agent.reports import context_report, cost_report
-from neocode_tui.agent.session import AgentSession
-from neocode_tui.chat import Message
+from neocode_tui.agent.sandbox import choose_sandbox
 from neocode_tui.config import Settings
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.events import MessageDone, StreamRetry, Usage, UsageEvent
-from neocode_tui.providers import Provider
-from neocode_tui.settings import Profiles, TrustRequest
 from neocode_tui.trust import trust
-from neocode_tui.tui.approval import ApprovalScreen
 from neocode_tui.tui.attention import notification
 from neocode_tui.tui.commands import (
     CommandTable,
@@ -53,12 +47,8 @@ from neocode_tui.tui.commands import (
     parse_slash,
 )
 from neocode_tui.tui.conversation import ConversationView
-from neocode_tui.tui.key_help import KeyHelpScreen
 from neocode_tui.tui.keys import next_mode
-from neocode_tui.tui.rewind import DiffScreen, RestoreScreen, RewindScreen
-from neocode_tui.tui.session_picker import SessionPicker
 from neocode_tui.tui.themes import DEFAULT_THEME, discover_themes
-from neocode_tui.tui.trust import TrustScreen
 from neocode_tui.tui.user_config import load_user_config, save_user_config
 from neocode_tui.tui.widgets.completion import SlashCompletion
 from neocode_tui.tui.widgets.mention_picker import MentionPicker
@@ -66,6 +56,12 @@ from neocode_tui.tui.widgets.prompt import PromptInput
 from neocode_tui.tui.widgets.queue import QueuedPrompts
 from neocode_tui.tui.widgets.status import StatusBar
 from neocode_tui.vocabulary import APPROVAL_MODES, ApprovalMode
+
+if TYPE_CHECKING:
+    from neocode_tui.agent.session import AgentSession
+    from neocode_tui.chat import Message
+    from neocode_tui.providers import Provider
+    from neocode_tui.settings import Profiles, TrustRequest
 
 RUN_ENDED = {
     "done": "done: your turn",
@@ -137,9 +133,10 @@ class NeoCodeApp(App[None]):
         super().__init__()
         self.settings = settings
         self.workspace = (workspace or Path.cwd()).resolve()
-        self.slash_commands = CommandTable()
-        """The built-in commands and the session's custom ones."""
-        self.session = self._new_session(settings, provider)
+        self._slash_commands = CommandTable()
+        self._provider = provider
+        self._session: AgentSession | None = None
+        self._started_session = False
         self.initial_prompt = initial_prompt
         self.start_notices = list(notices or ())
         self.untrusted = untrusted
@@ -150,6 +147,11 @@ class NeoCodeApp(App[None]):
         self.blink = blink
         if not blink:
             self.animation_level = "none"
+        themes, self._theme_problems = discover_themes()
+        for theme in themes:
+            self.register_theme(theme)
+        # Set before anything is styled: set once mounted, it would style the screen twice.
+        self.theme = self._starting_theme()
         if resume is not None:
             self.session.resume(resume or None)  # before the screen exists: no event drawn
         self._work: asyncio.Task[None] | None = None
@@ -162,20 +164,42 @@ class NeoCodeApp(App[None]):
         self.pick_session = pick_session
 
     @property
+    def session(self) -> AgentSession:
+        """Made when first wanted: once the first frame is drawn, or before it to resume."""
+        return self._make_session() if self._session is None else self._session
+
+    @session.setter
+    def session(self, session: AgentSession) -> None:
+        self._session = session
+
+    @property
     def provider(self) -> Provider:
         return self.session.provider
 
+    def _make_session(self) -> AgentSession:
+        self._session = self._new_session(self.settings, self._provider)
+        return self._session
+
+    @property
+    def slash_commands(self) -> CommandTable:
+        """The built-in commands and the session's custom ones (so the session comes first)."""
+        if self._session is None:
+            self._make_session()
+        return self._slash_commands
+
     def _new_session(self, settings: Settings, provider: Provider | None) -> AgentSession:
+        from neocode_tui.agent.session import AgentSession  # after the first frame (start-up)
+
         session = AgentSession(
             settings, self.workspace, provider=provider, listener=self._on_loop_event,
-            approver=self._approve, built_in_commands=self.slash_commands.built_in_names,
+            approver=self._approve, built_in_commands=self._slash_commands.built_in_names,
         )
         self._show_custom_commands(session)
         return session
 
     def _show_custom_commands(self, session: AgentSession) -> None:
         """The session's custom commands join completion, /help and the palette."""
-        self.slash_commands.set_custom(
+        self._slash_commands.set_custom(
             SlashCommand(
                 command.name, command.description,
                 (command.argument_hint or "ARGUMENTS") if command.takes_arguments else "",
@@ -211,46 +235,84 @@ class NeoCodeApp(App[None]):
         return view is not None and view.is_attached
 
     def on_mount(self) -> None:
-        themes, problems = discover_themes()
-        for theme in themes:
-            self.register_theme(theme)
-        self._show_settings()
+        self._show_starting_settings()
         self.conversation.add_notice(
             "info",
             f"NeoCode {self.version} in {self.workspace.name or self.workspace} · "
             "type a task and press Enter · F1 keys · / commands · Esc interrupts",
         )
-        if self.provider.name == "scripted":
+        if self.status.provider == "scripted":
             self.conversation.add_notice(
                 "warning",
                 "No API key: this is the offline scripted model, a guided tour of what the app "
                 "does. Set OPENAI_API_KEY or ANTHROPIC_API_KEY (or a .env file) for a real one.",
             )
-        for problem in problems:
+        for problem in self._theme_problems:
             self.conversation.add_notice("warning", problem)
-        self.theme = self._starting_theme()
         self.theme_changed_signal.subscribe(self, self._remember_theme)
+        self.prompt.focus()
+        # A resumed conversation and what opens over the screen at start (the session
+        # picker, the trust question) come with the first frame; otherwise the session follows it.
+        untrusted_names = self.untrusted is not None and self.untrusted.names
+        if self._session is not None or self.pick_session or untrusted_names:
+            self._start_session()
+
+    def on_ready(self) -> None:
+        """The first frame is on screen: the session now, unless it came with the frame."""
+        if not self._started_session:
+            self._start_session()
+
+    def _start_session(self) -> None:
+        """Start-up's work with the session (importing and setting up the agent takes about
+        0.1 s): make it, then show what it and the folder have to say. Runs once the first
+        frame is drawn, or before it to resume, pick a session or ask about trust."""
+        self._started_session = True
+        self._show_settings(context=False)
+        self.run_worker(self._show_context_soon(), group="context")
         if self.session.messages:
             self._show_transcript("resumed", self.session.messages)
-        self.prompt.focus()
         self.session.files.refresh()  # in the background: @ has the files when it is typed
+        self._remember_theme(self.current_theme)  # the theme it started with, as when it changes
         # Everything imported and built so far lives as long as the app: moved out of the
         # collector's sight, it no longer makes full collections (50-100 ms pauses measured
-        # by bench/bench_screen.py) stall frames while a long answer streams.
+        # by bench/bench_screen.py) stall frames while a long answer streams. ``neocode``
+        # starts with collections off (cli/app.py): from here on they run.
         gc.freeze()
-        if self.untrusted is not None:
-            self.push_screen(TrustScreen(self.workspace, self.untrusted.names), self._trust_answered)
+        gc.enable()
+        wanted = self.untrusted.wanted() if self.untrusted is not None else []
+        if wanted:
+            from neocode_tui.tui.trust import TrustScreen  # after the first frame (start-up)
+
+            self.push_screen(TrustScreen(self.workspace, wanted), self._trust_answered)
         else:
             self._started()
 
-    def _show_settings(self) -> None:
+    def _show_starting_settings(self) -> None:
+        """The status bar of the first frame, from what the session will be made with."""
+        status = self.status
+        provider = self._provider
+        status.provider = provider.name if provider else self.settings.resolved_provider
+        status.model = provider.model if provider else self.settings.resolved_model
+        status.approval = self.settings.approval or "ask"
+        status.warn_at = max(self.settings.compact_threshold - 0.1, 0.05)
+        status.sandbox = choose_sandbox(self.settings.sandbox, self.settings.sandbox_network).label
+
+    def _show_settings(self, *, context: bool = True) -> None:
         status = self.status
         status.provider = self.provider.name
         status.model = self.session.model
         status.approval = self.session.approval
         status.warn_at = max(self.settings.compact_threshold - 0.1, 0.05)
-        self._show_context()
+        if context:
+            self._show_context()
         status.sandbox = self.session.sandbox.label
+
+    async def _show_context_soon(self) -> None:
+        """The meter at start-up: the model's window comes from the price list, which takes
+        about 0.1 s to load, so it loads in a thread after the first frame."""
+        session = self.session
+        await asyncio.to_thread(lambda: session.context_window)
+        self._show_context()
 
     def _trust_answered(self, trusted: bool | None) -> None:
         request = self.untrusted
@@ -288,11 +350,13 @@ class NeoCodeApp(App[None]):
             self._start_run(self.initial_prompt)
 
     def _starting_theme(self) -> str:
+        """The theme named by the settings, else the remembered one; an unknown name joins
+        the problems shown once the app is on screen."""
         for name in (self.settings.theme, load_user_config().theme):
             if name and name in self.available_themes:
                 return name
             if name:
-                self.conversation.add_notice("warning", f"unknown theme {name!r}: using the default")
+                self._theme_problems.append(f"unknown theme {name!r}: using the default")
         # Ours lives in themes/ beside the package; an install without it still starts.
         return DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
 
@@ -420,6 +484,8 @@ class NeoCodeApp(App[None]):
         if reason == "cleared":
             status.started_at = None
             return
+        from neocode_tui.agent.mentions import typed_part  # after the first frame (start-up)
+
         view.load_transcript([
             message.model_copy(update={"content": typed_part(message.content)})
             if message.role == "user" else message
@@ -459,6 +525,8 @@ class NeoCodeApp(App[None]):
                 answer.set_result(decision or ApprovalDecision(verdict="no"))
 
         await self._conversation_laid_out()
+        from neocode_tui.tui.approval import ApprovalScreen  # after the first frame (start-up)
+
         screen = ApprovalScreen(request)
         self.push_screen(screen, deliver)
         try:
@@ -539,6 +607,8 @@ class NeoCodeApp(App[None]):
         self.conversation.add_notice("info", MODE_NOTICES[mode])
 
     def action_key_help(self) -> None:
+        from neocode_tui.tui.key_help import KeyHelpScreen  # after the first frame (start-up)
+
         if not isinstance(self.screen, KeyHelpScreen):
             self.push_screen(KeyHelpScreen(self.slash_commands))
 
@@ -555,7 +625,8 @@ class NeoCodeApp(App[None]):
     async def on_unmount(self) -> None:
         # The session records what was running as interrupted and sends nothing more.
         self.quit_while_working = self.working
-        await self.session.aclose()
+        if self._session is not None:
+            await self._session.aclose()
         if self._work is not None:
             await asyncio.wait([self._work])
 
@@ -691,6 +762,8 @@ class NeoCodeApp(App[None]):
                     self.conversation.add_notice("warning", str(exc))
             then()
 
+        from neocode_tui.tui.session_picker import SessionPicker  # after the first frame (start-up)
+
         self.push_screen(SessionPicker(sessions), picked)
 
     def _command_compact(self, argument: str) -> None:
@@ -701,12 +774,18 @@ class NeoCodeApp(App[None]):
         self._start_task(self.session.compact(argument))
 
     def _command_context(self, _: str) -> None:
+        from neocode_tui.agent.reports import context_report  # after the first frame (start-up)
+
         self.conversation.add_notice("info", context_report(self.session))
 
     def _command_cost(self, _: str) -> None:
+        from neocode_tui.agent.reports import cost_report  # after the first frame (start-up)
+
         self.conversation.add_notice("info", cost_report(self.session))
 
     def _command_mcp(self, argument: str) -> None:
+        from neocode_tui.agent.mcp import status_text  # after the first frame (start-up)
+
         verb, _, name = argument.partition(" ")
         if not verb:
             mcp = self.session.mcp
@@ -723,6 +802,8 @@ class NeoCodeApp(App[None]):
         except NeoCodeError as exc:
             self.conversation.add_notice("warning", str(exc))
             return
+        from neocode_tui.agent.mcp import status_text  # after the first frame (start-up)
+
         self.conversation.add_notice(
             "info" if status.state == "connected" else "warning", status_text([status], [])
         )
@@ -756,6 +837,8 @@ class NeoCodeApp(App[None]):
                 "info", "nothing to undo: the file tools changed no files in this conversation"
             )
             return
+        from neocode_tui.tui.rewind import RestoreScreen  # after the first frame (start-up)
+
         if await self.push_screen_wait(RestoreScreen(preview, "undo")) != "files":
             return
         restored = await self.session.undo(preview)
@@ -767,6 +850,8 @@ class NeoCodeApp(App[None]):
         if not points:
             self.conversation.add_notice("info", "nothing to rewind to yet")
             return
+        from neocode_tui.tui.rewind import RestoreScreen, RewindScreen  # after the first frame (start-up)
+
         status = await git_state.status_short(self.workspace)
         number = await self.push_screen_wait(RewindScreen(points, status))
         if number is None:
@@ -797,4 +882,6 @@ class NeoCodeApp(App[None]):
             if diff.source == "git"
             else "What the file tools changed in this conversation (bash changes are not tracked)"
         )
+        from neocode_tui.tui.rewind import DiffScreen  # after the first frame (start-up)
+
         self.push_screen(DiffScreen(title, diff.text))

@@ -13,7 +13,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-import pathspec
 from pydantic import BaseModel, ConfigDict, Field
 
 from neocode_tui.agent.tools.base import Budget, FileTool, ToolError, ToolOutput
@@ -240,6 +239,8 @@ def ignore_rules(root: Path, folder: Path) -> Callable[[str, bool], bool]:
     """Whether an entry of ``folder`` is left out: ``.git``, and what the ``.gitignore`` and
     ``.ignore`` files from the workspace root down to ``folder`` ignore, the deeper file
     winning, as git reads them (pathspec's gitignore rules)."""
+    import pathspec  # with the first listing, not at start-up
+
     specs: list[tuple[Path, pathspec.GitIgnoreSpec]] = []
     relative = folder.relative_to(root)
     for depth in range(len(relative.parts) + 1):

@@ -8,21 +8,22 @@ drawn once per width and theme.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.panel import Panel
 from rich.segment import Segment
-from rich.syntax import Syntax
 from rich.text import Text
 
 from neocode_tui.partial_json import GrowingText, PartialField, PartialJSON
 from neocode_tui.tui.conversation.diff import diff_text
 from neocode_tui.tui.conversation.live_output import LiveTail
-from neocode_tui.tui.conversation.markdown import MarkdownText, lexer_for_path, lexer_named
 from neocode_tui.tui.conversation.markdown_split import CodeChunk, Piece
 from neocode_tui.tui.conversation.palette import Palette
+
+if TYPE_CHECKING:
+    from rich.syntax import Syntax
 
 NoticeLevel = Literal["info", "warning", "error"]
 ToolStatus = Literal[
@@ -133,6 +134,9 @@ class MarkdownBlock(Block):
             return _indent(_code_chunk(piece, palette))
         if not piece.strip():
             return None
+        # markdown-it and Pygments load with the first answer, not at start-up.
+        from neocode_tui.tui.conversation.markdown import MarkdownText
+
         return _indent(MarkdownText(piece, palette.code_theme))
 
     def estimate(self, width: int) -> int:
@@ -142,6 +146,10 @@ class MarkdownBlock(Block):
 
 def _code_chunk(chunk: CodeChunk, palette: Palette) -> Syntax:
     """Drawn as Rich's Markdown draws a code block; chunks of one fence join without a seam."""
+    from rich.syntax import Syntax  # Pygments: loaded with the first code shown
+
+    from neocode_tui.tui.conversation.markdown import lexer_named
+
     code = chunk.code.rstrip() if chunk.last else chunk.code.removesuffix("\n")
     padding = (1 if chunk.first else 0, 1, 1 if chunk.last else 0, 1)
     return Syntax(
@@ -338,6 +346,10 @@ class ToolBlock(Block):
 
     @staticmethod
     def _code_tail(code: str, path: PartialField | None, palette: Palette) -> RenderableType:
+        from rich.syntax import Syntax  # Pygments: loaded with the first code shown
+
+        from neocode_tui.tui.conversation.markdown import lexer_for_path
+
         lexer = lexer_for_path(path.text if path is not None else "")
         return Syntax(code, lexer, theme=palette.code_theme, background_color="default")
 

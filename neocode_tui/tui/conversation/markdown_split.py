@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from markdown_it.token import Token
-
-from neocode_tui.tui.conversation.markdown import PARSER
+if TYPE_CHECKING:
+    from markdown_it.token import Token
 
 CODE_CHUNK_LINES = 40
 
@@ -44,6 +44,9 @@ Piece = str | CodeChunk
 
 def block_starts(text: str) -> list[tuple[int, str]]:
     """Where the top-level blocks of ``text`` start (character offset) and their token type."""
+    # markdown-it loads with the first answer, not at start-up (about 20 ms).
+    from neocode_tui.tui.conversation.markdown import PARSER
+
     tokens: list[Token] = []
     PARSER.block.parse(text, PARSER, {}, tokens)
     found = [(t.map[0], t.type) for t in tokens if t.level == 0 and t.map and t.nesting >= 0]

@@ -11,13 +11,15 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from neocode_tui.agent.file_index import Entry, FileIndex
+if TYPE_CHECKING:
+    from neocode_tui.agent.file_index import Entry, FileIndex
 
 SHOWN = 30
 MENTION_AT_CURSOR = re.compile(r'(?:^|(?<=\s))@("?)([^\s"]*)$')

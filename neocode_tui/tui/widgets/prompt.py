@@ -17,7 +17,6 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
-from neocode_tui.agent.mentions import mention_for
 from neocode_tui.tui.commands import Completion
 from neocode_tui.tui.widgets.completion import SlashCompletion
 from neocode_tui.tui.widgets.mention_picker import MentionPicker, mention_at
@@ -146,6 +145,8 @@ class PromptInput(TextArea):
                 # Nothing to take, or Enter on a path typed in full: Enter sends the prompt.
                 return key == "tab"
             row, column = self.cursor_location
+            from neocode_tui.agent.mentions import mention_for  # with the tools: not at start-up
+
             # A folder stays open for its files; a file ends the mention.
             text = mention_for(chosen.path) + ("" if chosen.is_dir else " ")
             self.replace(text, (row, typed[0]), (row, column))
