@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
+
+DEFERRED = ConfigDict(defer_build=True)
+"""Validators built on first use, not at import: the app draws its first frame sooner."""
 
 
 def clean_text(text: str) -> str:
@@ -19,6 +22,8 @@ def clean_text(text: str) -> str:
 
 
 class ToolCall(BaseModel):
+    model_config = DEFERRED
+
     id: str
     name: str
     arguments: str
@@ -26,6 +31,8 @@ class ToolCall(BaseModel):
 
 
 class Message(BaseModel):
+    model_config = DEFERRED
+
     role: Literal["user", "assistant", "tool"]
     content: str = ""
     reasoning: str = ""
@@ -38,6 +45,8 @@ class Message(BaseModel):
 
 
 class ToolSpec(BaseModel):
+    model_config = DEFERRED
+
     name: str
     description: str
     parameters: dict[str, Any]
@@ -45,6 +54,8 @@ class ToolSpec(BaseModel):
 
 
 class ChatRequest(BaseModel):
+    model_config = DEFERRED
+
     model: str
     system: str = ""
     messages: list[Message]

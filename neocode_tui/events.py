@@ -34,7 +34,7 @@ ErrorKind = Literal[
 class ErrorInfo(BaseModel):
     """The one shape of a failure wherever it is reported: a turn, a run, a front end."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     kind: ErrorKind
     message: str
@@ -42,7 +42,8 @@ class ErrorInfo(BaseModel):
 
 
 class _Event(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Validators are built on first use, not at import: the app draws its first frame sooner.
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class Usage(BaseModel):
@@ -51,7 +52,7 @@ class Usage(BaseModel):
     zeros. ``cached_input_tokens`` is part of ``input_tokens`` and ``reasoning_tokens`` part
     of ``output_tokens``, never added on top."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     input_tokens: int | None = 0
     output_tokens: int | None = 0
@@ -183,4 +184,4 @@ StreamEvent = Annotated[
     Field(discriminator="type"),
 ]
 
-StreamEventAdapter: TypeAdapter[StreamEvent] = TypeAdapter(StreamEvent)
+StreamEventAdapter: TypeAdapter[StreamEvent] = TypeAdapter(StreamEvent, config=ConfigDict(defer_build=True))

@@ -18,7 +18,8 @@ StopReason = Literal["done", "cancelled", "error", "turn_limit"]
 
 
 class _LoopEvent(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    # Validators are built on first use, not at import: the app draws its first frame sooner.
+    model_config = ConfigDict(frozen=True, defer_build=True)
     turn: int
 
 
@@ -45,7 +46,7 @@ class FileChange(BaseModel):
     ends that show their own diff view (ACP editors). Kept out of JSON output: it can be
     as large as the file."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     path: str
     """Absolute."""
@@ -156,10 +157,12 @@ LoopEvent = Annotated[
     Field(discriminator="type"),
 ]
 
-LoopEventAdapter: TypeAdapter[LoopEvent] = TypeAdapter(LoopEvent)
+LoopEventAdapter: TypeAdapter[LoopEvent] = TypeAdapter(LoopEvent, config=ConfigDict(defer_build=True))
 
 
 class ApprovalDecision(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     verdict: Literal["yes", "session", "no"]
     """yes once; yes for this tool for the rest of the session; no."""
     reason: str = ""
