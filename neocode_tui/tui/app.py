@@ -308,8 +308,8 @@ class NeoCodeApp(App[None]):
         status.sandbox = self.session.sandbox.label
 
     async def _show_context_soon(self) -> None:
-        """The meter at start-up: the model's window comes from the price list, which takes
-        about 0.1 s to load, so it loads in a thread after the first frame."""
+        """The meter, once the model's window is known: it comes from the price list, which
+        takes about 0.1 s to load the first time, so that happens in a thread."""
         session = self.session
         await asyncio.to_thread(lambda: session.context_window)
         self._show_context()
@@ -477,7 +477,7 @@ class NeoCodeApp(App[None]):
         status = self.status
         status.turn_usage = Usage()
         status.session_usage = self.session.usage
-        self._show_context()
+        self.run_worker(self._show_context_soon(), group="context")  # not before a resume's first frame
         if reason == "compacted":
             return  # the history stays above; the session's marker notice follows
         view.clear()
