@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 SIZE = (120, 40)
@@ -101,27 +102,18 @@ async def measure(started: float, resume: bool) -> dict[str, float]:
             await pilot.press("pageup")
             await drawn(view)
         figures["pageup_10_cpu_s"] = time.process_time() - cpu
-        began = time.perf_counter()
-        view.scroll_home(animate=False, immediate=True)
-        await drawn(view)
-        await pilot.pause()
-        figures["home_s"] = time.perf_counter() - began
-        began = time.perf_counter()
-        await pilot.press("end")
-        await drawn(view)
-        figures["end_s"] = time.perf_counter() - began
-        began = time.perf_counter()
-        view.add_user_message("one more question")
-        await drawn(view)
-        figures["append_s"] = time.perf_counter() - began
-        began = time.perf_counter()
-        await pilot.press("ctrl+o")
-        await drawn(view)
-        figures["transcript_s"] = time.perf_counter() - began
-        began = time.perf_counter()
-        await pilot.resize_terminal(100, 30)
-        await drawn(view)
-        figures["resize_s"] = time.perf_counter() - began
+        async def timed(name: str, action: Callable[[], Awaitable[object] | None]) -> None:
+            began = time.perf_counter()
+            if (waiting := action()) is not None:
+                await waiting
+            await drawn(view)
+            figures[name] = time.perf_counter() - began
+
+        await timed("home_s", lambda: view.scroll_home(animate=False, immediate=True))
+        await timed("end_s", lambda: pilot.press("end"))
+        await timed("append_s", lambda: view.add_user_message("one more question"))
+        await timed("transcript_s", lambda: pilot.press("ctrl+o"))
+        await timed("resize_s", lambda: pilot.resize_terminal(100, 30))
         cpu = time.process_time()
         await asyncio.sleep(1.0)
         figures["idle_after_resize_cpu_s"] = time.process_time() - cpu

@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+
+from textual.pilot import Pilot
 
 from neocode_tui.agent.store import SessionStore
 from neocode_tui.chat import Message, ToolCall
 from neocode_tui.config import Settings
 from neocode_tui.tui.app import NeoCodeApp
+from neocode_tui.tui.conversation import ConversationView
 from neocode_tui.tui.conversation.block_lines import RESIDENT_LINES
 from tests.helpers import screen_text, wait_until
 
@@ -53,8 +58,14 @@ def saved_session(workspace: Path, exchanges: int) -> None:
     store.close()
 
 
-def resumed_app(workspace: Path) -> NeoCodeApp:
-    return NeoCodeApp(Settings(provider="scripted"), workspace=workspace, resume="", remember_theme=False)
+@asynccontextmanager
+async def resumed(workspace: Path, exchanges: int) -> AsyncIterator[tuple[Pilot, NeoCodeApp, ConversationView]]:
+    """The app resuming a saved session of ``exchanges`` exchanges, its first screen drawn."""
+    saved_session(workspace, exchanges)
+    app = NeoCodeApp(Settings(provider="scripted"), workspace=workspace, resume="", remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.conversation.settled()
+        yield pilot, app, app.conversation
 
 
 def questions_on_screen(app: NeoCodeApp) -> list[int]:
@@ -78,11 +89,7 @@ async def page_to_the_top(pilot, app: NeoCodeApp) -> list[int]:
 
 
 async def test_paging_up_and_down_a_long_resumed_session_shows_every_question_in_order(workspace: Path) -> None:
-    saved_session(workspace, 26)
-    app = resumed_app(workspace)
-    async with app.run_test(size=SIZE) as pilot:
-        view = app.conversation
-        await view.settled()
+    async with resumed(workspace, 26) as (pilot, app, view):
         assert answer_end(25) in screen_text(app)  # the end of the last answer
 
         assert await page_to_the_top(pilot, app) == list(range(26))
@@ -101,11 +108,7 @@ async def test_a_page_up_moves_by_a_page_of_what_is_there(workspace: Path) -> No
     """Page Up moves by the view's height less two lines, exactly, though the heights of what
     it reaches were estimates until then: what was the top line is now the last but one
     (the last is the jump bar)."""
-    saved_session(workspace, 60)
-    app = resumed_app(workspace)
-    async with app.run_test(size=SIZE) as pilot:
-        view = app.conversation
-        await view.settled()
+    async with resumed(workspace, 60) as (pilot, app, view):
         height = view.scrollable_content_region.height
         width = view.scrollable_content_region.width  # the text, without the scrollbar
         for _ in range(8):
@@ -117,11 +120,7 @@ async def test_a_page_up_moves_by_a_page_of_what_is_there(workspace: Path) -> No
 
 
 async def test_a_long_session_holds_the_lines_near_the_screen_only(workspace: Path) -> None:
-    saved_session(workspace, 600)
-    app = resumed_app(workspace)
-    async with app.run_test(size=SIZE) as pilot:
-        view = app.conversation
-        await view.settled()
+    async with resumed(workspace, 600) as (pilot, app, view):
         lines = view._lines
         await pilot.pause(0.3)
         assert lines.resident_lines < 10 * SIZE[1]  # the first screen drew what it shows, and no more since
@@ -144,11 +143,7 @@ async def test_a_long_session_holds_the_lines_near_the_screen_only(workspace: Pa
 
 
 async def test_the_whole_transcript_unfolds_blocks_far_above_when_they_are_reached(workspace: Path) -> None:
-    saved_session(workspace, 120)
-    app = resumed_app(workspace)
-    async with app.run_test(size=SIZE) as pilot:
-        view = app.conversation
-        await view.settled()
+    async with resumed(workspace, 120) as (pilot, app, view):
         assert "last line of m5" not in screen_text(app)
         await pilot.press("ctrl+o")
         view.scroll_home(animate=False, immediate=True)
@@ -163,11 +158,7 @@ async def test_the_whole_transcript_unfolds_blocks_far_above_when_they_are_reach
 async def test_selecting_everything_copies_the_whole_conversation_even_what_was_never_drawn(
     workspace: Path,
 ) -> None:
-    saved_session(workspace, 200)
-    app = resumed_app(workspace)
-    async with app.run_test(size=SIZE) as pilot:
-        view = app.conversation
-        await view.settled()
+    async with resumed(workspace, 200) as (pilot, app, view):
         view.text_select_all()
         await pilot.pause()
         text = app.screen.get_selected_text() or ""
@@ -178,11 +169,7 @@ async def test_selecting_everything_copies_the_whole_conversation_even_what_was_
 async def test_after_a_resize_the_reader_keeps_their_place_and_paging_up_shows_every_question(
     workspace: Path,
 ) -> None:
-    saved_session(workspace, 30)
-    app = resumed_app(workspace)
-    async with app.run_test(size=SIZE) as pilot:
-        view = app.conversation
-        await view.settled()
+    async with resumed(workspace, 30) as (pilot, app, view):
         for _ in range(4):
             await page(pilot, "pageup", app)
         place = questions_on_screen(app)
