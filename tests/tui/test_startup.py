@@ -50,7 +50,7 @@ def first_frame_then_settled(app, screen, update):
         os._exit(0)
 
 App._display = first_frame_then_settled
-sys.argv = ["neocode"]
+sys.argv = ["neocode", *sys.argv[1:]]
 runpy.run_module("neocode_tui", run_name="__main__", alter_sys=True)
 """
 """``python -m neocode_tui`` on Textual's headless driver, reporting its first frame, then
@@ -71,8 +71,8 @@ def neocode(tmp_path: Path, code: list[str], **env_vars: str) -> subprocess.Comp
                           text=True, timeout=60)
 
 
-def frames(tmp_path: Path, **env_vars: str) -> list[dict[str, Any]]:
-    run = neocode(tmp_path, ["-c", FRAMES], **env_vars)
+def frames(tmp_path: Path, *args: str, **env_vars: str) -> list[dict[str, Any]]:
+    run = neocode(tmp_path, ["-c", FRAMES, *args], **env_vars)
     assert run.returncode == 0, run.stderr
     return [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
 
@@ -98,6 +98,16 @@ def test_the_first_frame_has_the_remembered_theme_and_the_settings_may_change_it
     assert first["theme"] == "neocode-light"
     assert settled["theme"] == "textual-dark"
     assert json.loads((config / "settings.json").read_text())["theme"] == "textual-dark"
+
+
+def test_the_first_frame_shows_the_flags_it_knows_without_the_settings(tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "settings.json").write_text('{"theme": "neocode-light"}')
+    first, *_ = frames(tmp_path, "--approval", "full-auto", "--theme", "textual-light")
+    assert "approval: full-auto" in first["screen"]
+    assert first["theme"] == "textual-light"
+    assert first["loaded"] == []
 
 
 def test_a_bad_setting_ends_the_app_with_its_message_and_exit_code(tmp_path: Path) -> None:
