@@ -14,10 +14,10 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from neocode_tui.events import Usage
-
 if TYPE_CHECKING:
     from genai_prices.types import ModelInfo, Provider
+
+    from neocode_tui.events import Usage
 
 
 @lru_cache(maxsize=64)

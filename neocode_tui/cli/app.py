@@ -1,5 +1,5 @@
-"""``neocode`` with no subcommand: the settings from flags, environment, ``.env`` and
-``config.toml``, then the app."""
+"""``neocode`` with no subcommand: the app, and the settings from flags, environment,
+``.env`` and ``config.toml`` (loaded once its first frame is drawn, unless it resumes)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from neocode_tui.errors import NeoCodeError
 
 if TYPE_CHECKING:
     from neocode_tui.tui.app import NeoCodeApp
+    from neocode_tui.tui.starting import Loaded
 
 
 def run_app(args: argparse.Namespace) -> int:
@@ -24,22 +25,49 @@ def run_app(args: argparse.Namespace) -> int:
     gc.disable()
     probe_early()
     workspace = Path.cwd()
+    from neocode_tui.tui.app import NeoCodeApp
+    from neocode_tui.tui.starting import Starting
+
+    starting = Starting(lambda: load(args, workspace), theme=args.theme, approval=args.approval)
+    # --continue loads the latest; --resume without an ID opens the session picker.
+    pick_session = args.resume == "" and not args.continue_
+    resume = "" if args.continue_ else (args.resume or None)
     try:
-        loaded = load_from_args(args, workspace)
+        if resume is None and not pick_session:
+            # The settings load right after the first frame; a bad one ends the app there.
+            app = NeoCodeApp(
+                workspace=workspace, initial_prompt=args.initial_prompt, starting=starting
+            )
+        else:
+            # A session that is not there must fail before anything is drawn: settings first.
+            loaded = starting.load()
+            app = NeoCodeApp(
+                loaded.settings, loaded.provider, workspace=workspace,
+                initial_prompt=args.initial_prompt, resume=resume, untrusted=loaded.untrusted,
+                pick_session=pick_session, profiles=loaded.profiles,
+            )
     except NeoCodeError as exc:
         print(f"neocode: {exc}", file=sys.stderr)
         return exc.exit_code
+    app.run()
+    if app.start_error is not None:
+        print(f"neocode: {app.start_error}", file=sys.stderr)
+        return app.start_error.exit_code
+    print(exit_line(app), file=sys.stderr)
+    return app.return_code or 0
+
+
+def load(args: argparse.Namespace, workspace: Path) -> Loaded:
+    """The settings and what the app needs with them; ``NeoCodeError`` when they are bad."""
     from neocode_tui.providers.offline import LIVE_RATE, offline_provider
     from neocode_tui.settings import Profiles, TrustRequest
-    from neocode_tui.tui.app import NeoCodeApp
+    from neocode_tui.tui.starting import Loaded
 
+    loaded = load_from_args(args, workspace)
     settings = loaded.settings
     # Someone is watching: the offline model streams at a pace the eye can follow.
     offline = settings.resolved_provider == "scripted"
     provider = offline_provider(model=settings.resolved_model, rate=LIVE_RATE) if offline else None
-    # --continue loads the latest; --resume without an ID opens the session picker.
-    pick_session = args.resume == "" and not args.continue_
-    resume = "" if args.continue_ else (args.resume or None)
     untrusted = None
     if loaded.ignored_names or not loaded.trusted:
         untrusted = TrustRequest(
@@ -50,17 +78,7 @@ def run_app(args: argparse.Namespace) -> int:
     profiles = Profiles(
         loaded.profiles, lambda name: load_from_args(args, workspace, profile=name).settings
     )
-    try:
-        app = NeoCodeApp(
-            settings, provider, workspace=workspace, initial_prompt=args.initial_prompt,
-            resume=resume, untrusted=untrusted, pick_session=pick_session, profiles=profiles,
-        )
-    except NeoCodeError as exc:
-        print(f"neocode: {exc}", file=sys.stderr)
-        return exc.exit_code
-    app.run()
-    print(exit_line(app), file=sys.stderr)
-    return app.return_code or 0
+    return Loaded(settings, provider, untrusted, profiles)
 
 
 def workspace_programs(workspace: Path) -> list[str]:

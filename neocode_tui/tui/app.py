@@ -16,26 +16,14 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 
 from neocode_tui import __version__
 from neocode_tui.agent import git_state
-from neocode_tui.agent.loop_events import (
-    ApprovalDecision,
-    ApprovalRequested,
-    LoopEvent,
-    Notice,
-    RunFinished,
-    Streamed,
-    TranscriptReplaced,
-    TurnFinished,
-    TurnStarted,
-)
 from neocode_tui.agent.sandbox import choose_sandbox
-from neocode_tui.config import Settings
 from neocode_tui.errors import NeoCodeError
-from neocode_tui.events import MessageDone, StreamRetry, Usage, UsageEvent
 from neocode_tui.trust import trust
 from neocode_tui.tui.attention import notification
 from neocode_tui.tui.commands import (
@@ -58,10 +46,13 @@ from neocode_tui.tui.widgets.status import StatusBar
 from neocode_tui.vocabulary import APPROVAL_MODES, ApprovalMode
 
 if TYPE_CHECKING:
+    from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, LoopEvent
     from neocode_tui.agent.session import AgentSession
     from neocode_tui.chat import Message
+    from neocode_tui.config import Settings
     from neocode_tui.providers import Provider
     from neocode_tui.settings import Profiles, TrustRequest
+    from neocode_tui.tui.starting import Starting
 
 RUN_ENDED = {
     "done": "done: your turn",
@@ -107,7 +98,7 @@ class NeoCodeApp(App[None]):
 
     def __init__(
         self,
-        settings: Settings,
+        settings: Settings | None = None,
         provider: Provider | None = None,
         workspace: Path | None = None,
         initial_prompt: str | None = None,
@@ -121,6 +112,7 @@ class NeoCodeApp(App[None]):
         untrusted: TrustRequest | None = None,
         pick_session: bool = False,
         profiles: Profiles | None = None,
+        starting: Starting | None = None,
     ) -> None:
         """``resume``: a session id (or id prefix) to continue, "" for this folder's latest.
         ``pick_session``: open with the session picker (``neocode --resume`` with no ID).
@@ -129,9 +121,16 @@ class NeoCodeApp(App[None]):
         ``notices``: warnings from start-up to show. ``untrusted``: the workspace wants to
         set what only a trusted folder may; the app asks once and, on yes, starts over on
         the settings it then allows. ``profiles``: the user's, for ``/model NAME``.
+        ``starting``: instead of ``settings`` (and ``provider``, ``untrusted``, ``profiles``),
+        what loads them once the first frame is drawn.
         """
         super().__init__()
-        self.settings = settings
+        if settings is not None:
+            self.settings = settings
+        self._starting = None if settings is not None else starting
+        assert settings is not None or starting is not None, "settings, or what loads them"
+        self.start_error: NeoCodeError | None = None
+        """Why the settings ``starting`` loaded are not usable: the app has ended on it."""
         self.workspace = (workspace or Path.cwd()).resolve()
         self._slash_commands = CommandTable()
         self._provider = provider
@@ -177,6 +176,9 @@ class NeoCodeApp(App[None]):
         return self.session.provider
 
     def _make_session(self) -> AgentSession:
+        if not self._settings_ready():
+            assert self.start_error is not None
+            raise self.start_error  # the app is ending on it
         self._session = self._new_session(self.settings, self._provider)
         return self._session
 
@@ -235,20 +237,18 @@ class NeoCodeApp(App[None]):
         return view is not None and view.is_attached
 
     def on_mount(self) -> None:
-        self._show_starting_settings()
+        """The first frame. Without the settings yet (``starting``) it shows what is known
+        without them: the version line, the input, the status bar with the flag's approval
+        (else "ask"); the rest follows them, right after the frame."""
         self.conversation.add_notice(
             "info",
             f"NeoCode {self.version} in {self.workspace.name or self.workspace} · "
             "type a task and press Enter · F1 keys · / commands · Esc interrupts",
         )
-        if self.status.provider == "scripted":
-            self.conversation.add_notice(
-                "warning",
-                "No API key: this is the offline scripted model, a guided tour of what the app "
-                "does. Set OPENAI_API_KEY or ANTHROPIC_API_KEY (or a .env file) for a real one.",
-            )
-        for problem in self._theme_problems:
-            self.conversation.add_notice("warning", problem)
+        if self._starting is None:
+            self._show_starting_settings()
+        else:
+            self.status.approval = self._starting.approval or "ask"
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         self.prompt.focus()
         # A resumed conversation and what opens over the screen at start (the session
@@ -258,9 +258,37 @@ class NeoCodeApp(App[None]):
             self._start_session()
 
     def on_ready(self) -> None:
-        """The first frame is on screen: the session now, unless it came with the frame."""
-        if not self._started_session:
+        """The first frame is on screen: the settings and the session now, unless they
+        came with the frame."""
+        if self._settings_ready() and not self._started_session:
             self._start_session()
+
+    async def on_event(self, event: events.Event) -> None:
+        # A key typed ahead may come before the first frame's Ready, and what it does (F1,
+        # /, Enter, the palette) may need the session: the settings load first.
+        if isinstance(event, events.Key) and not self._settings_ready():
+            return
+        await super().on_event(event)
+
+    def _settings_ready(self) -> bool:
+        """Loads the settings ``starting`` gives, once. False when they are not usable: the
+        app then ends at once with their error, which ``neocode`` prints."""
+        starting = self._starting
+        if starting is None:
+            return self.start_error is None
+        self._starting = None
+        try:
+            loaded = starting.load()
+        except NeoCodeError as exc:
+            self.start_error = exc
+            self.exit(return_code=exc.exit_code)
+            return False
+        self.settings, self._provider = loaded.settings, loaded.provider
+        self.untrusted, self.profiles = loaded.untrusted, loaded.profiles
+        if starting.theme is None and self.settings.theme:  # the flag's came first already
+            self.theme = self._known_theme(self.settings.theme, self.theme)
+        self._show_starting_settings()
+        return True
 
     def _start_session(self) -> None:
         """Start-up's work with the session (importing and setting up the agent takes about
@@ -288,7 +316,7 @@ class NeoCodeApp(App[None]):
             self._started()
 
     def _show_starting_settings(self) -> None:
-        """The status bar of the first frame, from what the session will be made with."""
+        """The status bar and notices from what the session will be made with, before it is."""
         status = self.status
         provider = self._provider
         status.provider = provider.name if provider else self.settings.resolved_provider
@@ -296,6 +324,15 @@ class NeoCodeApp(App[None]):
         status.approval = self.settings.approval or "ask"
         status.warn_at = max(self.settings.compact_threshold - 0.1, 0.05)
         status.sandbox = choose_sandbox(self.settings.sandbox, self.settings.sandbox_network).label
+        if status.provider == "scripted":
+            self.conversation.add_notice(
+                "warning",
+                "No API key: this is the offline scripted model, a guided tour of what the app "
+                "does. Set OPENAI_API_KEY or ANTHROPIC_API_KEY (or a .env file) for a real one.",
+            )
+        for problem in self._theme_problems:
+            self.conversation.add_notice("warning", problem)
+        self._theme_problems.clear()
 
     def _show_settings(self, *, context: bool = True) -> None:
         status = self.status
@@ -350,9 +387,15 @@ class NeoCodeApp(App[None]):
             self._start_run(self.initial_prompt)
 
     def _starting_theme(self) -> str:
-        """The theme named by the settings, else the remembered one; an unknown name joins
-        the problems shown once the app is on screen."""
-        for name in (self.settings.theme, load_user_config().theme):
+        """The theme named by the settings (by the flag, before they are loaded), else the
+        remembered one."""
+        named = self._starting.theme if self._starting is not None else self.settings.theme
+        return self._known_theme(named, load_user_config().theme)
+
+    def _known_theme(self, *names: str | None) -> str:
+        """The first of ``names`` that is a theme; an unknown name joins the problems shown
+        with the settings."""
+        for name in names:
             if name and name in self.available_themes:
                 return name
             if name:
@@ -397,6 +440,8 @@ class NeoCodeApp(App[None]):
         self._start_task(self.session.prompt(prompt))
 
     def _start_task(self, work: Awaitable[object]) -> None:
+        from neocode_tui.events import Usage  # after the first frame (start-up)
+
         status = self.status
         status.working = True
         status.started_at = self.clock()
@@ -426,6 +471,8 @@ class NeoCodeApp(App[None]):
     def _after_work(self, finished: object) -> None:
         """The next queued message goes once a turn ends well; after an interrupt or an
         error they all come back into the input, for the user to decide."""
+        from neocode_tui.agent.loop_events import RunFinished  # after the first frame (start-up)
+
         ended_well = isinstance(finished, RunFinished) and finished.reason in ("done", "turn_limit")
         if not self.queued.prompts:
             return
@@ -440,6 +487,13 @@ class NeoCodeApp(App[None]):
         self.prompt.move_cursor(self.prompt.document.end)
 
     def _on_loop_event(self, event: LoopEvent) -> None:
+        from neocode_tui.agent.loop_events import (  # after the first frame (start-up)
+            Notice,
+            RunFinished,
+            TranscriptReplaced,
+            TurnFinished,
+        )
+
         if not self._on_screen:
             return
         if isinstance(event, TranscriptReplaced):
@@ -460,6 +514,8 @@ class NeoCodeApp(App[None]):
     def _call_back(self, event: LoopEvent) -> None:
         """A bell or a desktop notification when the agent waits for the user, only while
         the terminal window has no focus (``settings.notify``)."""
+        from neocode_tui.agent.loop_events import ApprovalRequested, RunFinished  # (start-up)
+
         if isinstance(event, RunFinished):
             self.call_attention(RUN_ENDED[event.reason])
         elif isinstance(event, ApprovalRequested):
@@ -473,6 +529,8 @@ class NeoCodeApp(App[None]):
             self._driver.write(sequence)
 
     def _show_transcript(self, reason: str, messages: list[Message]) -> None:
+        from neocode_tui.events import Usage  # after the first frame (start-up)
+
         view = self.conversation
         status = self.status
         status.turn_usage = Usage()
@@ -499,6 +557,9 @@ class NeoCodeApp(App[None]):
         self.status.cost = self.session.cost
 
     def _track_usage(self, event: LoopEvent) -> None:
+        from neocode_tui.agent.loop_events import Streamed, TurnFinished, TurnStarted  # (start-up)
+        from neocode_tui.events import MessageDone, StreamRetry, Usage, UsageEvent  # (start-up)
+
         status = self.status
         if isinstance(event, Streamed) and isinstance(event.event, StreamRetry):
             retry = event.event
@@ -511,13 +572,15 @@ class NeoCodeApp(App[None]):
         elif isinstance(event, Streamed) and isinstance(event.event, (UsageEvent, MessageDone)):
             usage = event.event.usage
             if usage is not None:
-                status.turn_usage = status.turn_usage.merged(usage)
+                status.turn_usage = (status.turn_usage or Usage()).merged(usage)
         elif isinstance(event, TurnFinished) and event.usage is not None:
             status.turn_usage = event.usage
             status.session_usage = self.session.usage
 
     async def _approve(self, request: ApprovalRequested) -> ApprovalDecision:
         """Show the modal and wait for its answer; the app keeps drawing meanwhile."""
+        from neocode_tui.agent.loop_events import ApprovalDecision  # after the first frame (start-up)
+
         answer: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
 
         def deliver(decision: ApprovalDecision | None) -> None:

@@ -15,8 +15,10 @@ taken as watched, so nothing is sent). The escape sequences:
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from neocode_tui.config import NotifyMode
+if TYPE_CHECKING:
+    from neocode_tui.config import NotifyMode
 
 TITLE = "NeoCode"
 _MAX_TEXT = 200

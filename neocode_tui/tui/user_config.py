@@ -2,20 +2,21 @@
 
 ``Settings`` come from the environment, ``.env`` and ``config.toml``, which the user edits;
 this file is written by the app itself, so it stays apart from them (rewriting the user's
-TOML would lose their comments and layout) and is never mixed with secrets.
+TOML would lose their comments and layout) and is never mixed with secrets. It is read
+without pydantic: the first frame's theme comes from it, before pydantic is imported.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import asdict, dataclass
 from pathlib import Path
-
-from pydantic import BaseModel, ValidationError
 
 from neocode_tui.paths import config_dir
 
 
-class UserConfig(BaseModel):
+@dataclass
+class UserConfig:
     theme: str | None = None
 
 
@@ -26,9 +27,11 @@ def app_state_file() -> Path:
 def load_user_config() -> UserConfig:
     """A missing or damaged file means defaults: a bad file must never stop the app starting."""
     try:
-        return UserConfig.model_validate_json(app_state_file().read_text(encoding="utf-8"))
-    except (OSError, ValidationError, ValueError):
+        data = json.loads(app_state_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         return UserConfig()
+    theme = data.get("theme") if isinstance(data, dict) else None
+    return UserConfig(theme=theme if isinstance(theme, str) else None)
 
 
 def save_user_config(config: UserConfig) -> None:
@@ -36,5 +39,5 @@ def save_user_config(config: UserConfig) -> None:
     path = app_state_file()
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(config.model_dump(), indent=2) + "\n", encoding="utf-8")
+    temporary.write_text(json.dumps(asdict(config), indent=2) + "\n", encoding="utf-8")
     temporary.replace(path)

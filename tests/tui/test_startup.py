@@ -1,8 +1,9 @@
 """Start-up: ``neocode``'s first frame is the whole screen, drawn before the agent loads.
 
-The conversation with its opening notices, the input and the status bar come first; the
-agent session (its loop, tools, MCP servers, hooks), the price list, Markdown and Pygments
-load after that frame. How fast that is, is measured in bench/bench_startup.py.
+The conversation with its opening notice, the input and the status bar come first; the
+settings (pydantic), the agent session (its loop, tools, MCP servers, hooks), the price
+list, Markdown and Pygments load after that frame. How fast that is, is measured in
+bench/bench_startup.py.
 """
 
 from __future__ import annotations
@@ -12,50 +13,107 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 LATER = (
-    "neocode_tui.agent.session", "neocode_tui.agent.tools", "neocode_tui.agent.mcp",
+    "pydantic", "neocode_tui.agent.session", "neocode_tui.agent.tools", "neocode_tui.agent.mcp",
     "neocode_tui.agent.hooks", "genai_prices", "markdown_it", "pygments", "rapidfuzz",
     "pathspec", "httpx", "yaml",
 )
 """What the first frame does not wait for."""
+SETTLED = "No API key: this is the offline scripted model"
+"""The notice that comes with the settings: once it is on screen, they are loaded."""
 
-FIRST_FRAME = f"""
+FRAMES = f"""
 import io, json, os, runpy, sys
 from rich.console import Console
 from textual.app import App
 
-def first_frame(app, screen, renderable):
+def report(app, renderable):
     console = Console(width=app.size.width, file=io.StringIO(), record=True, legacy_windows=False)
     console.print(renderable)
     loaded = [name for name in {LATER!r} if name in sys.modules]
-    print(json.dumps({{"screen": console.export_text(), "loaded": loaded}}), flush=True)
-    os._exit(0)
+    screen = console.export_text()
+    print(json.dumps({{"screen": screen, "loaded": loaded, "theme": app.theme}}), flush=True)
+    return screen
 
 display = App._display
-App._display = lambda app, screen, update: (
-    first_frame(app, screen, update) if update is not None else display(app, screen, update)
-)
-sys.argv = ["neocode"]
+drawn = []
+
+def first_frame_then_settled(app, screen, update):
+    display(app, screen, update)
+    if update is None:
+        return
+    if not drawn:
+        drawn.append(report(app, update))
+    elif {SETTLED!r} in report(app, screen._compositor.render_update(full=True)):
+        os._exit(0)
+
+App._display = first_frame_then_settled
+sys.argv = ["neocode", *sys.argv[1:]]
 runpy.run_module("neocode_tui", run_name="__main__", alter_sys=True)
 """
-"""``python -m neocode_tui`` on Textual's headless driver, reporting its first frame."""
+"""``python -m neocode_tui`` on Textual's headless driver, reporting its first frame, then
+every whole screen until the settings' notice is on it."""
 
 
-def test_the_first_frame_shows_the_whole_screen_before_the_agent_loads(tmp_path: Path) -> None:
+def neocode(tmp_path: Path, code: list[str], **env_vars: str) -> subprocess.CompletedProcess[str]:
+    """``python CODE`` as a first run in an empty folder: no keys, fresh data and config."""
     workspace, data, config = (tmp_path / name for name in ("project", "data", "config"))
     for folder in (workspace, data, config):
-        folder.mkdir()
+        folder.mkdir(exist_ok=True)
     env = {key: value for key, value in os.environ.items()
            if "API_KEY" not in key and not key.startswith(("NEOCODE_", "TEXTUAL"))}
     env.update(NEOCODE_DATA_DIR=str(data), NEOCODE_CONFIG_DIR=str(config), COLUMNS="100",
-               LINES="30", TEXTUAL_DRIVER="textual.drivers.headless_driver:HeadlessDriver")
-    run = subprocess.run([sys.executable, "-c", FIRST_FRAME], cwd=workspace, env=env,
-                         capture_output=True, text=True, timeout=60)
+               LINES="30", TEXTUAL_DRIVER="textual.drivers.headless_driver:HeadlessDriver",
+               **env_vars)
+    return subprocess.run([sys.executable, *code], cwd=workspace, env=env, capture_output=True,
+                          text=True, timeout=60)
+
+
+def frames(tmp_path: Path, *args: str, **env_vars: str) -> list[dict[str, Any]]:
+    run = neocode(tmp_path, ["-c", FRAMES, *args], **env_vars)
     assert run.returncode == 0, run.stderr
-    frame = json.loads(run.stdout.splitlines()[-1])
-    screen = frame["screen"]
+    return [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
+
+
+def test_the_first_frame_shows_the_whole_screen_before_the_agent_loads(tmp_path: Path) -> None:
+    first, *_, settled = frames(tmp_path)
+    screen = first["screen"]
     assert "NeoCode" in screen and "type a task and press Enter" in screen
-    assert "No API key: this is the offline scripted model" in screen
-    assert "approval: ask" in screen  # the status bar, from the settings
-    assert frame["loaded"] == []
+    assert "approval: ask" in screen  # the status bar: no flag said otherwise
+    assert first["loaded"] == []
+    # The settings come right after it, and what they decide with them.
+    assert SETTLED in settled["screen"]
+    assert "offline scripted model — set OPENAI_API_KEY" in settled["screen"]
+
+
+def test_the_first_frame_has_the_remembered_theme_and_the_settings_may_change_it(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "settings.json").write_text('{"theme": "neocode-light"}')
+    first, *_, settled = frames(tmp_path, NEOCODE_THEME="textual-dark")
+    assert first["theme"] == "neocode-light"
+    assert settled["theme"] == "textual-dark"
+    assert json.loads((config / "settings.json").read_text())["theme"] == "textual-dark"
+
+
+def test_the_first_frame_shows_the_flags_it_knows_without_the_settings(tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "settings.json").write_text('{"theme": "neocode-light"}')
+    first, *_ = frames(tmp_path, "--approval", "full-auto", "--theme", "textual-light")
+    assert "approval: full-auto" in first["screen"]
+    assert first["theme"] == "textual-light"
+    assert first["loaded"] == []
+
+
+def test_a_bad_setting_ends_the_app_with_its_message_and_exit_code(tmp_path: Path) -> None:
+    run = neocode(tmp_path, ["-m", "neocode_tui"], NEOCODE_APPROVAL="sometimes")
+    assert run.returncode == 2
+    assert run.stderr == (
+        "neocode: the environment (NEOCODE_APPROVAL): 'sometimes': Input should be 'ask', "
+        "'auto-edit', 'full-auto' or 'plan'\n"
+    )

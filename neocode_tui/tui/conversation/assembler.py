@@ -8,32 +8,8 @@ view through ``BlockSink`` so the rules can be read without any rendering code a
 from __future__ import annotations
 
 import json
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from neocode_tui.agent.loop_events import (
-    ApprovalRequested,
-    LoopEvent,
-    Notice,
-    RunFinished,
-    Streamed,
-    ToolFinished,
-    ToolOutputDelta,
-    ToolStarted,
-    TurnFinished,
-    TurnStarted,
-)
-from neocode_tui.chat import Message, ToolCall
-from neocode_tui.events import (
-    MessageDone,
-    ReasoningDelta,
-    RefusalDelta,
-    StreamError,
-    StreamRetry,
-    TextDelta,
-    ToolCallDelta,
-    ToolCallEnd,
-    ToolCallStart,
-)
 from neocode_tui.tui.conversation.blocks import (
     Block,
     MarkdownBlock,
@@ -45,6 +21,10 @@ from neocode_tui.tui.conversation.blocks import (
     UserBlock,
 )
 from neocode_tui.tui.conversation.markdown_split import MarkdownSplitter, Piece
+
+if TYPE_CHECKING:
+    from neocode_tui.agent.loop_events import LoopEvent, RunFinished
+    from neocode_tui.chat import Message, ToolCall
 
 _HINTS = {
     "auth": "Check your API key (OPENAI_API_KEY or ANTHROPIC_API_KEY) and send again.",
@@ -130,6 +110,18 @@ class Assembler:
     # --- loop events ----------------------------------------------------------------
 
     def apply(self, event: LoopEvent) -> None:
+        from neocode_tui.agent.loop_events import (  # after the first frame (start-up)
+            ApprovalRequested,
+            Notice,
+            RunFinished,
+            Streamed,
+            ToolFinished,
+            ToolOutputDelta,
+            ToolStarted,
+            TurnFinished,
+            TurnStarted,
+        )
+
         if isinstance(event, TurnStarted):
             self._close_open_text()
             self._turn = event.turn
@@ -174,6 +166,18 @@ class Assembler:
             self._sink.touch(tool)
 
     def _stream(self, event: object) -> None:
+        from neocode_tui.events import (  # after the first frame (start-up)
+            MessageDone,
+            ReasoningDelta,
+            RefusalDelta,
+            StreamError,
+            StreamRetry,
+            TextDelta,
+            ToolCallDelta,
+            ToolCallEnd,
+            ToolCallStart,
+        )
+
         if isinstance(event, TextDelta):
             segment = self._segment
             if segment is None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from rich.segment import Segment
 from rich.style import Style
@@ -26,12 +26,14 @@ from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
 
-from neocode_tui.agent.loop_events import LoopEvent
-from neocode_tui.chat import Message
 from neocode_tui.tui.conversation.assembler import Assembler
 from neocode_tui.tui.conversation.block_lines import BlockLines, Env
 from neocode_tui.tui.conversation.blocks import Block
 from neocode_tui.tui.conversation.palette import Palette
+
+if TYPE_CHECKING:
+    from neocode_tui.agent.loop_events import LoopEvent
+    from neocode_tui.chat import Message
 
 _FALLBACK_SECONDS = 0.1
 """Events reach the screen with the next frame; if no frame comes this soon, without one."""

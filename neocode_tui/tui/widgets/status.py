@@ -9,14 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from neocode_tui.agent.context import ContextFigure
 from neocode_tui.agent.pricing import format_cost
-from neocode_tui.events import Usage
+
+if TYPE_CHECKING:
+    from neocode_tui.agent.context import ContextFigure
+    from neocode_tui.events import Usage
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 OFFLINE_LABEL = "offline scripted model — set OPENAI_API_KEY or ANTHROPIC_API_KEY"
@@ -29,6 +32,13 @@ def _tokens(count: int | None) -> str:
     if count is None:
         return "–"
     return f"{count / 1000:.1f}k" if count >= 10_000 else str(count)
+
+
+def _counts(usage: Usage | None) -> tuple[str, str]:
+    """Input and output tokens; no tally yet shows as an empty one."""
+    if usage is None:
+        return "0", "0"
+    return _tokens(usage.input_tokens), _tokens(usage.output_tokens)
 
 
 def _percent(figure: ContextFigure) -> str:
@@ -64,8 +74,10 @@ class StatusBar(Widget):
     """What a "yes for this session" allows (``pytest …``, ``write_file``)."""
     sandbox = reactive("")
     """Shown only when commands are not in the usual sandbox (off, unavailable, other)."""
-    turn_usage: reactive[Usage] = reactive(Usage, always_update=True)
-    session_usage: reactive[Usage] = reactive(Usage, always_update=True)
+    turn_usage: reactive[Usage | None] = reactive(None, always_update=True)
+    """None until the app sets a tally: the first frame shows zeros without making one
+    (usage is a pydantic model, and the first frame is drawn before pydantic loads)."""
+    session_usage: reactive[Usage | None] = reactive(None, always_update=True)
     working = reactive(False)
     started_at: reactive[float | None] = reactive(None)
     """When the current (or last) run started, on the injected clock."""
@@ -93,6 +105,8 @@ class StatusBar(Widget):
     def _left(self) -> Content:
         if self.provider == "scripted":
             return Content.styled(OFFLINE_LABEL, "$warning")
+        if not self.provider:  # not known yet: the first frame may come before the settings
+            return Content("")
         return Content.assemble((f"{self.provider} · ", "dim"), (self.model, "bold"))
 
     def _allowed(self) -> list[str | tuple[str, str]]:
@@ -104,15 +118,16 @@ class StatusBar(Widget):
         return [(f" +{listing}", "$success")]
 
     def _right(self) -> Content:
-        turn, session = self.turn_usage, self.session_usage
+        turn_in, turn_out = _counts(self.turn_usage)
+        session_in, session_out = _counts(self.session_usage)
         parts: list[str | tuple[str, str]] = [
             SEPARATOR,
             f"approval: {self.approval}",
             *self._allowed(),
             *self._sandbox(),
             SEPARATOR,
-            f"↑{_tokens(turn.input_tokens)} ↓{_tokens(turn.output_tokens)}",
-            (f"  Σ ↑{_tokens(session.input_tokens)} ↓{_tokens(session.output_tokens)}", "dim"),
+            f"↑{turn_in} ↓{turn_out}",
+            (f"  Σ ↑{session_in} ↓{session_out}", "dim"),
         ]
         parts += self._context_and_cost()
         now = self._clock()
