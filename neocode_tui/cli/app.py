@@ -100,9 +100,9 @@ def workspace_programs(workspace: Path) -> list[str]:
 def exit_line(app: NeoCodeApp) -> str:
     """What the terminal shows after the app: never a dropped turn without a word, and how
     to come back."""
-    session = app.session
+    session = app.made_session
     stopped = "the running turn was interrupted; " if app.quit_while_working else ""
-    if session.id is None:
+    if session is None or session.id is None:
         return "neocode: nothing was said, so no session was saved"
     if not session.saving:
         return f"neocode: {stopped}this session could not be saved"

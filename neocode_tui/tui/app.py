@@ -172,6 +172,11 @@ class NeoCodeApp(App[None]):
         self._session = session
 
     @property
+    def made_session(self) -> AgentSession | None:
+        """The session if it was made (the app may end before: a signal, bad settings)."""
+        return self._session
+
+    @property
     def provider(self) -> Provider:
         return self.session.provider
 

@@ -84,6 +84,25 @@ async def test_the_app_sends_its_initial_prompt_and_the_exit_line_says_how_to_co
     )
 
 
+def test_an_app_that_ended_before_its_settings_loaded_says_so_without_loading_them(tmp_path: Path) -> None:
+    """Ended before its first frame (a signal): the exit line neither loads the settings nor
+    makes a session to report on."""
+    from neocode_tui.cli.app import exit_line
+    from neocode_tui.errors import SettingsError
+    from neocode_tui.tui.starting import Loaded, Starting
+
+    loads: list[str] = []
+
+    def load() -> Loaded:
+        loads.append("load")
+        raise SettingsError("the environment (NEOCODE_APPROVAL): 'sometimes' is not a mode")
+
+    app = NeoCodeApp(workspace=tmp_path, starting=Starting(load))
+
+    assert exit_line(app) == "neocode: nothing was said, so no session was saved"
+    assert loads == [] and app.made_session is None
+
+
 async def test_quitting_mid_turn_says_the_turn_was_interrupted(tmp_path: Path) -> None:
     from neocode_tui.cli.app import exit_line
     from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
