@@ -95,7 +95,7 @@ def test_an_app_that_ended_before_its_settings_loaded_says_so_without_loading_th
 
     def load() -> Loaded:
         loads.append("load")
-        raise SettingsError("the environment (NEOCODE_APPROVAL): 'sometimes' is not a mode")
+        raise SettingsError(["the environment (NEOCODE_APPROVAL): 'sometimes' is not a mode"])
 
     app = NeoCodeApp(workspace=tmp_path, starting=Starting(load))
 
