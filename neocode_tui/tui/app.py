@@ -82,6 +82,8 @@ class NeoCodeApp(App[None]):
 
     CSS_PATH = "app.tcss"
     TITLE = "NeoCode"
+    AUTO_FOCUS = "#prompt"
+    """Focused as the screen is mounted, so keys typed while it starts go into the input."""
     COMMANDS = App.COMMANDS | {SlashCommandsProvider}
     BINDINGS = [
         Binding("escape", "interrupt", "Interrupt", show=False),
