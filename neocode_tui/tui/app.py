@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.screen import Screen
 
 from neocode_tui import __version__
 from neocode_tui.agent import git_state
@@ -73,6 +74,12 @@ MODE_NOTICES: dict[ApprovalMode, str] = {
 
 
 
+class _MainScreen(Screen[None]):
+    AUTO_FOCUS = "#prompt"
+    """Focused as the screen is mounted, so keys typed while the app starts go into the
+    input (the dialogs keep Textual's default: their first focusable widget)."""
+
+
 class NeoCodeApp(App[None]):
     """Run with ``NeoCodeApp(settings, provider).run()``; everything else is optional.
 
@@ -82,8 +89,6 @@ class NeoCodeApp(App[None]):
 
     CSS_PATH = "app.tcss"
     TITLE = "NeoCode"
-    AUTO_FOCUS = "#prompt"
-    """Focused as the screen is mounted, so keys typed while it starts go into the input."""
     COMMANDS = App.COMMANDS | {SlashCommandsProvider}
     BINDINGS = [
         Binding("escape", "interrupt", "Interrupt", show=False),
@@ -172,6 +177,9 @@ class NeoCodeApp(App[None]):
     @session.setter
     def session(self, session: AgentSession) -> None:
         self._session = session
+
+    def get_default_screen(self) -> Screen[None]:
+        return _MainScreen(id="_default")
 
     @property
     def made_session(self) -> AgentSession | None:

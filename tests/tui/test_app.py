@@ -180,6 +180,18 @@ async def test_new_lines_by_backslash_enter_and_ctrl_j_and_help_on_question_mark
         assert isinstance(app.screen, KeyHelpScreen)
 
 
+async def test_the_key_help_scrolls_by_keyboard_in_a_small_terminal(tmp_path: Path) -> None:
+    app = scripted_app(tmp_path, [scripted_reply("Hi.")])
+    async with app.run_test(size=(80, 20)) as pilot:
+        await pilot.press("f1")
+        await wait_until(lambda: "Shift+Tab" in screen_text(app), pause=pilot.pause, what="the keys")
+        assert "Esc closes this list" not in screen_text(app)
+        for _ in range(6):
+            await pilot.press("pagedown")
+        await wait_until(lambda: "Esc closes this list" in screen_text(app), pause=pilot.pause,
+                         what="the end of the list")
+
+
 async def test_history_walks_past_a_recalled_slash_command(tmp_path: Path) -> None:
     app = scripted_app(tmp_path, [scripted_reply("Hi.")])
     async with app.run_test(size=SIZE) as pilot:
