@@ -259,21 +259,6 @@ async def test_a_for_session_stops_asking_for_that_tool(tmp_path: Path) -> None:
         assert "approval: ask +write_file" in screen_text(app)  # what is allowed, in view
 
 
-async def test_ctrl_c_clears_the_input_then_twice_quits(tmp_path: Path) -> None:
-    app = scenario_app("fence", tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press(*"draft")
-        await pilot.press("ctrl+c")
-        assert app.prompt.text == ""
-        assert app.is_running
-        await pilot.press("ctrl+c")
-        await pilot.pause()
-        assert app.is_running
-        await pilot.press("ctrl+c")
-        await pilot.pause()
-        assert not app.is_running
-
-
 async def test_slash_completion_completes_commands_and_their_arguments(tmp_path: Path) -> None:
     app = scenario_app("fence", tmp_path)
     app.remember_theme = True

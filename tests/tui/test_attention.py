@@ -104,9 +104,6 @@ async def test_a_finished_turn_calls_back_only_while_the_terminal_is_not_focused
         await wait_until(lambda: not app.working, pause=pilot.pause, what="the second run to end")
         await pilot.pause()
         assert terminal.calls == ([expected] if expected else [])
-        app.post_message(events.AppFocus())
-        await pilot.pause()
-        assert app.app_focus
 
 
 async def test_an_approval_waiting_unwatched_sends_a_notification_naming_it(tmp_path: Path) -> None:
