@@ -27,7 +27,7 @@ def context_report(session: AgentSession) -> str:
         lines.append(f"  {part.name:<24}{about(part.tokens):>9}  {_share(part.tokens, window)}")
     threshold = session.settings.compact_threshold
     lines += ["", f"The parts are estimates (about 4 characters a token). Past {threshold:.0%} "
-              "the older history is summarised before the next prompt; /compact does it now."]
+              "the older history is summarised before the next request; /compact does it now."]
     return "\n".join(lines)
 
 
