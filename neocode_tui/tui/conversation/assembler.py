@@ -25,6 +25,7 @@ from neocode_tui.tui.conversation.markdown_split import MarkdownSplitter, Piece
 if TYPE_CHECKING:
     from neocode_tui.agent.loop_events import LoopEvent, RunFinished
     from neocode_tui.chat import Message, ToolCall
+    from neocode_tui.events import StreamEvent
 
 _HINTS = {
     "auth": "Check your API key (OPENAI_API_KEY or ANTHROPIC_API_KEY) and send again.",
@@ -110,35 +111,25 @@ class Assembler:
     # --- loop events ----------------------------------------------------------------
 
     def apply(self, event: LoopEvent) -> None:
-        from neocode_tui.agent.loop_events import (  # after the first frame (start-up)
-            ApprovalRequested,
-            Notice,
-            RunFinished,
-            Streamed,
-            ToolFinished,
-            ToolOutputDelta,
-            ToolStarted,
-            TurnFinished,
-            TurnStarted,
-        )
-
-        if isinstance(event, TurnStarted):
+        # Dispatched on each event's ``type`` tag: the event classes (pydantic) need not be
+        # imported here, so the view draws its first frame before pydantic loads (start-up).
+        if event.type == "turn_started":
             self._close_open_text()
             self._turn = event.turn
             self._reset_turn()
             return
         in_run = event.turn == self._turn or (self._turn is None and self._awaiting_run)
-        if isinstance(event, (RunFinished, Notice)) and in_run:
-            if isinstance(event, Notice):
-                self.notice(event.level, event.message)
-            else:
-                self._run_finished(event)
+        if event.type == "notice" and in_run:
+            self.notice(event.level, event.message)
+            return
+        if event.type == "run_finished" and in_run:
+            self._run_finished(event)
             return
         if event.turn != self._turn:
             return  # a closed turn's late event never lands in a later one
-        if isinstance(event, Streamed):
+        if event.type == "stream":
             self._stream(event.event)
-        elif isinstance(event, TurnFinished):
+        elif event.type == "turn_finished":
             self._close_open_text()
             for tool in self._tools.values():
                 if tool.status == "streaming":
@@ -146,49 +137,37 @@ class Assembler:
                     self._sink.touch(tool)
             # The error itself is told once: by its stream event, or by RunFinished (which
             # also covers a cancel, so a cancelled turn is not reported twice).
-        elif isinstance(event, ToolStarted):
+        elif event.type == "tool_started":
             tool = self._tool(event.index, event.name, event.call_id)
             if not tool.raw.length and event.arguments is not None:
                 tool.feed(json.dumps(event.arguments))
             self._set_status(tool, "running")
-        elif isinstance(event, ToolOutputDelta):
+        elif event.type == "tool_output_delta":
             # Kept as a bounded tail and drawn once per frame, however fast it comes.
             running = self._tools.get(event.index)
             if running is not None and not running.finished:
                 running.add_output(event.text)
                 self._sink.touch(running)
-        elif isinstance(event, ApprovalRequested):
+        elif event.type == "approval_requested":
             self._set_status(self._tool(event.index, event.name, event.call_id), "approval")
-        elif isinstance(event, ToolFinished):
+        elif event.type == "tool_finished":
             tool = self._tool(event.index, event.name, event.call_id)
             status = "error" if event.is_error and event.status == "ok" else event.status
             tool.finish(status, event.result, event.diff)
             self._sink.touch(tool)
 
-    def _stream(self, event: object) -> None:
-        from neocode_tui.events import (  # after the first frame (start-up)
-            MessageDone,
-            ReasoningDelta,
-            RefusalDelta,
-            StreamError,
-            StreamRetry,
-            TextDelta,
-            ToolCallDelta,
-            ToolCallEnd,
-            ToolCallStart,
-        )
-
-        if isinstance(event, TextDelta):
+    def _stream(self, event: StreamEvent) -> None:
+        if event.type == "text_delta":
             segment = self._segment
             if segment is None:
                 self._close_open_text()
                 segment = self._segment = _Segment(MarkdownBlock())
                 self._add(segment.live)
             segment.splitter.append(event.text)
-        elif isinstance(event, ToolCallDelta):
+        elif event.type == "tool_call_delta":
             self._tool(event.index).feed(event.arguments)
             self._sink.touch(self._tools[event.index])
-        elif isinstance(event, ReasoningDelta):
+        elif event.type == "reasoning_delta":
             if self._reasoning is None:
                 self._close_open_text()
                 self._reasoning = ReasoningBlock()
@@ -196,7 +175,7 @@ class Assembler:
             self._reasoning.text.append(event.text)
             self._reasoning.changed()
             self._sink.touch(self._reasoning)
-        elif isinstance(event, RefusalDelta):
+        elif event.type == "refusal_delta":
             if self._refusal is None:
                 self._close_open_text()
                 self._refusal = RefusalBlock()
@@ -204,19 +183,19 @@ class Assembler:
             self._refusal.text.append(event.text)
             self._refusal.changed()
             self._sink.touch(self._refusal)
-        elif isinstance(event, ToolCallStart):
+        elif event.type == "tool_call_start":
             self._close_open_text()
             self._tool(event.index, event.name, event.id)
-        elif isinstance(event, ToolCallEnd):
+        elif event.type == "tool_call_end":
             tool = self._tools.get(event.index)
             if tool is not None and tool.status == "streaming":
                 self._set_status(tool, "ready")
-        elif isinstance(event, MessageDone):
+        elif event.type == "message_done":
             self._close_open_text()
-        elif isinstance(event, StreamError):
+        elif event.type == "error":
             self._close_open_text()
             self._error(event.message, event.kind)
-        elif isinstance(event, StreamRetry):
+        elif event.type == "retry":
             # The attempt goes; the status bar's one updating line says why.
             self._sink.remove_attempt(self._attempt)
             self._reset_turn()
