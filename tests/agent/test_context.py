@@ -28,8 +28,12 @@ def make_session(dialect: Dialect, workspace: Path, **settings) -> tuple[AgentSe
     return session, recorder
 
 
-def answer(dialect: Dialect, text: str, usage: tuple[int, int] | None = (10, 5)) -> None:
-    dialect.server.enqueue(Response(body=dialect.turn(text, usage=usage)))
+def answer(
+    dialect: Dialect, text: str, usage: tuple[int, int] | None = (10, 5),
+    calls: tuple[tuple[str, str, str], ...] = (),
+) -> None:
+    """A reply with this usage; ``calls`` are ``(id, name, arguments_json)``."""
+    dialect.server.enqueue(Response(body=dialect.turn(text, calls, usage=usage)))
 
 
 def overflow_error(dialect: Dialect) -> Response:
@@ -151,11 +155,9 @@ async def test_past_the_threshold_in_the_middle_of_a_run_the_history_is_compacte
 ) -> None:
     answer(dialect, "Answer one.", usage=(300, 20))
     answer(dialect, "Answer two.", usage=(600, 20))
-    dialect.server.enqueue(Response(body=dialect.turn(
-        "Reading.", [("r1", "read_file", '{"path": "app.py"}')], usage=(1_700, 20))))
+    answer(dialect, "Reading.", (1_700, 20), calls=(("r1", "read_file", '{"path": "app.py"}'),))
     answer(dialect, "They asked one question.")  # the summary, between the run's two turns
-    dialect.server.enqueue(Response(body=dialect.turn(
-        "", [("r2", "read_file", '{"path": "app.py"}')], usage=(1_750, 20))))
+    answer(dialect, "", (1_750, 20), calls=(("r2", "read_file", '{"path": "app.py"}'),))
     answer(dialect, "app.py greets.")
     session, recorder = make_session(dialect, workspace, context_window=2_000, compact_threshold=0.8)
 
