@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import io
+import os
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -47,3 +49,15 @@ async def wait_until(
             await pause()
         else:
             await asyncio.sleep(0.01)
+
+
+def first_run(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """An empty project folder and the environment of someone running ``neocode`` for the
+    first time there: no keys, no NEOCODE_ or Textual settings, fresh data and config folders."""
+    workspace, data, config = (tmp_path / name for name in ("project", "data", "config"))
+    for folder in (workspace, data, config):
+        folder.mkdir(exist_ok=True)
+    env = {key: value for key, value in os.environ.items()
+           if "API_KEY" not in key and not key.startswith(("NEOCODE_", "TEXTUAL", "COLUMNS", "LINES"))}
+    env.update(NEOCODE_DATA_DIR=str(data), NEOCODE_CONFIG_DIR=str(config))
+    return workspace, env

@@ -9,11 +9,12 @@ bench/bench_startup.py.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+from tests.helpers import first_run
 
 LATER = (
     "pydantic", "neocode_tui.agent.session", "neocode_tui.agent.tools", "neocode_tui.agent.mcp",
@@ -59,13 +60,8 @@ every whole screen until the settings' notice is on it."""
 
 def neocode(tmp_path: Path, code: list[str], **env_vars: str) -> subprocess.CompletedProcess[str]:
     """``python CODE`` as a first run in an empty folder: no keys, fresh data and config."""
-    workspace, data, config = (tmp_path / name for name in ("project", "data", "config"))
-    for folder in (workspace, data, config):
-        folder.mkdir(exist_ok=True)
-    env = {key: value for key, value in os.environ.items()
-           if "API_KEY" not in key and not key.startswith(("NEOCODE_", "TEXTUAL"))}
-    env.update(NEOCODE_DATA_DIR=str(data), NEOCODE_CONFIG_DIR=str(config), COLUMNS="100",
-               LINES="30", TEXTUAL_DRIVER="textual.drivers.headless_driver:HeadlessDriver",
+    workspace, env = first_run(tmp_path)
+    env.update(COLUMNS="100", LINES="30", TEXTUAL_DRIVER="textual.drivers.headless_driver:HeadlessDriver",
                **env_vars)
     return subprocess.run([sys.executable, *code], cwd=workspace, env=env, capture_output=True,
                           text=True, timeout=60)

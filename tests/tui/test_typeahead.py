@@ -14,17 +14,15 @@ import termios
 import time
 from pathlib import Path
 
+from tests.helpers import first_run
+
 ALTERNATE_SCREEN = b"\x1b[?1049h"
 """Where the app's own screen begins in what the terminal is sent."""
 
 
 def test_text_typed_while_the_app_starts_lands_in_the_input(tmp_path: Path) -> None:
-    workspace, data, config = (tmp_path / name for name in ("project", "data", "config"))
-    for folder in (workspace, data, config):
-        folder.mkdir()
-    env = {key: value for key, value in os.environ.items()
-           if "API_KEY" not in key and not key.startswith(("NEOCODE_", "TEXTUAL", "COLUMNS", "LINES"))}
-    env.update(NEOCODE_DATA_DIR=str(data), NEOCODE_CONFIG_DIR=str(config), TERM="xterm-256color")
+    workspace, env = first_run(tmp_path)
+    env.update(TERM="xterm-256color")
     pid, master = pty.fork()
     if pid == 0:  # the child: a 100x30 terminal, then neocode
         fcntl.ioctl(1, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
