@@ -13,6 +13,14 @@ ApprovalMode = Literal["ask", "auto-edit", "full-auto", "plan"]
 proposes a plan, and carries it out once the user leaves plan mode. Shift+Tab cycles them
 in this order."""
 APPROVAL_MODES: tuple[ApprovalMode, ...] = get_args(ApprovalMode)
+MODE_NOTICES: dict[ApprovalMode, str] = {
+    "ask": "mode: ask (every file change and command asks first)",
+    "auto-edit": "mode: auto-edit (file changes run, commands ask)",
+    "full-auto": "mode: full-auto (nothing asks)",
+    "plan": "mode: plan (the agent reads and proposes a plan; it changes nothing until you leave "
+    "plan mode with Shift+Tab)",
+}
+"""What a front end says when the mode changes to each."""
 
 ProviderName = Literal["openai", "anthropic", "scripted"]
 """``openai`` is any OpenAI-compatible server; ``scripted`` is the built-in offline model."""

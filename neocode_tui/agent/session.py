@@ -15,10 +15,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from neocode_tui.agent import git_state
 from neocode_tui.agent.checkpoints import Checkpoint, CheckpointStore, Restore
+from neocode_tui.agent.commands import COMMANDS
 from neocode_tui.agent.compaction import DEFAULT_SUMMARY_INPUT, compact_messages
 from neocode_tui.agent.context import (
     CHARS_PER_TOKEN,
@@ -65,6 +66,9 @@ from neocode_tui.events import ErrorInfo, Usage
 from neocode_tui.providers import Provider, make_provider
 from neocode_tui.redact import Redactor
 from neocode_tui.vocabulary import ApprovalMode
+
+if TYPE_CHECKING:
+    from neocode_tui.settings import Profiles
 
 Listener = Callable[[LoopEvent], None]
 
@@ -130,10 +134,13 @@ class AgentSession:
         save: bool = True,
         mcp: McpManager | None = None,
         built_in_commands: Iterable[str] = (),
+        profiles: Profiles | None = None,
     ) -> None:
         """``built_in_commands``: the front end's own slash commands, which no custom
-        command may take the name of."""
+        command may take the name of (the core's own never can). ``profiles``: the user's,
+        for ``/model NAME``."""
         self.settings = settings
+        self.profiles = profiles
         self.workspace = workspace.resolve()
         self.provider = provider or make_provider(settings)
         self.listener = listener
@@ -180,11 +187,11 @@ class AgentSession:
         self.loop.tools.add_source(self.mcp)
         self.loop.between_turns = self._compact_between_turns
         # The user's extensions: custom slash commands and hooks.
-        self._built_in_commands = tuple(built_in_commands)
+        self._built_in_commands = (*COMMANDS, *built_in_commands)
         self.commands: CustomCommands = load_commands(self.workspace, self._built_in_commands)
         self.hooks = load_hooks(self.workspace, secrets=tuple(settings.secrets))
         redact = Redactor(settings.secrets)
-        self.hooks.report = lambda level, message: self._notice(level, redact(message))
+        self.hooks.report = lambda level, message: self.notice(level, redact(message))
         self.hooks.session_id = lambda: self.id
         self.loop.hooks = self.hooks
         self._extensions_told = False
@@ -238,7 +245,7 @@ class AgentSession:
         """Talk to the provider and model ``settings`` name from the next request on (a
         profile picked with ``/model NAME``). The conversation, approval mode and sandbox
         stay; keys the new settings bring are scrubbed from then on as well."""
-        self._require_idle("/model")
+        self.require_idle("/model")
         old, self.provider = self.provider, make_provider(settings)
         self.loop.provider, self.settings = self.provider, settings
         scrubbed = self.loop.scrub_also(settings.secrets)
@@ -344,7 +351,7 @@ class AgentSession:
         self.ensure_saved()
         if not self._sandbox_told:
             self._sandbox_told = True
-            self._notice(
+            self.notice(
                 "warning",
                 f"no sandbox: {self.sandbox.unavailable}; every command asks for approval "
                 "(install bubblewrap, or choose --sandbox off to silence this)",
@@ -358,13 +365,13 @@ class AgentSession:
         if not self._extensions_told:
             self._extensions_told = True
             for problem in [*self.commands.problems, *self.hooks.notices()]:
-                self._notice("warning", problem)
+                self.notice("warning", problem)
         typed, text = text, self.commands.expand(text) or text
         expanded = await asyncio.to_thread(
             expand_mentions, text, self.loop.workspace, Redactor(self.settings.secrets)
         )
         for problem in expanded.problems:
-            self._notice("warning", problem)
+            self.notice("warning", problem)
         self._compacted_in_run = False
         if self._over_threshold(expanded.text):
             if not await self._compact_guarded("", f"the context passed {self._threshold_words}"):
@@ -431,7 +438,7 @@ class AgentSession:
         if self.running:
             raise WorkInProgress("compaction waits for the current answer")
         if not self.messages:
-            self._notice("info", "nothing to compact yet")
+            self.notice("info", "nothing to compact yet")
             return False
         return await self._compact_guarded(instructions, "on request")
 
@@ -445,7 +452,7 @@ class AgentSession:
             if task is not None and task.cancelling():
                 raise
             self._compaction_cancelled = True
-            self._notice("warning", "compaction interrupted: the conversation is unchanged")
+            self.notice("warning", "compaction interrupted: the conversation is unchanged")
             return False
         finally:
             self._compaction = None
@@ -463,7 +470,7 @@ class AgentSession:
             if self._store is not None:
                 self._store.append_usage(result.usage)
         if result.error:
-            self._notice("error", f"could not compact: {result.error}")
+            self.notice("error", f"could not compact: {result.error}")
             return False
         self.loop.messages[:] = result.messages
         self._last_usage = None
@@ -476,7 +483,7 @@ class AgentSession:
             )
         )
         kept = f", the last {result.kept} kept as they were" if result.kept else ""
-        self._notice(
+        self.notice(
             "info",
             f"── compacted ({reason}) ──\n{result.summarised} earlier messages were summarised"
             f"{kept}: {about(before)} → {about(self.context.tokens)} tokens. The session file "
@@ -487,7 +494,7 @@ class AgentSession:
 
     def clear(self) -> None:
         """Start a fresh conversation; the current one stays saved."""
-        self._require_idle("/clear")
+        self.require_idle("/clear")
         self._close_store()
         self.loop.messages.clear()
         self.loop.usage = Usage.unknown()
@@ -503,7 +510,7 @@ class AgentSession:
         Raises ``SessionNotFound``. Calls left unanswered by a crash get results first, so
         the next request is valid.
         """
-        self._require_idle("/resume")
+        self.require_idle("/resume")
         info = find_session(self.workspace, session_id)
         if info.id == self.id:
             self._close_store()  # our own lock would keep us out
@@ -516,7 +523,7 @@ class AgentSession:
         self.loop.session = self._store
         self.id = loaded.info.id
         for problem in loaded.problems:
-            self._notice("warning", problem)
+            self.notice("warning", problem)
         self.loop.messages[:] = messages
         self.loop.usage = loaded.usage
         self._last_usage, self._costs = None, {}
@@ -541,20 +548,20 @@ class AgentSession:
 
     async def undo_preview(self) -> UndoPreview | None:
         """What ``undo`` would write back, to show before asking; None: nothing to undo."""
-        self._require_idle("/undo")
+        self.require_idle("/undo")
         store = self.checkpoints
         checkpoint = await asyncio.to_thread(store.last_undoable)
         if checkpoint is None:
             return None
         restores = await asyncio.to_thread(store.restores, [checkpoint], self.loop.workspace)
         return UndoPreview(
-            checkpoint, restores, checkpoint.commands, await git_state.status_short(self.workspace)
+            checkpoint, restores, checkpoint.commands, await self.git_status()
         )
 
     async def undo(self, preview: UndoPreview) -> list[str]:
         """Write back the files the previewed prompt changed; the paths restored. The model
         hears of it with the next prompt."""
-        self._require_idle("/undo")
+        self.require_idle("/undo")
         store = self.checkpoints
         await asyncio.to_thread(store.apply, preview.restores, self.loop.workspace)
         await asyncio.to_thread(store.mark_undone, preview.checkpoint)
@@ -568,6 +575,10 @@ class AgentSession:
             )
         return restored
 
+    async def git_status(self) -> str | None:
+        """``git status --short`` of the workspace: what else changed; None outside git."""
+        return await git_state.status_short(self.workspace)
+
     def rewind_points(self) -> list[Checkpoint]:
         """The prompts of this conversation that it can be rewound to, oldest first."""
         messages = self.messages
@@ -579,7 +590,7 @@ class AgentSession:
 
     async def rewind_preview(self, number: int) -> UndoPreview:
         """What rewinding to prompt ``number`` would write back to the files."""
-        self._require_idle("/rewind")
+        self.require_idle("/rewind")
         store = self.checkpoints
         since = [checkpoint for checkpoint in store.all() if checkpoint.number >= number]
         if not since:
@@ -587,14 +598,14 @@ class AgentSession:
         restores = await asyncio.to_thread(store.restores, since, self.loop.workspace)
         commands = sum(checkpoint.commands for checkpoint in since)
         return UndoPreview(
-            since[0], restores, commands, await git_state.status_short(self.workspace)
+            since[0], restores, commands, await self.git_status()
         )
 
     async def rewind(self, preview: UndoPreview, *, files: bool) -> str:
         """Take the conversation back to just before ``preview``'s prompt (and the files,
         if ``files``); returns that prompt, to edit and send again. The conversation goes
         on in a new session file; the old one stays whole."""
-        self._require_idle("/rewind")
+        self.require_idle("/rewind")
         checkpoint, store = preview.checkpoint, self.checkpoints
         if files:
             await asyncio.to_thread(store.apply, preview.restores, self.loop.workspace)
@@ -646,7 +657,7 @@ class AgentSession:
             if writes:
                 await asyncio.to_thread(store.before_write, writes, self.loop.workspace)
         except OSError as exc:
-            self._notice("warning", f"could not save a checkpoint: {exc.strerror or exc}")
+            self.notice("warning", f"could not save a checkpoint: {exc.strerror or exc}")
         if writes or tool.kind == "command":
             self.files.invalidate()
 
@@ -666,7 +677,7 @@ class AgentSession:
 
     # -- inside ---------------------------------------------------------------------------
 
-    def _require_idle(self, what: str) -> None:
+    def require_idle(self, what: str) -> None:
         if self.running:
             raise WorkInProgress(f"{what} waits for the current answer (interrupt it first)")
 
@@ -677,9 +688,10 @@ class AgentSession:
             self.loop.session = None
 
     def _store_problem(self, problem: str) -> None:
-        self._notice("warning", problem)
+        self.notice("warning", problem)
 
-    def _notice(self, level: str, message: str) -> None:
+    def notice(self, level: str, message: str) -> None:
+        """The session's own word to the user (a compaction, a restart), through the listener."""
         self._emit(Notice(turn=self.loop.turn, level=level, message=message))
 
     def _emit(self, event: LoopEvent) -> None:

@@ -22,7 +22,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from neocode_tui import __version__
-from neocode_tui.agent import git_state
+from neocode_tui.agent.commands import COMMANDS, Outcome, parse_command, run_command
 from neocode_tui.agent.sandbox import choose_sandbox
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.trust import trust
@@ -33,7 +33,6 @@ from neocode_tui.tui.commands import (
     SlashCommand,
     SlashCommandsProvider,
     complete,
-    parse_slash,
 )
 from neocode_tui.tui.conversation import ConversationView
 from neocode_tui.tui.keys import next_mode
@@ -44,7 +43,7 @@ from neocode_tui.tui.widgets.mention_picker import MentionPicker
 from neocode_tui.tui.widgets.prompt import PromptInput
 from neocode_tui.tui.widgets.queue import QueuedPrompts
 from neocode_tui.tui.widgets.status import StatusBar
-from neocode_tui.vocabulary import APPROVAL_MODES, ApprovalMode
+from neocode_tui.vocabulary import MODE_NOTICES, ApprovalMode
 
 if TYPE_CHECKING:
     from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, LoopEvent
@@ -64,13 +63,6 @@ RUN_ENDED = {
 """What the notification says when a run ends, by its reason."""
 QUIT_WINDOW = 2.0
 """Seconds within which a second Ctrl+C quits."""
-MODE_NOTICES: dict[ApprovalMode, str] = {
-    "ask": "mode: ask (every file change and command asks first)",
-    "auto-edit": "mode: auto-edit (file changes run, commands ask)",
-    "full-auto": "mode: full-auto (nothing asks)",
-    "plan": "mode: plan (the agent reads and proposes a plan; it changes nothing until you leave "
-    "plan mode with Shift+Tab)",
-}
 
 
 
@@ -165,8 +157,6 @@ class NeoCodeApp(App[None]):
         self._last_ctrl_c = -QUIT_WINDOW
         self.quit_while_working = False
         """Set on the way out: a turn was still running and was interrupted."""
-        self._rewinding = False
-        """A rewind replaces the transcript: it says so itself, not as a resume."""
         self.pick_session = pick_session
 
     @property
@@ -210,6 +200,7 @@ class NeoCodeApp(App[None]):
         session = AgentSession(
             settings, self.workspace, provider=provider, listener=self._on_loop_event,
             approver=self._approve, built_in_commands=self._slash_commands.built_in_names,
+            profiles=self.profiles,
         )
         self._show_custom_commands(session)
         return session
@@ -220,7 +211,7 @@ class NeoCodeApp(App[None]):
             SlashCommand(
                 command.name, command.description,
                 (command.argument_hint or "ARGUMENTS") if command.takes_arguments else "",
-                prompt=True,
+                kind="prompt",
             )
             for command in session.commands.commands.values()
         )
@@ -314,6 +305,7 @@ class NeoCodeApp(App[None]):
         self.run_worker(self._show_context_soon(), group="context")
         if self.session.messages:
             self._show_transcript("resumed", self.session.messages)
+            self.conversation.add_notice("info", f"resumed session {self.session.id}: {self.session.title}")
         self.session.files.refresh()  # in the background: @ has the files when it is typed
         self._remember_theme(self.current_theme)  # the theme it started with, as when it changes
         # Everything imported and built so far lives as long as the app: moved out of the
@@ -393,7 +385,8 @@ class NeoCodeApp(App[None]):
         for notice in [*self.start_notices, *self.session.mcp.notices()]:
             self.conversation.add_notice("warning", notice)
         if self.pick_session:
-            self._open_session_picker(then=self._start_initial_prompt)
+            picking = run_command(self.session, "resume")
+            self.run_worker(self._present(picking, then=self._start_initial_prompt), group="command")
         else:
             self._start_initial_prompt()
 
@@ -434,7 +427,7 @@ class NeoCodeApp(App[None]):
         text = event.text.strip()
         if not text:
             return
-        if parse_slash(text) is not None:
+        if parse_command(text) is not None:
             self.prompt.remember(text)
             self.prompt.clear()
             self.run_slash(text)
@@ -564,8 +557,6 @@ class NeoCodeApp(App[None]):
             if message.role == "user" else message
             for message in messages
         ])
-        if reason == "resumed" and not self._rewinding:
-            view.add_notice("info", f"resumed session {self.session.id}: {self.session.title}")
 
     def _show_context(self) -> None:
         self.status.context = self.session.context
@@ -719,15 +710,8 @@ class NeoCodeApp(App[None]):
     def slash_choices(self, name: str) -> list[str]:
         if name == "theme":
             return sorted(self.available_themes)
-        if name == "approval":
-            return list(APPROVAL_MODES)
-        if name == "resume":
-            return [info.id for info in self.session.saved_sessions()]
-        if name == "mcp":
-            return [f"restart {server}" for server in self.session.mcp.names]
-        if name == "model" and self.profiles is not None:
-            return list(self.profiles.names)
-        return []
+        command = COMMANDS.get(name)
+        return command.choices(self.session) if command is not None else []
 
     def prefill_input(self, text: str) -> None:
         self.prompt.load_text(text)
@@ -735,70 +719,36 @@ class NeoCodeApp(App[None]):
         self.prompt.focus()
 
     def run_slash(self, line: str) -> None:
-        parsed = parse_slash(line)
+        parsed = parse_command(line)
         assert parsed is not None
         name, argument = parsed
         command = self.slash_commands.get(name)
         if command is None:
             self.conversation.add_notice("warning", f"unknown command /{name}: /help lists them")
-            return
-        if command.prompt:
+        elif command.kind == "prompt":
             self._send(line)  # the session sends the command's prompt
-            return
-        if self.working and name in ("clear", "resume", "compact", "undo", "rewind"):
-            self.conversation.add_notice("warning", f"/{name} waits for the current answer (Esc interrupts it)")
-            return
-        try:
+        elif command.kind == "app":
             getattr(self, f"_command_{name}")(argument)
-        except NeoCodeError as exc:
-            self.conversation.add_notice("warning", str(exc))
+        elif COMMANDS[name].idle and self.working:
+            self.conversation.add_notice("warning", f"/{name} waits for the current answer (Esc interrupts it)")
+        elif COMMANDS[name].long:
+            self._start_task(self._present(run_command(self.session, name, argument)))
+        else:
+            self.run_worker(self._present(run_command(self.session, name, argument)), group="command")
+
+    async def _present(self, outcome: Awaitable[Outcome], then: Callable[[], None] = lambda: None) -> None:
+        """Show what a core command returned, asking what it asks on the way, then show the
+        settings it may have changed (the model, the mode, a profile)."""
+        from neocode_tui.tui.command_outcomes import present  # after the first frame (start-up)
+
+        await present(self, await outcome)
+        if self._on_screen:
+            self.settings = self.session.settings
+            self._show_settings()
+        then()
 
     def _command_help(self, _: str) -> None:
         self.action_key_help()
-
-    def _command_clear(self, _: str) -> None:
-        self.session.clear()
-
-    def _command_model(self, argument: str) -> None:
-        profiles = self.profiles.names if self.profiles is not None else []
-        if not argument:
-            listed = f"; profiles: {', '.join(profiles)}" if profiles else ""
-            self.conversation.add_notice(
-                "info", f"model: {self.session.model} ({self.provider.name}){listed}"
-            )
-            return
-        if self.profiles is not None and argument in profiles:
-            if self.working:
-                self.conversation.add_notice(
-                    "warning", "switching profiles waits for the current answer (Esc interrupts it)"
-                )
-                return
-            settings = self.profiles.load(argument)  # SettingsError: shown by run_slash
-            self._start_task(self._use_profile(argument, settings))
-            return
-        self.session.model = argument
-        self.status.model = argument
-        self._show_context()
-        self.conversation.add_notice("info", f"model switched to {argument}")
-
-    async def _use_profile(self, name: str, settings: Settings) -> None:
-        await self.session.use_settings(settings)
-        self.settings = settings
-        self._show_settings()
-        self.conversation.add_notice(
-            "info",
-            f"profile {name}: {settings.resolved_provider} · {settings.resolved_model}"
-            + (f" · {settings.resolved_base_url}" if settings.resolved_base_url else ""),
-        )
-
-    def _command_approval(self, argument: str) -> None:
-        if argument not in APPROVAL_MODES:
-            self.conversation.add_notice(
-                "info" if not argument else "warning",
-                f"approval is {self.session.approval}; choose one of: {', '.join(APPROVAL_MODES)}",
-            )
-            return
-        self._set_mode(argument)
 
     def _command_theme(self, argument: str) -> None:
         if argument not in self.available_themes:
@@ -808,158 +758,5 @@ class NeoCodeApp(App[None]):
             return
         self.theme = argument
 
-    def _command_sessions(self, _: str) -> None:
-        sessions = self.session.saved_sessions()
-        if not sessions:
-            self.conversation.add_notice("info", "no saved sessions for this folder yet")
-            return
-        lines = [f"{info.id}  {info.updated:%Y-%m-%d %H:%M}  {info.title}" for info in sessions[:20]]
-        self.conversation.add_notice("info", "\n".join([*lines, "", "/resume ID loads one"]))
-
-    def _command_resume(self, argument: str) -> None:
-        if argument:
-            self.session.resume(argument)
-        else:
-            self._open_session_picker()
-
-    # -- picking a saved session ----------------------------------------------------------
-
-    def _open_session_picker(self, then: Callable[[], None] = lambda: None) -> None:
-        """The picker over this folder's other sessions; ``then`` runs once it is closed."""
-        sessions = self.session.saved_sessions()
-        if not sessions:
-            self.conversation.add_notice("info", "no saved sessions for this folder yet")
-            then()
-            return
-
-        def picked(session_id: str | None) -> None:
-            if session_id is not None:
-                try:
-                    self.session.resume(session_id)
-                except NeoCodeError as exc:
-                    self.conversation.add_notice("warning", str(exc))
-            then()
-
-        from neocode_tui.tui.session_picker import SessionPicker  # after the first frame (start-up)
-
-        self.push_screen(SessionPicker(sessions), picked)
-
-    def _command_compact(self, argument: str) -> None:
-        if not self.session.messages:
-            self.conversation.add_notice("info", "nothing to compact yet")
-            return
-        self.conversation.add_notice("info", "compacting: asking the model for a summary…")
-        self._start_task(self.session.compact(argument))
-
-    def _command_context(self, _: str) -> None:
-        from neocode_tui.agent.reports import context_report  # after the first frame (start-up)
-
-        self.conversation.add_notice("info", context_report(self.session))
-
-    def _command_cost(self, _: str) -> None:
-        from neocode_tui.agent.reports import cost_report  # after the first frame (start-up)
-
-        self.conversation.add_notice("info", cost_report(self.session))
-
-    def _command_mcp(self, argument: str) -> None:
-        from neocode_tui.agent.mcp import status_text  # after the first frame (start-up)
-
-        verb, _, name = argument.partition(" ")
-        if not verb:
-            mcp = self.session.mcp
-            self.conversation.add_notice("info", status_text(mcp.status(), mcp.problems))
-        elif verb == "restart" and name.strip():
-            self.conversation.add_notice("info", f"restarting MCP server {name.strip()}…")
-            self.run_worker(self._restart_mcp(name.strip()))
-        else:
-            self.conversation.add_notice("warning", "usage: /mcp (list the servers) or /mcp restart NAME")
-
-    async def _restart_mcp(self, name: str) -> None:
-        try:
-            status = await self.session.mcp.restart(name)
-        except NeoCodeError as exc:
-            self.conversation.add_notice("warning", str(exc))
-            return
-        from neocode_tui.agent.mcp import status_text  # after the first frame (start-up)
-
-        self.conversation.add_notice(
-            "info" if status.state == "connected" else "warning", status_text([status], [])
-        )
-
     def _command_quit(self, _: str) -> None:
         self.exit()
-
-    # -- taking back what the agent did -----------------------------------------------------
-
-    def _command_undo(self, _: str) -> None:
-        self.run_worker(self._noticing(self._undo()), group="restore")
-
-    def _command_rewind(self, _: str) -> None:
-        self.run_worker(self._noticing(self._rewind()), group="restore")
-
-    def _command_diff(self, _: str) -> None:
-        self.run_worker(self._noticing(self._diff()), group="restore")
-
-    async def _noticing(self, work: Awaitable[None]) -> None:
-        try:
-            await work
-        except NeoCodeError as exc:
-            self.conversation.add_notice("warning", str(exc))
-        except OSError as exc:
-            self.conversation.add_notice("error", f"could not restore the files: {exc.strerror or exc}")
-
-    async def _undo(self) -> None:
-        preview = await self.session.undo_preview()
-        if preview is None:
-            self.conversation.add_notice(
-                "info", "nothing to undo: the file tools changed no files in this conversation"
-            )
-            return
-        from neocode_tui.tui.rewind import RestoreScreen  # after the first frame (start-up)
-
-        if await self.push_screen_wait(RestoreScreen(preview, "undo")) != "files":
-            return
-        restored = await self.session.undo(preview)
-        shown = ", ".join(restored) or "nothing (the files were already as they were)"
-        self.conversation.add_notice("info", f"undone: {shown}")
-
-    async def _rewind(self) -> None:
-        points = self.session.rewind_points()
-        if not points:
-            self.conversation.add_notice("info", "nothing to rewind to yet")
-            return
-        from neocode_tui.tui.rewind import RestoreScreen, RewindScreen  # after the first frame (start-up)
-
-        status = await git_state.status_short(self.workspace)
-        number = await self.push_screen_wait(RewindScreen(points, status))
-        if number is None:
-            return
-        preview = await self.session.rewind_preview(number)
-        choice = await self.push_screen_wait(RestoreScreen(preview, "rewind"))
-        if choice is None:
-            return
-        self._rewinding = True
-        try:
-            prompt = await self.session.rewind(preview, files=choice == "both")
-        finally:
-            self._rewinding = False
-        files = "and the files " if choice == "both" else "(the files as they are) "
-        self.conversation.add_notice(
-            "info", f"rewound the conversation {files}to before this prompt; it is in the input to edit"
-        )
-        self.prefill_input(prompt)
-
-    async def _diff(self) -> None:
-        diff = await self.session.diff()
-        if not diff.text.strip():
-            where = "in the repository" if diff.source == "git" else "by the file tools in this conversation"
-            self.conversation.add_notice("info", f"no changes {where}")
-            return
-        title = (
-            "git diff HEAD: everything not committed, commands' changes included"
-            if diff.source == "git"
-            else "What the file tools changed in this conversation (bash changes are not tracked)"
-        )
-        from neocode_tui.tui.rewind import DiffScreen  # after the first frame (start-up)
-
-        self.push_screen(DiffScreen(title, diff.text))

@@ -1,15 +1,18 @@
-"""Slash commands: one table that the input's completion, ``/help`` and the command palette
-(Ctrl+P) all read, so the three can never disagree. The built-in commands come first; the
-user's custom commands (Markdown prompts) are added to it at run time."""
+"""Slash commands on screen: one table that the input's completion, ``/help`` and the command
+palette (Ctrl+P) all read, so the three can never disagree. The built-in commands come
+first (the core's table, which every front end shares, and the app's own few); the user's
+custom commands (Markdown prompts) are added to it at run time."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
-from typing import NamedTuple, Protocol
+from typing import Literal, NamedTuple, Protocol
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from neocode_tui.agent.commands import COMMANDS
 
 
 @dataclass(frozen=True)
@@ -18,41 +21,41 @@ class SlashCommand:
     help: str
     argument: str = ""
     """The argument's placeholder in help ("NAME"); empty when the command takes none."""
-    prompt: bool = False
-    """A custom command: its line is sent as a prompt, which the session expands."""
+    kind: Literal["app", "core", "prompt"] = "core"
+    """Whose it is: the app's own (the screen), the core's table (every front end has it), or
+    a custom command, whose line is sent as a prompt for the session to expand."""
 
     @property
     def usage(self) -> str:
         return f"/{self.name} {self.argument}".rstrip()
 
 
-SLASH_COMMANDS: tuple[SlashCommand, ...] = (
-    SlashCommand("help", "list the commands and keys"),
-    SlashCommand("clear", "start a fresh conversation"),
-    SlashCommand("model", "switch the model (no name: show the current one)", "NAME"),
-    SlashCommand("approval", "what needs your yes: ask, auto-edit, full-auto, plan", "MODE"),
-    SlashCommand("theme", "switch the theme, remembered for next time", "NAME"),
-    SlashCommand("sessions", "list the saved sessions of this folder"),
-    SlashCommand("resume", "load a saved session (no ID: pick one from a list)", "ID"),
-    SlashCommand(
-        "compact", "summarise the older history to free the context (FOCUS: what to keep)", "[FOCUS]"
-    ),
-    SlashCommand("context", "what fills the model's context window"),
-    SlashCommand("cost", "the session's tokens and cost per model"),
-    SlashCommand("undo", "put back the files the last prompt changed (shows the diff first)"),
-    SlashCommand("rewind", "go back to an earlier prompt, with or without its file changes"),
-    SlashCommand("diff", "what changed in the workspace this session (git diff in a repository)"),
-    SlashCommand("mcp", "the MCP servers, their state and tools; restart NAME reconnects one",
-                 "[restart NAME]"),
-    SlashCommand("quit", "leave NeoCode"),
-)
+APP_COMMANDS: dict[str, SlashCommand] = {
+    command.name: command for command in (
+        SlashCommand("help", "list the commands and keys", kind="app"),
+        SlashCommand("theme", "switch the theme, remembered for next time", "NAME", kind="app"),
+        SlashCommand("quit", "leave NeoCode", kind="app"),
+    )
+}
+"""The commands about the screen itself; every other built-in one is the core's."""
+
+
+def built_in_commands() -> tuple[SlashCommand, ...]:
+    """The app's commands among the core's, as help lists them: help first, the theme
+    beside the other settings, quit last."""
+    listed = [APP_COMMANDS["help"]]
+    for command in COMMANDS.values():
+        listed.append(SlashCommand(command.name, command.help, command.argument))
+        if command.name == "approval":
+            listed.append(APP_COMMANDS["theme"])
+    return (*listed, APP_COMMANDS["quit"])
 
 
 class CommandTable:
     """The built-in commands, then the custom ones, which ``set_custom`` replaces."""
 
-    def __init__(self, built_in: Iterable[SlashCommand] = SLASH_COMMANDS) -> None:
-        self._built_in = tuple(built_in)
+    def __init__(self, built_in: Iterable[SlashCommand] | None = None) -> None:
+        self._built_in = tuple(built_in or built_in_commands())
         self._by_name = {command.name: command for command in self._built_in}
 
     @property
@@ -91,15 +94,6 @@ class CommandHost(Protocol):
     def run_slash(self, line: str) -> None: ...
 
     def prefill_input(self, text: str) -> None: ...
-
-
-def parse_slash(text: str) -> tuple[str, str] | None:
-    """``"/model gpt-4o"`` -> ``("model", "gpt-4o")``; None when the text is not a command line."""
-    stripped = text.strip()
-    if not stripped.startswith("/") or "\n" in stripped:
-        return None
-    name, _, argument = stripped[1:].partition(" ")
-    return name.lower(), argument.strip()
 
 
 def complete(text: str, table: CommandTable, choices: Callable[[str], list[str]]) -> list[Completion]:

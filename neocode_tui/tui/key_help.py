@@ -11,7 +11,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from neocode_tui.tui.commands import SLASH_COMMANDS, SlashCommand
+from neocode_tui.tui.commands import SlashCommand
 from neocode_tui.tui.keys import KEYS
 
 
@@ -46,7 +46,7 @@ class KeyHelpScreen(ModalScreen[None]):
         Binding("escape,f1,q,question_mark", "dismiss", "Close", show=False),
     ]
 
-    def __init__(self, commands: Iterable[SlashCommand] = SLASH_COMMANDS) -> None:
+    def __init__(self, commands: Iterable[SlashCommand]) -> None:
         super().__init__()
         self.commands = list(commands)
 

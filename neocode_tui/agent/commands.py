@@ -1,0 +1,394 @@
+"""The built-in slash commands, defined once for every front end.
+
+Each command has its name, a help line, the choices its argument takes (for completion) and
+a handler on the session. A handler returns what a front end must present, never draws it:
+a report to show, a question with a preview to ask before anything is written, a list to
+pick from, a diff. The app, ``neocode -p "/cost"`` and ACP editors all run the same table
+through ``run_command``, so a command added here reaches the three with no code of theirs.
+Commands about the screen itself (``/theme``, ``/quit``, ``/help``) belong to the app.
+
+The table imports nothing heavy: the app builds its completion from it before the first
+frame, and the reports' modules load when a report is asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from neocode_tui.errors import NeoCodeError
+from neocode_tui.vocabulary import APPROVAL_MODES, MODE_NOTICES
+
+if TYPE_CHECKING:
+    from neocode_tui.agent.checkpoints import Checkpoint
+    from neocode_tui.agent.session import AgentSession, UndoPreview
+    from neocode_tui.agent.store import SessionInfo
+
+Level = Literal["info", "warning", "error"]
+
+
+@dataclass(frozen=True)
+class Report:
+    """Text to show; ``prefill`` goes into the input, to edit and send (a rewound prompt)."""
+
+    text: str
+    level: Level = "info"
+    prefill: str = ""
+
+
+@dataclass(frozen=True)
+class ShowDiff:
+    """A diff to read: the app opens it in a scrollable screen, text front ends print it."""
+
+    title: str
+    diff: str
+
+
+@dataclass(frozen=True)
+class Choice:
+    id: str
+    label: str
+
+
+Answer = Callable[[str | None], Awaitable["Outcome"]]
+"""Acts on the id of the choice the user took (None: they cancelled)."""
+
+
+@dataclass(frozen=True)
+class Confirm:
+    """What would be written back, and the question asked before it is."""
+
+    kind: Literal["undo", "rewind"]
+    question: str
+    preview: UndoPreview
+    choices: tuple[Choice, ...]
+    answer: Answer
+
+    @property
+    def command(self) -> str:
+        return self.kind
+
+
+@dataclass(frozen=True)
+class PickSession:
+    """This folder's saved sessions to pick one from (``/resume ID`` picks by id)."""
+
+    sessions: list[SessionInfo]
+    answer: Answer
+    command = "resume"
+
+
+@dataclass(frozen=True)
+class PickPrompt:
+    """The conversation's prompts to go back before (``/rewind N`` picks by number)."""
+
+    points: list[Checkpoint]
+    git_status: str | None
+    answer: Answer
+    command = "rewind"
+
+
+Outcome = Report | ShowDiff | Confirm | PickSession | PickPrompt
+Handler = Callable[["AgentSession", str], Awaitable[Outcome]]
+
+
+def _no_choices(_: AgentSession) -> list[str]:
+    return []
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    help: str
+    run: Handler
+    argument: str = ""
+    """The argument's placeholder in help ("NAME"); empty when the command takes none."""
+    choices: Callable[[AgentSession], list[str]] = _no_choices
+    """What the argument may be, for completion (session ids, profiles, modes)."""
+    idle: bool = False
+    """Waits for the current answer: it changes the conversation or the files."""
+    long: bool = False
+    """Talks to the model: a front end runs it as work that Esc / cancel interrupts."""
+
+    @property
+    def usage(self) -> str:
+        return f"/{self.name} {self.argument}".rstrip()
+
+
+COMMANDS: dict[str, Command] = {}
+"""Every built-in command by name, in the order help lists them."""
+
+
+def _command(name: str, help: str, argument: str = "", *,
+             choices: Callable[[AgentSession], list[str]] = _no_choices,
+             idle: bool = False, long: bool = False) -> Callable[[Handler], Handler]:
+    def register(handler: Handler) -> Handler:
+        COMMANDS[name] = Command(name, help, handler, argument, choices, idle, long)
+        return handler
+    return register
+
+
+def parse_command(text: str) -> tuple[str, str] | None:
+    """``"/model gpt-4o"`` -> ``("model", "gpt-4o")``; None when the text is not a command line."""
+    stripped = text.strip()
+    if not stripped.startswith("/") or "\n" in stripped:
+        return None
+    name, _, argument = stripped[1:].partition(" ")
+    return name.lower(), argument.strip()
+
+
+async def run_command(session: AgentSession, name: str, argument: str = "") -> Outcome:
+    """Run built-in command ``name``; what went wrong is a warning report, never a raise."""
+    command = COMMANDS[name]
+
+    async def run() -> Outcome:
+        if command.idle:
+            session.require_idle(f"/{name}")
+        return await command.run(session, argument)
+
+    return await _reported(run(), name)
+
+
+async def respond(outcome: Confirm | PickSession | PickPrompt, choice: str | None) -> Outcome:
+    """Act on the user's answer to a question or a list (None: they cancelled)."""
+    return await _reported(outcome.answer(choice), outcome.command)
+
+
+async def _reported(work: Awaitable[Outcome], name: str) -> Outcome:
+    try:
+        return await work
+    except NeoCodeError as exc:
+        return Report(str(exc), "warning")
+    except OSError as exc:
+        return Report(f"/{name} failed: {exc.strerror or exc}", "error")
+
+
+# -- the conversation -------------------------------------------------------------------
+
+
+@_command("clear", "start a fresh conversation", idle=True)
+async def _clear(session: AgentSession, _: str) -> Outcome:
+    session.clear()
+    return Report("a fresh conversation: the model no longer sees the earlier messages "
+                  "(the old session stays saved; /resume brings it back)")
+
+
+def _profiles(session: AgentSession) -> list[str]:
+    return list(session.profiles.names) if session.profiles is not None else []
+
+
+@_command("model", "switch the model (no name: show the current one)", "NAME", choices=_profiles)
+async def _model(session: AgentSession, argument: str) -> Outcome:
+    profiles = _profiles(session)
+    if not argument:
+        listed = f"; profiles: {', '.join(profiles)}" if profiles else ""
+        return Report(f"model: {session.model} ({session.provider.name}){listed}")
+    if session.profiles is not None and argument in profiles:
+        session.require_idle("switching profiles")
+        settings = session.profiles.load(argument)
+        await session.use_settings(settings)
+        where = f" · {settings.resolved_base_url}" if settings.resolved_base_url else ""
+        return Report(f"profile {argument}: {settings.resolved_provider} · {settings.resolved_model}{where}")
+    session.model = argument
+    return Report(f"model switched to {argument}")
+
+
+def _modes(_: AgentSession) -> list[str]:
+    return list(APPROVAL_MODES)
+
+
+@_command("approval", "what needs your yes: ask, auto-edit, full-auto, plan", "MODE", choices=_modes)
+async def _approval(session: AgentSession, argument: str) -> Outcome:
+    for mode in APPROVAL_MODES:
+        if argument == mode:
+            session.approval = mode
+            return Report(MODE_NOTICES[mode])
+    return Report(f"approval is {session.approval}; choose one of: {', '.join(APPROVAL_MODES)}",
+                  "warning" if argument else "info")
+
+
+@_command("sessions", "list the saved sessions of this folder")
+async def _sessions(session: AgentSession, _: str) -> Outcome:
+    sessions = session.saved_sessions()
+    if not sessions:
+        return Report("no saved sessions for this folder yet")
+    lines = [f"{info.id}  {info.updated:%Y-%m-%d %H:%M}  {info.title}" for info in sessions[:20]]
+    return Report("\n".join([*lines, "", "/resume ID loads one"]))
+
+
+def _session_ids(session: AgentSession) -> list[str]:
+    return [info.id for info in session.saved_sessions()]
+
+
+@_command("resume", "load a saved session (no ID: pick one from a list)", "ID",
+          choices=_session_ids, idle=True)
+async def _resume(session: AgentSession, argument: str) -> Outcome:
+    async def resume(session_id: str | None) -> Outcome:
+        if session_id is None:
+            return Report("")
+        info = session.resume(session_id)
+        return Report(f"resumed session {info.id}: {info.title}")
+
+    if argument:
+        return await resume(argument)
+    sessions = session.saved_sessions()
+    if not sessions:
+        return Report("no saved sessions for this folder yet")
+    return PickSession(sessions, resume)
+
+
+# -- the context ------------------------------------------------------------------------
+
+
+@_command("compact", "summarise the older history to free the context (FOCUS: what to keep)",
+          "[FOCUS]", idle=True, long=True)
+async def _compact(session: AgentSession, argument: str) -> Outcome:
+    if not session.messages:
+        return Report("nothing to compact yet")
+    session.notice("info", "compacting: asking the model for a summary…")
+    await session.compact(argument)
+    return Report("")  # the session's own notices say how it went
+
+
+@_command("context", "what fills the model's context window")
+async def _context(session: AgentSession, _: str) -> Outcome:
+    from neocode_tui.agent.reports import context_report
+
+    return Report(context_report(session))
+
+
+@_command("cost", "the session's tokens and cost per model")
+async def _cost(session: AgentSession, _: str) -> Outcome:
+    from neocode_tui.agent.reports import cost_report
+
+    return Report(cost_report(session))
+
+
+# -- taking back what the agent did -----------------------------------------------------
+
+
+@_command("undo", "put back the files the last prompt changed (shows the diff first)", idle=True)
+async def _undo(session: AgentSession, _: str) -> Outcome:
+    preview = await session.undo_preview()
+    if preview is None:
+        return Report("nothing to undo: the file tools changed no files in this conversation")
+
+    async def answer(choice: str | None) -> Outcome:
+        if choice != "files":
+            return Report("")
+        restored = await session.undo(preview)
+        return Report(f"undone: {', '.join(restored) or 'nothing (the files were already as they were)'}")
+
+    return Confirm("undo", f"Undo the file changes of {_first_line(preview.checkpoint.prompt)!r}?",
+                   preview, (Choice("files", "write these files back"),), answer)
+
+
+def _prompt_numbers(session: AgentSession) -> list[str]:
+    return [str(point.number) for point in session.rewind_points()]
+
+
+@_command("rewind", "go back to an earlier prompt, with or without its file changes", "[N]",
+          choices=_prompt_numbers, idle=True)
+async def _rewind(session: AgentSession, argument: str) -> Outcome:
+    points = session.rewind_points()
+    if not points:
+        return Report("nothing to rewind to yet")
+
+    async def picked(number: str | None) -> Outcome:
+        if number is None:
+            return Report("")
+        if not number.isdigit():
+            return Report(f"/rewind takes a prompt's number: {', '.join(map(str, (p.number for p in points)))}",
+                          "warning")
+        return await _rewind_to(session, int(number))
+
+    if argument:
+        return await picked(argument)
+    return PickPrompt(points, await session.git_status(), picked)
+
+
+async def _rewind_to(session: AgentSession, number: int) -> Outcome:
+    preview = await session.rewind_preview(number)
+
+    async def answer(choice: str | None) -> Outcome:
+        if choice not in ("conversation", "both"):
+            return Report("")
+        prompt = await session.rewind(preview, files=choice == "both")
+        files = "and the files " if choice == "both" else "(the files as they are) "
+        return Report(f"rewound the conversation {files}to before this prompt; it is in the input to edit",
+                      prefill=prompt)
+
+    choices = [Choice("conversation", "rewind the conversation only")]
+    if preview.restores:
+        choices.append(Choice("both", "rewind the conversation and the files"))
+    return Confirm("rewind", f"Rewind to before {_first_line(preview.checkpoint.prompt)!r}?",
+                   preview, tuple(choices), answer)
+
+
+@_command("diff", "what changed in the workspace this session (git diff in a repository)")
+async def _diff(session: AgentSession, _: str) -> Outcome:
+    diff = await session.diff()
+    if not diff.text.strip():
+        where = "in the repository" if diff.source == "git" else "by the file tools in this conversation"
+        return Report(f"no changes {where}")
+    title = ("git diff HEAD: everything not committed, commands' changes included" if diff.source == "git"
+             else "What the file tools changed in this conversation (bash changes are not tracked)")
+    return ShowDiff(title, diff.text)
+
+
+# -- tool servers -----------------------------------------------------------------------
+
+
+def _restartable(session: AgentSession) -> list[str]:
+    return [f"restart {server}" for server in session.mcp.names]
+
+
+@_command("mcp", "the MCP servers, their state and tools; restart NAME reconnects one",
+          "[restart NAME]", choices=_restartable)
+async def _mcp(session: AgentSession, argument: str) -> Outcome:
+    from neocode_tui.agent.mcp import status_text
+
+    verb, _, name = argument.partition(" ")
+    mcp = session.mcp
+    if not verb:
+        return Report(status_text(mcp.status(), mcp.problems))
+    if verb != "restart" or not name.strip():
+        return Report("usage: /mcp (list the servers) or /mcp restart NAME", "warning")
+    session.notice("info", f"restarting MCP server {name.strip()}…")
+    status = await mcp.restart(name.strip())
+    return Report(status_text([status], []), "info" if status.state == "connected" else "warning")
+
+
+# -- for front ends that show text ------------------------------------------------------
+
+
+def _first_line(text: str, width: int = 70) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+@dataclass
+class TextOutcome:
+    """An outcome as plain text, for a front end without dialogs (ACP, ``-p``)."""
+
+    text: str
+    level: Level = "info"
+    choices: tuple[Choice, ...] = ()
+
+
+def as_text(outcome: Outcome) -> TextOutcome:
+    if isinstance(outcome, Report):
+        return TextOutcome(outcome.text, outcome.level)
+    if isinstance(outcome, ShowDiff):
+        return TextOutcome(f"{outcome.title}\n\n```diff\n{outcome.diff.rstrip()}\n```")
+    if isinstance(outcome, PickSession):
+        lines = [f"{info.id}  {info.updated:%Y-%m-%d %H:%M}  {info.title}" for info in outcome.sessions[:20]]
+        return TextOutcome("\n".join([*lines, "", "/resume ID loads one"]))
+    if isinstance(outcome, PickPrompt):
+        lines = [f"{point.number:>3}  {_first_line(point.prompt, 60)}" for point in reversed(outcome.points)]
+        return TextOutcome("\n".join(["The prompts to rewind to, latest first:", *lines, "",
+                                      "/rewind N goes back to before prompt N"]))
+    diff = outcome.preview.diff.rstrip()
+    shown = f"\n\n```diff\n{diff}\n```" if diff else "\n\nThe files are already as they were."
+    return TextOutcome(outcome.question + shown, choices=outcome.choices)
