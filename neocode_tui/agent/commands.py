@@ -377,6 +377,21 @@ class TextOutcome:
     choices: tuple[Choice, ...] = ()
 
 
+async def run_as_text(session: AgentSession, name: str, argument: str, *, answer: bool) -> TextOutcome:
+    """Run a command where nobody can be asked: a question is answered with its first
+    choice when ``answer`` (full-auto), otherwise shown and left undone; a list to pick
+    from is shown with how to pick by argument."""
+    outcome = await run_command(session, name, argument)
+    while isinstance(outcome, Confirm) and answer:
+        outcome = await respond(outcome, outcome.choices[0].id)
+    shown = as_text(outcome)
+    if isinstance(outcome, Confirm):
+        shown.text += ("\n\nNot done: nobody here can say yes to it "
+                       "(--approval full-auto answers it with the first choice).")
+        shown.level = "warning"
+    return shown
+
+
 def as_text(outcome: Outcome) -> TextOutcome:
     if isinstance(outcome, Report):
         return TextOutcome(outcome.text, outcome.level)

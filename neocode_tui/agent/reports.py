@@ -41,17 +41,17 @@ def _usage(usage: Usage) -> str:
 
 def cost_report(session: AgentSession) -> str:
     entries = session.costs
-    if not entries:
+    counted = sum((entry.usage for entry in entries), Usage())
+    earlier = (session.usage.input_tokens or 0) - (counted.input_tokens or 0)
+    if not entries and earlier <= 0:
         return "cost: no requests yet in this session"
     lines = ["cost of this session's requests, per model:", ""]
-    width = max(len(entry.model) for entry in entries)
+    width = max((len(entry.model) for entry in entries), default=0)
     for entry in entries:
         requests = f"{entry.requests} request{'s' * (entry.requests != 1)}"
         lines.append(f"  {entry.model:<{width}}  {requests:<12}  {_usage(entry.usage):<28}  "
                      f"{format_cost(entry.cost)}")
     lines += ["", f"  total: {format_cost(session.cost)}"]
-    counted = sum((entry.usage for entry in entries), Usage())
-    earlier = (session.usage.input_tokens or 0) - (counted.input_tokens or 0)
     if earlier > 0:
         lines.append(f"  before this session was resumed: ↑{earlier:,} tokens (no model recorded, no price)")
     if any(entry.cost is None for entry in entries):

@@ -42,6 +42,7 @@ from acp.schema import (
     McpServerStdio,
     PermissionOption,
     PromptCapabilities,
+    RequestPermissionResponse,
     ResourceContentBlock,
     SessionCapabilities,
     SessionInfo,
@@ -50,10 +51,12 @@ from acp.schema import (
     SessionModeState,
     TextContentBlock,
     TextResourceContents,
+    ToolCallUpdate,
     Usage,
 )
 
 from neocode_tui import __version__
+from neocode_tui.agent.commands import COMMANDS, parse_command
 from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, RunFinished
 from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.mcp.config import (
@@ -68,7 +71,8 @@ from neocode_tui.agent.mcp.config import (
 from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.store import find_session, list_sessions
 from neocode_tui.agent.tools import default_tools
-from neocode_tui.cli.acp_updates import Outbox, UpdateTranslator, commands_update
+from neocode_tui.cli.acp_commands import commands_update, run_built_in
+from neocode_tui.cli.acp_updates import Outbox, UpdateTranslator
 from neocode_tui.cli.options import load_from_args
 from neocode_tui.errors import NeoCodeError, SessionNotFound, SettingsError, WorkInProgress
 from neocode_tui.vocabulary import APPROVAL_MODES, ApprovalMode
@@ -162,7 +166,7 @@ class NeoCodeAgent:
         session = self._open(_workspace(cwd), None, mcp_servers or [])
         self.sessions[session.id] = session
         # Queued now, sent once this response has gone out (the editor knows the id by then).
-        session.outbox.put(commands_update(session.core.commands))
+        session.outbox.put(commands_update(session.core))
         return NewSessionResponse(session_id=session.id, modes=_modes(session.core.approval))
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
@@ -178,7 +182,7 @@ class NeoCodeAgent:
             kind = (RequestError.resource_not_found if isinstance(exc, SessionNotFound)
                     else RequestError.invalid_request)
             raise _error(kind, str(exc)) from None
-        session.outbox.put(commands_update(session.core.commands))
+        session.outbox.put(commands_update(session.core))
         await session.outbox.flush()
         self.sessions[session_id] = session
         return LoadSessionResponse(modes=_modes(session.core.approval))
@@ -204,6 +208,12 @@ class NeoCodeAgent:
     async def prompt(self, prompt: list[Any], session_id: str, **_: Any) -> PromptResponse:
         session = self._session(session_id)
         text = prompt_text(prompt)
+        command = parse_command(text)
+        if command is not None and command[0] in COMMANDS:
+            await run_built_in(session.core, *command, session.outbox.put,
+                               lambda call, options: self._request(session, call, options))
+            await session.outbox.flush()
+            return PromptResponse(stop_reason="end_turn")
         await session.core.mcp.wait_ready()  # the MCP tools are offered from the first request
         try:
             finished = await session.core.prompt(text)
@@ -264,26 +274,34 @@ class NeoCodeAgent:
 
     async def _ask(self, session: _Session, request: ApprovalRequested) -> ApprovalDecision:
         """``session/request_permission``; a client that cannot answer is a no."""
-        assert self.client is not None
         tool_call = await session.updates.permission_call(request)
-        await session.outbox.flush()  # the call is on the client's screen before the question
         options = [
             PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
             PermissionOption(option_id="allow-always", name=f"Always allow {request.name}",
                              kind="allow_always"),
             PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
         ]
-        try:
-            answer = await self.client.request_permission(
-                session_id=session.id, tool_call=tool_call, options=options
-            )
-        except (RequestError, ConnectionError) as exc:
-            log.warning("no answer to a permission request: %s", exc)
+        answer = await self._request(session, tool_call, options)
+        if answer is None:
             return ApprovalDecision(verdict="no", reason="the editor did not answer")
         outcome = answer.outcome
         if isinstance(outcome, AllowedOutcome) and outcome.option_id in VERDICTS:
             return ApprovalDecision(verdict=VERDICTS[outcome.option_id])
         return ApprovalDecision(verdict="no")
+
+    async def _request(self, session: _Session, tool_call: ToolCallUpdate,
+                       options: list[PermissionOption]) -> RequestPermissionResponse | None:
+        """``session/request_permission``, once the updates before it are out (the call is
+        on the editor's screen before the question); None when the editor could not answer."""
+        assert self.client is not None
+        await session.outbox.flush()
+        try:
+            return await self.client.request_permission(
+                session_id=session.id, tool_call=tool_call, options=options
+            )
+        except (RequestError, ConnectionError) as exc:
+            log.warning("no answer to a permission request: %s", exc)
+            return None
 
     def _session(self, session_id: str) -> _Session:
         session = self.sessions.get(session_id)

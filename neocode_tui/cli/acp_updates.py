@@ -28,9 +28,6 @@ from acp import (
     update_user_message_text,
 )
 from acp.schema import (
-    AvailableCommand,
-    AvailableCommandInput,
-    AvailableCommandsUpdate,
     FileEditToolCallContent,
     SessionInfoUpdate,
     StopReason,
@@ -38,10 +35,8 @@ from acp.schema import (
     ToolCallStatus,
     ToolCallUpdate,
     ToolKind,
-    UnstructuredCommandInput,
 )
 
-from neocode_tui.agent.custom_commands import CustomCommands
 from neocode_tui.agent.loop import FINAL_ANSWER_REQUEST
 from neocode_tui.agent.loop_events import (
     ApprovalRequested,
@@ -84,24 +79,9 @@ FINISHED: dict[str, ToolCallStatus] = {"ok": "completed"}
 """Any other status (error, denied, interrupted, skipped) is ``failed``."""
 
 Update = Any
-
-
-def commands_update(commands: CustomCommands) -> AvailableCommandsUpdate:
-    """The session's custom slash commands, for the editor's completion (``/name args``
-    in a prompt runs one)."""
-    return AvailableCommandsUpdate(
-        session_update="available_commands_update",
-        available_commands=[
-            AvailableCommand(
-                name=command.name,
-                description=command.description,
-                input=AvailableCommandInput(UnstructuredCommandInput(hint=command.argument_hint or "arguments"))
-                if command.takes_arguments else None,
-            )
-            for command in commands.commands.values()
-        ],
-    )
 """One ``session/update`` payload (the SDK's union of update models)."""
+
+
 
 
 @dataclass
@@ -392,12 +372,12 @@ def result_content(
     return [tool_content(text_block(fenced(result)))]
 
 
-def fenced(text: str) -> str:
+def fenced(text: str, language: str = "") -> str:
     """Text shown verbatim in a Markdown client, with a fence longer than any inside it."""
     fence = "```"
     while fence in text:
         fence += "`"
-    return f"{fence}\n{text.rstrip(chr(10))}\n{fence}"
+    return f"{fence}{language}\n{text.rstrip(chr(10))}\n{fence}"
 
 
 class Outbox:

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from neocode_tui.agent.commands import COMMANDS, TextOutcome, parse_command, run_as_text
 from neocode_tui.agent.loop_events import (
     LoopEvent,
     LoopEventAdapter,
@@ -55,7 +56,9 @@ def run_headless(args: argparse.Namespace) -> int:
         prompt = _read_prompt(args.prompt)
         loaded = load_from_args(args, Path.cwd())
         settings = loaded.settings
-        if settings.resolved_provider == "scripted" and settings.provider is None:
+        command = _built_in(prompt)
+        needs_model = command is None or COMMANDS[command[0]].long
+        if needs_model and settings.resolved_provider == "scripted" and settings.provider is None:
             raise NeoCodeError(
                 "no API key: set OPENAI_API_KEY or ANTHROPIC_API_KEY (or NEOCODE_PROVIDER and "
                 "NEOCODE_BASE_URL for a local server); the offline model runs only in the app"
@@ -66,13 +69,19 @@ def run_headless(args: argparse.Namespace) -> int:
     for line in loaded.ignored:
         print(f"neocode: warning: {line}", file=sys.stderr)
     try:
-        return asyncio.run(_run(args, prompt, loaded.settings))
+        return asyncio.run(_run(args, prompt, loaded.settings, command))
     except KeyboardInterrupt:
         return EXIT_SIGNAL[signal.SIGINT]
     except BrokenPipeError:
         # The reader went away (``| head``): stop quietly, as other command-line tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_ERROR
+
+
+def _built_in(prompt: str) -> tuple[str, str] | None:
+    """The built-in command the prompt is (``/cost``), by name and argument."""
+    parsed = parse_command(prompt)
+    return parsed if parsed is not None and parsed[0] in COMMANDS else None
 
 
 def _read_prompt(flag: str | None) -> str:
@@ -91,7 +100,7 @@ def _read_prompt(flag: str | None) -> str:
     return prompt
 
 
-async def _run(args: argparse.Namespace, prompt: str, settings: Any) -> int:
+async def _run(args: argparse.Namespace, prompt: str, settings: Any, command: tuple[str, str] | None) -> int:
     tools = default_tools()
     printer = _printer(args.output_format, tools)
     session = AgentSession(settings, Path.cwd(), listener=printer.event, tools=tools)
@@ -107,13 +116,18 @@ async def _run(args: argparse.Namespace, prompt: str, settings: Any) -> int:
     try:
         if args.resume is not None or args.continue_:
             session.resume(args.resume or None)
-        session.ensure_saved()
+        if command is None:
+            session.ensure_saved()  # a command alone leaves no new session behind
         for notice in session.mcp.notices():
             print(f"neocode: warning: {notice}", file=sys.stderr)
         # Nobody can wait for a server later here: its tools are there from the first request.
         session.mcp.start()
         await session.mcp.wait_ready()
         printer.start(session)
+        if command is not None:
+            shown = await run_as_text(session, *command, answer=settings.approval == "full-auto")
+            printer.command(command[0], shown, session)
+            return EXIT_OK if shown.level == "info" else EXIT_ERROR
         finished = await session.prompt(prompt)
         printer.finish(finished, session)
     except NeoCodeError as exc:
@@ -146,6 +160,15 @@ class _Printer:
 
     def finish(self, finished: RunFinished, session: AgentSession) -> None:
         pass
+
+    def command(self, name: str, shown: TextOutcome, session: AgentSession) -> None:
+        """A built-in command's answer (``-p "/cost"``): its text is the result."""
+        print(shown.text, file=self.out, flush=True)
+
+
+def _command_json(name: str, shown: TextOutcome, session: AgentSession) -> dict[str, Any]:
+    return {"command": name, "result": shown.text, "level": shown.level,
+            "choices": [choice.id for choice in shown.choices], "session_id": session.id}
 
 
 class _TextPrinter(_Printer):
@@ -281,6 +304,9 @@ class _JsonPrinter(_Printer):
         }
         print(json.dumps(output, ensure_ascii=False), file=self.out, flush=True)
 
+    def command(self, name: str, shown: TextOutcome, session: AgentSession) -> None:
+        print(json.dumps(_command_json(name, shown, session), ensure_ascii=False), file=self.out, flush=True)
+
 
 class _StreamJsonPrinter(_Printer):
     def start(self, session: AgentSession) -> None:
@@ -292,6 +318,10 @@ class _StreamJsonPrinter(_Printer):
 
     def event(self, event: LoopEvent) -> None:
         print(LoopEventAdapter.dump_json(event).decode(), file=self.out, flush=True)
+
+    def command(self, name: str, shown: TextOutcome, session: AgentSession) -> None:
+        line = {"type": "command_result", **_command_json(name, shown, session)}
+        print(json.dumps(line, ensure_ascii=False), file=self.out, flush=True)
 
 
 def _printer(output_format: str, tools: ToolRegistry) -> _Printer:

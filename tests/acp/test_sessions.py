@@ -10,6 +10,7 @@ import pytest
 from acp import RequestError, text_block
 from acp.schema import AgentMessageChunk, AvailableCommandsUpdate, ToolCallStart, UserMessageChunk
 
+from neocode_tui.agent.commands import COMMANDS
 from tests.acp.conftest import agent_env, editor
 from tests.agent.conftest import Dialect
 
@@ -44,7 +45,7 @@ async def test_load_replays_a_saved_session_and_continues_it(
     kinds = [type(u) for u in replayed]
     assert kinds == [UserMessageChunk, AgentMessageChunk, ToolCallStart, AgentMessageChunk, AvailableCommandsUpdate]
     user, reading, call, answer, commands = replayed
-    assert commands.available_commands == []  # the folder has no custom commands
+    assert [c.name for c in commands.available_commands] == list(COMMANDS)  # no custom ones here
     assert user.content.text == "what does app.py do?"
     assert (reading.content.text, answer.content.text) == ("Reading it.", "It greets with hello.")
     assert (call.tool_call_id, call.kind, call.status, call.title) == (

@@ -1,0 +1,57 @@
+"""Built-in slash commands in ``neocode -p``: answered by the core, without the model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.agent.conftest import Dialect
+from tests.agent.test_headless import neocode, session_files
+
+
+async def test_cost_of_a_continued_session_is_printed_without_a_request(
+    dialect: Dialect, workspace: Path, isolated_dirs: Path
+) -> None:
+    dialect.reply("Hello.")
+    await neocode(dialect, workspace, "-p", "say hello")
+    fresh = await neocode(dialect, workspace, "-p", "/cost")
+    continued = await neocode(dialect, workspace, "-p", "/cost", "--continue")
+    as_json = await neocode(dialect, workspace, "-p", "/context", "--continue", "--output-format", "json")
+
+    assert (fresh.code, fresh.out) == (0, "cost: no requests yet in this session\n")
+    assert continued.code == 0 and "before this session was resumed" in continued.out
+    answer = json.loads(as_json.out)
+    assert answer["command"] == "context" and answer["level"] == "info"
+    assert answer["result"].startswith("context: ") and answer["session_id"]
+    assert len(dialect.server.requests) == 1, "only the prompt reached the model"
+    assert len(session_files(isolated_dirs / "data")) == 1, "a command alone leaves no session behind"
+
+
+async def test_undo_asks_nobody_unless_full_auto(dialect: Dialect, workspace: Path, isolated_dirs: Path) -> None:
+    (workspace / "notes.txt").write_text("before\n")
+    dialect.reply("", [("w1", "write_file", '{"path": "notes.txt", "content": "after\\n"}')])
+    dialect.reply("Done.")
+    await neocode(dialect, workspace, "-p", "change the notes", "--approval", "auto-edit")
+    assert (workspace / "notes.txt").read_text() == "after\n"
+
+    refused = await neocode(dialect, workspace, "-p", "/undo", "--continue")
+    assert (workspace / "notes.txt").read_text() == "after\n"
+    undone = await neocode(dialect, workspace, "-p", "/undo", "--continue", "--approval", "full-auto")
+
+    assert refused.code == 1 and "-after" in refused.out and "Not done" in refused.out
+    assert (undone.code, undone.out) == (0, "undone: notes.txt\n")
+    assert (workspace / "notes.txt").read_text() == "before\n"
+
+
+async def test_a_bad_argument_is_a_warning_and_exit_code_1(
+    dialect: Dialect, workspace: Path, isolated_dirs: Path
+) -> None:
+    result = await neocode(dialect, workspace, "-p", "/approval sometimes", "--output-format", "stream-json")
+    lines = [json.loads(line) for line in result.out.splitlines()]
+
+    assert result.code == 1
+    assert lines[0]["type"] == "session"
+    assert lines[-1] == {"type": "command_result", "command": "approval", "level": "warning",
+                         "result": "approval is ask; choose one of: ask, auto-edit, full-auto, plan",
+                         "choices": [], "session_id": None}
+    assert dialect.server.requests == []
