@@ -30,6 +30,9 @@ DialectName = Literal["openai", "anthropic"]
 """The two wire formats a provider or a recording speaks."""
 DIALECT_NAMES: tuple[DialectName, ...] = get_args(DialectName)
 
+NoticeLevel = Literal["info", "warning", "error"]
+"""How much a notice to the user matters: every front end shows the three apart."""
+
 SESSION_ID_CHARACTERS = frozenset("0123456789abcdefghijklmnopqrstuvwxyz-")
 """What a session id (``20261130-081512-a1b2c3``) is made of: anything else is not one."""
 SandboxMode = Literal["workspace-write", "read-only", "off"]

@@ -18,22 +18,19 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from neocode_tui.errors import NeoCodeError
-from neocode_tui.vocabulary import APPROVAL_MODES, MODE_NOTICES
+from neocode_tui.vocabulary import APPROVAL_MODES, MODE_NOTICES, NoticeLevel
 
 if TYPE_CHECKING:
     from neocode_tui.agent.checkpoints import Checkpoint
     from neocode_tui.agent.session import AgentSession, UndoPreview
     from neocode_tui.agent.store import SessionInfo
 
-Level = Literal["info", "warning", "error"]
-
-
 @dataclass(frozen=True)
 class Report:
     """Text to show; ``prefill`` goes into the input, to edit and send (a rewound prompt)."""
 
     text: str
-    level: Level = "info"
+    level: NoticeLevel = "info"
     prefill: str = ""
 
 
@@ -373,7 +370,7 @@ class TextOutcome:
     """An outcome as plain text, for a front end without dialogs (ACP, ``-p``)."""
 
     text: str
-    level: Level = "info"
+    level: NoticeLevel = "info"
     choices: tuple[Choice, ...] = ()
 
 

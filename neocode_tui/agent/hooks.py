@@ -32,6 +32,7 @@ from neocode_tui.agent.sandbox import secret_free
 from neocode_tui.json_files import MISSING, read_json
 from neocode_tui.paths import config_dir
 from neocode_tui.trust import is_trusted
+from neocode_tui.vocabulary import NoticeLevel
 
 USER_FILE = "hooks.json"
 WORKSPACE_FILE = ".neocode/hooks.json"
@@ -50,7 +51,7 @@ CLAUDE_TOOL_NAMES = {
 
 Event = Literal["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop"]
 Permission = Literal["allow", "deny", "ask"]
-Report = Callable[[str, str], None]
+Report = Callable[[NoticeLevel, str], None]
 """Told (level, message) of a hook that failed or blocked."""
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
@@ -24,10 +24,12 @@ from neocode_tui.agent.loop_events import (
     LoopEvent,
     Notice,
     RunFinished,
+    StopReason,
     Streamed,
     ToolFinished,
     ToolOutputDelta,
     ToolStarted,
+    ToolStatus,
     TurnFinished,
     TurnStarted,
 )
@@ -45,7 +47,7 @@ from neocode_tui.vocabulary import ApprovalMode
 
 Sink = Callable[[LoopEvent], None]
 Approver = Callable[[ApprovalRequested], Awaitable[ApprovalDecision]]
-BeforeTool = Callable[[Tool, list[Path]], Awaitable[None]]
+BeforeTool = Callable[[Tool[Any], list[Path]], Awaitable[None]]
 BetweenTurns = Callable[[], Awaitable[None]]
 """Told each approved call's tool and the paths it will write, just before it runs."""
 
@@ -280,7 +282,7 @@ class AgentLoop:
         """Validate, approve and run one call; every failure becomes a result for the model."""
 
         def result(
-            text: str, status: str = "error", *, diff: str | None = None,
+            text: str, status: ToolStatus = "error", *, diff: str | None = None,
             change: FileChange | None = None,
         ) -> ToolFinished:
             return ToolFinished(
@@ -358,7 +360,7 @@ class AgentLoop:
         )
 
     async def _approve(
-        self, tool: Tool, args: object, call: CollectedToolCall, hook: Permission | None = None
+        self, tool: Tool[Any], args: object, call: CollectedToolCall, hook: Permission | None = None
     ) -> str | None:
         """None when the call may run, else the refusal the model is sent. A hook's "allow"
         runs it without asking, its "ask" asks whatever the mode (but plan mode holds)."""
@@ -430,7 +432,7 @@ class AgentLoop:
         self._add(Message(role="user", content=message))
         self._emit(Notice(turn=self.turn, level="warning", message=message))
 
-    def _close_unanswered(self, text: str, status: str, running_text: str = "") -> None:
+    def _close_unanswered(self, text: str, status: ToolStatus, running_text: str = "") -> None:
         """Give each call of the last assistant message that has no result this one
         (``running_text`` for the call whose tool was running, if any)."""
         running, self._running = self._running, None
@@ -459,7 +461,7 @@ class AgentLoop:
         self._close_unanswered(INTERRUPTED, "interrupted", running_text=STOPPED)
         return self._finished("cancelled")
 
-    def _finished(self, reason: str) -> RunFinished:
+    def _finished(self, reason: StopReason) -> RunFinished:
         return RunFinished(
             turn=self.turn, reason=reason, final_text=self._last_text, usage=self.usage
         )

@@ -13,8 +13,12 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from neocode_tui.chat import Message
 from neocode_tui.events import ErrorInfo, StreamEvent, Usage
+from neocode_tui.vocabulary import NoticeLevel
 
 StopReason = Literal["done", "cancelled", "error", "turn_limit"]
+ToolStatus = Literal["ok", "error", "denied", "interrupted", "skipped"]
+Verdict = Literal["yes", "session", "no"]
+"""yes once; yes for this tool for the rest of the session; no."""
 
 
 class _LoopEvent(BaseModel):
@@ -83,7 +87,7 @@ class ToolFinished(_LoopEvent):
     result: str
     """Exactly what the model is sent."""
     is_error: bool = False
-    status: Literal["ok", "error", "denied", "interrupted", "skipped"] = "ok"
+    status: ToolStatus = "ok"
     diff: str | None = None
     """A unified diff, for tools that changed a file (shown colored on screen)."""
     change: FileChange | None = Field(None, exclude=True)
@@ -108,7 +112,7 @@ class ApprovalRequested(_LoopEvent):
 
 class Notice(_LoopEvent):
     type: Literal["notice"] = "notice"
-    level: Literal["info", "warning", "error"] = "info"
+    level: NoticeLevel = "info"
     message: str
 
 
@@ -163,7 +167,6 @@ LoopEventAdapter: TypeAdapter[LoopEvent] = TypeAdapter(LoopEvent, config=ConfigD
 class ApprovalDecision(BaseModel):
     model_config = ConfigDict(defer_build=True)
 
-    verdict: Literal["yes", "session", "no"]
-    """yes once; yes for this tool for the rest of the session; no."""
+    verdict: Verdict
     reason: str = ""
     """With "no": sent to the model."""

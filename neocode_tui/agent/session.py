@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from neocode_tui.agent import git_state
 from neocode_tui.agent.checkpoints import Checkpoint, CheckpointStore, Restore
@@ -65,7 +65,7 @@ from neocode_tui.errors import NeoCodeError, WorkInProgress
 from neocode_tui.events import ErrorInfo, Usage
 from neocode_tui.providers import Provider, make_provider
 from neocode_tui.redact import Redactor
-from neocode_tui.vocabulary import ApprovalMode
+from neocode_tui.vocabulary import ApprovalMode, NoticeLevel
 
 if TYPE_CHECKING:
     from neocode_tui.settings import Profiles
@@ -649,7 +649,7 @@ class AgentSession:
             self._checkpoints.discard()
         self._unsaved_key = f"unsaved-{secrets.token_hex(6)}"
 
-    async def _before_tool(self, tool: Tool, writes: list[Path]) -> None:
+    async def _before_tool(self, tool: Tool[Any], writes: list[Path]) -> None:
         store = self.checkpoints
         try:
             if tool.kind == "command":
@@ -690,7 +690,7 @@ class AgentSession:
     def _store_problem(self, problem: str) -> None:
         self.notice("warning", problem)
 
-    def notice(self, level: str, message: str) -> None:
+    def notice(self, level: NoticeLevel, message: str) -> None:
         """The session's own word to the user (a compaction, a restart), through the listener."""
         self._emit(Notice(turn=self.loop.turn, level=level, message=message))
 

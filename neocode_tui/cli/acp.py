@@ -57,7 +57,7 @@ from acp.schema import (
 
 from neocode_tui import __version__
 from neocode_tui.agent.commands import COMMANDS, parse_command
-from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, RunFinished
+from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, RunFinished, Verdict
 from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.mcp.config import (
     CLIENT,
@@ -85,7 +85,7 @@ MODES: dict[ApprovalMode, tuple[str, str]] = {
     "full-auto": ("Full auto", "Never asks, even for commands outside the sandbox"),
     "plan": ("Plan", "Reads and proposes a plan; changes nothing until you leave this mode"),
 }
-VERDICTS: dict[str, str] = {"allow": "yes", "allow-always": "session", "reject": "no"}
+VERDICTS: dict[str, Verdict] = {"allow": "yes", "allow-always": "session", "reject": "no"}
 """Permission option ids to NeoCode's approval verdicts."""
 
 

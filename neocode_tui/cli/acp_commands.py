@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from acp import start_tool_call, text_block, tool_content, update_agent_message_text, update_tool_call
 from acp.schema import (
@@ -70,7 +71,7 @@ async def _confirm(outcome: Confirm, put: Callable[[Update], None], ask: Ask) ->
     call_id = f"{outcome.kind}-{secrets.token_hex(4)}"
     diff = outcome.preview.diff.rstrip()
     shown = fenced(diff, "diff") if diff else "The files are already as they were."
-    content = [tool_content(text_block(shown))]
+    content: list[Any] = [tool_content(text_block(shown))]
     put(start_tool_call(call_id, outcome.question, kind="edit", status="pending", content=content))
     options = [PermissionOption(option_id=choice.id, name=choice.label, kind="allow_once")
                for choice in outcome.choices]

@@ -93,7 +93,7 @@ class HTTPOptions:
 
     def backoff(self, failed_attempt: int) -> float:
         """Exponential, with jitter so many clients do not return in step."""
-        delay = min(self.backoff_max, self.backoff_base * 2 ** (failed_attempt - 1))
+        delay: float = min(self.backoff_max, self.backoff_base * 2 ** (failed_attempt - 1))
         return delay * (1 - 0.25 * random.random())
 
 

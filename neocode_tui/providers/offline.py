@@ -89,7 +89,8 @@ def _arguments_of(result: Message, tail: list[Message]) -> dict[str, object]:
     for message in tail:
         for call in message.tool_calls:
             if call.id == result.tool_call_id:
-                return json.loads(call.arguments)
+                arguments: dict[str, object] = json.loads(call.arguments)
+                return arguments
     return {}
 
 

@@ -13,7 +13,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested
+from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, Verdict
 from neocode_tui.tui.conversation.diff import diff_text
 from neocode_tui.tui.conversation.palette import Palette
 
@@ -132,7 +132,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         else:
             body.scroll_home(animate=False)
 
-    def action_decide(self, verdict: str) -> None:
+    def action_decide(self, verdict: Verdict) -> None:
         self.dismiss(ApprovalDecision(verdict=verdict))
 
     def action_ask_reason(self) -> None:

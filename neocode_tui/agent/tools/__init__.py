@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Protocol
+from typing import Any, Protocol
 
 from neocode_tui.agent.tools.base import (
     Confinement,
@@ -29,11 +29,11 @@ __all__ = [
 class ToolSource(Protocol):
     """Tools that come and go while a session runs (an MCP server's)."""
 
-    def tools(self) -> Iterable[Tool]:
+    def tools(self) -> Iterable[Tool[Any]]:
         """The tools to offer at this request."""
         ...
 
-    def find(self, name: str) -> Tool | None:
+    def find(self, name: str) -> Tool[Any] | None:
         """A tool by name, also one not offered right now, so a call gets its own error."""
         ...
 
@@ -41,7 +41,7 @@ class ToolSource(Protocol):
 class ToolRegistry:
     """The built-in tools, plus whatever the sources offer at each request."""
 
-    def __init__(self, tools: Iterable[Tool]) -> None:
+    def __init__(self, tools: Iterable[Tool[Any]]) -> None:
         self._tools = {tool.name: tool for tool in tools}
         self._specs = [tool.spec() for tool in self._tools.values()]  # sent every turn
         self._sources: list[ToolSource] = []
@@ -49,7 +49,7 @@ class ToolRegistry:
     def add_source(self, source: ToolSource) -> None:
         self._sources.append(source)
 
-    def get(self, name: str) -> Tool | None:
+    def get(self, name: str) -> Tool[Any] | None:
         tool = self._tools.get(name)
         for source in self._sources:
             if tool is not None:
@@ -64,7 +64,7 @@ class ToolRegistry:
     def specs(self) -> list[ToolSpec]:
         return [*self._specs, *(tool.spec() for tool in self._offered())]
 
-    def _offered(self) -> list[Tool]:
+    def _offered(self) -> list[Tool[Any]]:
         return [tool for source in self._sources for tool in source.tools()]
 
 

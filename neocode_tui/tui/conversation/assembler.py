@@ -14,13 +14,13 @@ from neocode_tui.tui.conversation.blocks import (
     Block,
     MarkdownBlock,
     NoticeBlock,
-    NoticeLevel,
     ReasoningBlock,
     RefusalBlock,
     ToolBlock,
     UserBlock,
 )
 from neocode_tui.tui.conversation.markdown_split import MarkdownSplitter, Piece
+from neocode_tui.vocabulary import NoticeLevel
 
 if TYPE_CHECKING:
     from neocode_tui.agent.loop_events import LoopEvent, RunFinished

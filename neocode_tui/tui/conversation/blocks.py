@@ -21,11 +21,11 @@ from neocode_tui.tui.conversation.diff import diff_text
 from neocode_tui.tui.conversation.live_output import LiveTail
 from neocode_tui.tui.conversation.markdown_split import CodeChunk, Piece
 from neocode_tui.tui.conversation.palette import Palette
+from neocode_tui.vocabulary import NoticeLevel
 
 if TYPE_CHECKING:
     from rich.syntax import Syntax
 
-NoticeLevel = Literal["info", "warning", "error"]
 ToolStatus = Literal[
     "streaming", "ready", "approval", "running", "ok", "error", "denied", "interrupted",
     "skipped", "incomplete",
