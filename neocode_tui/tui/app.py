@@ -342,14 +342,9 @@ class NeoCodeApp(App[None]):
         self._theme_problems.clear()
 
     def _show_settings(self, *, context: bool = True) -> None:
-        status = self.status
-        status.provider = self.provider.name
-        status.model = self.session.model
-        status.approval = self.session.approval
-        status.warn_at = max(self.settings.compact_threshold - 0.1, 0.05)
+        self.status.show_session(self.session)
         if context:
             self._show_context()
-        status.sandbox = self.session.sandbox.label
 
     async def _show_context_soon(self) -> None:
         """The meter, once the model's window is known: it comes from the price list, which
@@ -448,13 +443,7 @@ class NeoCodeApp(App[None]):
         self._start_task(self.session.prompt(prompt))
 
     def _start_task(self, work: Awaitable[object]) -> None:
-        from neocode_tui.events import Usage  # after the first frame (start-up)
-
-        status = self.status
-        status.working = True
-        status.started_at = self.clock()
-        status.finished_at = None
-        status.turn_usage = Usage()
+        self.status.start_work()
         self.prompt.add_class("-busy")
         self._work = asyncio.create_task(self._guarded(work))
 
@@ -469,9 +458,7 @@ class NeoCodeApp(App[None]):
             if self._on_screen:
                 self.conversation.add_notice("error", f"internal error: {type(exc).__name__}: {exc}")
         finally:
-            status = self.status
-            status.working = False
-            status.finished_at = self.clock()
+            self.status.end_work()
             self.prompt.remove_class("-busy")
         if self._on_screen:
             self._after_work(finished)
@@ -512,7 +499,7 @@ class NeoCodeApp(App[None]):
             self.conversation.add_notice(event.level, event.message)
             return
         self.conversation.post(event)
-        self._track_usage(event)
+        self.status.track(event, self.session)
         self._call_back(event)
         if isinstance(event, (TurnFinished, RunFinished)):
             self._show_context()
@@ -537,11 +524,9 @@ class NeoCodeApp(App[None]):
             self._driver.write(sequence)
 
     def _show_transcript(self, reason: str, messages: list[Message]) -> None:
-        from neocode_tui.events import Usage  # after the first frame (start-up)
-
         view = self.conversation
         status = self.status
-        status.turn_usage = Usage()
+        status.turn_usage = None
         status.session_usage = self.session.usage
         self.run_worker(self._show_context_soon(), group="context")  # not before a resume's first frame
         if reason == "compacted":
@@ -559,29 +544,7 @@ class NeoCodeApp(App[None]):
         ])
 
     def _show_context(self) -> None:
-        self.status.context = self.session.context
-        self.status.cost = self.session.cost
-
-    def _track_usage(self, event: LoopEvent) -> None:
-        from neocode_tui.agent.loop_events import Streamed, TurnFinished, TurnStarted  # (start-up)
-        from neocode_tui.events import MessageDone, StreamRetry, Usage, UsageEvent  # (start-up)
-
-        status = self.status
-        if isinstance(event, Streamed) and isinstance(event.event, StreamRetry):
-            retry = event.event
-            status.retrying = retry.status_line()
-            return
-        if status.retrying and isinstance(event, (Streamed, TurnFinished)):
-            status.retrying = ""  # the new attempt answers
-        if isinstance(event, TurnStarted):
-            status.turn_usage = Usage()
-        elif isinstance(event, Streamed) and isinstance(event.event, (UsageEvent, MessageDone)):
-            usage = event.event.usage
-            if usage is not None:
-                status.turn_usage = (status.turn_usage or Usage()).merged(usage)
-        elif isinstance(event, TurnFinished) and event.usage is not None:
-            status.turn_usage = event.usage
-            status.session_usage = self.session.usage
+        self.status.show_context(self.session)
 
     async def _approve(self, request: ApprovalRequested) -> ApprovalDecision:
         """Show the modal and wait for its answer; the app keeps drawing meanwhile."""

@@ -19,6 +19,8 @@ from neocode_tui.agent.pricing import format_cost
 
 if TYPE_CHECKING:
     from neocode_tui.agent.context import ContextFigure
+    from neocode_tui.agent.loop_events import LoopEvent
+    from neocode_tui.agent.session import AgentSession
     from neocode_tui.events import Usage
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -155,6 +157,44 @@ class StatusBar(Widget):
             return []
         unconfined = not self.sandbox.startswith("sandbox:")  # "no sandbox", "sandbox off"
         return [SEPARATOR, (self.sandbox, "bold $warning" if unconfined else "")]
+
+    # -- kept in step by the app ---------------------------------------------------------
+
+    def show_session(self, session: AgentSession) -> None:
+        """Which provider, model, mode and sandbox the session runs with."""
+        self.provider = session.provider.name
+        self.model = session.model
+        self.approval = session.approval
+        self.warn_at = max(session.settings.compact_threshold - 0.1, 0.05)
+        self.sandbox = session.sandbox.label
+
+    def show_context(self, session: AgentSession) -> None:
+        self.context = session.context
+        self.cost = session.cost
+
+    def start_work(self) -> None:
+        self.working, self.started_at, self.finished_at = True, self._clock(), None
+        self.turn_usage = None
+
+    def end_work(self) -> None:
+        self.working, self.finished_at = False, self._clock()
+
+    def track(self, event: LoopEvent, session: AgentSession) -> None:
+        """The turn's tokens as the run's events report them, and the retry line while a
+        request is retried (the event's type tag: no event class is imported for this)."""
+        inner = event.event if event.type == "stream" else None
+        if inner is not None and inner.type == "retry":
+            self.retrying = inner.status_line()
+            return
+        if self.retrying and event.type in ("stream", "turn_finished"):
+            self.retrying = ""  # the new attempt answers
+        if event.type == "turn_started":
+            self.turn_usage = None
+        elif inner is not None and inner.type in ("usage", "message_done") and inner.usage is not None:
+            self.turn_usage = inner.usage if self.turn_usage is None else self.turn_usage.merged(inner.usage)
+        elif event.type == "turn_finished" and event.usage is not None:
+            self.turn_usage = event.usage
+            self.session_usage = session.usage
 
     def render(self) -> Content:
         right = self._right()
