@@ -22,7 +22,6 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from neocode_tui import __version__
-from neocode_tui.agent import git_state
 from neocode_tui.agent.sandbox import choose_sandbox
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.trust import trust
@@ -930,7 +929,7 @@ class NeoCodeApp(App[None]):
             return
         from neocode_tui.tui.rewind import RestoreScreen, RewindScreen  # after the first frame (start-up)
 
-        status = await git_state.status_short(self.workspace)
+        status = await self.session.git_status()
         number = await self.push_screen_wait(RewindScreen(points, status))
         if number is None:
             return
