@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from neocode_tui.agent.workspace import Workspace
 from neocode_tui.config import Settings
 from tests.agent import sandbox_fixtures
 from tests.agent.conftest import Dialect
-from tests.agent.helpers import wait_for_file
+from tests.helpers import wait_until
 
 home = sandbox_fixtures.home
 PROGRAM = "$PWD/tool.sh"
@@ -287,20 +288,28 @@ async def test_committing_and_branching_still_work_in_the_sandbox(workspace: Pat
     assert not (workspace / ".git" / "commondir").exists() and not (workspace / "HEAD").exists()
 
 
-async def test_stand_ins_stay_while_any_sandboxed_command_runs(workspace: Path, marker: Path) -> None:
+async def test_stand_ins_stay_while_any_sandboxed_command_runs(workspace: Path) -> None:
     repository(workspace)
     bash = Bash(sandbox=choose_sandbox("workspace-write"))
     stand_in = workspace / ".git" / "commondir"
-    waiting = asyncio.create_task(bash.run(BashArgs(
-        command="mkfifo go; echo started > started; read line < go"
-    ), Workspace(workspace)))
-    await wait_for_file(workspace / "started")
+    fifo = workspace / "go"
+    os.mkfifo(fifo)
+    waiting = asyncio.create_task(bash.run(BashArgs(command="read line < go"), Workspace(workspace)))
+    writer: list[int] = []
 
+    def reader_waits() -> bool:
+        try:
+            writer.append(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:  # nobody reads it yet
+            return False
+        return True
+
+    await wait_until(reader_waits, timeout=30, what="the first command waiting")
     second = await bash.run(BashArgs(command="echo $PWD/planted > .git/commondir"), Workspace(workspace))
     assert "Read-only file system" in second.text
     assert stand_in.read_text() == ".\n"  # the first command still runs: it still needs it
-    with open(workspace / "go", "w") as fifo:  # its reader is there, or is about to be
-        fifo.write("go\n")
+    os.write(writer[0], b"go\n")
+    os.close(writer[0])
     assert not (await waiting).is_error
 
     assert not stand_in.exists() and not (workspace / "HEAD").exists()
