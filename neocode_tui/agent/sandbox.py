@@ -3,10 +3,11 @@
 ``workspace-write``: the workspace is writable, ``/tmp`` is private, everything else is
 read-only; the user's secret folders (SSH, cloud and package-registry credentials, GnuPG,
 NeoCode's own config and sessions, ``.env`` files outside the workspace) are replaced by
-empty unreadable ones; the network is off unless asked for; the workspace's git hooks and
-config, ``.neocode/`` and ``.env`` files stay read-only (git runs the first two, NeoCode
-reads the others at start); the command gets no capability and its own process and IPC
-namespaces, and dies with NeoCode. ``read-only`` makes the workspace read-only too.
+empty unreadable ones; the network is off unless asked for; what git reads as
+configuration or code stays read-only and no repository can be made at the workspace root
+(``sandbox_git``), and so do ``.neocode/`` and ``.env`` files (NeoCode reads them at start);
+the command gets no capability and its own process and IPC namespaces, and dies with
+NeoCode. ``read-only`` makes the workspace read-only too.
 
 Where bubblewrap is missing or cannot make namespaces, the sandbox is unavailable and
 says why: commands then run as they are and ask for approval, never pretend-sandboxed.
@@ -22,9 +23,11 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from neocode_tui.agent import sandbox_git
 from neocode_tui.paths import config_dir, data_dir
 from neocode_tui.vocabulary import SandboxMode
 
@@ -37,7 +40,7 @@ AGENT_SOCKETS = ("SSH_AUTH_SOCK", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS")
 """Variables naming sockets that act with the user's keys; the sockets are hidden too."""
 SOCKET_PATHS = ("/run/docker.sock", "/var/run/docker.sock", "/run/podman/podman.sock")
 PROTECTED_IN_WORKSPACE = (".neocode", ".envrc")
-"""Read-only in the workspace, besides git's hooks and config and ``.env`` files."""
+"""Read-only in the workspace, besides git's configuration and ``.env`` files."""
 PROBE_TIMEOUT = 10.0
 
 NETWORK_SIGNS = (
@@ -86,6 +89,16 @@ class Sandbox:
         return [self.bwrap, *self._mounts(workspace.resolve()), *self._isolation(),
                 "--chdir", str(workspace), "--", *argv]
 
+    @contextmanager
+    def prepared(self, workspace: Path) -> Iterator[None]:
+        """Around a command's whole run: stand-ins where git's configuration is missing,
+        so that a command cannot create it (``sandbox_git.standing_in``)."""
+        if self.mode != "workspace-write":
+            yield
+            return
+        with sandbox_git.standing_in(sandbox_git.guard(workspace.resolve())):
+            yield
+
     def environment(self, base: Mapping[str, str]) -> dict[str, str]:
         """The command's environment: agent sockets gone, temporary files in /tmp."""
         if not self.active:
@@ -110,15 +123,9 @@ class Sandbox:
             else:
                 args += ["--ro-bind", str(blank), str(path)]
         if self.mode == "workspace-write":
-            for git_dir in _git_dirs(workspace):
-                # A mount point cannot be renamed away and replaced by a folder with hooks.
-                args += ["--bind", str(git_dir), str(git_dir)]
+            args += sandbox_git.guard(workspace).mounts()
             for path in _protected(workspace):
                 args += ["--ro-bind", str(path), str(path)]
-            hooks = workspace / ".git" / "hooks"
-            if hooks.parent.is_dir() and not hooks.exists():
-                # An empty read-only mount point, so no hook can be added either.
-                args += ["--tmpfs", str(hooks), "--remount-ro", str(hooks)]
         return args
 
     def failure_hint(self, output: str) -> str:
@@ -201,21 +208,9 @@ def _secrets(workspace: Path) -> Iterator[Path]:
         yield real
 
 
-def _git_dirs(workspace: Path) -> list[Path]:
-    """The workspace's git folder and its submodules' (under ``.git/modules``)."""
-    top = workspace / ".git"
-    if not top.is_dir() or top.is_symlink():
-        return []
-    modules = top / "modules"
-    nested = [hooks.parent for hooks in modules.glob("**/hooks")] if modules.is_dir() else []
-    return [top, *nested]
-
-
 def _protected(workspace: Path) -> Iterator[Path]:
-    """What in the workspace stays read-only: files git or NeoCode run or read."""
+    """What in the workspace stays read-only for NeoCode: files it reads at start."""
     names = [workspace / name for name in PROTECTED_IN_WORKSPACE]
-    for git_dir in _git_dirs(workspace):
-        names += [git_dir / "hooks", git_dir / "config"]
     names += _env_files(workspace)
     for path in names:
         if path.exists() and path.resolve().is_relative_to(workspace):

@@ -35,6 +35,7 @@ from neocode_tui.agent.context import (
 )
 from neocode_tui.agent.custom_commands import CustomCommands, load_commands
 from neocode_tui.agent.file_index import FileIndex
+from neocode_tui.agent.git_run import Repository, find_repository
 from neocode_tui.agent.hooks import load_hooks
 from neocode_tui.agent.loop import AgentLoop, Approver
 from neocode_tui.agent.loop_events import (
@@ -195,6 +196,9 @@ class AgentSession:
         self.hooks.session_id = lambda: self.id
         self.loop.hooks = self.hooks
         self._extensions_told = False
+        self._repository: Repository | None = None
+        self._repository_found = False
+        """Whether the repository was looked for (it is once, before the first command)."""
 
     # -- what the front ends show ---------------------------------------------------------
 
@@ -347,6 +351,7 @@ class AgentSession:
         return finished
 
     async def _prompt(self, text: str) -> RunFinished:
+        await self.repository()  # before any command can change what git would find
         self.mcp.start()
         self.ensure_saved()
         if not self._sandbox_told:
@@ -575,10 +580,6 @@ class AgentSession:
             )
         return restored
 
-    async def git_status(self) -> str | None:
-        """``git status --short`` of the workspace: what else changed; None outside git."""
-        return await git_state.status_short(self.workspace)
-
     def rewind_points(self) -> list[Checkpoint]:
         """The prompts of this conversation that it can be rewound to, oldest first."""
         messages = self.messages
@@ -634,7 +635,7 @@ class AgentSession:
     async def diff(self) -> SessionDiff:
         """What changed in the workspace: ``git diff`` in a repository, otherwise every
         file the file tools changed in this conversation, from before the first change."""
-        in_git = await git_state.working_diff(self.workspace)
+        in_git = await git_state.working_diff(await self.repository(), self.workspace)
         if in_git is not None:
             return SessionDiff("git", in_git)
         store = self.checkpoints
@@ -642,6 +643,18 @@ class AgentSession:
         # From the files before the first change to the files now.
         text = "".join(Restore(r.path, r.current, r.before).diff() for r in restores)
         return SessionDiff("checkpoints", text)
+
+    async def repository(self) -> Repository | None:
+        """The workspace's repository as found at the session's start, before any command
+        ran: git for NeoCode stays in it, whatever ``.git`` a command makes (``git_run``)."""
+        if not self._repository_found:
+            self._repository = await find_repository(self.workspace)
+            self._repository_found = True
+        return self._repository
+
+    async def git_status(self) -> str | None:
+        """``git status --short`` of the workspace; None outside a repository."""
+        return await git_state.status_short(await self.repository(), self.workspace)
 
     def _forget_unsaved_checkpoints(self) -> None:
         """An unsaved conversation's checkpoints go with it: nothing could resume it."""

@@ -156,6 +156,13 @@ async def test_diff_shows_the_session_changes_and_in_git_the_git_diff(tmp_path: 
         subprocess.run(["git", "add", "README.md"], cwd=workspace, check=True)
         await Driver(pilot).step(Type("/diff"))
         await dialog(pilot, DiffScreen)
+        # The repository is the one found when the session started: none.
+        assert "What the file tools changed in this conversation" in screen_text(app)
+
+    app = SCREENS["editing"].build_app(workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await Driver(pilot).step(Type("/diff"))
+        await dialog(pilot, DiffScreen)
         text = screen_text(app)
         assert "git diff HEAD" in text and "+# Demo project" in text
 

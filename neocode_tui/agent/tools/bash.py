@@ -108,9 +108,16 @@ class Bash(Tool[BashArgs]):
     async def run(
         self, args: BashArgs, workspace: Workspace, on_output: OutputCallback | None = None
     ) -> ToolOutput:
+        sandbox = Sandbox() if args.unsandboxed else self.sandbox
+        with sandbox.prepared(workspace.root):
+            return await self._run(args, sandbox, workspace, on_output)
+
+    async def _run(
+        self, args: BashArgs, sandbox: Sandbox, workspace: Workspace,
+        on_output: OutputCallback | None,
+    ) -> ToolOutput:
         loop = asyncio.get_running_loop()
         tree = ProcessTree()
-        sandbox = Sandbox() if args.unsandboxed else self.sandbox
         argv = sandbox.command(["bash", "-c", args.command], workspace.root)
         env = sandbox.environment(secret_free(_child_env(), self.secrets))
         spawn = asyncio.ensure_future(
