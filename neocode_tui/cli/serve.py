@@ -81,22 +81,25 @@ def run_serve(args: argparse.Namespace) -> int:
     app = build_app(server, Guard(token, addresses, args.max_sessions))
     url = f"{addresses.url}?token={quote(token, safe='')}"
     saved = url_file(args.port)
-
-    def listening() -> None:
-        try:
-            write_private(saved, url + "\n")
-            kept = f"It is saved in {saved} (only you can read it) until the server stops."
-        except OSError as exc:
-            kept = f"It could not be saved in {saved}: {exc.strerror or exc}."
-        print(f"NeoCode is served at {url}\n{kept}\n"
-              f"Each tab runs neocode in {Path.cwd()} as you (at most {args.max_sessions} at once). "
-              "Ctrl+C stops the server.", flush=True)
-
     try:
-        asyncio.run(serve_until_stopped(app, args.host, args.port, listening))
+        asyncio.run(serve_until_stopped(
+            app, args.host, args.port, lambda: _announce(url, saved, args.max_sessions)
+        ))
     except OSError as exc:
         print(f"neocode: cannot serve on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     finally:
         remove_if_ours(saved, url + "\n")
     return 0
+
+
+def _announce(url: str, saved: Path, max_sessions: int) -> None:
+    """Once the server listens: the URL to open, saved for the user to find again."""
+    try:
+        write_private(saved, url + "\n")
+        kept = f"It is saved in {saved} (only you can read it) until the server stops."
+    except OSError as exc:
+        kept = f"It could not be saved in {saved}: {exc.strerror or exc}."
+    print(f"NeoCode is served at {url}\n{kept}\n"
+          f"Each tab runs neocode in {Path.cwd()} as you (at most {max_sessions} at once). "
+          "Ctrl+C stops the server.", flush=True)

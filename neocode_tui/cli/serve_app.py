@@ -20,7 +20,7 @@ from textual_serve.server import Server, to_int
 
 from neocode_tui.cli.serve_guard import Guard
 
-SHUTDOWN_SECONDS = 5.0  # open tabs are told to quit; past this their handlers are cancelled
+SHUTDOWN_SECONDS = 10.0  # for the apps to quit once told to
 
 
 def build_app(server: Server, guard: Guard) -> web.Application:
@@ -40,14 +40,28 @@ def build_app(server: Server, guard: Guard) -> web.Application:
         }
         return aiohttp_jinja2.render_template("app_index.html", request, context)
 
+    sessions: set[asyncio.Task[Any]] = set()
+
     async def websocket(request: web.Request) -> web.StreamResponse:
         if (full := guard.full()) is not None:
             return full  # before the handshake: no app process is started
         guard.sessions += 1
+        session = asyncio.current_task()
+        assert session is not None
+        sessions.add(session)
         try:
             return await server.handle_websocket(request)
         finally:
+            sessions.discard(session)
             guard.sessions -= 1
+
+    async def end_sessions(_: web.Application) -> None:
+        """On the way out, each tab's socket is closed and its app told to quit (textual-serve
+        does both when its handler is cancelled) instead of waiting for the browser to leave."""
+        for session in list(sessions):
+            session.cancel()
+
+    app.on_shutdown.append(end_sessions)
 
     app.add_routes([
         web.get("/", index, name="index"),

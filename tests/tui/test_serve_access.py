@@ -4,22 +4,26 @@ the machine would ask."""
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import aiohttp
 import psutil
 import pytest
 
+from neocode_tui.cli.serve_app import SHUTDOWN_SECONDS
 from neocode_tui.cli.serve_guard import Addresses
 from tests.helpers import first_run
 from tests.tui.serving import ANSI, Served, neocode, start_serve
@@ -226,11 +230,14 @@ async def test_a_token_set_in_the_environment_is_required_and_not_passed_on(
         async with browser.get(f"{served.base}/?token=correct+horse") as page:
             assert page.status == 403
         await log_in(browser, served)
-        async with browser.ws_connect(f"{served.base}/ws", origin=served.base) as socket:
-            await first_screen(socket)
-            for app in psutil.Process(served.server.process.pid).children(recursive=True):
-                environment = Path(f"/proc/{app.pid}/environ").read_bytes()
-                assert b"NEOCODE_SERVE_TOKEN" not in environment and chosen.encode() not in environment
+        async with aiohttp.ClientSession() as script:  # no cookie, no Origin: the token alone
+            url = f"{served.base}/ws?token={quote(chosen)}"
+            async with script.ws_connect(url) as socket:
+                await first_screen(socket)
+                for app in psutil.Process(served.server.process.pid).children(recursive=True):
+                    environment = Path(f"/proc/{app.pid}/environ").read_bytes()
+                    assert b"NEOCODE_SERVE_TOKEN" not in environment
+                    assert chosen.encode() not in environment
     finally:
         served.server.stop()
 
@@ -285,3 +292,22 @@ def test_another_user_of_the_machine_cannot_read_the_token_and_is_refused(
     finally:
         served.server.stop()
         shutil.rmtree(data, ignore_errors=True)
+
+
+async def test_stopping_the_server_ends_its_tabs_apps_and_removes_the_saved_url(
+    served: Served, browser: aiohttp.ClientSession, project: tuple[Path, dict[str, str]]
+) -> None:
+    saved = Path(project[1]["NEOCODE_DATA_DIR"]) / "serve" / f"{served.port}.url"
+    await log_in(browser, served)
+    async with browser.ws_connect(f"{served.base}/ws", origin=served.base) as socket:
+        await first_screen(socket)
+        apps = psutil.Process(served.server.process.pid).children(recursive=True)
+        os.kill(served.server.process.pid, signal.SIGTERM)  # the server only, as a service manager does
+        # Each tab is closed and its app told to quit, not left until aiohttp's shutdown timeout.
+        async with asyncio.timeout(SHUTDOWN_SECONDS - 1):
+            async for _ in socket:  # the tab answers the server's close, as a browser does
+                pass
+            assert await asyncio.to_thread(served.server.process.wait, 60) == 0
+    assert psutil.wait_procs(apps, timeout=30)[1] == []
+    assert not saved.exists()
+    assert "Traceback" not in served.server.stop()
