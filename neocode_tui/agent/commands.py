@@ -22,7 +22,8 @@ from neocode_tui.vocabulary import APPROVAL_MODES, MODE_NOTICES, NoticeLevel
 
 if TYPE_CHECKING:
     from neocode_tui.agent.checkpoints import Checkpoint
-    from neocode_tui.agent.session import AgentSession, UndoPreview
+    from neocode_tui.agent.restore import UndoPreview
+    from neocode_tui.agent.session import AgentSession
     from neocode_tui.agent.store import SessionInfo
 
 @dataclass(frozen=True)
@@ -267,14 +268,14 @@ async def _cost(session: AgentSession, _: str) -> Outcome:
 
 @_command("undo", "put back the files the last prompt changed (shows the diff first)", idle=True)
 async def _undo(session: AgentSession, _: str) -> Outcome:
-    preview = await session.undo_preview()
+    preview = await session.restore.undo_preview()
     if preview is None:
         return Report("nothing to undo: the file tools changed no files in this conversation")
 
     async def answer(choice: str | None) -> Outcome:
         if choice != "files":
             return Report("")
-        restored = await session.undo(preview)
+        restored = await session.restore.undo(preview)
         return Report(f"undone: {', '.join(restored) or 'nothing (the files were already as they were)'}")
 
     return Confirm("undo", f"Undo the file changes of {_first_line(preview.checkpoint.prompt)!r}?",
@@ -282,13 +283,13 @@ async def _undo(session: AgentSession, _: str) -> Outcome:
 
 
 def _prompt_numbers(session: AgentSession) -> list[str]:
-    return [str(point.number) for point in session.rewind_points()]
+    return [str(point.number) for point in session.restore.rewind_points()]
 
 
 @_command("rewind", "go back to an earlier prompt, with or without its file changes", "[N]",
           choices=_prompt_numbers, idle=True)
 async def _rewind(session: AgentSession, argument: str) -> Outcome:
-    points = session.rewind_points()
+    points = session.restore.rewind_points()
     if not points:
         return Report("nothing to rewind to yet")
 
@@ -302,11 +303,11 @@ async def _rewind(session: AgentSession, argument: str) -> Outcome:
 
     if argument:
         return await picked(argument)
-    return PickPrompt(points, await session.git_status(), picked)
+    return PickPrompt(points, await session.restore.git_status(), picked)
 
 
 async def _rewind_to(session: AgentSession, number: int) -> Outcome:
-    preview = await session.rewind_preview(number)
+    preview = await session.restore.rewind_preview(number)
 
     async def answer(choice: str | None) -> Outcome:
         if choice not in ("conversation", "both"):
@@ -325,7 +326,7 @@ async def _rewind_to(session: AgentSession, number: int) -> Outcome:
 
 @_command("diff", "what changed in the workspace this session (git diff in a repository)")
 async def _diff(session: AgentSession, _: str) -> Outcome:
-    diff = await session.diff()
+    diff = await session.restore.diff()
     if not diff.text.strip():
         where = "in the repository" if diff.source == "git" else "by the file tools in this conversation"
         return Report(f"no changes {where}")

@@ -10,15 +10,12 @@ commands; it never wires the pieces itself, so a feature added here reaches all 
 from __future__ import annotations
 
 import asyncio
-import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING
 
-from neocode_tui.agent import git_state
-from neocode_tui.agent.checkpoints import Checkpoint, CheckpointStore, Restore
 from neocode_tui.agent.commands import COMMANDS
 from neocode_tui.agent.compaction import DEFAULT_SUMMARY_INPUT, compact_messages
 from neocode_tui.agent.context import (
@@ -35,7 +32,6 @@ from neocode_tui.agent.context import (
 )
 from neocode_tui.agent.custom_commands import CustomCommands, load_commands
 from neocode_tui.agent.file_index import FileIndex
-from neocode_tui.agent.git_run import Repository, find_repository
 from neocode_tui.agent.hooks import load_hooks
 from neocode_tui.agent.loop import AgentLoop, Approver
 from neocode_tui.agent.loop_events import (
@@ -50,6 +46,7 @@ from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.mentions import expand_mentions
 from neocode_tui.agent.pricing import request_cost
 from neocode_tui.agent.prompt import build_system_prompt
+from neocode_tui.agent.restore import Restorer, UndoPreview
 from neocode_tui.agent.sandbox import choose_sandbox
 from neocode_tui.agent.store import (
     SessionInfo,
@@ -58,11 +55,11 @@ from neocode_tui.agent.store import (
     list_sessions,
     title_of,
 )
-from neocode_tui.agent.tools import Tool, ToolRegistry
+from neocode_tui.agent.tools import ToolRegistry
 from neocode_tui.agent.tools.bash import Bash
 from neocode_tui.chat import Message, clean_text
 from neocode_tui.config import Settings
-from neocode_tui.errors import NeoCodeError, WorkInProgress
+from neocode_tui.errors import WorkInProgress
 from neocode_tui.events import ErrorInfo, Usage
 from neocode_tui.providers import Provider, make_provider
 from neocode_tui.redact import Redactor
@@ -87,33 +84,6 @@ class ModelCost:
     usage: Usage = field(default_factory=Usage)
     requests: int = 0
     cost: Decimal | None = None
-
-
-class RewindError(NeoCodeError):
-    """The prompt asked for is not one this conversation can go back to."""
-
-
-@dataclass(frozen=True)
-class UndoPreview:
-    """What /undo or /rewind would write back, shown before the user says yes."""
-
-    checkpoint: Checkpoint
-    """The prompt taken back (the earliest of them, for a rewind)."""
-    restores: list[Restore]
-    commands: int
-    """``bash`` calls run since: what they changed is not taken back."""
-    git_status: str | None
-    """``git status --short`` in a repository: what else changed (commands included)."""
-
-    @property
-    def diff(self) -> str:
-        return "".join(restore.diff() for restore in self.restores)
-
-
-@dataclass(frozen=True)
-class SessionDiff:
-    source: Literal["git", "checkpoints"]
-    text: str
 
 
 class AgentSession:
@@ -177,11 +147,12 @@ class AgentSession:
         self._sandbox_told = not self.sandbox.unavailable
         self.files = FileIndex(self.workspace)
         """The workspace's files for the ``@`` picker; a front end starts its first scan."""
-        self.loop.before_tool = self._before_tool
-        self._checkpoints: CheckpointStore | None = None
-        self._unsaved_key = f"unsaved-{secrets.token_hex(6)}"
-        """Where an unsaved conversation's checkpoints go (a fresh one after /clear)."""
-        self._undo_note = ""
+        self.restore = Restorer(
+            self.loop.workspace, self.files, session_id=lambda: self.id, messages=lambda: self.messages,
+            require_idle=self.require_idle, notice=self.notice,
+        )
+        """Checkpoints, /undo, /rewind's files and /diff."""
+        self.loop.before_tool = self.restore.before_tool
         # MCP servers: from the config files unless given; started by the front end or
         # the first prompt, their tools offered at each request once connected.
         self.mcp = mcp or McpManager(self.workspace)
@@ -196,9 +167,6 @@ class AgentSession:
         self.hooks.session_id = lambda: self.id
         self.loop.hooks = self.hooks
         self._extensions_told = False
-        self._repository: Repository | None = None
-        self._repository_found = False
-        """Whether the repository was looked for (it is once, before the first command)."""
 
     # -- what the front ends show ---------------------------------------------------------
 
@@ -351,7 +319,7 @@ class AgentSession:
         return finished
 
     async def _prompt(self, text: str) -> RunFinished:
-        await self.repository()  # before any command can change what git would find
+        await self.restore.repository()  # before any command can change what git would find
         self.mcp.start()
         self.ensure_saved()
         if not self._sandbox_told:
@@ -393,9 +361,8 @@ class AgentSession:
             )
             self._emit(blocked)
             return blocked
-        await asyncio.to_thread(self.checkpoints.begin, typed, len(self.messages))
-        note, self._undo_note = self._undo_note, ""
-        text = note + expanded.text
+        await asyncio.to_thread(self.restore.checkpoints.begin, typed, len(self.messages))
+        text = self.restore.take_note() + expanded.text
         if submitted.context:
             context = Redactor(self.settings.secrets)(submitted.context)
             text += f"\n\n<user-prompt-submit-hook>\n{context}\n</user-prompt-submit-hook>"
@@ -506,7 +473,7 @@ class AgentSession:
         self._last_usage, self._costs = None, {}
         self.title = ""
         self.id = None
-        self._forget_unsaved_checkpoints()
+        self.restore.forget_unsaved()
         self._emit(TranscriptReplaced(turn=self.loop.turn, reason="cleared"))
 
     def resume(self, session_id: str | None = None) -> SessionInfo:
@@ -541,87 +508,24 @@ class AgentSession:
         )
         return loaded.info
 
-    # -- taking back what the agent did ------------------------------------------------------
-
-    @property
-    def checkpoints(self) -> CheckpointStore:
-        """This conversation's checkpoints (kept by session id, so a resumed one has them)."""
-        key = self.id or self._unsaved_key
-        if self._checkpoints is None or self._checkpoints.folder.name != key:
-            self._checkpoints = CheckpointStore.for_session(key)
-        return self._checkpoints
-
-    async def undo_preview(self) -> UndoPreview | None:
-        """What ``undo`` would write back, to show before asking; None: nothing to undo."""
-        self.require_idle("/undo")
-        store = self.checkpoints
-        checkpoint = await asyncio.to_thread(store.last_undoable)
-        if checkpoint is None:
-            return None
-        restores = await asyncio.to_thread(store.restores, [checkpoint], self.loop.workspace)
-        return UndoPreview(
-            checkpoint, restores, checkpoint.commands, await self.git_status()
-        )
-
-    async def undo(self, preview: UndoPreview) -> list[str]:
-        """Write back the files the previewed prompt changed; the paths restored. The model
-        hears of it with the next prompt."""
-        self.require_idle("/undo")
-        store = self.checkpoints
-        await asyncio.to_thread(store.apply, preview.restores, self.loop.workspace)
-        await asyncio.to_thread(store.mark_undone, preview.checkpoint)
-        self.files.invalidate()
-        restored = [restore.path for restore in preview.restores]
-        if restored:
-            self._undo_note = (
-                f"[The user undid the file changes of their earlier request "
-                f"{preview.checkpoint.prompt[:80]!r}: {', '.join(restored)} are back as they "
-                "were before it.]\n\n"
-            )
-        return restored
-
-    def rewind_points(self) -> list[Checkpoint]:
-        """The prompts of this conversation that it can be rewound to, oldest first."""
-        messages = self.messages
-        return [
-            checkpoint for checkpoint in self.checkpoints.all()
-            if checkpoint.message_index < len(messages)
-            and messages[checkpoint.message_index].role == "user"
-        ]
-
-    async def rewind_preview(self, number: int) -> UndoPreview:
-        """What rewinding to prompt ``number`` would write back to the files."""
-        self.require_idle("/rewind")
-        store = self.checkpoints
-        since = [checkpoint for checkpoint in store.all() if checkpoint.number >= number]
-        if not since:
-            raise RewindError(f"there is no prompt {number} to rewind to")
-        restores = await asyncio.to_thread(store.restores, since, self.loop.workspace)
-        commands = sum(checkpoint.commands for checkpoint in since)
-        return UndoPreview(
-            since[0], restores, commands, await self.git_status()
-        )
+    # -- taking back what the agent did (the files: ``self.restore``) ------------------------
 
     async def rewind(self, preview: UndoPreview, *, files: bool) -> str:
         """Take the conversation back to just before ``preview``'s prompt (and the files,
         if ``files``); returns that prompt, to edit and send again. The conversation goes
         on in a new session file; the old one stays whole."""
         self.require_idle("/rewind")
-        checkpoint, store = preview.checkpoint, self.checkpoints
+        checkpoint, store = preview.checkpoint, self.restore.checkpoints
         if files:
-            await asyncio.to_thread(store.apply, preview.restores, self.loop.workspace)
-            self.files.invalidate()
+            await self.restore.write_back(preview)
         kept = self.messages[: checkpoint.message_index]
         self.loop.messages[:] = kept
         self._close_store()
         self.id = None
-        self._undo_note = ""
         if self.ensure_saved() and self._store is not None:
             for message in kept:
                 self._store.append_message(message)
-            moved = CheckpointStore.for_session(self._store.id)
-            await asyncio.to_thread(store.move_to, moved.folder)
-        await asyncio.to_thread(store.drop_from, checkpoint.number)
+        await self.restore.rewound(store, checkpoint.number, self.id)
         if not kept:
             self.title = ""
         self._emit(
@@ -632,52 +536,10 @@ class AgentSession:
         )
         return checkpoint.prompt
 
-    async def diff(self) -> SessionDiff:
-        """What changed in the workspace: ``git diff`` in a repository, otherwise every
-        file the file tools changed in this conversation, from before the first change."""
-        in_git = await git_state.working_diff(await self.repository(), self.workspace)
-        if in_git is not None:
-            return SessionDiff("git", in_git)
-        store = self.checkpoints
-        restores = await asyncio.to_thread(store.restores, store.all(), self.loop.workspace)
-        # From the files before the first change to the files now.
-        text = "".join(Restore(r.path, r.current, r.before).diff() for r in restores)
-        return SessionDiff("checkpoints", text)
-
-    async def repository(self) -> Repository | None:
-        """The workspace's repository as found at the session's start, before any command
-        ran: git for NeoCode stays in it, whatever ``.git`` a command makes (``git_run``)."""
-        if not self._repository_found:
-            self._repository = await find_repository(self.workspace)
-            self._repository_found = True
-        return self._repository
-
-    async def git_status(self) -> str | None:
-        """``git status --short`` of the workspace; None outside a repository."""
-        return await git_state.status_short(await self.repository(), self.workspace)
-
-    def _forget_unsaved_checkpoints(self) -> None:
-        """An unsaved conversation's checkpoints go with it: nothing could resume it."""
-        if self._checkpoints is not None and self._checkpoints.folder.name == self._unsaved_key:
-            self._checkpoints.discard()
-        self._unsaved_key = f"unsaved-{secrets.token_hex(6)}"
-
-    async def _before_tool(self, tool: Tool[Any], writes: list[Path]) -> None:
-        store = self.checkpoints
-        try:
-            if tool.kind == "command":
-                await asyncio.to_thread(store.ran_command)
-            if writes:
-                await asyncio.to_thread(store.before_write, writes, self.loop.workspace)
-        except OSError as exc:
-            self.notice("warning", f"could not save a checkpoint: {exc.strerror or exc}")
-        if writes or tool.kind == "command":
-            self.files.invalidate()
-
     async def aclose(self) -> None:
         """Stop whatever runs (the pending call is recorded as interrupted), close the file."""
         await self.files.aclose()
-        await asyncio.to_thread(self._forget_unsaved_checkpoints)
+        await asyncio.to_thread(self.restore.forget_unsaved)
         compaction = self._compaction
         if compaction is not None and not compaction.done():
             compaction.cancel()

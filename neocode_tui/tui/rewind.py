@@ -17,7 +17,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from neocode_tui.agent.checkpoints import UNTRACKED, Checkpoint
-from neocode_tui.agent.session import UndoPreview
+from neocode_tui.agent.restore import UndoPreview
 from neocode_tui.tui.conversation.diff import diff_text
 from neocode_tui.tui.conversation.palette import Palette
 from neocode_tui.tui.dialog import dialog_css

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from neocode_tui.agent.loop_events import TranscriptReplaced
-from neocode_tui.agent.session import AgentSession, RewindError
+from neocode_tui.agent.restore import RewindError
+from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.store import find_session, load_session
 from neocode_tui.config import Settings
 from tests.agent.conftest import Dialect, Recorder
@@ -50,17 +51,17 @@ async def test_undo_puts_back_the_files_the_last_prompt_changed(
     await session.prompt("change things")
     assert (workspace / "app.py").read_text() == "print('two')\n"
 
-    preview = await session.undo_preview()
+    preview = await session.restore.undo_preview()
     assert preview is not None and preview.checkpoint.prompt == "change things"
     assert "-print('two')" in preview.diff and "+print('one')" in preview.diff
     assert "-fresh" in preview.diff  # the new file goes away
     assert preview.git_status is None  # not a repository
-    restored = await session.undo(preview)
+    restored = await session.restore.undo(preview)
 
     assert sorted(restored) == ["app.py", "new.txt"]
     assert (workspace / "app.py").read_text() == "print('one')\n"
     assert not (workspace / "new.txt").exists()
-    assert await session.undo_preview() is None  # nothing more to undo
+    assert await session.restore.undo_preview() is None  # nothing more to undo
 
     openai_only.reply("Understood.")
     await session.prompt("next")
@@ -80,9 +81,9 @@ async def test_undo_keeps_the_saved_content_in_the_data_folder(
 
     blobs = list((isolated_dirs / "data" / "checkpoints" / session.id / "blobs").iterdir())
     assert [blob.read_bytes() for blob in blobs] == [b"caf\xe9 latin-1\r\n"]
-    preview = await session.undo_preview()
+    preview = await session.restore.undo_preview()
     assert preview is not None
-    await session.undo(preview)
+    await session.restore.undo(preview)
     assert (workspace / "notes.md").read_bytes() == b"caf\xe9 latin-1\r\n"  # byte for byte
     await session.aclose()
 
@@ -98,9 +99,9 @@ async def test_a_resumed_session_can_still_undo(openai_only: Dialect, workspace:
 
     second, _ = session_in(openai_only, workspace)
     second.resume(saved_id)
-    preview = await second.undo_preview()
+    preview = await second.restore.undo_preview()
     assert preview is not None
-    await second.undo(preview)
+    await second.restore.undo(preview)
     assert (workspace / "a.txt").read_text() == "before\n"
     await second.aclose()
 
@@ -117,9 +118,9 @@ async def test_rewind_restores_the_conversation_and_optionally_the_files(
     await session.prompt("second")
     old_id = session.id
 
-    points = session.rewind_points()
+    points = session.restore.rewind_points()
     assert [point.prompt for point in points] == ["first", "second"]
-    preview = await session.rewind_preview(points[1].number)
+    preview = await session.restore.rewind_preview(points[1].number)
     assert "-v2" in preview.diff and "+v1" in preview.diff
     prompt = await session.rewind(preview, files=False)
 
@@ -132,13 +133,13 @@ async def test_rewind_restores_the_conversation_and_optionally_the_files(
     assert len(load_session(find_session(workspace, old_id)).messages) == 8
     assert [m.content for m in load_session(find_session(workspace, session.id)).messages][0] == "first"
 
-    preview = await session.rewind_preview(session.rewind_points()[0].number)
+    preview = await session.restore.rewind_preview(session.restore.rewind_points()[0].number)
     await session.rewind(preview, files=True)
     assert session.messages == []
     assert (workspace / "a.txt").read_text() == "v0\n"  # before "first" touched it
-    assert session.rewind_points() == []
+    assert session.restore.rewind_points() == []
     with pytest.raises(RewindError):
-        await session.rewind_preview(1)
+        await session.restore.rewind_preview(1)
     await session.aclose()
 
 
@@ -151,9 +152,9 @@ async def test_commands_are_counted_as_not_tracked(openai_only: Dialect, workspa
     session, _ = session_in(openai_only, workspace)
     await session.prompt("make files")
 
-    preview = await session.undo_preview()
+    preview = await session.restore.undo_preview()
     assert preview is not None and preview.commands == 1
-    await session.undo(preview)
+    await session.restore.undo(preview)
     assert not (workspace / "by_tool.txt").exists()
     assert (workspace / "by_bash.txt").read_text() == "made\n"  # bash's change stays
     await session.aclose()
@@ -174,11 +175,11 @@ async def test_in_a_git_repository_undo_shows_git_status_and_diff_is_git_diff(
     session, _ = session_in(openai_only, workspace)
     await session.prompt("edit and run")
 
-    preview = await session.undo_preview()
+    preview = await session.restore.undo_preview()
     assert preview is not None
     assert preview.git_status is not None
     assert " M tracked.py" in preview.git_status and "?? untracked.txt" in preview.git_status
-    diff = await session.diff()
+    diff = await session.restore.diff()
     assert diff.source == "git"
     assert "-x = 1" in diff.text and "+x = 2" in diff.text
     assert "+hi" in diff.text  # a new file a command made shows whole
@@ -197,7 +198,7 @@ async def test_diff_outside_git_shows_every_change_of_the_session(
     await session.prompt("first")
     await session.prompt("second")
 
-    diff = await session.diff()
+    diff = await session.restore.diff()
     assert diff.source == "checkpoints"
     assert "--- a/a.txt" in diff.text and "-one" in diff.text and "+three" in diff.text
     assert "-two" not in diff.text  # from before the session, not from the last prompt
@@ -208,10 +209,10 @@ async def test_diff_outside_git_shows_every_change_of_the_session(
 async def test_nothing_to_undo_before_any_change(openai_only: Dialect, workspace: Path) -> None:
     openai_only.reply("Just talking.")
     session, _ = session_in(openai_only, workspace)
-    assert await session.undo_preview() is None
+    assert await session.restore.undo_preview() is None
     await session.prompt("hello")
-    assert await session.undo_preview() is None
-    assert (await session.diff()).text == ""
+    assert await session.restore.undo_preview() is None
+    assert (await session.restore.diff()).text == ""
     await session.aclose()
 
 
@@ -227,7 +228,7 @@ async def test_an_unsaved_conversation_leaves_no_checkpoints_behind(
     await session.prompt("write a")
     folder = isolated_dirs / "data" / "checkpoints"
     assert [path.name[:8] for path in folder.iterdir()] == ["unsaved-"]
-    preview = await session.undo_preview()
+    preview = await session.restore.undo_preview()
     assert preview is not None  # undo works in memory-only sessions too
     await session.aclose()
     assert list(folder.iterdir()) == []

@@ -71,13 +71,13 @@ async def attacked(dialect: Dialect, workspace: Path, command: str) -> tuple[Age
 
 async def neocode_and_user_git(session: AgentSession, workspace: Path) -> dict[str, str | None]:
     """/undo's and /rewind's status, /diff, then the user's own git; what each showed."""
-    undo = await session.undo_preview()
+    undo = await session.restore.undo_preview()
     assert undo is not None
-    rewind = await session.rewind_preview(1)
-    diff = await session.diff()
+    rewind = await session.restore.rewind_preview(1)
+    diff = await session.restore.diff()
     shown: dict[str, str | None] = {
         "undo": undo.git_status, "rewind": rewind.git_status, "diff": diff.text,
-        "diff source": diff.source, "app rewind": await session.git_status(),
+        "diff source": diff.source, "app rewind": await session.restore.git_status(),
     }
     await session.aclose()
     shown["user status"] = git(workspace, "status", "--short", check=False).stdout
@@ -187,8 +187,8 @@ async def test_no_repository_can_be_made_at_a_workspace_root_without_one(
     openai_only: Dialect, workspace: Path, marker: Path, attack: str
 ) -> None:
     session, result = await attacked(openai_only, workspace, program(marker) + attack)
-    undo = await session.undo_preview()
-    diff = await session.diff()
+    undo = await session.restore.undo_preview()
+    diff = await session.restore.diff()
     await session.aclose()
     user = git(workspace, "status", "--short", check=False)
 
@@ -261,8 +261,8 @@ async def test_neocode_never_enters_a_submodule_a_command_made(
         "git -C sub -c user.name=a -c user.email=a@b commit -qm s && "
         f"git -C sub config core.fsmonitor {PROGRAM} && git add sub && echo y > sub/f"
     ))
-    undo = await session.undo_preview()
-    diff = await session.diff()
+    undo = await session.restore.undo_preview()
+    diff = await session.restore.diff()
     await session.aclose()
 
     assert not marker.exists(), result
