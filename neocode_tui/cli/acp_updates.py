@@ -94,7 +94,7 @@ def commands_update(commands: CustomCommands) -> AvailableCommandsUpdate:
         available_commands=[
             AvailableCommand(
                 name=command.name,
-                description=command.description,
+                description=command.label,
                 input=AvailableCommandInput(UnstructuredCommandInput(hint=command.argument_hint or "arguments"))
                 if command.takes_arguments else None,
             )
