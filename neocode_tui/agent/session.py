@@ -130,9 +130,11 @@ class AgentSession:
         save: bool = True,
         mcp: McpManager | None = None,
         built_in_commands: Iterable[str] = (),
+        trusted: bool = False,
     ) -> None:
         """``built_in_commands``: the front end's own slash commands, which no custom
-        command may take the name of."""
+        command may take the name of. ``trusted``: the user trusts the folder for this run
+        (``--trust``): its MCP servers and hooks start as in a folder they trusted before."""
         self.settings = settings
         self.workspace = workspace.resolve()
         self.provider = provider or make_provider(settings)
@@ -176,13 +178,13 @@ class AgentSession:
         self._undo_note = ""
         # MCP servers: from the config files unless given; started by the front end or
         # the first prompt, their tools offered at each request once connected.
-        self.mcp = mcp or McpManager(self.workspace)
+        self.mcp = mcp or McpManager(self.workspace, trusted=trusted)
         self.loop.tools.add_source(self.mcp)
         self.loop.between_turns = self._compact_between_turns
         # The user's extensions: custom slash commands and hooks.
         self._built_in_commands = tuple(built_in_commands)
         self.commands: CustomCommands = load_commands(self.workspace, self._built_in_commands)
-        self.hooks = load_hooks(self.workspace, secrets=tuple(settings.secrets))
+        self.hooks = load_hooks(self.workspace, secrets=tuple(settings.secrets), trusted=trusted)
         redact = Redactor(settings.secrets)
         self.hooks.report = lambda level, message: self._notice(level, redact(message))
         self.hooks.session_id = lambda: self.id

@@ -52,12 +52,15 @@ class McpManager:
         configs: Configs | None = None,
         connect_timeout: float = CONNECT_TIMEOUT,
         call_timeout: float = CALL_TIMEOUT,
+        trusted: bool = False,
     ) -> None:
+        """``trusted``: the user trusts the folder for this run (``--trust``), whatever
+        they answered before."""
         self.workspace = workspace.resolve()
         configs = configs if configs is not None else load_configs(self.workspace)
         self.problems = configs.problems
         """Config files or entries that could not be used, each naming its file."""
-        trusted = is_trusted(self.workspace)
+        trusted = trusted or is_trusted(self.workspace)
         self._blocked = [e for e in configs.servers if e.source == "workspace" and not trusted]
         allowed = [entry for entry in configs.servers if entry not in self._blocked]
         self._connections: dict[str, McpConnection] = {}
