@@ -91,6 +91,7 @@ def recording(app: Any, path: str) -> Any:
 def main() -> None:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
+    sock.listen(128)  # before the port is told: a client may connect before uvicorn is up
     print(sock.getsockname()[1], flush=True)
     app = server.streamable_http_app()
     if len(sys.argv) > 1:
