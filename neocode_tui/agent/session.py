@@ -187,6 +187,7 @@ class AgentSession:
         self.hooks = load_hooks(self.workspace, secrets=tuple(settings.secrets), trusted=trusted)
         redact = Redactor(settings.secrets)
         self.hooks.report = lambda level, message: self._notice(level, redact(message))
+        self.mcp.report = lambda message: self._notice("warning", redact(message))
         self.hooks.session_id = lambda: self.id
         self.loop.hooks = self.hooks
         self._extensions_told = False
