@@ -19,8 +19,9 @@ from typing import Literal
 
 from neocode_tui.agent import git_state
 from neocode_tui.agent.checkpoints import Checkpoint, CheckpointStore, Restore
-from neocode_tui.agent.compaction import DEFAULT_SUMMARY_INPUT, compact_messages
+from neocode_tui.agent.compaction import compact_messages
 from neocode_tui.agent.context import (
+    ASSUMED_WINDOW,
     CHARS_PER_TOKEN,
     ContextFigure,
     ContextPart,
@@ -258,6 +259,11 @@ class AgentSession:
         return context_window(self.model, self.settings.resolved_base_url, self.settings.context_window)
 
     @property
+    def working_window(self) -> int:
+        """The window the history is kept inside: the model's, else ``ASSUMED_WINDOW``."""
+        return self.context_window or ASSUMED_WINDOW
+
+    @property
     def context(self) -> ContextFigure:
         """What the next request carries at least: the last request as the server counted
         it plus what came after, else an estimate of the whole."""
@@ -299,12 +305,35 @@ class AgentSession:
     def _over_threshold(self, prompt: str) -> bool:
         """Past the threshold with a history whose summary can bring it back: when the
         instructions and tools alone fill that much, compacting would only repeat."""
-        figure = self.context
-        if not self.messages or figure.window is None:
+        if not self.messages:
             return False
-        limit = figure.window * self.settings.compact_threshold
+        figure = self.context
+        limit = self.working_window * self.settings.compact_threshold
         fixed = sum(part.tokens for part in self.context_parts()[:-2])
         return figure.tokens + estimate_tokens(prompt) >= limit > fixed
+
+    def _over_window(self, prompt: str) -> bool:
+        return self.context.tokens + estimate_tokens(prompt) > self.working_window
+
+    def _not_sent(self, prompt: str) -> RunFinished:
+        """The end of a prompt that was not sent: with the history it is more than the window
+        and compaction failed, so the server could only refuse it, after its whole upload."""
+        known = self.context_window
+        window = f"{known:,} tokens" if known else (
+            f"{ASSUMED_WINDOW:,} tokens assumed: set NEOCODE_CONTEXT_WINDOW to the real one"
+        )
+        tokens = about(self.context.tokens + estimate_tokens(prompt))
+        message = (
+            f"not sent: the conversation and prompt are {tokens} tokens, more than the model's "
+            f"context window ({window}), and could not be compacted; /compact tries again, "
+            "/clear starts afresh"
+        )
+        finished = RunFinished(
+            turn=self.loop.turn, reason="error", usage=self.usage,
+            error=ErrorInfo(kind="context_overflow", message=message),
+        )
+        self._emit(finished)
+        return finished
 
     @property
     def _threshold_words(self) -> str:
@@ -375,6 +404,8 @@ class AgentSession:
                     stopped = RunFinished(turn=self.loop.turn, reason="cancelled", usage=self.usage)
                     self._emit(stopped)
                     return stopped
+                if self._over_window(expanded.text):  # it cannot fit: not worth its upload
+                    return self._not_sent(expanded.text)
         submitted = await self.hooks.prompt_submitted(text)
         if submitted.blocked is not None:
             message = f"the prompt was blocked by a UserPromptSubmit hook: {submitted.blocked}"
@@ -454,11 +485,11 @@ class AgentSession:
             self._compaction = None
 
     async def _compact(self, instructions: str, reason: str) -> bool:
-        window = self.context_window
+        window = self.working_window
         before = self.context.tokens
         result = await compact_messages(
             self.provider, self.messages, instructions=instructions,
-            budget_chars=window * CHARS_PER_TOKEN // 2 if window else DEFAULT_SUMMARY_INPUT,
+            budget_chars=window * CHARS_PER_TOKEN // 2,
         )
         self._count(result.usage)
         if result.usage is not None:
