@@ -10,6 +10,7 @@ refuse tool-call blocks when no tools are declared).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from neocode_tui.chat import ChatRequest, Message
@@ -30,8 +31,6 @@ MAX_RESULT_CHARS = 2_000
 """Tool results are cut to this in the text the summary is written from."""
 KEPT_RESULT_CHARS = 4_000
 """Tool results in the turns kept verbatim are cut to this."""
-DEFAULT_SUMMARY_INPUT = 400_000
-"""Characters of history sent for the summary when the window is unknown."""
 
 
 @dataclass
@@ -47,18 +46,40 @@ class Compaction:
     """What the summary request cost, when the server said."""
 
 
-def flatten(messages: list[Message]) -> str:
+def flatten_part(message: Message, limit: int) -> str:
+    """One message as text, at most about ``limit`` characters (a tool result far less)."""
+    if message.role == "tool":
+        return f"[tool result {message.name or ''}]\n{message.content[:min(limit, MAX_RESULT_CHARS)]}"
+    text = _fit(message.content, limit)
+    for call in message.tool_calls:
+        text += f"\n[calls {call.name} {_fit(call.arguments, limit)}]"
+    return _fit(f"[{message.role}]\n{text.strip()}", limit)
+
+
+def flatten(messages: Sequence[Message], budget: int) -> str:
+    """The messages as plain text in about ``budget`` characters: when they are longer, the
+    start (the goals) and the end (the latest work), saying how much was left out between.
+    Only the messages kept are turned into text, so a history of any size costs the budget,
+    not its own size."""
+    head = _take(messages, budget // 2)
+    tail = _take(messages[len(head):][::-1], budget // 2)
+    left_out = len(messages) - len(head) - len(tail)
+    gap = [f"[… {left_out:,} messages left out …]"] if left_out else []
+    return "\n\n".join([*head, *gap, *reversed(tail)])
+
+
+def _take(messages: Sequence[Message], budget: int) -> list[str]:
+    """Whole messages from the first, as text, while they fit ``budget`` (a first one that
+    does not is cut to it)."""
     parts: list[str] = []
+    used = 0
     for message in messages:
-        if message.role == "tool":
-            result = message.content[:MAX_RESULT_CHARS]
-            parts.append(f"[tool result {message.name or ''}]\n{result}")
-            continue
-        text = message.content
-        for call in message.tool_calls:
-            text += f"\n[calls {call.name} {call.arguments}]"
-        parts.append(f"[{message.role}]\n{text.strip()}")
-    return "\n\n".join(parts)
+        part = flatten_part(message, budget)
+        if parts and used + len(part) > budget:
+            break
+        parts.append(part)
+        used += len(part) + 2
+    return parts
 
 
 def split(messages: list[Message], keep_turns: int = KEEP_TURNS) -> tuple[list[Message], list[Message]]:
@@ -97,11 +118,11 @@ async def compact_messages(
     messages: list[Message],
     *,
     instructions: str = "",
-    budget_chars: int = DEFAULT_SUMMARY_INPUT,
+    budget_chars: int,
     keep_turns: int = KEEP_TURNS,
 ) -> Compaction:
-    """Summarise all but the last ``keep_turns`` prompts; ``instructions`` (from
-    ``/compact ...``) say what the summary must keep."""
+    """Summarise all but the last ``keep_turns`` prompts from at most about ``budget_chars``
+    of them; ``instructions`` (from ``/compact ...``) say what the summary must keep."""
     older, recent = split(messages, keep_turns)
     instruction = INSTRUCTION
     if instructions.strip():
@@ -109,7 +130,7 @@ async def compact_messages(
     request = ChatRequest(
         model=provider.model,
         system=instruction,
-        messages=[Message(role="user", content=f"{instruction}\n\n{_fit(flatten(older), budget_chars)}")],
+        messages=[Message(role="user", content=f"{instruction}\n\n{flatten(older, budget_chars)}")],
     )
     turn = await collect(provider.stream(request))
     if not turn.ok or not turn.text.strip():

@@ -20,6 +20,12 @@ from neocode_tui.chat import Message, ToolSpec
 from neocode_tui.events import ErrorInfo, Usage
 
 CHARS_PER_TOKEN = 4
+ASSUMED_WINDOW = 128_000
+"""The window assumed for a model whose own is not known, so that an unknown window is never
+a reason to send a history of any size (a 1 GB session as one request). The common size of
+today's models: one with less answers "too long", which compacts and sends again; one with
+more is only compacted earlier than it needed. ``context_window`` (NEOCODE_CONTEXT_WINDOW)
+gives the real one."""
 MESSAGE_OVERHEAD = 4
 """Tokens each message costs beyond its text (role markers), as the chat formats count."""
 
@@ -41,7 +47,7 @@ far smaller): the ``context_window`` setting says what it really has."""
 
 def context_window(model: str, base_url: str | None = None, override: int | None = None) -> int | None:
     """The model's window in tokens: the setting, else the price list, else the open
-    model's family, else None (unknown: no meter, no compaction by size)."""
+    model's family, else None (unknown: no meter; compaction assumes ``ASSUMED_WINDOW``)."""
     if override:
         return override
     known = known_window(model, base_url)

@@ -3,12 +3,18 @@
 The format is Claude Code's, so a team's existing commands work unchanged: the file's body is
 the prompt, ``$ARGUMENTS`` (and ``$1``, ``$2``…) take what follows the name, and optional YAML
 front matter gives ``description`` and ``argument-hint``. A file in a subfolder is
-``/folder:name``. They come from the workspace (``.neocode/commands/``, ``.claude/commands/``)
-and from the user (``commands/`` in the config folder, ``~/.claude/commands/``), the first
-found winning in that order. A command is only a prompt, it runs nothing by itself, so a
-workspace's commands are usable in a folder that is not trusted; but none may take the name of
-a built-in command, and a workspace file may not lead (by a link) outside the workspace, or
-running it could send a private file to the model.
+``/folder:name``. They come from the user (``commands/`` in the config folder,
+``~/.claude/commands/``) and from the workspace (``.neocode/commands/``, ``.claude/commands/``).
+
+The user is trusted and the repository is not, so a name the user gave is the user's: a
+workspace file of the same name never replaces it (typing ``/review`` must run what the user
+wrote, not what a cloned repository put there); it stays usable as ``/project:review``. Every
+command says where it came from, so both show up in completion and help, told apart.
+
+A command is only a prompt, it runs nothing by itself, so a workspace's commands are usable in
+a folder that is not trusted; but none may take the name of a built-in command, and a
+workspace file may not lead (by a link) outside the workspace, or running it could send a
+private file to the model. Its description is shown escaped, on one line.
 """
 
 from __future__ import annotations
@@ -18,9 +24,11 @@ import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from neocode_tui.agent.workspace import printable_name
 from neocode_tui.paths import config_dir
 
 FILE_CAP = 100_000
@@ -30,6 +38,10 @@ COMMANDS_CAP = 500
 PLACEHOLDER = re.compile(r"\$(ARGUMENTS|[1-9][0-9]?)")
 FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*(?:\r?\n|\Z)", re.DOTALL | re.MULTILINE)
 NAME = re.compile(r"[\w.-]+(?::[\w.-]+)*")
+PROJECT = "project"
+"""The prefix that keeps a workspace command reachable when the user has one of its name."""
+
+Source = Literal["user", "project"]
 
 
 class _FrontMatter(BaseModel):
@@ -47,6 +59,12 @@ class CustomCommand:
     argument_hint: str
     template: str
     path: Path
+    source: Source = "user"
+
+    @property
+    def label(self) -> str:
+        """The description with where the command came from: "Review a file (project)"."""
+        return f"{self.description} ({self.source})"
 
     @property
     def takes_arguments(self) -> bool:
@@ -91,14 +109,14 @@ class CustomCommands:
         return command.expand(arguments)
 
 
-def command_folders(workspace: Path, home: Path | None = None) -> list[tuple[Path, bool]]:
-    """(folder, is the workspace's), in the order a name is looked for."""
+def command_folders(workspace: Path, home: Path | None = None) -> list[tuple[Path, Source]]:
+    """(folder, whose it is), in the order a name is given out: the user's first."""
     home = home if home is not None else Path.home()
     return [
-        (workspace / ".neocode" / "commands", True),
-        (workspace / ".claude" / "commands", True),
-        (config_dir() / "commands", False),
-        (home / ".claude" / "commands", False),
+        (config_dir() / "commands", "user"),
+        (home / ".claude" / "commands", "user"),
+        (workspace / ".neocode" / "commands", "project"),
+        (workspace / ".claude" / "commands", "project"),
     ]
 
 
@@ -109,22 +127,38 @@ def load_commands(
     workspace = workspace.resolve()
     reserved = {name.lower() for name in reserved}
     found = CustomCommands()
-    for folder, in_workspace in command_folders(workspace, home):
+    named: set[tuple[Source, str]] = set()
+    """(owner, name as the file gives it): a later folder of the same owner does not count."""
+    for folder, source in command_folders(workspace, home):
         for path in _command_files(folder, found.problems):
             name = ":".join(path.relative_to(folder).with_suffix("").parts).lower()
-            if name in found.commands:
-                continue  # an earlier folder has it
+            if (source, name) in named:
+                continue
+            named.add((source, name))
             if not NAME.fullmatch(name):
                 found.problems.append(f"{path}: /{name} is not a usable command name (no spaces)")
             elif name in reserved:
                 found.problems.append(f"{path}: /{name} is a built-in command; rename the file")
-            elif in_workspace and not path.resolve().is_relative_to(workspace):
+            elif source == "project" and not path.resolve().is_relative_to(workspace):
                 found.problems.append(f"{path}: not used, it links outside the workspace")
             else:
-                command = _read(path, name, found.problems)
-                if command is not None:
-                    found.commands[name] = command
+                _add(found, path, name, source)
     return found
+
+
+def _add(found: CustomCommands, path: Path, name: str, source: Source) -> None:
+    """A workspace command whose name the user's own has goes under ``project:``. (The
+    user's are all added first, so a name taken here is the user's or the workspace's.)"""
+    taken = found.commands.get(name)
+    if taken is not None and taken.source == "user":
+        name = f"{PROJECT}:{name}"
+        taken = found.commands.get(name)
+    if taken is not None:
+        found.problems.append(f"{path}: not used: /{name} is taken by {taken.path}; rename the file")
+        return
+    command = _read(path, name, source, found.problems)
+    if command is not None:
+        found.commands[name] = command
 
 
 def _command_files(folder: Path, problems: list[str]) -> list[Path]:
@@ -138,7 +172,7 @@ def _command_files(folder: Path, problems: list[str]) -> list[Path]:
     return files[:COMMANDS_CAP]
 
 
-def _read(path: Path, name: str, problems: list[str]) -> CustomCommand | None:
+def _read(path: Path, name: str, source: Source, problems: list[str]) -> CustomCommand | None:
     try:
         with path.open("rb") as handle:
             raw = handle.read(FILE_CAP + 1)
@@ -165,8 +199,9 @@ def _read(path: Path, name: str, problems: list[str]) -> CustomCommand | None:
     if not template:
         problems.append(f"{path}: the prompt is empty")
         return None
-    description = front.description.strip() or _first_line(template)
-    return CustomCommand(name, description, front.argument_hint.strip(), template, path)
+    description = printable_name(_first_line(front.description, 200) or _first_line(template))
+    hint = printable_name(_first_line(front.argument_hint))
+    return CustomCommand(name, description, hint, template, path, source)
 
 
 def _first_line(text: str, length: int = 80) -> str:

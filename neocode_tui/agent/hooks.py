@@ -293,15 +293,16 @@ class Hooks:
         return HookRun(hook, code, stdout.text(), stderr.text(), failure)
 
 
-def load_hooks(workspace: Path, *, secrets: tuple[str, ...] = ()) -> Hooks:
-    """The user's hooks, then the workspace's (only in a trusted folder)."""
+def load_hooks(workspace: Path, *, secrets: tuple[str, ...] = (), trusted: bool = False) -> Hooks:
+    """The user's hooks, then the workspace's (only in a trusted folder, or one the user
+    trusts for this run: ``trusted``)."""
     workspace = workspace.resolve()
     hooks = Hooks(workspace, secrets=secrets)
     user, problems = _read_file(config_dir() / USER_FILE)
     local, found = _read_file(workspace / WORKSPACE_FILE)
     hooks.problems = problems + found
     hooks.hooks = user
-    if is_trusted(workspace):
+    if trusted or is_trusted(workspace):
         hooks.hooks += local
     else:
         hooks.blocked = local

@@ -24,7 +24,8 @@ def context_report(session: AgentSession) -> str:
         head = f"context: {figure.tokens:,} of {window:,} tokens ({figure.tokens / window:.0%}), {how}"
     else:
         head = (f"context: {figure.tokens:,} tokens, {how}; the window of {session.model} is "
-                "unknown (set NEOCODE_CONTEXT_WINDOW)")
+                f"unknown, so {session.working_window:,} tokens are assumed (set "
+                "NEOCODE_CONTEXT_WINDOW to the real one)")
     lines = [head, ""]
     for part in session.context_parts():
         lines.append(f"  {part.name:<24}{about(part.tokens):>9}  {_share(part.tokens, window)}")

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from neocode_tui.agent.commands import COMMANDS
-from neocode_tui.agent.compaction import DEFAULT_SUMMARY_INPUT, compact_messages
+from neocode_tui.agent.compaction import compact_messages
 from neocode_tui.agent.context import (
+    ASSUMED_WINDOW,
     CHARS_PER_TOKEN,
     ContextFigure,
     ContextPart,
@@ -106,10 +107,12 @@ class AgentSession:
         mcp: McpManager | None = None,
         built_in_commands: Iterable[str] = (),
         profiles: Profiles | None = None,
+        trusted: bool = False,
     ) -> None:
         """``built_in_commands``: the front end's own slash commands, which no custom
         command may take the name of (the core's own never can). ``profiles``: the user's,
-        for ``/model NAME``."""
+        for ``/model NAME``. ``trusted``: the user trusts the folder for this run
+        (``--trust``): its MCP servers and hooks start as in a folder they trusted before."""
         self.settings = settings
         self.profiles = profiles
         self.workspace = workspace.resolve()
@@ -155,15 +158,16 @@ class AgentSession:
         self.loop.before_tool = self.restore.before_tool
         # MCP servers: from the config files unless given; started by the front end or
         # the first prompt, their tools offered at each request once connected.
-        self.mcp = mcp or McpManager(self.workspace)
+        self.mcp = mcp or McpManager(self.workspace, trusted=trusted)
         self.loop.tools.add_source(self.mcp)
         self.loop.between_turns = self._compact_between_turns
         # The user's extensions: custom slash commands and hooks.
         self._built_in_commands = (*COMMANDS, *built_in_commands)
         self.commands: CustomCommands = load_commands(self.workspace, self._built_in_commands)
-        self.hooks = load_hooks(self.workspace, secrets=tuple(settings.secrets))
+        self.hooks = load_hooks(self.workspace, secrets=tuple(settings.secrets), trusted=trusted)
         redact = Redactor(settings.secrets)
         self.hooks.report = lambda level, message: self.notice(level, redact(message))
+        self.mcp.report = lambda message: self.notice("warning", redact(message))
         self.hooks.session_id = lambda: self.id
         self.loop.hooks = self.hooks
         self._extensions_told = False
@@ -234,6 +238,11 @@ class AgentSession:
         return context_window(self.model, self.settings.resolved_base_url, self.settings.context_window)
 
     @property
+    def working_window(self) -> int:
+        """The window the history is kept inside: the model's, else ``ASSUMED_WINDOW``."""
+        return self.context_window or ASSUMED_WINDOW
+
+    @property
     def context(self) -> ContextFigure:
         """What the next request carries at least: the last request as the server counted
         it plus what came after, else an estimate of the whole."""
@@ -275,12 +284,35 @@ class AgentSession:
     def _over_threshold(self, prompt: str) -> bool:
         """Past the threshold with a history whose summary can bring it back: when the
         instructions and tools alone fill that much, compacting would only repeat."""
-        figure = self.context
-        if not self.messages or figure.window is None:
+        if not self.messages:
             return False
-        limit = figure.window * self.settings.compact_threshold
+        figure = self.context
+        limit = self.working_window * self.settings.compact_threshold
         fixed = sum(part.tokens for part in self.context_parts()[:-2])
         return figure.tokens + estimate_tokens(prompt) >= limit > fixed
+
+    def _over_window(self, prompt: str) -> bool:
+        return self.context.tokens + estimate_tokens(prompt) > self.working_window
+
+    def _not_sent(self, prompt: str) -> RunFinished:
+        """The end of a prompt that was not sent: with the history it is more than the window
+        and compaction failed, so the server could only refuse it, after its whole upload."""
+        known = self.context_window
+        window = f"{known:,} tokens" if known else (
+            f"{ASSUMED_WINDOW:,} tokens assumed: set NEOCODE_CONTEXT_WINDOW to the real one"
+        )
+        tokens = about(self.context.tokens + estimate_tokens(prompt))
+        message = (
+            f"not sent: the conversation and prompt are {tokens} tokens, more than the model's "
+            f"context window ({window}), and could not be compacted; /compact tries again, "
+            "/clear starts afresh"
+        )
+        finished = RunFinished(
+            turn=self.loop.turn, reason="error", usage=self.usage,
+            error=ErrorInfo(kind="context_overflow", message=message),
+        )
+        self._emit(finished)
+        return finished
 
     @property
     def _threshold_words(self) -> str:
@@ -352,6 +384,8 @@ class AgentSession:
                     stopped = RunFinished(turn=self.loop.turn, reason="cancelled", usage=self.usage)
                     self._emit(stopped)
                     return stopped
+                if self._over_window(expanded.text):  # it cannot fit: not worth its upload
+                    return self._not_sent(expanded.text)
         submitted = await self.hooks.prompt_submitted(text)
         if submitted.blocked is not None:
             message = f"the prompt was blocked by a UserPromptSubmit hook: {submitted.blocked}"
@@ -430,11 +464,11 @@ class AgentSession:
             self._compaction = None
 
     async def _compact(self, instructions: str, reason: str) -> bool:
-        window = self.context_window
+        window = self.working_window
         before = self.context.tokens
         result = await compact_messages(
             self.provider, self.messages, instructions=instructions,
-            budget_chars=window * CHARS_PER_TOKEN // 2 if window else DEFAULT_SUMMARY_INPUT,
+            budget_chars=window * CHARS_PER_TOKEN // 2,
         )
         self._count(result.usage)
         if result.usage is not None:

@@ -258,9 +258,13 @@ class NeoCodeAgent:
         tools = default_tools()
         outbox = Outbox(lambda update: self._notify(session.id, update))
         updates = UpdateTranslator(workspace, tools, outbox.put)
-        mcp = McpManager(workspace, configs=load_configs(workspace, _client_servers(servers)))
+        trusted = bool(self.args.trust)  # --trust: the folder of every session of this run
+        mcp = McpManager(
+            workspace, configs=load_configs(workspace, _client_servers(servers)), trusted=trusted
+        )
         core = AgentSession(settings, workspace, listener=updates.event,
-                            approver=lambda request: self._ask(session, request), tools=tools, mcp=mcp)
+                            approver=lambda request: self._ask(session, request), tools=tools,
+                            mcp=mcp, trusted=trusted)
         # A new session gets its file now: its id is the one session/load will be given.
         session = _Session(session_id or core.ensure_saved() or "", core, outbox, updates)
         core.mcp.start()  # connecting in the background: its tools join once it is up

@@ -41,7 +41,7 @@ def commands_update(core: AgentSession) -> AvailableCommandsUpdate:
         for command in COMMANDS.values()
     ]
     listed += [
-        AvailableCommand(name=command.name, description=command.description,
+        AvailableCommand(name=command.name, description=command.label,
                          input=_input(command.argument_hint or "arguments") if command.takes_arguments else None)
         for command in core.commands.commands.values()
     ]

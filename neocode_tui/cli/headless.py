@@ -103,7 +103,9 @@ def _read_prompt(flag: str | None) -> str:
 async def _run(args: argparse.Namespace, prompt: str, settings: Any, command: tuple[str, str] | None) -> int:
     tools = default_tools()
     printer = _printer(args.output_format, tools)
-    session = AgentSession(settings, Path.cwd(), listener=printer.event, tools=tools)
+    session = AgentSession(
+        settings, Path.cwd(), listener=printer.event, tools=tools, trusted=args.trust
+    )
     stopped_by: list[int] = []
     loop = asyncio.get_running_loop()
 

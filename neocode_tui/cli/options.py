@@ -55,7 +55,8 @@ def add_setting_flags(parser: argparse.ArgumentParser, *, again: bool = False) -
     )
     parser.add_argument(
         "--trust", action="store_true",
-        help="trust this folder for this run: its .env may set the provider, URL and approval",
+        help="trust this folder for this run: its .env may set the provider, URL and approval, "
+        "its .mcp.json servers start and its hooks run",
         **keep,
     )
 

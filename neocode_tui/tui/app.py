@@ -209,7 +209,7 @@ class NeoCodeApp(App[None]):
         """The session's custom commands join completion, /help and the palette."""
         self._slash_commands.set_custom(
             SlashCommand(
-                command.name, command.description,
+                command.name, command.label,
                 (command.argument_hint or "ARGUMENTS") if command.takes_arguments else "",
                 kind="prompt",
             )

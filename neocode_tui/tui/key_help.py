@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -16,6 +17,8 @@ from neocode_tui.tui.keys import KEYS
 
 
 def _table(title: str, rows: list[tuple[str, str]]) -> Table:
+    """Cells are plain text: a custom command's name and description come from files a
+    repository may have written, and must not be read as markup."""
     table = Table.grid(padding=(0, 2))
     table.title = title
     table.title_justify = "left"
@@ -23,7 +26,7 @@ def _table(title: str, rows: list[tuple[str, str]]) -> Table:
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
     for key, meaning in rows:
-        table.add_row(key, meaning)
+        table.add_row(Text(key), Text(meaning))
     return table
 
 

@@ -113,7 +113,8 @@ def agent_env(server_url: str, home: Path, **extra: str) -> dict[str, str]:
         "NEOCODE_DATA_DIR": str(home / "data"),
         "NEOCODE_CONFIG_DIR": str(home / "config"),
         "XDG_CONFIG_HOME": str(home / "xdg"),
-        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),  # a checkout run without installing it
+        # The code under test, not whatever checkout the console script was installed from.
+        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
     }
     env.update(extra)
     return {name: value for name, value in env.items() if value}

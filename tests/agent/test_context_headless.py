@@ -7,9 +7,12 @@ import json
 from pathlib import Path
 
 from neocode_tui.agent.compaction import SUMMARY_PREFIX
+from neocode_tui.agent.context import ASSUMED_WINDOW, CHARS_PER_TOKEN
+from neocode_tui.agent.store import SessionStore
+from neocode_tui.chat import Message
 from tests.agent.conftest import Dialect
 from tests.agent.test_headless import neocode, start
-from tests.http_model_server import Response
+from tests.http_model_server import Response, json_response
 
 
 async def run(dialect: Dialect, workspace: Path, *args: str, **settings: str) -> dict:
@@ -78,3 +81,53 @@ async def test_a_bad_threshold_or_window_is_named_without_a_traceback(
     assert process.returncode != 0 and "Traceback" not in text
     assert "NEOCODE_COMPACT_THRESHOLD" in text and "NEOCODE_CONTEXT_WINDOW" in text
     assert not openai_only.server.requests
+
+
+def long_session(workspace: Path, chars: int) -> None:
+    """A saved session of about ``chars`` characters of conversation, as a long day leaves."""
+    store = SessionStore.create(workspace, provider="openai", model="test-model")
+    for number in range(chars // 20_000):
+        store.append_message(Message(role="user", content=f"question {number}: " + "why? " * 2_000))
+        store.append_message(Message(role="assistant", content=f"answer {number}: " + "because. " * 1_100))
+    store.close()
+
+
+def sizes(dialect: Dialect) -> list[int]:
+    return [int(request.headers["content-length"]) for request in dialect.server.requests]
+
+
+async def test_with_no_known_window_a_history_past_the_assumed_one_is_compacted_before_it_is_sent(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    long_session(workspace, ASSUMED_WINDOW * CHARS_PER_TOKEN * 2)  # twice the assumed window
+    answer(openai_only, "They asked why, many times.")  # the summary
+    answer(openai_only, "Done.")
+
+    output = await run(openai_only, workspace, "--continue", "-p", "now fix it")  # test-model: unknown
+
+    assert output["result"] == "Done."
+    assert "tools" not in openai_only.request(1)  # the summary request came first
+    assert max(sizes(openai_only)) < ASSUMED_WINDOW * CHARS_PER_TOKEN * 0.6  # the history is 1 MB
+    summary_input = openai_only.request(1)["messages"][-1]["content"]
+    assert "question 0:" in summary_input and "messages left out" in summary_input
+    sent = json.dumps(openai_only.request(2)["messages"])
+    assert SUMMARY_PREFIX.split(" (")[0] in sent and "now fix it" in sent
+    assert output["context"]["window"] is None  # still shown as unknown
+
+
+async def test_a_history_too_long_for_the_window_is_not_sent_when_it_cannot_be_compacted(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    long_session(workspace, 400_000)
+    openai_only.server.enqueue(json_response(500, {"error": {"message": "summariser down"}}))
+
+    process = await start(openai_only, workspace, "--continue", "-p", "now fix it",
+                          NEOCODE_CONTEXT_WINDOW="50000")
+    _, err = await process.communicate()
+
+    assert process.returncode == 1
+    assert len(openai_only.server.requests) == 1  # the summary request, not the 400 KB one
+    text = err.decode()
+    assert "could not compact" in text and "Traceback" not in text
+    assert ("not sent: the conversation and prompt are ~100,000 tokens, more than the model's "
+            "context window (50,000 tokens), and could not be compacted") in text

@@ -84,15 +84,66 @@ def test_where_commands_come_from_and_which_one_wins(workspace: Path, home: Path
     write(config_dir() / "commands" / "plan.md", "user plan")
     write(config_dir() / "commands" / "mine.md", "# My own\nuser mine")
     write(home / ".claude" / "commands" / "frontend" / "Test.md", "claude user test")
+    write(home / ".claude" / "commands" / "mine.md", "claude user mine")
+
+    found = load_commands(workspace)
+
+    assert {name: (c.template, c.source) for name, c in found.commands.items()} == {
+        "plan": ("user plan", "user"), "mine": ("# My own\nuser mine", "user"),
+        "frontend:test": ("claude user test", "user"), "fix": ("workspace neocode fix", "project"),
+        "project:plan": ("workspace plan", "project"),
+    }
+    assert found.commands["mine"].description == "# My own"  # no front matter: the first line
+    assert found.commands["fix"].label == "workspace neocode fix (project)"
+    assert found.problems == []
+
+
+async def test_a_repository_cannot_replace_the_user_s_own_command(
+    openai_only: Dialect, workspace: Path, home: Path
+) -> None:
+    write(home / ".claude" / "commands" / "review.md", "---\ndescription: My review\n---\nReview $ARGUMENTS my way.")
+    write(workspace / ".claude" / "commands" / "review.md",
+          "---\ndescription: Team review\n---\nSend $ARGUMENTS to the team's review.")
+    openai_only.reply("Mine.")
+    openai_only.reply("Theirs.")
+    session = AgentSession(Settings(provider="openai"), workspace, provider=openai_only.provider())
+
+    labels = {name: command.label for name, command in session.commands.commands.items()}
+    assert labels == {"review": "My review (user)", "project:review": "Team review (project)"}
+    await session.prompt("/review app.py")
+    await session.prompt("/project:review app.py")
+
+    assert user_messages(openai_only, 1) == ["Review app.py my way."]
+    assert user_messages(openai_only, 2)[-1] == "Send app.py to the team's review."
+    await session.aclose()
+
+
+def test_a_repository_command_whose_names_are_both_taken_is_named_not_used(
+    workspace: Path, home: Path
+) -> None:
+    write(config_dir() / "commands" / "review.md", "mine")
+    write(config_dir() / "commands" / "project" / "review.md", "also mine")
+    theirs = write(workspace / ".neocode" / "commands" / "review.md", "theirs")
 
     found = load_commands(workspace)
 
     assert {name: c.template for name, c in found.commands.items()} == {
-        "fix": "workspace neocode fix", "plan": "workspace plan", "mine": "# My own\nuser mine",
-        "frontend:test": "claude user test",
+        "review": "mine", "project:review": "also mine",
     }
-    assert found.commands["mine"].description == "# My own"  # no front matter: the first line
-    assert found.problems == []
+    assert found.problems == [
+        f"{theirs}: not used: /project:review is taken by "
+        f"{config_dir() / 'commands' / 'project' / 'review.md'}; rename the file"
+    ]
+
+
+def test_a_description_is_one_escaped_line(workspace: Path, home: Path) -> None:
+    write(workspace / ".claude" / "commands" / "odd.md",
+          "---\ndescription: \"Looks \\e[31mred\\e[0m\\nand a second line\"\n"
+          "argument-hint: \"A\\aB\"\n---\nBody")
+
+    [command] = load_commands(workspace).commands.values()
+
+    assert (command.description, command.argument_hint) == ("Looks \\x1b[31mred\\x1b[0m", "A\\x07B")
 
 
 def test_a_command_may_not_take_a_built_in_name_or_lead_outside_the_workspace(

@@ -55,10 +55,11 @@ async def managers() -> AsyncIterator[list[McpManager]]:
 
 
 @contextmanager
-def running_http_server() -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """The streamable-HTTP test server in a process of its own: its URL and process."""
+def running_http_server(record: Path | None = None) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """The streamable-HTTP test server in a process of its own: its URL and process.
+    ``record``: a file it appends each request's path, query and headers to."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.mcp.servers.http_server"],
+        [sys.executable, "-m", "tests.mcp.servers.http_server", *([str(record)] if record else [])],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )
     assert process.stdout is not None

@@ -10,7 +10,7 @@ from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, Driver, Release, StepProvider, Type
 from tests.helpers import screen_text, wait_until
-from tests.mcp.conftest import TIME_SERVER, user_config
+from tests.mcp.conftest import TIME_SERVER, script_server, user_config
 
 
 def app_in(workspace: Path) -> NeoCodeApp:
@@ -56,3 +56,21 @@ async def test_a_broken_config_is_a_warning_at_start(workspace: Path) -> None:
     async with app.run_test(size=SIZE):
         text = screen_text(app)
         assert "MCP config:" in text and "server 'a': command: Input should be a valid string" in text
+
+
+async def test_the_app_says_which_server_s_tools_were_left_out_and_mcp_lists_them(workspace: Path) -> None:
+    user_config({"many": script_server("many_tools", "300")})
+    app = app_in(workspace)
+    async with app.run_test(size=(SIZE[0], 50)) as pilot:
+        mcp = app.session.mcp
+        await wait_until(lambda: mcp.status()[0].state == "connected", timeout=10, pause=pilot.pause)
+        driver = Driver(pilot)
+        await driver.play([Type("hi"), Release()])
+        assert len(app.provider.inner.requests[-1].tools) == 128
+        await wait_until(lambda: "MCP server 'many': 121 of its 304 tools are offered" in screen_text(app),
+                         pause=pilot.pause, what="the notice")
+
+        await driver.play([Type("/mcp")])
+        await wait_until(lambda: "not offered, slow_job: it runs only as an MCP task" in screen_text(app),
+                         pause=pilot.pause, what="/mcp")
+        assert "not offered, over the limit of 128 tools" in screen_text(app)

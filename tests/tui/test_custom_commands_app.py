@@ -42,7 +42,7 @@ async def test_a_custom_command_completes_with_its_description_and_sends_its_pro
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("/", "r", "e", "v")
         assert app.prompt.completion.is_open
-        assert "/review FILE  Review a file for bugs" in screen_text(app)
+        assert "/review FILE  Review a file for bugs (project)" in screen_text(app)
         await pilot.press("tab")
         assert app.prompt.text == "/review "
         await pilot.press(*"app.py", "enter")
@@ -76,3 +76,32 @@ async def test_custom_commands_are_in_help_and_the_palette_and_new_files_show_up
         await pilot.press("enter")
         await wait_until(lambda: "No bugs found." in screen_text(app), pause=pilot.pause, what="the run")
         assert app.session.messages[0].content == "Summarise the changes."
+
+
+async def test_the_user_s_own_command_wins_and_the_repository_s_is_listed_beside_it(
+    tmp_path: Path,
+) -> None:
+    app = app_with_commands(tmp_path)
+    mine = tmp_path / "home" / ".claude" / "commands" / "review.md"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("---\ndescription: My [/] [bold]own[/bold] review\n---\nReview $ARGUMENTS my way.")
+    async with app.run_test(size=(SIZE[0], 60)) as pilot:
+        await pilot.press("/", "r", "e", "v")
+        await wait_until(lambda: app.prompt.completion.is_open, pause=pilot.pause, what="completion")
+        assert "/review ARGUMENTS  My [/] [bold]own[/bold] review (user)" in screen_text(app)
+        await pilot.press("backspace", "backspace", "backspace", *"pro")
+        await wait_until(lambda: "/project:review FILE  Review a file for bugs (project)"
+                         in screen_text(app), pause=pilot.pause, what="the repository's command")
+        await pilot.press(*"ject:review app.py", "enter")
+        await wait_until(lambda: "No bugs found." in screen_text(app), pause=pilot.pause, what="the answer")
+        assert app.session.messages[0].content == "Review app.py for bugs."
+
+        await pilot.press(*"/review app.py", "enter")
+        await wait_until(lambda: "Second." in screen_text(app), pause=pilot.pause, what="the answer")
+        assert app.session.messages[2].content == "Review app.py my way."
+
+        await pilot.press("f1")
+        await wait_until(lambda: isinstance(app.screen, KeyHelpScreen), pause=pilot.pause, what="/help")
+        await wait_until(lambda: "My [/] [bold]own[/bold] review (user)" in screen_text(app),
+                         pause=pilot.pause, what="the user's command in /help")
+        assert "Review a file for bugs (project)" in screen_text(app)

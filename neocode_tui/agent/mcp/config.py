@@ -6,8 +6,11 @@ user's config folder, in the format Claude Code users already have::
 
 Each server is checked on its own, so one bad entry costs that server only; every problem
 becomes a message naming the file (and the line, for broken JSON), never an exception.
-``${VAR}`` and ``${VAR:-default}`` are expanded from the environment, as Claude Code does,
-so a token can stay out of the file.
+In the user's own file, ``${VAR}`` and ``${VAR:-default}`` are expanded from the environment,
+as Claude Code does, so a token can stay out of the file. A workspace's file gets no
+expansion at all: the environment holds the user's keys, and a repository that could write
+``${OPENAI_API_KEY}`` into a URL or header of its choosing would be sent them. A server there
+that asks for a variable is not used, and the problem says where such a server belongs.
 """
 
 from __future__ import annotations
@@ -135,20 +138,21 @@ def _read_file(path: Path, source: Source) -> tuple[list[ServerEntry], list[str]
             problems.append(f"{path}: a server has an empty name")
             continue
         try:
-            entries.append(ServerEntry(name, _server(raw), source, path))
+            entries.append(ServerEntry(name, _server(raw, expand=source == "user"), source, path))
         except ValueError as exc:
             problems.append(f"{path}: server {name!r}: {describe(exc)}")
     return entries, problems
 
 
-def _server(raw: Any) -> ServerConfig:
+def _server(raw: Any, *, expand: bool) -> ServerConfig:
     if not isinstance(raw, dict):
         raise ValueError("expected an object with a command or a url")
+    raw = _expand(raw) if expand else _refuse_variables(raw)
     kind = raw.get("type", "stdio")
     if kind in ("http", "streamable-http", "streamableHttp"):
-        return HttpServer.model_validate(_expand({**raw, "type": "http"}))
+        return HttpServer.model_validate({**raw, "type": "http"})
     if kind == "stdio":
-        return StdioServer.model_validate(_expand(raw))
+        return StdioServer.model_validate(raw)
     if kind == "sse":
         raise ValueError("type 'sse' (the old HTTP+SSE transport) is not supported; use type 'http'")
     raise ValueError(f"unknown type {kind!r}: use 'stdio' (a command) or 'http' (a url)")
@@ -172,6 +176,29 @@ def _expand(value: Any) -> Any:
     if isinstance(value, dict):
         return {key: _expand(item) for key, item in value.items()}
     return value
+
+
+def _refuse_variables(value: Any) -> Any:
+    """``value`` unchanged when no string in it names a variable; else why it cannot be used."""
+    for text in _strings(value):
+        match = VARIABLE.search(text)
+        if match:
+            raise ValueError(
+                f"{match.group()} is not expanded in a folder's {WORKSPACE_FILE}: only your own "
+                f"{user_config_file()} may use your environment variables; put the server there"
+            )
+    return value
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string value in a JSON value (what ``_expand`` would expand)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _strings(item)]
+    return []
 
 
 def describe(error: ValueError) -> str:

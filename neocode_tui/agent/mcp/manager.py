@@ -2,18 +2,22 @@
 
 ``start`` only launches background tasks, so opening a session never waits for a server;
 ``tools`` is asked at every request and offers the tools of the servers connected at that
-moment. A workspace's own ``.mcp.json`` runs commands from the workspace, so its servers
-start only in a folder the user trusts; elsewhere they are listed as not started.
+moment, as many as fit (``offer``); ``report`` is told, once per change, what was left out.
+A workspace's own ``.mcp.json`` runs commands from the workspace, so its servers start only
+in a folder the user trusts; elsewhere they are listed as not started.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from neocode_tui.agent.mcp.config import USER_FILE, WORKSPACE_FILE, Configs, ServerEntry, load_configs
+from neocode_tui.agent.mcp.offer import SPECS_BUDGET, Offer, choose, left_out_text
+from neocode_tui.agent.tools import MAX_TOOLS
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.paths import data_dir
 from neocode_tui.trust import is_trusted
@@ -25,6 +29,8 @@ if TYPE_CHECKING:
 CONNECT_TIMEOUT = 10.0
 CALL_TIMEOUT = 300.0
 UNTRUSTED = "folder not trusted"
+LISTED_NAMES = 40
+"""Tool names ``/mcp`` lists per line before it counts the rest."""
 
 State = Literal["not started", "connecting", "connected", "failed", "stopped"]
 
@@ -41,7 +47,9 @@ class ServerStatus:
     state: State
     error: str = ""
     tools: tuple[str, ...] = ()
-    """The tools' names as the server has them."""
+    """The tools' names as the server has them (an overlong one cut)."""
+    not_offered: tuple[str, ...] = ()
+    """A line per reason some of them are not offered to the model."""
 
 
 class McpManager:
@@ -52,12 +60,15 @@ class McpManager:
         configs: Configs | None = None,
         connect_timeout: float = CONNECT_TIMEOUT,
         call_timeout: float = CALL_TIMEOUT,
+        trusted: bool = False,
     ) -> None:
+        """``trusted``: the user trusts the folder for this run (``--trust``), whatever
+        they answered before."""
         self.workspace = workspace.resolve()
         configs = configs if configs is not None else load_configs(self.workspace)
         self.problems = configs.problems
         """Config files or entries that could not be used, each naming its file."""
-        trusted = is_trusted(self.workspace)
+        trusted = trusted or is_trusted(self.workspace)
         self._blocked = [e for e in configs.servers if e.source == "workspace" and not trusted]
         allowed = [entry for entry in configs.servers if entry not in self._blocked]
         self._connections: dict[str, McpConnection] = {}
@@ -76,6 +87,13 @@ class McpManager:
             }
         self._started = False
         self._closed = False
+        self.report: Callable[[str], None] | None = None
+        """Told what was left out of the tools offered, once per change."""
+        self.room = MAX_TOOLS
+        """Tools a request may offer: the registry leaves out what its built-in tools take."""
+        self._offer = Offer()
+        self._offer_made_of: tuple[object, ...] = ()
+        self._told: dict[str, str] = {}
 
     def start(self) -> None:
         """Connect every allowed server in the background (the first call only)."""
@@ -104,30 +122,52 @@ class McpManager:
     # -- the registry's source of tools ---------------------------------------------------
 
     def tools(self) -> list[McpTool]:
-        """The tools to offer the model now: those of the connected servers."""
-        return [
-            tool
-            for connection in self._connections.values()
-            if connection.state == "connected"
-            for tool in connection.tools
-        ]
+        """The tools to offer the model now: as many of the connected servers' as fit in
+        ``room`` and the size budget."""
+        return self._current().tools
 
     def find(self, name: str) -> McpTool | None:
-        """Any tool seen this session, so a call to one whose server went away gets that
-        server's error rather than "no such tool"."""
+        """A tool offered now, or one seen this session whose server went away (so a call
+        to it gets that server's error rather than "no such tool"). A tool left out is not
+        found: the model was never shown it."""
+        offer = self._current()
         for connection in self._connections.values():
             for tool in connection.tools:
                 if tool.name == name:
-                    return tool
+                    return tool if connection.state != "connected" or tool in offer.tools else None
         return None
+
+    def _current(self) -> Offer:
+        """The offer for the servers connected now, chosen again only when they change."""
+        connected = [(n, c.tools) for n, c in self._connections.items() if c.state == "connected"]
+        made_of = (self.room, *connected)
+        if made_of != self._offer_made_of:
+            self._offer, self._offer_made_of = choose(connected, self.room), made_of
+            self._tell(connected)
+        return self._offer
+
+    def _tell(self, connected: Sequence[tuple[str, Sequence[McpTool]]]) -> None:
+        for name, tools in connected:
+            over = self._offer.left_out.get(name, 0)
+            refused = [tool for tool in tools if tool.refused is not None]
+            if not over and not refused:
+                self._told.pop(name, None)
+                continue
+            message = left_out_text(name, len(tools), over, refused)
+            if self._told.get(name) != message:
+                self._told[name] = message
+                if self.report is not None:
+                    self.report(message)
 
     # -- what /mcp shows and does ---------------------------------------------------------
 
     def status(self) -> list[ServerStatus]:
+        offered = set(self._current().tools)
         statuses = [
             ServerStatus(
                 name, _source(connection.entry), connection.state, connection.error,
-                tuple(tool.remote_name for tool in connection.tools),
+                tuple(tool.shown_name for tool in connection.tools),
+                _not_offered(connection.tools, offered) if connection.state == "connected" else (),
             )
             for name, connection in self._connections.items()
         ]
@@ -170,7 +210,8 @@ def status_text(statuses: list[ServerStatus], problems: list[str]) -> str:
     for status in statuses:
         head = f"{status.name} ({status.source}): {status.state}"
         if status.state == "connected":
-            lines.append(f"{head}, {len(status.tools)} tools: {', '.join(status.tools)}")
+            lines.append(f"{head}, {len(status.tools):,} tools: {_names(status.tools)}")
+            lines += [f"    {line}" for line in status.not_offered]
         elif status.error:
             first, *rest = status.error.splitlines()
             lines += [f"{head}: {first}", *(f"    {line}" for line in rest)]
@@ -180,6 +221,25 @@ def status_text(statuses: list[ServerStatus], problems: list[str]) -> str:
     if any(status.state in ("failed", "stopped") for status in statuses):
         lines.append("/mcp restart NAME connects a server again")
     return "\n".join(lines)
+
+
+def _not_offered(tools: Sequence[McpTool], offered: set[McpTool]) -> tuple[str, ...]:
+    """A line for the tools over the limit, then one per tool that cannot be offered."""
+    over = [tool.shown_name for tool in tools if tool.refused is None and tool not in offered]
+    lines = [
+        f"not offered, over the limit of {MAX_TOOLS} tools and {SPECS_BUDGET:,} characters "
+        f"in a request ({len(over):,}): {_names(over)}"
+    ] if over else []
+    refused = [tool for tool in tools if tool.refused is not None]
+    lines += [f"not offered, {tool.shown_name}: {tool.refused}" for tool in refused[:LISTED_NAMES]]
+    if len(refused) > LISTED_NAMES:
+        lines.append(f"not offered for such reasons: {len(refused) - LISTED_NAMES:,} more")
+    return tuple(lines)
+
+
+def _names(names: Sequence[str]) -> str:
+    shown = ", ".join(names[:LISTED_NAMES])
+    return shown + (f", … ({len(names) - LISTED_NAMES:,} more)" if len(names) > LISTED_NAMES else "")
 
 
 def _source(entry: ServerEntry) -> str:

@@ -22,15 +22,23 @@ from neocode_tui.chat import ToolSpec
 
 __all__ = [
     "Confinement", "FileTool", "OutputCallback", "Tool", "ToolError", "ToolKind", "ToolOutput",
-    "ToolRegistry", "ToolSource", "default_tools",
+    "MAX_TOOLS", "ToolRegistry", "ToolSource", "default_tools",
 ]
+
+MAX_TOOLS = 128
+"""Tools in one request, built-in ones included: OpenAI refuses more, and every definition
+is sent with every request."""
 
 
 class ToolSource(Protocol):
     """Tools that come and go while a session runs (an MCP server's)."""
 
+    room: int
+    """How many tools it may offer at a request: what the built-in tools (and the sources
+    added before it) leave of ``MAX_TOOLS``, set by the registry."""
+
     def tools(self) -> Iterable[Tool[Any]]:
-        """The tools to offer at this request."""
+        """The tools to offer at this request: ``room`` at most."""
         ...
 
     def find(self, name: str) -> Tool[Any] | None:
@@ -47,6 +55,8 @@ class ToolRegistry:
         self._sources: list[ToolSource] = []
 
     def add_source(self, source: ToolSource) -> None:
+        taken = len(self._tools) + sum(earlier.room for earlier in self._sources)
+        source.room = max(MAX_TOOLS - taken, 0)
         self._sources.append(source)
 
     def get(self, name: str) -> Tool[Any] | None:

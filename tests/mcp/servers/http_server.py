@@ -1,14 +1,18 @@
 """A streamable-HTTP MCP server built with the SDK's MCPServer, for the tests.
 
-Run as ``python -m tests.mcp.servers.http_server``: it binds 127.0.0.1 on a free port,
-prints the port on its first line, then serves ``/mcp`` until killed.
+Run as ``python -m tests.mcp.servers.http_server [RECORD]``: it binds 127.0.0.1 on a free
+port, prints the port on its first line, then serves ``/mcp`` until killed. With ``RECORD``,
+each request's path, query and headers are appended to that file as a JSON line, before
+anything else sees them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import sys
+from typing import Any
 
 import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
@@ -67,11 +71,32 @@ def echo(text: str) -> str:
     return text
 
 
+def recording(app: Any, path: str) -> Any:
+    """``app``, with every request's target and headers written to ``path`` first."""
+
+    async def record(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            seen = {
+                "path": scope["path"], "query": scope["query_string"].decode("latin-1"),
+                "headers": {name.decode("latin-1"): value.decode("latin-1")
+                            for name, value in scope["headers"]},
+            }
+            with open(path, "a", encoding="utf-8") as log:
+                log.write(json.dumps(seen) + "\n")
+        await app(scope, receive, send)
+
+    return record
+
+
 def main() -> None:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
+    sock.listen(128)  # before the port is told: a client may connect before uvicorn is up
     print(sock.getsockname()[1], flush=True)
-    config = uvicorn.Config(server.streamable_http_app(), log_level="warning")
+    app = server.streamable_http_app()
+    if len(sys.argv) > 1:
+        app = recording(app, sys.argv[1])
+    config = uvicorn.Config(app, log_level="warning")
     uvicorn.Server(config).run(sockets=[sock])
 
 

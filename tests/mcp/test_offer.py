@@ -1,0 +1,65 @@
+"""A server that lists far too many tools: each request offers a bounded, fair share chosen
+the same way every time, the user is told what was left out, and a tool that only runs as
+an MCP task is never offered. A real stdio server, a real session, the loopback model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from neocode_tui.agent.loop_events import Notice, ToolFinished
+from neocode_tui.agent.mcp import status_text
+from neocode_tui.agent.tools import MAX_TOOLS
+from tests.agent.conftest import Dialect
+from tests.mcp.conftest import TIME_SERVER, script_server, user_config
+from tests.mcp.test_session import offered, open_session
+
+
+async def test_a_server_with_5000_tools_gets_a_bounded_fair_share_and_the_user_is_told(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    user_config({"many": script_server("many_tools"), "time": TIME_SERVER})
+    openai_only.reply("", [("s1", "mcp__many__slow_job", "{}"), ("p1", "mcp__many__ping", "{}")])
+    openai_only.reply("Done.")
+    session, recorder = await open_session(openai_only, workspace)  # asking would fail the test
+    assert [s.state for s in session.mcp.status()] == ["connected", "connected"]
+
+    await session.prompt("ping it")
+
+    first, second = offered(openai_only, 1), offered(openai_only, 2)
+    assert len(first) == MAX_TOOLS and list(first) == list(second)  # the same choice each time
+    sizes = [int(request.headers["content-length"]) for request in openai_only.server.requests]
+    assert max(sizes) < 400_000  # the server's whole list is over 2 MB
+    assert {"read_file", "bash", "mcp__time__get_current_time", "mcp__time__convert_time"} <= set(first)
+    many = [name for name in first if name.startswith("mcp__many__")]
+    assert many[:3] == ["mcp__many__ping", "mcp__many__wordy", "mcp__many__tool_0000"]
+    assert many[-1] == "mcp__many__tool_0116" and len(many) == 119
+    wordy = next(t["function"] for t in openai_only.request(1)["tools"]
+                 if t["function"]["name"] == "mcp__many__wordy")
+    assert len(wordy["description"]) < 2_100
+
+    results = openai_only.tool_results(2)
+    assert results["p1"] == "pong"
+    assert results["s1"].startswith("not run: there is no tool named 'mcp__many__slow_job'")
+    assert [e.status for e in recorder.of(ToolFinished)] == ["error", "ok"]
+    told = [n.message for n in recorder.of(Notice) if "MCP server" in n.message]
+    assert told == [
+        "MCP server 'many': 119 of its 5,004 tools are offered to the model, 4,883 left out (a "
+        "request offers at most 128 tools, built-in ones included, and 250,000 characters of MCP "
+        "tool definitions) and 2 not usable (slow_job: it runs only as an MCP task, which NeoCode "
+        "does not support; wide: its input schema is 39,724 characters, more than 20,000); "
+        "/mcp lists them"
+    ]
+
+    shown = status_text(session.mcp.status(), [])
+    lines = shown.splitlines()
+    assert lines[0].startswith("many (user mcp.json): connected, 5,004 tools: ping, slow_job, wordy")
+    assert lines[0].endswith(", … (4,964 more)")
+    assert lines[1].startswith("    not offered, over the limit of 128 tools and 250,000 characters "
+                               "in a request (4,883): tool_0117, tool_0118")
+    assert lines[2:4] == [
+        "    not offered, slow_job: it runs only as an MCP task, which NeoCode does not support",
+        "    not offered, wide: its input schema is 39,724 characters, more than 20,000",
+    ]
+    assert lines[4].startswith("time (user mcp.json): connected, 2 tools")
+    assert len(shown) < 5_000
+    await session.aclose()
