@@ -4,7 +4,10 @@ was written to a terminal."""
 
 from __future__ import annotations
 
+import os
 import re
+import select
+import time
 
 from neocode_tui.terminal_text import has_controls
 
@@ -43,3 +46,25 @@ def foreign_controls(written: str) -> list[str]:
 def missing(screen: str, pieces: tuple[tuple[str, str], ...] = PIECES) -> list[str]:
     """The escaped pieces the user should see but does not."""
     return [shown for _, shown in pieces if shown not in screen]
+
+
+def read_terminals(masters: list[int], timeout: float = 60) -> list[bytes]:
+    """Everything written to each pseudo-terminal (by its master side) until every writer
+    has closed it: reading a master whose other side is closed for good fails (EIO)."""
+    got = {fd: b"" for fd in masters}
+    open_fds = set(masters)
+    deadline = time.monotonic() + timeout
+    while open_fds:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the terminals were still open after {timeout} s: {got}")
+        ready, _, _ = select.select(list(open_fds), [], [], 0.5)
+        for fd in ready:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                chunk = b""
+            if chunk:
+                got[fd] += chunk
+            else:
+                open_fds.discard(fd)
+    return [got[fd] for fd in masters]
