@@ -43,6 +43,17 @@ def foreign_controls(written: str) -> list[str]:
     return sorted({repr(char) for char in rest if has_controls(char)})
 
 
+_DRIVER_SEQUENCES = re.compile(r"\x1b\[[?>][0-9;]*[a-zA-Z]|\x1b\[\?[0-9]+\$p|\x1b\]22;[a-z-]*\x07|\r(?=\n)")
+"""What Textual's driver adds on a real terminal: private modes and their queries (the
+alternate screen, mouse, paste, sync), the pointer shape (OSC 22), and the terminal's CR
+before each line feed."""
+
+
+def foreign_controls_on_a_terminal(written: str) -> list[str]:
+    """``foreign_controls`` of all a real terminal was sent by the app."""
+    return foreign_controls(_DRIVER_SEQUENCES.sub("", written))
+
+
 def missing(screen: str, pieces: tuple[tuple[str, str], ...] = PIECES) -> list[str]:
     """The escaped pieces the user should see but does not."""
     return [shown for _, shown in pieces if shown not in screen]
