@@ -22,6 +22,7 @@ and is returned as it is.
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import TextIO
 
 _BIDI = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
@@ -37,31 +38,34 @@ def _stand_in(code: int) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-_SHOWN = {code: _stand_in(code) for code in CONTROLS}
-_REMOVED: dict[int, None] = dict.fromkeys(CONTROLS)
-_AS_JSON = {code: f"\\u{code:04x}" for code in CONTROLS}
+_SHOWN = {chr(code): _stand_in(code) for code in CONTROLS}
+_AS_JSON = {chr(code): f"\\u{code:04x}" for code in CONTROLS}
 _FIND = re.compile("[" + "".join(f"\\u{code:04x}" for code in CONTROLS) + "]")
 has_controls = _FIND.search
 """A match (truthy) when the text holds any of ``CONTROLS``."""
+# Replacing match by match beats ``str.translate`` several times over: controls are few
+# even in coloured output, and translate looks every character up.
+_show = partial(_FIND.sub, lambda match: _SHOWN[match.group()])
+_as_json = partial(_FIND.sub, lambda match: _AS_JSON[match.group()])
 
 
 def visible(text: str) -> str:
     """``text`` with every control character shown as its stand-in."""
     if _FIND.search(text) is None:
         return text
-    return text.replace("\r\n", "\n").translate(_SHOWN)
+    return _show(text.replace("\r\n", "\n"))
 
 
 def without_controls(text: str) -> str:
     """``text`` with the control characters taken out: the last line of defence on text
     already laid out (they take no cell, so nothing moves)."""
-    return text.translate(_REMOVED) if _FIND.search(text) else text
+    return _FIND.sub("", text) if _FIND.search(text) else text
 
 
 def visible_json(text: str) -> str:
     """A JSON document with every control written as a ``\\uXXXX`` escape: the same data,
     safe on a terminal (JSON escapes C0 itself, but not DEL, C1 or the bidi controls)."""
-    return text.translate(_AS_JSON) if _FIND.search(text) else text
+    return _as_json(text) if _FIND.search(text) else text
 
 
 def is_terminal(stream: TextIO) -> bool:
@@ -85,6 +89,8 @@ class VisibleChunks:
         self._held_cr = False
 
     def __call__(self, piece: str) -> str:
+        if not self._held_cr and _FIND.search(piece) is None:
+            return piece  # nearly every piece: one scan, in C
         if self._held_cr:
             piece = "\r" + piece
         self._held_cr = piece.endswith("\r")
