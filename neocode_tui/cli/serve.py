@@ -15,6 +15,7 @@ from pathlib import Path
 
 from neocode_tui.cli.options import add_setting_flags, load_from_args
 from neocode_tui.errors import NeoCodeError
+from neocode_tui.terminal_text import for_stream
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -52,7 +53,7 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         load_from_args(args, Path.cwd())  # bad settings are refused here, not in each tab
     except NeoCodeError as exc:
-        print(f"neocode: {exc}", file=sys.stderr)
+        print(for_stream(f"neocode: {exc}", sys.stderr), file=sys.stderr)  # it may quote a .env
         return exc.exit_code
     from textual_serve.server import Server
 

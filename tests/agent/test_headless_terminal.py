@@ -24,7 +24,9 @@ COMMAND = f"echo hi # {PIECES[1][0]} {PIECES[3][0]}"
 HOOK_SAYS = r"printf 'blocked: \033]0;pwned\007 \033]52;c;cHduZWQ=\007' >&2; exit 2"
 
 
-async def on_terminals(dialect: Dialect, cwd: Path, *args: str) -> tuple[int, str, str]:
+async def on_terminals(
+    dialect: Dialect, cwd: Path, *args: str, env: dict[str, str] | None = None
+) -> tuple[int, str, str]:
     """neocode with its stdout and its stderr each on a terminal of its own (raw mode, so
     the terminal passes on every byte as it was written)."""
     out_master, out_slave = os.openpty()
@@ -32,7 +34,7 @@ async def on_terminals(dialect: Dialect, cwd: Path, *args: str) -> tuple[int, st
     for slave in (out_slave, err_slave):
         tty.setraw(slave)
     process = await asyncio.create_subprocess_exec(
-        NEOCODE, *args, cwd=cwd, env=headless_env(dialect), stdin=asyncio.subprocess.DEVNULL,
+        NEOCODE, *args, cwd=cwd, env=env or headless_env(dialect), stdin=asyncio.subprocess.DEVNULL,
         stdout=out_slave, stderr=err_slave,
     )
     os.close(out_slave)
@@ -116,3 +118,16 @@ async def test_neocode_sessions_shows_a_title_escaped_on_a_terminal(
 
     assert code == 0 and "fix ␛]0;pwned␇ it" in out and foreign_controls(out) == []
     assert "fix \x1b]0;pwned\x07 it" in piped.out
+
+
+async def test_neocode_config_shows_a_model_the_folder_set_escaped_on_a_terminal(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    (workspace / ".env").write_text("NEOCODE_MODEL=gpt\x1b]0;pwned\x07\n")  # untrusted: the model may stay
+
+    env = headless_env(openai_only)
+    del env["NEOCODE_MODEL"]
+    code, out, err = await on_terminals(openai_only, workspace, "config", env=env)
+
+    assert code == 0, err
+    assert "gpt␛]0;pwned␇" in out and foreign_controls(out) == []
