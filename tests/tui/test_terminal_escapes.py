@@ -155,3 +155,21 @@ async def test_what_is_drawn_outside_the_escaped_paths_loses_its_controls(tmp_pa
         assert "\x1b]52;c;cHduZWQ=\x07" in app.prompt.text  # what is sent is what was pasted
         assert "]52;c;cHduZWQ=" in screen_text(app)
         assert_nothing_reaches_the_terminal(app)
+
+
+async def test_a_folder_s_custom_command_is_listed_escaped(tmp_path: Path) -> None:
+    app = app_for(tmp_path, [])
+    commands = app.workspace / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "evil.md").write_text("Look at \x1b]0;pwned\x07\x1b[2J this.")
+    shown = "Look at ␛]0;pwned␇␛[2J this."
+    async with app.run_test(size=(SIZE[0], 60)) as pilot:
+        await pilot.press("/", "e", "v")
+        await wait_until(lambda: shown in screen_text(app), pause=pilot.pause, what="the completion")
+        assert_nothing_reaches_the_terminal(app)
+        await pilot.press("escape", "ctrl+u", "f1")
+        await wait_until(lambda: shown in screen_text(app), pause=pilot.pause, what="the command in /help")
+        assert_nothing_reaches_the_terminal(app)
+        await pilot.press("escape", "ctrl+p", *"evil")
+        await wait_until(lambda: shown in screen_text(app), pause=pilot.pause, what="the palette")
+        assert_nothing_reaches_the_terminal(app)
