@@ -24,9 +24,18 @@ def screen_text(app: App[Any], styles: bool = False) -> str:
         width=app.size.width, file=io.StringIO(), record=True, color_system="truecolor",
         legacy_windows=False,
     )
-    update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
-    console.print(update)
+    console.print(_whole_screen(app))
     return console.export_text(styles=styles)
+
+
+def terminal_output(app: App[Any]) -> str:
+    """What Textual writes to the terminal to paint the whole screen now: the text with
+    its escape sequences, exactly as its driver is sent them."""
+    return _whole_screen(app).render_segments(app.console)
+
+
+def _whole_screen(app: App[Any]) -> Any:
+    return app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
 
 
 async def wait_until(

@@ -75,6 +75,7 @@ from neocode_tui.cli.acp_commands import commands_update, run_built_in
 from neocode_tui.cli.acp_updates import Outbox, UpdateTranslator
 from neocode_tui.cli.options import load_from_args
 from neocode_tui.errors import NeoCodeError, SessionNotFound, SettingsError, WorkInProgress
+from neocode_tui.terminal_text import for_stream
 from neocode_tui.vocabulary import APPROVAL_MODES, ApprovalMode
 
 log = logging.getLogger("neocode.acp")
@@ -95,7 +96,7 @@ def run_acp(args: argparse.Namespace) -> int:
     try:
         load_from_args(args, Path.cwd())  # bad flags fail now, not at the first session
     except NeoCodeError as exc:
-        print(f"neocode: {exc}", file=sys.stderr)
+        print(for_stream(f"neocode: {exc}", sys.stderr), file=sys.stderr)  # it may quote a .env
         return exc.exit_code
     protocol_out = os.dup(sys.stdout.fileno())
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a stray print must not break the protocol

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from neocode_tui.agent.sandbox import probe_early
 from neocode_tui.cli.options import load_from_args
 from neocode_tui.errors import NeoCodeError
+from neocode_tui.terminal_text import for_stream
 
 if TYPE_CHECKING:
     from neocode_tui.tui.app import NeoCodeApp
@@ -47,11 +48,11 @@ def run_app(args: argparse.Namespace) -> int:
                 pick_session=pick_session, profiles=loaded.profiles,
             )
     except NeoCodeError as exc:
-        print(f"neocode: {exc}", file=sys.stderr)
+        print(for_stream(f"neocode: {exc}", sys.stderr), file=sys.stderr)
         return exc.exit_code
     app.run()
     if app.start_error is not None:
-        print(f"neocode: {app.start_error}", file=sys.stderr)
+        print(for_stream(f"neocode: {app.start_error}", sys.stderr), file=sys.stderr)
         return app.start_error.exit_code
     print(exit_line(app), file=sys.stderr)
     return app.return_code or 0

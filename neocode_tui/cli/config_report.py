@@ -14,6 +14,7 @@ from typing import Any
 from neocode_tui.cli.options import load_from_args
 from neocode_tui.errors import SettingsError
 from neocode_tui.settings import WORKSPACE_ENV, LoadedSettings, Origin, setting_variables
+from neocode_tui.terminal_text import for_stream
 from neocode_tui.trust import trust_file
 from neocode_tui.user_file import config_file
 
@@ -26,10 +27,11 @@ def print_config(args: argparse.Namespace) -> int:
         loaded = load_from_args(args, workspace)
     except SettingsError as exc:
         for problem in exc.problems:
-            print(f"neocode: {problem}", file=sys.stderr)
+            print(for_stream(f"neocode: {problem}", sys.stderr), file=sys.stderr)
         return exc.exit_code
     report = config_report(loaded, workspace)
-    print(json.dumps(report, indent=2) if args.json else config_text(report))
+    # The folder's .env may set the model: its text is shown escaped on a terminal.
+    print(json.dumps(report, indent=2) if args.json else for_stream(config_text(report), sys.stdout))
     return 0
 
 

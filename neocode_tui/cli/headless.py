@@ -38,6 +38,7 @@ from neocode_tui.agent.tools import ToolRegistry, default_tools
 from neocode_tui.cli.options import load_from_args
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.events import StreamRetry, TextDelta
+from neocode_tui.terminal_text import VisibleChunks, for_stream, is_terminal, visible, visible_json
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 EXIT_SIGNAL = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}
@@ -64,10 +65,10 @@ def run_headless(args: argparse.Namespace) -> int:
                 "NEOCODE_BASE_URL for a local server); the offline model runs only in the app"
             )
     except NeoCodeError as exc:
-        print(f"neocode: {exc}", file=sys.stderr)
+        _say(f"neocode: {exc}")
         return exc.exit_code
     for line in loaded.ignored:
-        print(f"neocode: warning: {line}", file=sys.stderr)
+        _say(f"neocode: warning: {line}")
     try:
         return asyncio.run(_run(args, prompt, loaded.settings, command))
     except KeyboardInterrupt:
@@ -82,6 +83,9 @@ def _built_in(prompt: str) -> tuple[str, str] | None:
     """The built-in command the prompt is (``/cost``), by name and argument."""
     parsed = parse_command(prompt)
     return parsed if parsed is not None and parsed[0] in COMMANDS else None
+def _say(line: str) -> None:
+    """A line on stderr; it may quote a server or a file, so a terminal sees it escaped."""
+    print(for_stream(line, sys.stderr), file=sys.stderr)
 
 
 def _read_prompt(flag: str | None) -> str:
@@ -121,7 +125,7 @@ async def _run(args: argparse.Namespace, prompt: str, settings: Any, command: tu
         if command is None:
             session.ensure_saved()  # a command alone leaves no new session behind
         for notice in session.mcp.notices():
-            print(f"neocode: warning: {notice}", file=sys.stderr)
+            _say(f"neocode: warning: {notice}")
         # Nobody can wait for a server later here: its tools are there from the first request.
         session.mcp.start()
         await session.mcp.wait_ready()
@@ -133,7 +137,7 @@ async def _run(args: argparse.Namespace, prompt: str, settings: Any, command: tu
         finished = await session.prompt(prompt)
         printer.finish(finished, session)
     except NeoCodeError as exc:
-        print(f"neocode: {exc}", file=sys.stderr)
+        _say(f"neocode: {exc}")
         return exc.exit_code
     finally:
         for signum in EXIT_SIGNAL:
@@ -153,6 +157,10 @@ class _Printer:
         self.tools = tools
         self.out: TextIO = sys.stdout
         self.err: TextIO = sys.stderr
+        self.live = is_terminal(self.out)
+        """stdout is a terminal: a person reads it, so what the model or a tool wrote is
+        shown escaped there (a pipe or a file gets it exactly)."""
+        self.err_live = is_terminal(self.err)
 
     def start(self, session: AgentSession) -> None:
         pass
@@ -165,7 +173,10 @@ class _Printer:
 
     def command(self, name: str, shown: TextOutcome, session: AgentSession) -> None:
         """A built-in command's answer (``-p "/cost"``): its text is the result."""
-        print(shown.text, file=self.out, flush=True)
+        print(for_stream(shown.text, self.out), file=self.out, flush=True)
+
+    def _json_line(self, document: str) -> None:
+        print(visible_json(document) if self.live else document, file=self.out, flush=True)
 
 
 def _command_json(name: str, shown: TextOutcome, session: AgentSession) -> dict[str, Any]:
@@ -183,7 +194,7 @@ class _TextPrinter(_Printer):
 
     def __init__(self, tools: ToolRegistry) -> None:
         super().__init__(tools)
-        self.live = self.out.isatty()
+        self.shown = VisibleChunks()
         self.pending: list[str] = []
         self.mid_line = False
         self.wrote_text = False
@@ -225,6 +236,8 @@ class _TextPrinter(_Printer):
             return
         text = "".join(self.pending)
         self.pending.clear()
+        if self.live:
+            text = self.shown(text)
         self._clear_status()
         self.out.write(text)
         self.out.flush()
@@ -234,6 +247,10 @@ class _TextPrinter(_Printer):
     def finish(self, finished: RunFinished, session: AgentSession) -> None:
         self._flush()
         self._clear_status()
+        held = self.shown.end()
+        if held:
+            self.out.write(held)
+            self.mid_line = True
         if self.mid_line:
             self.out.write("\n")
             self.out.flush()
@@ -246,8 +263,8 @@ class _TextPrinter(_Printer):
 
     def _status(self, line: str) -> None:
         """One line that updates in place on a terminal, one line per update elsewhere."""
-        if self.err.isatty():
-            self.err.write(f"\r\x1b[K{line}")
+        if self.err_live:
+            self.err.write(f"\r\x1b[K{visible(line)}")
             self.err.flush()
             self.status_shown = True
         else:
@@ -265,7 +282,7 @@ class _TextPrinter(_Printer):
             self.out.write("\n")
             self.out.flush()
             self.mid_line = False
-        print(line, file=self.err, flush=True)
+        print(visible(line) if self.err_live else line, file=self.err, flush=True)
 
 
 class _JsonPrinter(_Printer):
@@ -304,10 +321,10 @@ class _JsonPrinter(_Printer):
             "error": finished.error.model_dump() if finished.error else None,
             "sandbox": session.sandbox.describe(),
         }
-        print(json.dumps(output, ensure_ascii=False), file=self.out, flush=True)
+        self._json_line(json.dumps(output, ensure_ascii=False))
 
     def command(self, name: str, shown: TextOutcome, session: AgentSession) -> None:
-        print(json.dumps(_command_json(name, shown, session), ensure_ascii=False), file=self.out, flush=True)
+        self._json_line(json.dumps(_command_json(name, shown, session), ensure_ascii=False))
 
 
 class _StreamJsonPrinter(_Printer):
@@ -319,11 +336,11 @@ class _StreamJsonPrinter(_Printer):
         print(json.dumps(header), file=self.out, flush=True)
 
     def event(self, event: LoopEvent) -> None:
-        print(LoopEventAdapter.dump_json(event).decode(), file=self.out, flush=True)
+        self._json_line(LoopEventAdapter.dump_json(event).decode())
 
     def command(self, name: str, shown: TextOutcome, session: AgentSession) -> None:
         line = {"type": "command_result", **_command_json(name, shown, session)}
-        print(json.dumps(line, ensure_ascii=False), file=self.out, flush=True)
+        self._json_line(json.dumps(line, ensure_ascii=False))
 
 
 def _printer(output_format: str, tools: ToolRegistry) -> _Printer:

@@ -23,6 +23,7 @@ from neocode_tui.chat import ChatRequest
 from neocode_tui.collector import CollectedTurn, EventCallback, collect
 from neocode_tui.events import StreamEvent
 from neocode_tui.providers.scripted import ScriptedProvider, SSEReplay, detect_dialect
+from neocode_tui.terminal_text import for_stream
 from neocode_tui.vocabulary import DialectName
 
 MAX_RECORDING = 16 * 1024 * 1024
@@ -88,7 +89,7 @@ def _out(line: str) -> None:
     """One line to stdout, now. A failure to write is not a failure to read the file, so
     it leaves as ``_Unwritable`` rather than as the ``OSError`` that means the latter."""
     try:
-        print(line, file=sys.stdout, flush=True)
+        print(for_stream(line, sys.stdout), file=sys.stdout, flush=True)
     except BrokenPipeError:
         raise
     except OSError as exc:
@@ -99,7 +100,7 @@ def _err(line: str) -> None:
     """One line to stderr, if there is one (``print`` to a closed stderr would go to stdout)."""
     if sys.stderr is not None:
         try:
-            print(line, file=sys.stderr, flush=True)
+            print(for_stream(line, sys.stderr), file=sys.stderr, flush=True)
         except OSError:
             pass  # nowhere left to say it; the exit code still does
 

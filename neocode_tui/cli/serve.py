@@ -19,6 +19,7 @@ from urllib.parse import quote
 from neocode_tui.cli.options import add_setting_flags, load_from_args
 from neocode_tui.cli.serve_token import remove_if_ours, take_token, url_file, write_private
 from neocode_tui.errors import NeoCodeError
+from neocode_tui.terminal_text import for_stream
 
 
 def add_serve_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -60,7 +61,7 @@ def run_serve(args: argparse.Namespace) -> int:
         token = take_token()  # first: out of the environment before anything is started
         load_from_args(args, Path.cwd())  # bad settings are refused here, not in each tab
     except NeoCodeError as exc:
-        print(f"neocode: {exc}", file=sys.stderr)
+        print(for_stream(f"neocode: {exc}", sys.stderr), file=sys.stderr)  # it may quote a .env
         return exc.exit_code
     from textual_serve.server import Server
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from neocode_tui.agent.store import list_sessions
+from neocode_tui.terminal_text import for_stream
 
 
 def print_sessions(args: argparse.Namespace) -> int:
@@ -16,6 +18,7 @@ def print_sessions(args: argparse.Namespace) -> int:
         print(f"no saved sessions for {workspace}")
         return 0
     for info in sessions:
-        print(f"{info.id}  {info.updated:%Y-%m-%d %H:%M}  {info.title or '(no prompt)'}")
+        title = for_stream(info.title, sys.stdout) or "(no prompt)"  # the model may write it
+        print(f"{info.id}  {info.updated:%Y-%m-%d %H:%M}  {title}")
     print("\nresume one with: neocode --resume ID   (or the latest with --continue)")
     return 0

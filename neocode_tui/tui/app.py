@@ -12,13 +12,14 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.filter import LineFilter
 from textual.screen import Screen
 
 from neocode_tui import __version__
@@ -34,6 +35,7 @@ from neocode_tui.tui.commands import (
     SlashCommandsProvider,
     complete,
 )
+from neocode_tui.tui.control_filter import ControlFilter
 from neocode_tui.tui.conversation import ConversationView
 from neocode_tui.tui.keys import next_mode
 from neocode_tui.tui.themes import DEFAULT_THEME, discover_themes
@@ -61,6 +63,7 @@ RUN_ENDED = {
     "turn_limit": "stopped at the turn limit",
 }
 """What the notification says when a run ends, by its reason."""
+CONTROL_FILTER = ControlFilter()
 QUIT_WINDOW = 2.0
 """Seconds within which a second Ctrl+C quits."""
 
@@ -167,6 +170,10 @@ class NeoCodeApp(App[None]):
     @session.setter
     def session(self, session: AgentSession) -> None:
         self._session = session
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters, then the one that keeps control characters off the terminal."""
+        return [*super().get_line_filters(), CONTROL_FILTER]
 
     def get_default_screen(self) -> Screen[None]:
         return _MainScreen(id="_default")

@@ -14,7 +14,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, Verdict
-from neocode_tui.tui.conversation.diff import diff_text
+from neocode_tui.terminal_text import visible
+from neocode_tui.tui.conversation.diff import diff_of
 from neocode_tui.tui.conversation.palette import Palette
 
 
@@ -71,7 +72,9 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         request = self.request
         with Vertical(id="dialog"):
             yield Static(
-                Content.assemble("Allow ", (request.name, "bold $accent"), "? ", request.summary),
+                Content.assemble(
+                    "Allow ", (visible(request.name), "bold $accent"), "? ", visible(request.summary)
+                ),
                 id="title",
             )
             with Vertical(id="footer"):
@@ -80,7 +83,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                     Content.from_markup(
                         "[b]y[/b] yes   [b]a[/b] yes to [i]$scope[/i] for this session   "
                         "[b]n[/b] no (with a reason)   [b]esc[/b] no",
-                        scope=request.session_scope.removeprefix("bash: ") or request.name,
+                        scope=visible(request.session_scope.removeprefix("bash: ") or request.name),
                     ),
                     id="keys",
                 )
@@ -95,9 +98,9 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                     palette = Palette.from_variables(
                         self.app.theme_variables, self.app.current_theme.dark
                     )
-                    yield Static(diff_text(request.diff.splitlines(), palette), id="diff")
+                    yield Static(diff_of(request.diff, palette), id="diff")
                 elif request.command:
-                    yield Static(Content.styled(f"$ {request.command}", "bold"), id="command")
+                    yield Static(Content.styled(f"$ {visible(request.command)}", "bold"), id="command")
 
     def on_mount(self) -> None:
         body = self.query_one("#body", VerticalScroll)

@@ -14,20 +14,21 @@ taken as watched, so nothing is sent). The escape sequences:
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
+
+from neocode_tui.terminal_text import visible
 
 if TYPE_CHECKING:
     from neocode_tui.config import NotifyMode
 
 TITLE = "NeoCode"
 _MAX_TEXT = 200
-_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
-"""Control characters (C0, DEL, C1): one could end the sequence early and smuggle in another."""
 
 
 def _clean(text: str) -> str:
-    return _UNSAFE.sub(" ", text).strip()[:_MAX_TEXT]
+    """On one line, every control shown escaped: one could end the sequence early and
+    smuggle in another."""
+    return " ".join(visible(text).split())[:_MAX_TEXT]
 
 
 def notification(mode: NotifyMode, message: str) -> str:

@@ -13,6 +13,7 @@ from typing import Literal, NamedTuple, Protocol
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from neocode_tui.agent.commands import COMMANDS
+from neocode_tui.terminal_text import visible
 
 
 @dataclass(frozen=True)
@@ -147,12 +148,13 @@ class SlashCommandsProvider(Provider):
     async def discover(self) -> Hits:
         for entry in self._entries():
             if entry.discoverable:
-                yield DiscoveryHit(entry.line, entry.callback, help=entry.help)
+                yield DiscoveryHit(visible(entry.line), entry.callback, help=visible(entry.help))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for line, help, callback, _ in self._entries():
-            score = matcher.match(line)
+            shown = visible(line)  # a custom command's text comes from a file
+            score = matcher.match(shown)
             if score > 0:
-                yield Hit(score, matcher.highlight(line), callback, help=help)
+                yield Hit(score, matcher.highlight(shown), callback, help=visible(help))
 

@@ -12,6 +12,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from neocode_tui.terminal_text import visible
 from neocode_tui.tui.commands import SlashCommand
 from neocode_tui.tui.keys import KEYS
 
@@ -26,7 +27,7 @@ def _table(title: str, rows: list[tuple[str, str]]) -> Table:
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
     for key, meaning in rows:
-        table.add_row(Text(key), Text(meaning))
+        table.add_row(Text(visible(key)), Text(visible(meaning)))  # custom commands come from files
     return table
 
 

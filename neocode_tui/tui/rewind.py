@@ -18,7 +18,8 @@ from textual.widgets.option_list import Option
 
 from neocode_tui.agent.checkpoints import UNTRACKED, Checkpoint
 from neocode_tui.agent.restore import UndoPreview
-from neocode_tui.tui.conversation.diff import diff_text
+from neocode_tui.terminal_text import visible
+from neocode_tui.tui.conversation.diff import diff_of
 from neocode_tui.tui.conversation.palette import Palette
 from neocode_tui.tui.dialog import dialog_css
 
@@ -35,7 +36,8 @@ def _restore_css(screen: str) -> str:
 
 
 def _first_line(text: str, width: int = 70) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else ""
+    text = visible(text).strip()
+    line = text.splitlines()[0] if text else ""
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
@@ -82,12 +84,12 @@ class RestoreScreen(ModalScreen[RestoreChoice | None]):
             with VerticalScroll(id="body"):
                 if preview.restores:
                     palette = Palette.from_variables(self.app.theme_variables, self.app.current_theme.dark)
-                    yield Static(diff_text(preview.diff.splitlines(), palette), id="diff")
+                    yield Static(diff_of(preview.diff, palette), id="diff")
                 else:
                     yield Static(Content.styled("The files are already as they were.", "dim"))
             yield Static(_untracked_note(preview), id="note")
             if preview.git_status:
-                yield Static(Content(preview.git_status.rstrip()), id="git")
+                yield Static(Content(visible(preview.git_status.rstrip())), id="git")
             yield Static(Content.from_markup(self._keys()), id="keys")
 
     def _keys(self) -> str:
@@ -151,7 +153,7 @@ class RewindScreen(ModalScreen[int | None]):
                 note += " git status --short now shows:"
             yield Static(note, id="note")
             if self.git_status:
-                yield Static(Content(self.git_status.rstrip()), id="git")
+                yield Static(Content(visible(self.git_status.rstrip())), id="git")
             yield Static(
                 Content.from_markup(
                     "[b]↑↓[/b] choose   [b]enter[/b] see what it restores   [b]esc[/b] cancel"
@@ -190,7 +192,7 @@ class DiffScreen(ModalScreen[None]):
         with Vertical(id="dialog"):
             yield Static(self.title_text, id="title")
             with VerticalScroll(id="body"):
-                yield Static(diff_text(self.diff.splitlines(), palette), id="diff")
+                yield Static(diff_of(self.diff, palette), id="diff")
             yield Static(
                 Content.from_markup("[b]↑↓ PgUp PgDn[/b] scroll   [b]esc[/b]/[b]q[/b] close"), id="keys"
             )

@@ -18,6 +18,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from neocode_tui.agent.store import SessionInfo
+from neocode_tui.terminal_text import visible
 from neocode_tui.tui.dialog import dialog_css
 
 TITLE_WIDTH = 40
@@ -25,7 +26,7 @@ TITLE_WIDTH = 40
 
 def session_line(info: SessionInfo, now: datetime) -> Content:
     """One row: title, when, how many messages, which model."""
-    title = info.title or "(no prompt yet)"
+    title = visible(info.title) or "(no prompt yet)"
     if len(title) > TITLE_WIDTH:
         title = title[: TITLE_WIDTH - 1] + "…"
     when = f"{info.updated:%H:%M}" if info.updated.date() == now.date() else f"{info.updated:%Y-%m-%d}"
@@ -33,7 +34,7 @@ def session_line(info: SessionInfo, now: datetime) -> Content:
     return Content.assemble(
         (title.ljust(TITLE_WIDTH), "bold" if info.title else "dim"),
         (f"  {when:>10}  {count:>8}  ", "dim"),
-        (info.model, "$accent"),
+        (visible(info.model), "$accent"),
     )
 
 

@@ -16,6 +16,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from neocode_tui.terminal_text import visible
+
 
 class TrustScreen(ModalScreen[bool]):
     DEFAULT_CSS = """
@@ -45,10 +47,10 @@ class TrustScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Static(Content.assemble("Trust ", (str(self.folder), "bold $accent"), "?"), id="title")
+            yield Static(Content.assemble("Trust ", (visible(str(self.folder)), "bold $accent"), "?"), id="title")
             yield Static(
                 "This folder's own files ask for what only a folder you trust may have:\n"
-                f"  {', '.join(self.settings)}\n"
+                f"  {visible(', '.join(self.settings))}\n"
                 "A cloned repository could use these to start programs, run commands without "
                 "asking or send your key elsewhere. Trust it only if you know where it came from.",
                 id="body",

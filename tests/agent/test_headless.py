@@ -39,6 +39,15 @@ async def neocode(dialect: Dialect, cwd: Path, *args: str, stdin: bytes | None =
 
 
 async def start(dialect: Dialect, cwd: Path, *args: str, stdin: bool = False, **settings: str):
+    return await asyncio.create_subprocess_exec(
+        NEOCODE, *args, cwd=cwd, env=headless_env(dialect, **settings),
+        stdin=asyncio.subprocess.PIPE if stdin else asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+
+
+def headless_env(dialect: Dialect, **settings: str) -> dict[str, str]:
+    """The environment of a user whose neocode talks to ``dialect``'s loopback server."""
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update(
         NEOCODE_PROVIDER=dialect.name,
@@ -49,11 +58,7 @@ async def start(dialect: Dialect, cwd: Path, *args: str, stdin: bool = False, **
         ANTHROPIC_API_KEY=API_KEY,
     )
     env.update(settings)
-    return await asyncio.create_subprocess_exec(
-        NEOCODE, *args, cwd=cwd, env=env,
-        stdin=asyncio.subprocess.PIPE if stdin else asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )
+    return env
 
 
 def session_files(data: Path) -> list[Path]:

@@ -17,6 +17,7 @@ from rich.segment import Segment
 from rich.text import Text
 
 from neocode_tui.partial_json import GrowingText, PartialField, PartialJSON
+from neocode_tui.terminal_text import visible
 from neocode_tui.tui.conversation.diff import diff_text
 from neocode_tui.tui.conversation.live_output import LiveTail
 from neocode_tui.tui.conversation.markdown_split import CodeChunk, Piece
@@ -106,7 +107,7 @@ class UserBlock(Block):
         self.text = text
 
     def renderable(self, palette: Palette) -> RenderableType:
-        text = Text.assemble(("› ", f"bold {palette.primary}"), (self.text, "bold"))
+        text = Text.assemble(("› ", f"bold {palette.primary}"), (visible(self.text), "bold"))
         return Padding(text, (0, 1), style=f"on {palette.panel}", expand=True)
 
     def estimate(self, width: int) -> int:
@@ -137,7 +138,7 @@ class MarkdownBlock(Block):
         # markdown-it and Pygments load with the first answer, not at start-up.
         from neocode_tui.tui.conversation.markdown import MarkdownText
 
-        return _indent(MarkdownText(piece, palette.code_theme))
+        return _indent(MarkdownText(visible(piece), palette.code_theme))
 
     def estimate(self, width: int) -> int:
         piece = self.piece
@@ -153,7 +154,8 @@ def _code_chunk(chunk: CodeChunk, palette: Palette) -> Syntax:
     code = chunk.code.rstrip() if chunk.last else chunk.code.removesuffix("\n")
     padding = (1 if chunk.first else 0, 1, 1 if chunk.last else 0, 1)
     return Syntax(
-        code, lexer_named(chunk.language), theme=palette.code_theme, word_wrap=True, padding=padding
+        visible(code), lexer_named(chunk.language), theme=palette.code_theme, word_wrap=True,
+        padding=padding,
     )
 
 
@@ -183,11 +185,11 @@ class ReasoningBlock(Block):
         style = f"italic {palette.muted}"
         if self.live:
             header = Text(f"∴ Thinking… ({_lines(lines)})", style=style)
-            return Group(header, _indent(Text(self.text.tail(LIVE_TAIL_LINES), style=style)))
+            return Group(header, _indent(Text(visible(self.text.tail(LIVE_TAIL_LINES)), style=style)))
         if self.collapsed:
             return Text(f"∴ Thought for {_lines(lines)} · click to expand", style=style)
         header = Text("∴ Thought · click to collapse", style=style)
-        return Group(header, _indent(Text(self.text.text.strip(), style=style)))
+        return Group(header, _indent(Text(visible(self.text.text.strip()), style=style)))
 
     def estimate(self, width: int) -> int:
         return 1 if self.collapsed else 1 + _estimate_text(self.text.text, width - 2)
@@ -200,7 +202,8 @@ class RefusalBlock(Block):
 
     def renderable(self, palette: Palette) -> RenderableType:
         return Text.assemble(
-            ("⊘ The model declined: ", f"bold {palette.warning}"), (self.text.text, palette.warning)
+            ("⊘ The model declined: ", f"bold {palette.warning}"),
+            (visible(self.text.text), palette.warning),
         )
 
 
@@ -216,7 +219,8 @@ class NoticeBlock(Block):
         color = {"info": palette.primary, "warning": palette.warning, "error": palette.error}[
             self.level
         ]
-        return Text.assemble((f"{self._ICONS[self.level]} ", f"bold {color}"), (self.message, color))
+        icon = (f"{self._ICONS[self.level]} ", f"bold {color}")
+        return Text.assemble(icon, (visible(self.message), color))
 
     def estimate(self, width: int) -> int:
         return _estimate_text(self.message, width)
@@ -307,7 +311,7 @@ class ToolBlock(Block):
     def renderable(self, palette: Palette) -> RenderableType:
         icon, words, colour_name = _STATUS[self.status]
         colour = getattr(palette, colour_name)
-        title = Text.assemble((f" {self.name or 'tool'} ", f"bold {palette.foreground}"))
+        title = Text.assemble((f" {visible(self.name) or 'tool'} ", f"bold {palette.foreground}"))
         subtitle = Text(f" {icon} {words} ", style=colour)
         parts: list[RenderableType] = self._argument_lines(palette)
         if self.output is not None and (self.result is None or self.status == "interrupted"):
@@ -327,21 +331,22 @@ class ToolBlock(Block):
     def _argument_lines(self, palette: Palette) -> list[RenderableType]:
         """The tolerant preview: paths and commands in full, long texts as a count and a tail."""
         if self.arguments.broken:
-            return [Text(self.raw.tail(LIVE_TAIL_LINES), style=palette.muted)]
+            return [Text(visible(self.raw.tail(LIVE_TAIL_LINES)), style=palette.muted)]
         lines: list[RenderableType] = []
         live = not self.finished and self.status != "approval"
         path = next((self.arguments.get(key) for key in _PATH_KEYS if key in self.arguments.fields), None)
         for key, field in self.arguments.fields.items():
             if key in _COMMAND_KEYS and field.is_string:
-                lines.append(Text.assemble(("$ ", f"bold {palette.accent}"), (field.text, "bold")))
+                lines.append(Text.assemble(("$ ", f"bold {palette.accent}"), (visible(field.text), "bold")))
             elif field is path:
-                lines.append(Text(field.text, style=f"bold {palette.primary}"))
+                lines.append(Text(visible(field.text), style=f"bold {palette.primary}"))
             elif field.is_string and (field.newlines or field.length > _LONG_LINE):
-                lines.append(Text(f"{key}: {_lines(field.line_count)}", style=palette.muted))
+                lines.append(Text(f"{visible(key)}: {_lines(field.line_count)}", style=palette.muted))
                 if live:
                     lines.append(self._code_tail(field.tail(LIVE_TAIL_LINES), path, palette))
             else:
-                lines.append(Text.assemble((f"{key}: ", palette.muted), (str(field.value()), "")))
+                value = visible(str(field.value()))
+                lines.append(Text.assemble((f"{visible(key)}: ", palette.muted), (value, "")))
         return lines
 
     @staticmethod
@@ -351,7 +356,7 @@ class ToolBlock(Block):
         from neocode_tui.tui.conversation.markdown import lexer_for_path
 
         lexer = lexer_for_path(path.text if path is not None else "")
-        return Syntax(code, lexer, theme=palette.code_theme, background_color="default")
+        return Syntax(visible(code), lexer, theme=palette.code_theme, background_color="default")
 
     @staticmethod
     def _live_output(output: LiveTail, palette: Palette) -> Text:
@@ -361,7 +366,7 @@ class ToolBlock(Block):
         body = Text(no_wrap=True, overflow="ellipsis", style=palette.foreground)
         if output.hidden:
             body.append(f"… {output.hidden:,} earlier lines\n", style=f"italic {palette.muted}")
-        body.append("\n".join(output.lines))
+        body.append(visible("\n".join(output.lines)))
         return body
 
     @property
@@ -369,7 +374,7 @@ class ToolBlock(Block):
         return any(key in self.arguments.fields for key in _COMMAND_KEYS)
 
     def _result(self, palette: Palette) -> RenderableType:
-        text = self._body_text()
+        text = visible(self._body_text())
         lines = text.split("\n")
         hidden = 0
         if self.collapsed:

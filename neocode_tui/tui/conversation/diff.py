@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from neocode_tui.terminal_text import visible
 from neocode_tui.tui.conversation.palette import Palette
+
+
+def diff_of(diff: str, palette: Palette) -> Text:
+    """A whole diff drawn: shown escaped before it is split, so a CRLF stays a line end."""
+    return diff_text(visible(diff).splitlines(), palette)
 
 
 def diff_text(lines: list[str], palette: Palette) -> Text:
@@ -22,7 +28,7 @@ def diff_text(lines: list[str], palette: Palette) -> Text:
             style = palette.primary
         else:
             style = palette.foreground
-        text.append(line, style=style)
+        text.append(visible(line), style=style)
         if number < len(lines) - 1:
             text.append("\n")
     return text

@@ -6,6 +6,7 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from neocode_tui.terminal_text import visible
 from neocode_tui.tui.commands import Completion
 
 
@@ -41,10 +42,11 @@ class SlashCompletion(OptionList):
         takes it; off for a list nobody has narrowed yet (Enter then sends the line as typed)."""
         self.completions = completions
         self.shown_for = text
-        width = max((len(item.label) for item in completions), default=0) + 2
+        labels = [visible(item.label) for item in completions]
+        width = max(map(len, labels), default=0) + 2
         self.set_options(
-            Option(Content.assemble((item.label.ljust(width), "bold"), (item.help, "dim")))
-            for item in completions
+            Option(Content.assemble((label.ljust(width), "bold"), (visible(item.help), "dim")))
+            for label, item in zip(labels, completions, strict=True)
         )
         self.highlighted = 0 if completions and preselect else None
         self.set_class(bool(completions), "-open")

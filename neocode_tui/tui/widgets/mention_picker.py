@@ -18,12 +18,20 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from neocode_tui.terminal_text import visible
+
 if TYPE_CHECKING:
     from neocode_tui.agent.file_index import Entry, FileIndex
 
 SHOWN = 30
 MENTION_AT_CURSOR = re.compile(r'(?:^|(?<=\s))@("?)([^\s"]*)$')
 """A mention being typed: ``@`` at the start or after a space, up to the cursor."""
+
+
+def _entry_line(entry: Entry) -> Content:
+    """A path as found in the workspace: a file name may hold any character but ``/``."""
+    path = visible(entry.path)
+    return Content.styled(path, "bold $accent") if entry.is_dir else Content(path)
 
 
 def mention_at(text_before_cursor: str) -> tuple[int, str] | None:
@@ -100,12 +108,9 @@ class MentionPicker(OptionList):
     def _show(self, query: str, entries: list[Entry], index: FileIndex, partial: bool) -> None:
         self.shown_query = query
         self.entries = entries
-        options = [
-            Option(Content.styled(entry.path, "bold $accent") if entry.is_dir else Content(entry.path))
-            for entry in entries
-        ]
+        options = [Option(_entry_line(entry)) for entry in entries]
         if not entries:
-            why = index.error or (f"no files match {query!r}" if query else "no files here")
+            why = visible(index.error or (f"no files match {query!r}" if query else "no files here"))
             options.append(Option(Content.styled(why, "dim"), disabled=True))
         if partial and entries:
             options.append(Option(Content.styled("still indexing: more files to come", "dim"), disabled=True))

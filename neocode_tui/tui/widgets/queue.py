@@ -5,6 +5,8 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
+from neocode_tui.terminal_text import visible
+
 
 class QueuedPrompts(Static):
     """One line per queued message, oldest first; hidden when there is none."""
@@ -56,6 +58,6 @@ class QueuedPrompts(Static):
 
 
 def _one_line(text: str) -> str:
-    lines = text.strip().splitlines()
+    lines = visible(text).strip().splitlines()
     first = lines[0] if lines else ""
     return first + (" …" if len(lines) > 1 else "")

@@ -16,6 +16,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from neocode_tui.agent.pricing import format_cost
+from neocode_tui.terminal_text import visible
 
 if TYPE_CHECKING:
     from neocode_tui.agent.context import ContextFigure
@@ -109,12 +110,12 @@ class StatusBar(Widget):
             return Content.styled(OFFLINE_LABEL, "$warning")
         if not self.provider:  # not known yet: the first frame may come before the settings
             return Content("")
-        return Content.assemble((f"{self.provider} · ", "dim"), (self.model, "bold"))
+        return Content.assemble((f"{self.provider} · ", "dim"), (visible(self.model), "bold"))
 
     def _allowed(self) -> list[str | tuple[str, str]]:
         if not self.allowed:
             return []
-        listing = ", ".join(scope.removeprefix("bash: ") for scope in self.allowed)
+        listing = visible(", ".join(scope.removeprefix("bash: ") for scope in self.allowed))
         if len(listing) > ALLOWED_WIDTH:
             listing = listing[: ALLOWED_WIDTH - 1] + "…"
         return [(f" +{listing}", "$success")]
@@ -138,7 +139,7 @@ class StatusBar(Widget):
             parts += [SEPARATOR, _elapsed(end - self.started_at)]
         if self.working:
             spinner = SPINNER[int(now * 10) % len(SPINNER)]
-            label = self.retrying or "working"
+            label = visible(self.retrying) or "working"
             parts += ["  ", (f"{spinner} {label}", "bold $warning" if self.retrying else "bold $accent")]
         return Content.assemble(*parts)
 

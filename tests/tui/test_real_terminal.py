@@ -1,0 +1,102 @@
+"""The real ``neocode`` in a real terminal (tmux): a model's answer and a command's output
+full of escape sequences neither retitle the window, nor set the clipboard, nor clear the
+screen; the user reads them escaped."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.agent.conftest import Dialect
+from tests.agent.test_headless import NEOCODE, headless_env
+from tests.helpers import wait_until
+from tests.terminal import HOSTILE, HOSTILE_LINES, PIECES, foreign_controls_on_a_terminal
+
+PROOF = r"printf '\033]0;proof\007\033]52;c;cHJvb2Y=\007'"
+"""What a program that does retitle the window and set the clipboard prints."""
+
+
+class Tmux:
+    """A tmux server of the test's own (its own socket, no user config), ended with the test."""
+
+    def __init__(self, socket: Path, env: dict[str, str]) -> None:
+        self.socket = socket
+        self.env = env
+
+    def __call__(self, *args: str) -> str:
+        run = subprocess.run(["tmux", "-S", str(self.socket), "-f", "/dev/null", *args], env=self.env,
+                             capture_output=True, text=True, timeout=10)
+        assert run.returncode == 0 or args[0] == "show-buffer", run.stderr
+        return run.stdout
+
+    def window(self, name: str, command: str) -> None:
+        """A window that runs ``command`` once ``go`` lets it."""
+        waiting = f"sh -c {shlex.quote(f'read go; {command}; exec cat')}"
+        if not self.socket.exists():
+            self("new-session", "-d", "-s", "t", "-n", name, "-x", "120", "-y", "50", waiting)
+            self("set-option", "-g", "set-clipboard", "on")  # honour OSC 52 from programs
+        else:
+            self("new-window", "-d", "-t", "t", "-n", name, waiting)
+        self("select-pane", "-t", f"t:{name}", "-T", "before")
+
+    def go(self, name: str) -> None:
+        self("send-keys", "-t", f"t:{name}", "Enter")
+
+    def title(self, name: str) -> str:
+        return self("display-message", "-p", "-t", f"t:{name}", "#{pane_title}").strip()
+
+    def screen(self, name: str) -> str:
+        return self("capture-pane", "-p", "-t", f"t:{name}")
+
+    def buffers(self) -> str:
+        return self("list-buffers")
+
+
+@pytest.fixture
+def tmux(tmp_path: Path, openai_only: Dialect) -> Iterator[Tmux]:
+    server = Tmux(tmp_path / "tmux.socket", headless_env(openai_only, TERM="xterm-256color"))
+    yield server
+    if server.socket.exists():
+        server("kill-server")
+
+
+async def test_neocode_in_tmux_neither_retitles_nor_sets_the_clipboard_nor_clears(
+    openai_only: Dialect, tmp_path: Path, tmux: Tmux
+) -> None:
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    (workspace / "evil.txt").write_text(HOSTILE_LINES)
+    openai_only.reply(f"Answer: {HOSTILE}", [("c1", "bash", json.dumps({"command": "cat evil.txt"}))])
+    openai_only.reply("All done.")
+
+    # This terminal does what the sequences ask of it, when a program prints them:
+    tmux.window("proof", PROOF)
+    tmux.go("proof")
+    await wait_until(lambda: tmux.title("proof") == "proof" and "proof" in tmux.buffers(),
+                     what="tmux to honour OSC 0 and OSC 52")
+    tmux("delete-buffer")
+
+    written = tmp_path / "written.log"
+    app = f"cd {shlex.quote(str(workspace))} && {NEOCODE} --approval full-auto 'show evil.txt'"
+    tmux.window("app", app)
+    tmux("pipe-pane", "-t", "t:app", "-o", f"cat >> {shlex.quote(str(written))}")
+    tmux.go("app")
+    await wait_until(lambda: "All done." in tmux.screen("app"), timeout=60,
+                     what=f"the answer on screen:\n{tmux.screen('app')}")
+
+    screen = tmux.screen("app")
+    assert tmux.title("app") == "before"
+    assert tmux.buffers() == ""
+    assert "type a task and press Enter" in screen  # drawn first, never cleared away
+    answer, result = screen[screen.index("Answer:") :], screen[screen.index("$ cat evil.txt") :]
+    for shown in ("␛]52;c;cHduZWQ=␇", "␛]0;pwned␇", "␛[2J", "\\x9b2J"):
+        assert shown in answer and shown in result
+    output = written.read_bytes().decode(errors="replace")
+    assert [raw for raw, _ in PIECES if raw in output] == []
+    assert "\x1b]0;" not in output and "\x1b]52;" not in output and "\x1b[2J" not in output
+    assert foreign_controls_on_a_terminal(output.partition("\x1b[?1049h")[2]) == []
