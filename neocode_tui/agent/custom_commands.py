@@ -14,7 +14,7 @@ command says where it came from, so both show up in completion and help, told ap
 A command is only a prompt, it runs nothing by itself, so a workspace's commands are usable in
 a folder that is not trusted; but none may take the name of a built-in command, and a
 workspace file may not lead (by a link) outside the workspace, or running it could send a
-private file to the model. Its description is shown escaped, on one line.
+private file to the model. Its description is one line (a screen shows its controls escaped).
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from neocode_tui.agent.workspace import printable_name
 from neocode_tui.paths import config_dir
 
 FILE_CAP = 100_000
@@ -199,8 +198,8 @@ def _read(path: Path, name: str, source: Source, problems: list[str]) -> CustomC
     if not template:
         problems.append(f"{path}: the prompt is empty")
         return None
-    description = printable_name(_first_line(front.description, 200) or _first_line(template))
-    hint = printable_name(_first_line(front.argument_hint))
+    description = _first_line(front.description, 200) or _first_line(template)
+    hint = _first_line(front.argument_hint)
     return CustomCommand(name, description, hint, template, path, source)
 
 

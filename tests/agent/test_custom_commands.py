@@ -136,14 +136,14 @@ def test_a_repository_command_whose_names_are_both_taken_is_named_not_used(
     ]
 
 
-def test_a_description_is_one_escaped_line(workspace: Path, home: Path) -> None:
+def test_a_description_is_one_line(workspace: Path, home: Path) -> None:
     write(workspace / ".claude" / "commands" / "odd.md",
           "---\ndescription: \"Looks \\e[31mred\\e[0m\\nand a second line\"\n"
           "argument-hint: \"A\\aB\"\n---\nBody")
 
     [command] = load_commands(workspace).commands.values()
 
-    assert (command.description, command.argument_hint) == ("Looks \\x1b[31mred\\x1b[0m", "A\\x07B")
+    assert (command.description, command.argument_hint) == ("Looks \x1b[31mred\x1b[0m", "A\x07B")
 
 
 def test_a_command_may_not_take_a_built_in_name_or_lead_outside_the_workspace(
