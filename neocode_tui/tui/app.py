@@ -23,21 +23,16 @@ from textual.filter import LineFilter
 from textual.screen import Screen
 
 from neocode_tui import __version__
-from neocode_tui.agent.commands import COMMANDS, Outcome, parse_command, run_command
+from neocode_tui.agent.commands import parse_command, run_command
 from neocode_tui.agent.sandbox import choose_sandbox
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.trust import trust
 from neocode_tui.tui.attention import notification
-from neocode_tui.tui.commands import (
-    CommandTable,
-    Completion,
-    SlashCommand,
-    SlashCommandsProvider,
-    complete,
-)
+from neocode_tui.tui.commands import SlashCommandsProvider
 from neocode_tui.tui.control_filter import ControlFilter
 from neocode_tui.tui.conversation import ConversationView
 from neocode_tui.tui.keys import next_mode
+from neocode_tui.tui.slash import SlashLine
 from neocode_tui.tui.themes import DEFAULT_THEME, discover_themes
 from neocode_tui.tui.user_config import load_user_config, save_user_config
 from neocode_tui.tui.widgets.completion import SlashCompletion
@@ -134,7 +129,10 @@ class NeoCodeApp(App[None]):
         self.start_error: NeoCodeError | None = None
         """Why the settings ``starting`` loaded are not usable: the app has ended on it."""
         self.workspace = (workspace or Path.cwd()).resolve()
-        self._slash_commands = CommandTable()
+        self.slash = SlashLine(
+            self, {"help": lambda _: self.action_key_help(), "theme": self._set_theme, "quit": lambda _: self.exit()},
+            {"theme": lambda: sorted(self.available_themes)},
+        )
         self._provider = provider
         self._session: AgentSession | None = None
         self._started_session = False
@@ -194,34 +192,16 @@ class NeoCodeApp(App[None]):
         self._session = self._new_session(self.settings, self._provider)
         return self._session
 
-    @property
-    def slash_commands(self) -> CommandTable:
-        """The built-in commands and the session's custom ones (so the session comes first)."""
-        if self._session is None:
-            self._make_session()
-        return self._slash_commands
-
     def _new_session(self, settings: Settings, provider: Provider | None) -> AgentSession:
         from neocode_tui.agent.session import AgentSession  # after the first frame (start-up)
 
         session = AgentSession(
             settings, self.workspace, provider=provider, listener=self._on_loop_event,
-            approver=self._approve, built_in_commands=self._slash_commands.built_in_names,
+            approver=self._approve, built_in_commands=self.slash.built_in_names,
             profiles=self.profiles,
         )
-        self._show_custom_commands(session)
+        self.slash.show_custom(session)
         return session
-
-    def _show_custom_commands(self, session: AgentSession) -> None:
-        """The session's custom commands join completion, /help and the palette."""
-        self._slash_commands.set_custom(
-            SlashCommand(
-                command.name, command.label,
-                (command.argument_hint or "ARGUMENTS") if command.takes_arguments else "",
-                kind="prompt",
-            )
-            for command in session.commands.commands.values()
-        )
 
     def compose(self) -> ComposeResult:
         # Held, not queried: the loop keeps reporting while a modal is up or the app closes.
@@ -230,7 +210,7 @@ class NeoCodeApp(App[None]):
         self.conversation = ConversationView(id="conversation")
         self.queued = QueuedPrompts(id="queued")
         self.prompt = PromptInput(
-            completion, self._complete, unqueue=self.queued.take_last,
+            completion, self.slash.complete, unqueue=self.queued.take_last,
             mentions=self.mention_picker, id="prompt",
         )
         self.prompt.cursor_blink = self.blink
@@ -388,7 +368,7 @@ class NeoCodeApp(App[None]):
             self.conversation.add_notice("warning", notice)
         if self.pick_session:
             picking = run_command(self.session, "resume")
-            self.run_worker(self._present(picking, then=self._start_initial_prompt), group="command")
+            self.run_worker(self.slash.present(picking, then=self._start_initial_prompt), group="command")
         else:
             self._start_initial_prompt()
 
@@ -432,13 +412,13 @@ class NeoCodeApp(App[None]):
         if parse_command(text) is not None:
             self.prompt.remember(text)
             self.prompt.clear()
-            self.run_slash(text)
+            self.slash.run(text)
             return
         self.prompt.remember(text)
         self.prompt.clear()
-        self._send(text)
+        self.send(text)
 
-    def _send(self, text: str) -> None:
+    def send(self, text: str) -> None:
         if self.working:
             self.queued.add(text)  # sent when the agent is done
             return
@@ -447,9 +427,9 @@ class NeoCodeApp(App[None]):
     def _start_run(self, prompt: str) -> None:
         self.conversation.add_user_message(prompt)
         self.conversation.scroll_to_latest()
-        self._start_task(self.session.prompt(prompt))
+        self.start_task(self.session.prompt(prompt))
 
-    def _start_task(self, work: Awaitable[object]) -> None:
+    def start_task(self, work: Awaitable[object]) -> None:
         self.status.start_work()
         self.prompt.add_class("-busy")
         self._work = asyncio.create_task(self._guarded(work))
@@ -649,7 +629,7 @@ class NeoCodeApp(App[None]):
         from neocode_tui.tui.key_help import KeyHelpScreen  # after the first frame (start-up)
 
         if not isinstance(self.screen, KeyHelpScreen):
-            self.push_screen(KeyHelpScreen(self.slash_commands))
+            self.push_screen(KeyHelpScreen(self.slash.table))
 
     def on_prompt_input_help_requested(self, _: PromptInput.HelpRequested) -> None:
         self.action_key_help()
@@ -669,64 +649,22 @@ class NeoCodeApp(App[None]):
         if self._work is not None:
             await asyncio.wait([self._work])
 
-    # -- slash commands -------------------------------------------------------------------
-
-    def _complete(self, text: str) -> list[Completion]:
-        if text == "/":  # a command file added since shows up
-            self.session.reload_commands()
-            self._show_custom_commands(self.session)
-        return complete(text, self.slash_commands, self.slash_choices)
-
-    def slash_choices(self, name: str) -> list[str]:
-        if name == "theme":
-            return sorted(self.available_themes)
-        command = COMMANDS.get(name)
-        return command.choices(self.session) if command is not None else []
+    # -- what the slash commands use ------------------------------------------------------
 
     def prefill_input(self, text: str) -> None:
         self.prompt.load_text(text)
         self.prompt.move_cursor(self.prompt.document.end)
         self.prompt.focus()
 
-    def run_slash(self, line: str) -> None:
-        parsed = parse_command(line)
-        assert parsed is not None
-        name, argument = parsed
-        command = self.slash_commands.get(name)
-        if command is None:
-            self.conversation.add_notice("warning", f"unknown command /{name}: /help lists them")
-        elif command.kind == "prompt":
-            self._send(line)  # the session sends the command's prompt
-        elif command.kind == "app":
-            getattr(self, f"_command_{name}")(argument)
-        elif COMMANDS[name].idle and self.working:
-            self.conversation.add_notice("warning", f"/{name} waits for the current answer (Esc interrupts it)")
-        elif COMMANDS[name].long:
-            self._start_task(self._present(run_command(self.session, name, argument)))
-        else:
-            self.run_worker(self._present(run_command(self.session, name, argument)), group="command")
-
-    async def _present(self, outcome: Awaitable[Outcome], then: Callable[[], None] = lambda: None) -> None:
-        """Show what a core command returned, asking what it asks on the way, then show the
-        settings it may have changed (the model, the mode, a profile)."""
-        from neocode_tui.tui.command_outcomes import present  # after the first frame (start-up)
-
-        await present(self, await outcome)
+    def show_settings(self) -> None:
         if self._on_screen:
             self.settings = self.session.settings
             self._show_settings()
-        then()
 
-    def _command_help(self, _: str) -> None:
-        self.action_key_help()
-
-    def _command_theme(self, argument: str) -> None:
+    def _set_theme(self, argument: str) -> None:
         if argument not in self.available_themes:
             names = ", ".join(sorted(self.available_themes))
             prefix = f"unknown theme {argument!r}. " if argument else f"theme is {self.theme}. "
             self.conversation.add_notice("info" if not argument else "warning", prefix + "Themes: " + names)
             return
         self.theme = argument
-
-    def _command_quit(self, _: str) -> None:
-        self.exit()

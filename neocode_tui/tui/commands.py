@@ -85,16 +85,16 @@ class Completion:
 
 
 class CommandHost(Protocol):
-    """What completion and the palette need from the app."""
+    """What the palette needs of the app's slash commands (``SlashLine``)."""
 
     @property
-    def slash_commands(self) -> CommandTable: ...
+    def table(self) -> CommandTable: ...
 
-    def slash_choices(self, name: str) -> list[str]: ...
+    def choices(self, name: str) -> list[str]: ...
 
-    def run_slash(self, line: str) -> None: ...
+    def run(self, line: str) -> None: ...
 
-    def prefill_input(self, text: str) -> None: ...
+    def prefill(self, text: str) -> None: ...
 
 
 def complete(text: str, table: CommandTable, choices: Callable[[str], list[str]]) -> list[Completion]:
@@ -131,18 +131,18 @@ class SlashCommandsProvider(Provider):
     def _entries(self) -> list[_Entry]:
         """Each command (a command with an argument puts its name in the input), then each
         known choice of an argument as a ready-to-run line."""
-        host: CommandHost = self.app  # type: ignore[assignment]
+        host: CommandHost = self.app.slash  # type: ignore[attr-defined]
         entries: list[_Entry] = []
-        for command in host.slash_commands:
+        for command in host.table:
             if not command.argument:
-                run = partial(host.run_slash, command.usage)
+                run = partial(host.run, command.usage)
                 entries.append(_Entry(command.usage, command.help, run, True))
                 continue
-            prefill = partial(host.prefill_input, f"/{command.name} ")
+            prefill = partial(host.prefill, f"/{command.name} ")
             entries.append(_Entry(command.usage, command.help, prefill, True))
-            for choice in host.slash_choices(command.name):
+            for choice in host.choices(command.name):
                 line = f"/{command.name} {choice}"
-                entries.append(_Entry(line, command.help, partial(host.run_slash, line), False))
+                entries.append(_Entry(line, command.help, partial(host.run, line), False))
         return entries
 
     async def discover(self) -> Hits:
