@@ -29,8 +29,8 @@ from acp import (
     SetSessionModeResponse,
     run_agent,
 )
-from acp.core import DEFAULT_STDIO_BUFFER_LIMIT_BYTES
 from acp.interfaces import Client
+from pydantic import ValidationError
 from acp.schema import (
     AgentCapabilities,
     AllowedOutcome,
@@ -69,6 +69,7 @@ from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.store import find_session, list_sessions
 from neocode_tui.agent.tools import default_tools
 from neocode_tui.cli.acp_updates import Outbox, UpdateTranslator, commands_update
+from neocode_tui.cli.acp_wire import READ_AHEAD_BYTES, JsonRpcLines
 from neocode_tui.cli.options import load_from_args
 from neocode_tui.errors import NeoCodeError, SessionNotFound, SettingsError, WorkInProgress
 from neocode_tui.vocabulary import APPROVAL_MODES, ApprovalMode
@@ -104,7 +105,7 @@ def run_acp(args: argparse.Namespace) -> int:
 
 async def _serve(args: argparse.Namespace, protocol_out: int) -> None:
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=DEFAULT_STDIO_BUFFER_LIMIT_BYTES)
+    reader = asyncio.StreamReader(limit=READ_AHEAD_BYTES)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     transport, protocol = await loop.connect_write_pipe(
         asyncio.streams.FlowControlMixin, os.fdopen(protocol_out, "wb")
@@ -112,7 +113,8 @@ async def _serve(args: argparse.Namespace, protocol_out: int) -> None:
     writer = asyncio.StreamWriter(transport, protocol, reader, loop)
     agent = NeoCodeAgent(args)
     # The SDK routes only the methods an agent has; its Agent protocol lists them all.
-    serving = asyncio.create_task(run_agent(agent, writer, reader))  # type: ignore[arg-type]
+    serving = asyncio.create_task(
+        run_agent(agent, JsonRpcLines(reader, writer)))  # type: ignore[arg-type]
     loop.add_signal_handler(signal.SIGTERM, serving.cancel)
     try:
         await serving
@@ -277,7 +279,7 @@ class NeoCodeAgent:
             answer = await self.client.request_permission(
                 session_id=session.id, tool_call=tool_call, options=options
             )
-        except (RequestError, ConnectionError) as exc:
+        except (RequestError, ConnectionError, ValidationError) as exc:
             log.warning("no answer to a permission request: %s", exc)
             return ApprovalDecision(verdict="no", reason="the editor did not answer")
         outcome = answer.outcome
