@@ -30,7 +30,6 @@ from acp import (
     run_agent,
 )
 from acp.interfaces import Client
-from pydantic import ValidationError
 from acp.schema import (
     AgentCapabilities,
     AllowedOutcome,
@@ -52,6 +51,7 @@ from acp.schema import (
     TextResourceContents,
     Usage,
 )
+from pydantic import ValidationError
 
 from neocode_tui import __version__
 from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, RunFinished

@@ -113,6 +113,7 @@ def agent_env(server_url: str, home: Path, **extra: str) -> dict[str, str]:
         "NEOCODE_DATA_DIR": str(home / "data"),
         "NEOCODE_CONFIG_DIR": str(home / "config"),
         "XDG_CONFIG_HOME": str(home / "xdg"),
+        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),  # the checkout under test is the one run
     }
     env.update(extra)
     return {name: value for name, value in env.items() if value}
@@ -186,10 +187,8 @@ class RawAgent:
 
 
 async def start_raw(env: dict[str, str], cwd: Path, *args: str) -> asyncio.subprocess.Process:
-    """The agent with ``env`` only (and PYTHONPATH, so a checkout under test is the one run)."""
-    inherited = {name: os.environ[name] for name in ("PYTHONPATH",) if name in os.environ}
     return await asyncio.create_subprocess_exec(
-        NEOCODE, *args, "acp", env={"PATH": "/usr/bin:/bin", **inherited, **env}, cwd=cwd,
+        NEOCODE, *args, "acp", env={"PATH": "/usr/bin:/bin", **env}, cwd=cwd,
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
