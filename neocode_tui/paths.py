@@ -2,12 +2,15 @@
 
 ``NEOCODE_CONFIG_DIR`` and ``NEOCODE_DATA_DIR`` override the platform's folders (tests,
 portable installs), so nothing a test runs can touch the user's own settings or sessions.
+Every file NeoCode writes in them goes through ``open_private`` or ``write_private``.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
+from typing import IO, Any, BinaryIO, Literal, TextIO, overload
 
 import platformdirs
 
@@ -22,3 +25,62 @@ def data_dir() -> Path:
     """Saved sessions."""
     override = os.environ.get("NEOCODE_DATA_DIR")
     return Path(override) if override else Path(platformdirs.user_data_dir("neocode"))
+
+
+FILE_MODE = 0o600
+FOLDER_MODE = 0o700
+"""NeoCode's files hold every prompt, answer and command output: the user's alone, whatever
+the umask (a folder that already existed wider is tightened when NeoCode writes in it)."""
+_FLAGS = {
+    "x": os.O_WRONLY | os.O_CREAT | os.O_EXCL,
+    "a": os.O_WRONLY | os.O_CREAT | os.O_APPEND,
+    "w": os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+}
+
+
+def private_folder(folder: Path) -> Path:
+    """``folder``, made if missing, with it and every folder between it and NeoCode's data or
+    config folder (that one too) set to 0700. Folders above those are made as usual."""
+    root = next((r for r in (data_dir(), config_dir()) if folder.is_relative_to(r)), folder)
+    root.parent.mkdir(parents=True, exist_ok=True)
+    parts = folder.relative_to(root).parts
+    for depth in range(len(parts) + 1):
+        path = root.joinpath(*parts[:depth])
+        try:
+            path.mkdir(mode=FOLDER_MODE)
+        except FileExistsError:
+            if not path.is_dir():
+                raise NotADirectoryError(f"{path} is not a folder") from None
+        if stat.S_IMODE(path.stat().st_mode) != FOLDER_MODE:
+            path.chmod(FOLDER_MODE)
+    return folder
+
+
+@overload
+def open_private(path: Path, mode: Literal["xb", "ab", "wb"], **options: Any) -> BinaryIO: ...
+@overload
+def open_private(path: Path, mode: Literal["x", "a", "w"], **options: Any) -> TextIO: ...
+def open_private(path: Path, mode: str, **options: Any) -> IO[Any]:
+    """``open(path, mode)`` for a file only the user may read (0600, also when it existed),
+    in a private folder. ``mode``: ``x``, ``a`` or ``w``, with ``b`` for bytes."""
+    private_folder(path.parent)
+    fd = os.open(path, _FLAGS[mode.replace("b", "")] | os.O_CLOEXEC, FILE_MODE)
+    try:
+        os.fchmod(fd, FILE_MODE)
+        return os.fdopen(fd, mode.replace("x", "w"), **options)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """The whole file, private, written beside it and renamed into place: a crash never
+    leaves half a file, and a reader never sees one."""
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open_private(partial, "wb") as file:
+            file.write(data)
+        partial.replace(path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise

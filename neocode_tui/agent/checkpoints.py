@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field, ValidationError
 from neocode_tui.agent.tools.edit import unified_diff
 from neocode_tui.agent.tools.text import MAX_EDIT_BYTES, looks_binary
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
-from neocode_tui.paths import data_dir
+from neocode_tui.paths import data_dir, private_folder, write_private
 
 UNTRACKED = "Changes made by bash commands are not tracked: they are not undone."
 
@@ -176,7 +176,7 @@ class CheckpointStore:
     def move_to(self, folder: Path) -> None:
         """Carry the checkpoints over to a new session's folder (after a rewind)."""
         if self.folder.is_dir() and self.folder != folder:
-            folder.parent.mkdir(parents=True, exist_ok=True)
+            private_folder(folder.parent)
             shutil.move(self.folder, folder)
         self.folder = folder
 
@@ -187,21 +187,14 @@ class CheckpointStore:
 
     def _store_blob(self, content: bytes) -> str:
         name = hashlib.sha256(content).hexdigest()
-        blobs = self.folder / "blobs"
-        blobs.mkdir(parents=True, exist_ok=True)
-        target = blobs / name
+        target = self.folder / "blobs" / name
         if not target.exists():
-            temp = blobs / f".{name}.tmp"
-            temp.write_bytes(content)
-            temp.replace(target)
+            write_private(target, content)
         return name
 
     def _save(self, checkpoint: Checkpoint) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
         target = self.folder / f"{checkpoint.number:05d}.json"
-        temp = target.with_suffix(".tmp")
-        temp.write_text(checkpoint.model_dump_json(), encoding="utf-8")
-        temp.replace(target)
+        write_private(target, checkpoint.model_dump_json().encode())
 
 
 def _read(workspace: Workspace, path: Path) -> bytes | None:
