@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Literal
 
 from neocode_tui.agent import git_state
-from neocode_tui.agent.checkpoints import Checkpoint, CheckpointStore, Restore
+from neocode_tui.agent.checkpoints import Checkpoint, CheckpointStore, Restore, Restored
 from neocode_tui.agent.compaction import DEFAULT_SUMMARY_INPUT, compact_messages
 from neocode_tui.agent.context import (
     CHARS_PER_TOKEN,
@@ -103,6 +103,11 @@ class UndoPreview:
     @property
     def diff(self) -> str:
         return "".join(restore.diff() for restore in self.restores)
+
+    @property
+    def refused(self) -> list[str]:
+        """Files that will be left as they are, and why."""
+        return [restore.refused for restore in self.restores if restore.refused]
 
 
 @dataclass(frozen=True)
@@ -551,22 +556,23 @@ class AgentSession:
             checkpoint, restores, checkpoint.commands, await git_state.status_short(self.workspace)
         )
 
-    async def undo(self, preview: UndoPreview) -> list[str]:
-        """Write back the files the previewed prompt changed; the paths restored. The model
-        hears of it with the next prompt."""
+    async def undo(self, preview: UndoPreview) -> Restored:
+        """Write back the files the previewed prompt changed (a file that became a symlink,
+        a folder or a FIFO is left as it is, and said). The model hears of it with the next
+        prompt."""
         self._require_idle("/undo")
         store = self.checkpoints
-        await asyncio.to_thread(store.apply, preview.restores, self.loop.workspace)
+        result = await asyncio.to_thread(store.apply, preview.restores, self.loop.workspace)
         await asyncio.to_thread(store.mark_undone, preview.checkpoint)
         self.files.invalidate()
-        restored = [restore.path for restore in preview.restores]
+        restored = result.paths
         if restored:
             self._undo_note = (
                 f"[The user undid the file changes of their earlier request "
                 f"{preview.checkpoint.prompt[:80]!r}: {', '.join(restored)} are back as they "
                 "were before it.]\n\n"
             )
-        return restored
+        return result
 
     def rewind_points(self) -> list[Checkpoint]:
         """The prompts of this conversation that it can be rewound to, oldest first."""
@@ -590,14 +596,15 @@ class AgentSession:
             since[0], restores, commands, await git_state.status_short(self.workspace)
         )
 
-    async def rewind(self, preview: UndoPreview, *, files: bool) -> str:
+    async def rewind(self, preview: UndoPreview, *, files: bool) -> tuple[str, Restored]:
         """Take the conversation back to just before ``preview``'s prompt (and the files,
-        if ``files``); returns that prompt, to edit and send again. The conversation goes
-        on in a new session file; the old one stays whole."""
+        if ``files``); returns that prompt, to edit and send again, and what was done to the
+        files. The conversation goes on in a new session file; the old one stays whole."""
         self._require_idle("/rewind")
         checkpoint, store = preview.checkpoint, self.checkpoints
+        result = Restored([], [])
         if files:
-            await asyncio.to_thread(store.apply, preview.restores, self.loop.workspace)
+            result = await asyncio.to_thread(store.apply, preview.restores, self.loop.workspace)
             self.files.invalidate()
         kept = self.messages[: checkpoint.message_index]
         self.loop.messages[:] = kept
@@ -618,7 +625,7 @@ class AgentSession:
                 title=self.title,
             )
         )
-        return checkpoint.prompt
+        return checkpoint.prompt, result
 
     async def diff(self) -> SessionDiff:
         """What changed in the workspace: ``git diff`` in a repository, otherwise every

@@ -919,9 +919,15 @@ class NeoCodeApp(App[None]):
 
         if await self.push_screen_wait(RestoreScreen(preview, "undo")) != "files":
             return
-        restored = await self.session.undo(preview)
-        shown = ", ".join(restored) or "nothing (the files were already as they were)"
-        self.conversation.add_notice("info", f"undone: {shown}")
+        result = await self.session.undo(preview)
+        if result.paths or not result.refused:
+            shown = ", ".join(result.paths) or "nothing (the files were already as they were)"
+            self.conversation.add_notice("info", f"undone: {shown}")
+        self._refused(result.refused)
+
+    def _refused(self, refused: list[str]) -> None:
+        for reason in refused:
+            self.conversation.add_notice("warning", reason)
 
     async def _rewind(self) -> None:
         points = self.session.rewind_points()
@@ -940,13 +946,14 @@ class NeoCodeApp(App[None]):
             return
         self._rewinding = True
         try:
-            prompt = await self.session.rewind(preview, files=choice == "both")
+            prompt, result = await self.session.rewind(preview, files=choice == "both")
         finally:
             self._rewinding = False
         files = "and the files " if choice == "both" else "(the files as they are) "
         self.conversation.add_notice(
             "info", f"rewound the conversation {files}to before this prompt; it is in the input to edit"
         )
+        self._refused(result.refused)
         self.prefill_input(prompt)
 
     async def _diff(self) -> None:
