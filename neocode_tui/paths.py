@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import stat
+from contextlib import suppress
 from pathlib import Path
 from typing import IO, Any, BinaryIO, Literal, TextIO, overload
 
@@ -25,6 +26,19 @@ def data_dir() -> Path:
     """Saved sessions."""
     override = os.environ.get("NEOCODE_DATA_DIR")
     return Path(override) if override else Path(platformdirs.user_data_dir("neocode"))
+
+
+def folder_problem() -> str | None:
+    """Why NeoCode's data or config folder cannot be one (a file stands at its path or on
+    the way to it); None when each exists as a folder or can be made."""
+    for variable, folder in (("NEOCODE_DATA_DIR", data_dir()), ("NEOCODE_CONFIG_DIR", config_dir())):
+        existing = next((path for path in (folder, *folder.parents) if path.exists()), None)
+        if existing is not None and not existing.is_dir():
+            which = "data" if variable == "NEOCODE_DATA_DIR" else "config"
+            where = f" (from {variable})" if os.environ.get(variable) else ""
+            shown = "it" if existing == folder else f"{existing}, on its way,"
+            return f"the {which} folder {folder}{where} cannot be used: {shown} is a file"
+    return None
 
 
 FILE_MODE = 0o600
@@ -82,5 +96,6 @@ def write_private(path: Path, data: bytes) -> None:
             file.write(data)
         partial.replace(path)
     except BaseException:
-        partial.unlink(missing_ok=True)
+        with suppress(OSError):
+            partial.unlink(missing_ok=True)
         raise

@@ -386,7 +386,10 @@ class AgentSession:
             )
             self._emit(blocked)
             return blocked
-        await asyncio.to_thread(self.checkpoints.begin, typed, len(self.messages))
+        try:
+            await asyncio.to_thread(self.checkpoints.begin, typed, len(self.messages))
+        except OSError as exc:
+            self._notice("warning", f"could not save a checkpoint: {exc.strerror or exc}")
         note, self._undo_note = self._undo_note, ""
         text = note + expanded.text
         if submitted.context:

@@ -14,6 +14,7 @@ import asyncio
 import logging
 import os
 import signal
+import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,6 +95,9 @@ def run_acp(args: argparse.Namespace) -> int:
     except NeoCodeError as exc:
         print(f"neocode: {exc}", file=sys.stderr)
         return exc.exit_code
+    if problem := _streams_problem():
+        print(f"neocode acp: {problem}", file=sys.stderr)
+        return 2
     protocol_out = os.dup(sys.stdout.fileno())
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a stray print must not break the protocol
     try:
@@ -101,6 +105,18 @@ def run_acp(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 130
     return 0
+
+
+def _streams_problem() -> str | None:
+    """Why stdin and stdout cannot carry the protocol: an editor starts ``neocode acp`` with
+    a pipe (or socket) on each; closed, a terminal or a regular file will not do."""
+    for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout)):
+        if stream is None:
+            return f"{name} is closed: an editor starts neocode acp with pipes on stdin and stdout"
+        mode = os.fstat(stream.fileno()).st_mode
+        if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)):
+            return f"{name} is a file: an editor starts neocode acp with pipes on stdin and stdout"
+    return None
 
 
 async def _serve(args: argparse.Namespace, protocol_out: int) -> None:
