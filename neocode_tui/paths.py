@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
 from typing import IO, Any, BinaryIO, Literal, TextIO, overload
@@ -44,7 +45,7 @@ def folder_problem() -> str | None:
 FILE_MODE = 0o600
 FOLDER_MODE = 0o700
 """NeoCode's files hold every prompt, answer and command output: the user's alone, whatever
-the umask (a folder that already existed wider is tightened when NeoCode writes in it)."""
+the umask (one that already existed open to others is closed to them when NeoCode writes)."""
 _FLAGS = {
     "x": os.O_WRONLY | os.O_CREAT | os.O_EXCL,
     "a": os.O_WRONLY | os.O_CREAT | os.O_APPEND,
@@ -53,8 +54,8 @@ _FLAGS = {
 
 
 def private_folder(folder: Path) -> Path:
-    """``folder``, made if missing, with it and every folder between it and NeoCode's data or
-    config folder (that one too) set to 0700. Folders above those are made as usual."""
+    """``folder``, made if missing (0700), with it and every folder between it and NeoCode's
+    data or config folder (that one too) closed to others. Folders above are made as usual."""
     root = next((r for r in (data_dir(), config_dir()) if folder.is_relative_to(r)), folder)
     root.parent.mkdir(parents=True, exist_ok=True)
     parts = folder.relative_to(root).parts
@@ -65,8 +66,7 @@ def private_folder(folder: Path) -> Path:
         except FileExistsError:
             if not path.is_dir():
                 raise NotADirectoryError(f"{path} is not a folder") from None
-        if stat.S_IMODE(path.stat().st_mode) != FOLDER_MODE:
-            path.chmod(FOLDER_MODE)
+        _tighten(path.stat().st_mode, path.chmod)
     return folder
 
 
@@ -75,16 +75,23 @@ def open_private(path: Path, mode: Literal["xb", "ab", "wb"], **options: Any) ->
 @overload
 def open_private(path: Path, mode: Literal["x", "a", "w"], **options: Any) -> TextIO: ...
 def open_private(path: Path, mode: str, **options: Any) -> IO[Any]:
-    """``open(path, mode)`` for a file only the user may read (0600, also when it existed),
-    in a private folder. ``mode``: ``x``, ``a`` or ``w``, with ``b`` for bytes."""
+    """``open(path, mode)`` for a file only the user may read (made 0600, closed to others
+    when it existed), in a private folder. ``mode``: ``x``, ``a`` or ``w``, ``b`` for bytes."""
     private_folder(path.parent)
     fd = os.open(path, _FLAGS[mode.replace("b", "")] | os.O_CLOEXEC, FILE_MODE)
     try:
-        os.fchmod(fd, FILE_MODE)
+        _tighten(os.fstat(fd).st_mode, lambda mode: os.fchmod(fd, mode))
         return os.fdopen(fd, mode.replace("x", "w"), **options)
     except BaseException:
         os.close(fd)
         raise
+
+
+def _tighten(mode: int, chmod: Callable[[int], None]) -> None:
+    """Take away what others may do; what the user may do stays (a folder the user made
+    read-only stays read-only). New ones are made 0600 / 0700, which a umask cannot widen."""
+    if mode & 0o077:
+        chmod(stat.S_IMODE(mode) & 0o700)
 
 
 def write_private(path: Path, data: bytes) -> None:
