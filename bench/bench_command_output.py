@@ -19,6 +19,9 @@ Cases, each ``--seconds`` long (about), in one process:
 - **10 MB, paced**: ``bash`` printing 10 MB of 100-character lines in 100 bursts;
 - **10 MB, flood**: ``bash`` printing 10 MB as fast as the pipe takes it (over in a moment:
   few samples);
+- **10 MB, one line**: the same flood with no line end but the last: the time against the
+  flood in lines is printed, and stays at 1 or less (each line is cut as it arrives, see
+  ``LineCap`` in live_output.py; keeping the open line whole made it quadratic);
 - **10 MB to the view**: a ``sleep`` command whose panel is sent the same 10 MB as live
   output deltas, paced, through the view's ``post``: what the screen would cost if the core
   passed all of a flood on (it passes the first 15 kB, see ``_Capture`` in tools/bash.py).
@@ -58,7 +61,12 @@ def paced_command(seconds: float) -> str:
     )
 
 
-FLOOD = f"yes '{LINE.rstrip()}' | head -c {TOTAL}"
+def flood(size: int) -> str:
+    return f"yes '{LINE.rstrip()}' | head -c {size}"
+
+
+def one_line(size: int) -> str:
+    return f"head -c {size} /dev/zero | tr '\\0' a; echo"
 
 
 class Probe:
@@ -202,12 +210,15 @@ def percentile(values: list[float], fraction: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="how long the idle and paced cases last")
+    parser.add_argument("--flood-mb", type=int, default=10, help="MB printed by the two flood cases")
     args = parser.parse_args()
     seconds = args.seconds
+    size = args.flood_mb * 1_000_000
     cases: dict[str, tuple[Case, str]] = {
         "idle (baseline)": (idle, "true"),
         "10 MB, paced": (running(), paced_command(seconds)),
-        "10 MB, flood": (running(), FLOOD),
+        f"{args.flood_mb} MB, flood": (running(), flood(size)),
+        f"{args.flood_mb} MB, one line": (running(), one_line(size)),
         "10 MB to the view": (running(feed=True), "sleep 600"),
     }
     with tempfile.TemporaryDirectory() as config:
@@ -230,6 +241,10 @@ def main() -> None:
             f"{percentile(out, 0.5) * 1e3:9.1f}{percentile(out, 0.95) * 1e3:7.1f}"
             f"{percentile(frame, 0.95) / base_frame:12.2f}{percentile(key, 0.95) / base_key:10.2f}"
         )
+    lines = probes[f"{args.flood_mb} MB, flood"].seconds  # type: ignore[attr-defined]
+    line = probes[f"{args.flood_mb} MB, one line"].seconds  # type: ignore[attr-defined]
+    print(f"{args.flood_mb} MB on one line took {line:.2f} s, in lines {lines:.2f} s: "
+          f"x{line / lines:.2f} (linear: 1 or less)")
     fed = probes["10 MB to the view"]
     if fed.output_times:
         middle = (fed.output_times[0] + fed.output_times[-1]) / 2

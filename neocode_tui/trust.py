@@ -9,10 +9,9 @@ user's config folder, never in the workspace.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
-from neocode_tui.paths import config_dir
+from neocode_tui.paths import config_dir, write_private
 
 TRUST_FILE = "trusted-folders.json"
 
@@ -43,8 +42,4 @@ def trust(folder: Path) -> None:
     """Remember that the user trusts ``folder`` (written whole, then renamed into place)."""
     folders = {str(path) for path in trusted_folders()}
     folders.add(str(folder.resolve()))
-    target = trust_file()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(f".{TRUST_FILE}.{os.getpid()}")
-    partial.write_text(json.dumps({"folders": sorted(folders)}, indent=1) + "\n", encoding="utf-8")
-    partial.replace(target)
+    write_private(trust_file(), (json.dumps({"folders": sorted(folders)}, indent=1) + "\n").encode())

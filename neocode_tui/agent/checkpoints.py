@@ -17,6 +17,7 @@ import errno
 import hashlib
 import os
 import shutil
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -25,8 +26,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 from neocode_tui.agent.tools.edit import unified_diff
 from neocode_tui.agent.tools.text import MAX_EDIT_BYTES, looks_binary
-from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
-from neocode_tui.paths import data_dir
+from neocode_tui.agent.workspace import NotARegularFile, PathOutsideWorkspace, Workspace
+from neocode_tui.paths import data_dir, private_folder, write_private
 
 UNTRACKED = "Changes made by bash commands are not tracked: they are not undone."
 
@@ -61,16 +62,30 @@ class Restore:
     path: str
     before: bytes | None
     current: bytes | None
+    refused: str = ""
+    """Why the file is left as it is (a symlink, a folder or a FIFO stands in its place)."""
 
     @property
     def changes(self) -> bool:
-        return self.before != self.current
+        return bool(self.refused) or self.before != self.current
 
     def diff(self) -> str:
         """From the file as it is now to what it gets back."""
+        if self.refused:
+            return ""
         return unified_diff(
             self.path, _text(self.current), _text(self.before), created=self.current is None
         )
+
+
+@dataclass(frozen=True)
+class Restored:
+    """What taking files back did."""
+
+    paths: list[str]
+    """The files written back (or removed, where they did not exist)."""
+    refused: list[str]
+    """For each file left as it is, why: nothing is ever written through a symlink."""
 
 
 class CheckpointStore:
@@ -146,20 +161,29 @@ class CheckpointStore:
         plan = []
         for shown, blob in sorted(first.items()):
             before = None if blob is None else (self.folder / "blobs" / blob).read_bytes()
-            plan.append(Restore(shown, before, _read(workspace, workspace.resolve(shown))))
+            try:
+                current = _read(workspace, _in_workspace(workspace, shown))
+            except (OSError, PathOutsideWorkspace) as exc:
+                plan.append(Restore(shown, before, None, refused=_refusal(shown, exc)))
+                continue
+            plan.append(Restore(shown, before, current))
         return [restore for restore in plan if restore.changes]
 
-    def apply(self, plan: list[Restore], workspace: Workspace) -> None:
+    def apply(self, plan: list[Restore], workspace: Workspace) -> Restored:
+        """Write ``plan`` back, file by file: one that cannot be (it became a symlink, a
+        folder or a FIFO, even since the plan was made) is left as it is and said why."""
+        restored, refused = [], []
         for restore in plan:
-            path = workspace.resolve(restore.path)
-            if restore.before is not None:
-                workspace.replace_file(path, restore.before)
-            else:
-                with workspace.open_dir(path.parent) as folder:
-                    try:
-                        os.unlink(path.name, dir_fd=folder)
-                    except FileNotFoundError:
-                        pass
+            if restore.refused:
+                refused.append(restore.refused)
+                continue
+            try:
+                _write_back(workspace, _in_workspace(workspace, restore.path), restore.before)
+            except (OSError, PathOutsideWorkspace) as exc:
+                refused.append(_refusal(restore.path, exc))
+                continue
+            restored.append(restore.path)
+        return Restored(restored, refused)
 
     def mark_undone(self, checkpoint: Checkpoint) -> None:
         checkpoint.undone = True
@@ -176,7 +200,7 @@ class CheckpointStore:
     def move_to(self, folder: Path) -> None:
         """Carry the checkpoints over to a new session's folder (after a rewind)."""
         if self.folder.is_dir() and self.folder != folder:
-            folder.parent.mkdir(parents=True, exist_ok=True)
+            private_folder(folder.parent)
             shutil.move(self.folder, folder)
         self.folder = folder
 
@@ -187,21 +211,14 @@ class CheckpointStore:
 
     def _store_blob(self, content: bytes) -> str:
         name = hashlib.sha256(content).hexdigest()
-        blobs = self.folder / "blobs"
-        blobs.mkdir(parents=True, exist_ok=True)
-        target = blobs / name
+        target = self.folder / "blobs" / name
         if not target.exists():
-            temp = blobs / f".{name}.tmp"
-            temp.write_bytes(content)
-            temp.replace(target)
+            write_private(target, content)
         return name
 
     def _save(self, checkpoint: Checkpoint) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
         target = self.folder / f"{checkpoint.number:05d}.json"
-        temp = target.with_suffix(".tmp")
-        temp.write_text(checkpoint.model_dump_json(), encoding="utf-8")
-        temp.replace(target)
+        write_private(target, checkpoint.model_dump_json().encode())
 
 
 def _read(workspace: Workspace, path: Path) -> bytes | None:
@@ -220,6 +237,42 @@ def _read(workspace: Workspace, path: Path) -> bytes | None:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def _in_workspace(workspace: Workspace, shown: str) -> Path:
+    """The saved path in the workspace, symlinks not followed: ``open_dir`` and the no-follow
+    opens then refuse any that stands on the way, instead of reaching where it points."""
+    relative = Path(shown)
+    if relative.is_absolute() or ".." in relative.parts:
+        raise PathOutsideWorkspace(f"{shown!r} is not a path inside the workspace")
+    return workspace.root / relative
+
+
+def _write_back(workspace: Workspace, path: Path, before: bytes | None) -> None:
+    if before is not None:
+        workspace.replace_file(path, before)
+        return
+    try:
+        fd, _ = workspace.open_file(path)  # refuses a symlink, a folder, a FIFO
+    except FileNotFoundError:
+        return
+    os.close(fd)
+    with workspace.open_dir(path.parent) as folder:
+        with suppress(FileNotFoundError):
+            os.unlink(path.name, dir_fd=folder)
+
+
+def _refusal(shown: str, exc: OSError | PathOutsideWorkspace) -> str:
+    """Why ``shown`` is left as it is, in words the user can act on."""
+    if isinstance(exc, PathOutsideWorkspace):
+        what = "it is now a symlink, or a folder on its way is one; nothing is written through it"
+    elif isinstance(exc, IsADirectoryError):
+        what = "it is now a folder"
+    elif isinstance(exc, NotARegularFile):
+        what = f"it is now {exc.kind}"
+    else:
+        what = exc.strerror or str(exc)
+    return f"{shown} was left as it is: {what}"
 
 
 def _text(content: bytes | None) -> str:

@@ -275,8 +275,9 @@ async def _undo(session: AgentSession, _: str) -> Outcome:
     async def answer(choice: str | None) -> Outcome:
         if choice != "files":
             return Report("")
-        restored = await session.restore.undo(preview)
-        return Report(f"undone: {', '.join(restored) or 'nothing (the files were already as they were)'}")
+        result = await session.restore.undo(preview)
+        done = ", ".join(result.paths) or "nothing (the files were already as they were)"
+        return _with_refused(f"undone: {done}", result.refused)
 
     return Confirm("undo", f"Undo the file changes of {_first_line(preview.checkpoint.prompt)!r}?",
                    preview, (Choice("files", "write these files back"),), answer)
@@ -312,16 +313,21 @@ async def _rewind_to(session: AgentSession, number: int) -> Outcome:
     async def answer(choice: str | None) -> Outcome:
         if choice not in ("conversation", "both"):
             return Report("")
-        prompt = await session.rewind(preview, files=choice == "both")
+        prompt, result = await session.rewind(preview, files=choice == "both")
         files = "and the files " if choice == "both" else "(the files as they are) "
-        return Report(f"rewound the conversation {files}to before this prompt; it is in the input to edit",
-                      prefill=prompt)
+        said = f"rewound the conversation {files}to before this prompt; it is in the input to edit"
+        return _with_refused(said, result.refused, prefill=prompt)
 
     choices = [Choice("conversation", "rewind the conversation only")]
     if preview.restores:
         choices.append(Choice("both", "rewind the conversation and the files"))
     return Confirm("rewind", f"Rewind to before {_first_line(preview.checkpoint.prompt)!r}?",
                    preview, tuple(choices), answer)
+
+
+def _with_refused(text: str, refused: list[str], prefill: str = "") -> Report:
+    """What was done, then each file left as it was and why (a warning, then)."""
+    return Report("\n".join([text, *refused]), "warning" if refused else "info", prefill)
 
 
 @_command("diff", "what changed in the workspace this session (git diff in a repository)")

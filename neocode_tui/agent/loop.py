@@ -41,6 +41,7 @@ from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
 from neocode_tui.chat import ChatRequest, Message, ToolCall
 from neocode_tui.collector import CollectedToolCall, CollectedTurn, Collector
 from neocode_tui.events import ErrorInfo, StreamEvent, Usage
+from neocode_tui.live_output import LineCap
 from neocode_tui.providers import Provider
 from neocode_tui.redact import Redactor
 from neocode_tui.vocabulary import ApprovalMode
@@ -406,21 +407,18 @@ class AgentLoop:
 
     def _live_output(self, call: CollectedToolCall) -> Callable[[str], None] | None:
         """Passes output on line by line: a key never spans two lines, so each line can
-        be redacted whole. A last line without an end shows up in the final result."""
+        be redacted whole. Each line is cut (``LineCap``), so one endless line costs no
+        more than many short ones. A last line without an end shows up in the final result."""
         sink = self.sink
         if sink is None:
             return None
         turn = self.turn
-        pending = ""
+        lines = LineCap()
 
         def feed(text: str) -> None:
-            nonlocal pending
-            pending += text
-            cut = max(pending.rfind("\n"), pending.rfind("\r")) + 1
-            if cut:
-                lines, pending = pending[:cut], pending[cut:]
+            if ended := lines.feed(text):
                 sink(ToolOutputDelta(turn=turn, index=call.index, call_id=call.id,
-                                     text=self._redact(lines)))
+                                     text=self._redact(ended)))
 
         return feed
 

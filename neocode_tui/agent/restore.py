@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from neocode_tui.agent import git_state
-from neocode_tui.agent.checkpoints import Checkpoint, CheckpointStore, Restore
+from neocode_tui.agent.checkpoints import Checkpoint, CheckpointStore, Restore, Restored
 from neocode_tui.agent.file_index import FileIndex
 from neocode_tui.agent.git_run import Repository, find_repository
 from neocode_tui.agent.tools import Tool
@@ -46,6 +46,11 @@ class UndoPreview:
     @property
     def diff(self) -> str:
         return "".join(restore.diff() for restore in self.restores)
+
+    @property
+    def refused(self) -> list[str]:
+        """Files that will be left as they are, and why."""
+        return [restore.refused for restore in self.restores if restore.refused]
 
 
 @dataclass(frozen=True)
@@ -102,24 +107,26 @@ class Restorer:
         restores = await asyncio.to_thread(store.restores, [checkpoint], self.workspace)
         return UndoPreview(checkpoint, restores, checkpoint.commands, await self.git_status())
 
-    async def undo(self, preview: UndoPreview) -> list[str]:
-        """Write back the files the previewed prompt changed; the paths restored. The model
-        hears of it with the next prompt."""
+    async def undo(self, preview: UndoPreview) -> Restored:
+        """Write back the files the previewed prompt changed (a file that became a symlink,
+        a folder or a FIFO is left as it is, and said). The model hears of it with the next
+        prompt."""
         self._require_idle("/undo")
-        await self.write_back(preview)
+        result = await self.write_back(preview)
         await asyncio.to_thread(self.checkpoints.mark_undone, preview.checkpoint)
-        restored = [restore.path for restore in preview.restores]
+        restored = result.paths
         if restored:
             self._note = (
                 f"[The user undid the file changes of their earlier request "
                 f"{preview.checkpoint.prompt[:80]!r}: {', '.join(restored)} are back as they "
                 "were before it.]\n\n"
             )
-        return restored
+        return result
 
-    async def write_back(self, preview: UndoPreview) -> None:
-        await asyncio.to_thread(self.checkpoints.apply, preview.restores, self.workspace)
+    async def write_back(self, preview: UndoPreview) -> Restored:
+        result = await asyncio.to_thread(self.checkpoints.apply, preview.restores, self.workspace)
         self.files.invalidate()
+        return result
 
     def rewind_points(self) -> list[Checkpoint]:
         """The prompts of this conversation that it can be rewound to, oldest first."""

@@ -16,6 +16,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from neocode_tui.agent.checkpoints import Restored
 from neocode_tui.agent.commands import COMMANDS
 from neocode_tui.agent.compaction import compact_messages
 from neocode_tui.agent.context import (
@@ -395,7 +396,10 @@ class AgentSession:
             )
             self._emit(blocked)
             return blocked
-        await asyncio.to_thread(self.restore.checkpoints.begin, typed, len(self.messages))
+        try:
+            await asyncio.to_thread(self.restore.checkpoints.begin, typed, len(self.messages))
+        except OSError as exc:
+            self.notice("warning", f"could not save a checkpoint: {exc.strerror or exc}")
         text = self.restore.take_note() + expanded.text
         if submitted.context:
             context = Redactor(self.settings.secrets)(submitted.context)
@@ -544,14 +548,15 @@ class AgentSession:
 
     # -- taking back what the agent did (the files: ``self.restore``) ------------------------
 
-    async def rewind(self, preview: UndoPreview, *, files: bool) -> str:
+    async def rewind(self, preview: UndoPreview, *, files: bool) -> tuple[str, Restored]:
         """Take the conversation back to just before ``preview``'s prompt (and the files,
-        if ``files``); returns that prompt, to edit and send again. The conversation goes
-        on in a new session file; the old one stays whole."""
+        if ``files``); returns that prompt, to edit and send again, and what was done to the
+        files. The conversation goes on in a new session file; the old one stays whole."""
         self.require_idle("/rewind")
         checkpoint, store = preview.checkpoint, self.restore.checkpoints
+        result = Restored([], [])
         if files:
-            await self.restore.write_back(preview)
+            result = await self.restore.write_back(preview)
         kept = self.messages[: checkpoint.message_index]
         self.loop.messages[:] = kept
         self._close_store()
@@ -568,7 +573,7 @@ class AgentSession:
                 title=self.title,
             )
         )
-        return checkpoint.prompt
+        return checkpoint.prompt, result
 
     async def aclose(self) -> None:
         """Stop whatever runs (the pending call is recorded as interrupted), close the file."""

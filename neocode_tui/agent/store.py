@@ -36,7 +36,7 @@ from neocode_tui.agent.transcript import repair
 from neocode_tui.chat import Message
 from neocode_tui.errors import SessionBusy, SessionNotFound
 from neocode_tui.events import Usage
-from neocode_tui.paths import data_dir
+from neocode_tui.paths import data_dir, open_private
 from neocode_tui.vocabulary import SESSION_ID_CHARACTERS
 
 FORMAT_VERSION = 1
@@ -115,8 +115,7 @@ class SessionStore:
         session_id = f"{datetime.now():%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
         store = cls(session_id, sessions_dir() / f"{session_id}.jsonl", on_problem)
         try:
-            store.path.parent.mkdir(parents=True, exist_ok=True)
-            store._file = store.path.open("xb", buffering=0)
+            store._file = open_private(store.path, "xb", buffering=0)
             _lock(store._file)  # a new file: nobody else can hold it
         except OSError as exc:
             store._stop(exc)
@@ -143,7 +142,7 @@ class SessionStore:
         has it open, ``SessionNotFound`` when it cannot be read."""
         store = cls(info.id, info.path, on_problem)
         try:
-            store._file = store.path.open("ab", buffering=0)
+            store._file = open_private(store.path, "ab", buffering=0)
         except OSError as exc:
             store._stop(exc)  # readable but not writable: go on with what can be read
             return store, load_session(info)

@@ -165,6 +165,11 @@ class Workspace:
 class NotARegularFile(OSError):
     """A FIFO, device or socket: reading one may never end, so no tool does."""
 
+    def __init__(self, shown: str, kind: str) -> None:
+        super().__init__(errno.EINVAL, f"{shown} is {kind}; only regular files can be used")
+        self.kind = kind
+        """What it is, in words: "a FIFO (named pipe)", "a device", "a socket"."""
+
 
 def _require_regular(status: os.stat_result, shown: str, path: Path) -> None:
     mode = status.st_mode
@@ -178,7 +183,7 @@ def _require_regular(status: os.stat_result, shown: str, path: Path) -> None:
         else "a socket" if stat.S_ISSOCK(mode)
         else "not a regular file"
     )
-    raise NotARegularFile(errno.EINVAL, f"{shown} is {kind}; only regular files can be used")
+    raise NotARegularFile(shown, kind)
 
 
 def _is_link(name: str, folder: int) -> bool:

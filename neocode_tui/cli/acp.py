@@ -14,6 +14,7 @@ import asyncio
 import logging
 import os
 import signal
+import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,6 @@ from acp import (
     SetSessionModeResponse,
     run_agent,
 )
-from acp.core import DEFAULT_STDIO_BUFFER_LIMIT_BYTES
 from acp.interfaces import Client
 from acp.schema import (
     AgentCapabilities,
@@ -54,6 +54,7 @@ from acp.schema import (
     ToolCallUpdate,
     Usage,
 )
+from pydantic import ValidationError
 
 from neocode_tui import __version__
 from neocode_tui.agent.commands import COMMANDS, parse_command
@@ -73,6 +74,7 @@ from neocode_tui.agent.store import find_session, list_sessions
 from neocode_tui.agent.tools import default_tools
 from neocode_tui.cli.acp_commands import commands_update, run_built_in
 from neocode_tui.cli.acp_updates import Outbox, UpdateTranslator
+from neocode_tui.cli.acp_wire import READ_AHEAD_BYTES, JsonRpcLines
 from neocode_tui.cli.options import load_from_args
 from neocode_tui.errors import NeoCodeError, SessionNotFound, SettingsError, WorkInProgress
 from neocode_tui.terminal_text import for_stream
@@ -98,6 +100,9 @@ def run_acp(args: argparse.Namespace) -> int:
     except NeoCodeError as exc:
         print(for_stream(f"neocode: {exc}", sys.stderr), file=sys.stderr)  # it may quote a .env
         return exc.exit_code
+    if problem := _streams_problem():
+        print(f"neocode acp: {problem}", file=sys.stderr)
+        return 2
     protocol_out = os.dup(sys.stdout.fileno())
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a stray print must not break the protocol
     try:
@@ -107,9 +112,21 @@ def run_acp(args: argparse.Namespace) -> int:
     return 0
 
 
+def _streams_problem() -> str | None:
+    """Why stdin and stdout cannot carry the protocol: an editor starts ``neocode acp`` with
+    a pipe (or socket) on each; closed, a terminal or a regular file will not do."""
+    for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout)):
+        if stream is None:
+            return f"{name} is closed: an editor starts neocode acp with pipes on stdin and stdout"
+        mode = os.fstat(stream.fileno()).st_mode
+        if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)):
+            return f"{name} is a file: an editor starts neocode acp with pipes on stdin and stdout"
+    return None
+
+
 async def _serve(args: argparse.Namespace, protocol_out: int) -> None:
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=DEFAULT_STDIO_BUFFER_LIMIT_BYTES)
+    reader = asyncio.StreamReader(limit=READ_AHEAD_BYTES)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     transport, protocol = await loop.connect_write_pipe(
         asyncio.streams.FlowControlMixin, os.fdopen(protocol_out, "wb")
@@ -117,7 +134,8 @@ async def _serve(args: argparse.Namespace, protocol_out: int) -> None:
     writer = asyncio.StreamWriter(transport, protocol, reader, loop)
     agent = NeoCodeAgent(args)
     # The SDK routes only the methods an agent has; its Agent protocol lists them all.
-    serving = asyncio.create_task(run_agent(agent, writer, reader))  # type: ignore[arg-type]
+    serving = asyncio.create_task(
+        run_agent(agent, JsonRpcLines(reader, writer)))  # type: ignore[arg-type]
     loop.add_signal_handler(signal.SIGTERM, serving.cancel)
     try:
         await serving
@@ -304,7 +322,7 @@ class NeoCodeAgent:
             return await self.client.request_permission(
                 session_id=session.id, tool_call=tool_call, options=options
             )
-        except (RequestError, ConnectionError) as exc:
+        except (RequestError, ConnectionError, ValidationError) as exc:
             log.warning("no answer to a permission request: %s", exc)
             return None
 

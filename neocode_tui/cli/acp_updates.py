@@ -65,10 +65,14 @@ from neocode_tui.events import (
     ToolCallEnd,
     ToolCallStart,
 )
+from neocode_tui.live_output import LiveTail
 from neocode_tui.partial_json import PartialJSON
 
 log = logging.getLogger("neocode.acp")
 
+LIVE_OUTPUT_LINES = 200
+"""Lines of a running command's output an update shows: each update carries them all, so
+they are few enough for every update to stay small however much the command prints."""
 SEND_EVERY = 0.05
 """Seconds between two updates of one call's growing arguments or output: a long
 ``write_file`` streams its content once per interval, not once per delta."""
@@ -93,7 +97,11 @@ class _Call:
     acp_id: str = ""
     """Unique in the ACP session (models reuse ids such as ``call_1`` across turns)."""
     arguments: PartialJSON = field(default_factory=PartialJSON)
-    output: str = ""
+    output: LiveTail = field(default_factory=lambda: LiveTail(keep=LIVE_OUTPUT_LINES))
+    """What a running command printed, as far as it is shown: its last lines."""
+    output_changed: bool = False
+    due: asyncio.TimerHandle | None = None
+    """A send held back by ``SEND_EVERY``, to go out when the interval is over."""
     sent_at: float = 0.0
     pending: dict[str, Any] = field(default_factory=dict)
     """Fields changed since the last update sent for this call."""
@@ -134,8 +142,8 @@ class UpdateTranslator:
             self._tool_started(event)
         elif isinstance(event, ToolOutputDelta):
             call = self._find(event.turn, event.index, event.call_id)
-            call.output += event.text
-            call.pending["content"] = [tool_content(text_block(fenced(call.output)))]
+            call.output.feed(event.text)
+            call.output_changed = True
             self._send(call)
         elif isinstance(event, ToolFinished):
             self._tool_finished(event)
@@ -219,6 +227,7 @@ class UpdateTranslator:
         change = diff_content(event.change)
         call.pending.update(status=FINISHED.get(event.status, "failed"),
                             content=result_content(event.result, change, event.status))
+        call.output_changed = False  # the result replaces the live output
         call.done = True
         self._send(call, force=True)
 
@@ -318,11 +327,24 @@ class UpdateTranslator:
 
     def _send(self, call: _Call, *, force: bool = False) -> None:
         now = time.monotonic()
-        if not call.pending or (not force and now - call.sent_at < SEND_EVERY):
+        if not force and now - call.sent_at < SEND_EVERY:
+            if call.due is None:  # what came last goes out even if nothing follows it
+                call.due = asyncio.get_running_loop().call_later(
+                    call.sent_at + SEND_EVERY - now, self._send_due, call)
+            return
+        if call.output_changed:  # drawn once per update sent, not once per piece of output
+            call.output_changed = False
+            call.pending["content"] = [tool_content(text_block(fenced(live_text(call.output))))]
+        if not call.pending:
             return
         self.put(update_tool_call(call.acp_id, **call.pending))
         call.pending = {}
         call.sent_at = now
+
+    def _send_due(self, call: _Call) -> None:
+        call.due = None
+        if not call.done:
+            self._send(call, force=True)
 
     def _flush_all(self) -> None:
         for call in list(self._streamed.values()):
@@ -370,6 +392,12 @@ def result_content(
     if change is not None and status == "ok":
         return [change, tool_content(text_block(result.splitlines()[0] if result else ""))]
     return [tool_content(text_block(fenced(result)))]
+
+
+def live_text(output: LiveTail) -> str:
+    """A running command's last lines, under a count of those above them."""
+    above = f"… {output.hidden:,} earlier lines\n" if output.hidden else ""
+    return above + "\n".join(output.lines)
 
 
 def fenced(text: str, language: str = "") -> str:

@@ -10,6 +10,7 @@ import sys
 from neocode_tui import __version__
 from neocode_tui.cli.options import add_setting_flags
 from neocode_tui.cli.serve import add_serve_command
+from neocode_tui.paths import folder_problem
 from neocode_tui.vocabulary import DIALECT_NAMES
 
 
@@ -112,11 +113,15 @@ def split_initial_prompt(
 
 
 def main(argv: list[str] | None = None) -> int:
+    _hold_standard_descriptors()
     parser = build_parser()
     argv, initial_prompt = split_initial_prompt(sys.argv[1:] if argv is None else argv, parser)
     args = parser.parse_args(argv)
     if initial_prompt is not None:
         args.initial_prompt = initial_prompt
+    if problem := folder_problem():
+        print(f"neocode: {problem}", file=sys.stderr)
+        return 2
     if args.command == "replay":
         if args.tui:
             from neocode_tui.cli.replay_tui import run_replay_tui
@@ -147,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         return run_serve(args)
     # Served by textual-serve, the app draws through Textual's web driver: a browser tab is
     # its screen, though stdin is a pipe.
-    has_screen = sys.stdin.isatty() or "TEXTUAL_DRIVER" in os.environ
+    has_screen = (sys.stdin is not None and sys.stdin.isatty()) or "TEXTUAL_DRIVER" in os.environ
     if initial_prompt is not None and args.prompt is None and not has_screen:
         args.prompt = initial_prompt  # no terminal to open the app in: run it headless
     if args.prompt is not None or not has_screen:
@@ -157,3 +162,15 @@ def main(argv: list[str] | None = None) -> int:
     from neocode_tui.cli.app import run_app
 
     return run_app(args)
+
+
+def _hold_standard_descriptors() -> None:
+    """Started with stdin, stdout or stderr closed (``0<&-``), the first file opened would
+    take that number: a session file read as keys, or handed to a child as its input. Each
+    closed one is held by /dev/null instead (``sys.stdin`` stays None: it is still closed
+    for everything that asks)."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            os.open(os.devnull, os.O_RDWR)  # the lowest free number: this one, in order

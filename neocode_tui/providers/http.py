@@ -20,7 +20,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import httpx
 
@@ -196,6 +196,8 @@ class HTTPStreamer:
         except httpx.HTTPError as exc:
             raise _AttemptFailed(_connect_error(host, exc)) from None
         try:
+            if 300 <= response.status_code < 400:
+                raise _AttemptFailed(_redirected(response, url, host))
             if response.status_code >= 400 or "json" in response.headers.get("content-type", ""):
                 raise await self._status_error(response, host)
             pump = EventPump(dialect, max_event_bytes=options.max_event_bytes)
@@ -284,6 +286,21 @@ class HTTPStreamer:
             await self._client.aclose()
             self._client = None
 
+
+
+def _redirected(response: httpx.Response, url: str, host: str) -> StreamError:
+    """A redirect is said, never followed: following it would send the key (and the
+    conversation) to wherever the server names, maybe another host."""
+    status = response.status_code
+    location = response.headers.get("location", "").strip()
+    if not location:
+        return _error("bad_request", f"the server at {host} answered HTTP {status} (a redirect) "
+                      "without saying where to; check the base URL", retryable=False, status=status)
+    target = short_text("".join(c if c.isprintable() else "?" for c in urljoin(url, location)), 300)
+    return _error("bad_request", f"the server at {host} redirected the request to {target} "
+                  f"(HTTP {status}); NeoCode does not follow redirects, so set the base URL "
+                  "(NEOCODE_BASE_URL or --base-url) to the address it names", retryable=False,
+                  status=status)
 
 
 def _status_kind(status: int) -> tuple[ErrorKind, str]:

@@ -32,6 +32,7 @@ def _restore_css(screen: str) -> str:
     {screen} #body {{ height: auto; max-height: 20; background: $panel; padding: 0 1; }}
     {screen} #note {{ margin-top: 1; color: $warning; }}
     {screen} #git {{ color: $text-muted; }}
+    {screen} .refused {{ color: $error; }}
 """
 
 
@@ -82,11 +83,13 @@ class RestoreScreen(ModalScreen[RestoreChoice | None]):
         with Vertical(id="dialog"):
             yield Static(title, id="title")
             with VerticalScroll(id="body"):
-                if preview.restores:
+                if preview.diff:
                     palette = Palette.from_variables(self.app.theme_variables, self.app.current_theme.dark)
                     yield Static(diff_of(preview.diff, palette), id="diff")
-                else:
+                elif not preview.refused:
                     yield Static(Content.styled("The files are already as they were.", "dim"))
+            for reason in preview.refused:
+                yield Static(Content(reason), classes="refused")
             yield Static(_untracked_note(preview), id="note")
             if preview.git_status:
                 yield Static(Content(visible(preview.git_status.rstrip())), id="git")

@@ -12,7 +12,7 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from neocode_tui.paths import config_dir
+from neocode_tui.paths import config_dir, write_private
 
 
 @dataclass
@@ -36,8 +36,4 @@ def load_user_config() -> UserConfig:
 
 def save_user_config(config: UserConfig) -> None:
     """Written whole through a temporary file, so a crash never leaves half a file behind."""
-    path = app_state_file()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(asdict(config), indent=2) + "\n", encoding="utf-8")
-    temporary.replace(path)
+    write_private(app_state_file(), (json.dumps(asdict(config), indent=2) + "\n").encode())

@@ -247,3 +247,32 @@ async def test_the_turn_limit_and_a_content_filter_are_their_acp_stop_reasons(
     assert limited.stop_reason == "max_turn_requests"
     assert filtered.stop_reason == "refusal"
     assert "Out of turns" in ed.client.text()
+
+
+async def test_a_command_printing_megabytes_shows_its_last_lines_in_small_updates(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    """Each live update carries the command's last lines under a count of the rest, not
+    everything printed so far (10 MB resent per update, and drawn per piece of output)."""
+    command = "seq 1 1500000; while [ ! -e go ]; do sleep 0.02; done; echo last"
+    model.reply("", [("c1", "bash", json.dumps({"command": command}))])
+    model.reply("Printed.")
+
+    def live_texts() -> list[str]:
+        return [block.content.text for u in ed.client.call_updates("c1") if u.status is None
+                for block in u.content or []]
+
+    async with editor(agent_env(model.server.url, home), workspace) as ed:
+        session = await ed.conn.new_session(cwd=str(workspace))
+        await ed.conn.set_session_mode(session_id=session.session_id, mode_id="full-auto")
+        running = asyncio.create_task(
+            ed.conn.prompt(session_id=session.session_id, prompt=[text_block("print")]))
+        await ed.client.wait_for(lambda: any("\n1500000\n" in t for t in live_texts()), within=60)
+        (workspace / "go").touch()
+        reply = await asyncio.wait_for(running, 60)
+
+    assert reply.stop_reason == "end_turn"
+    shown = next(t for t in live_texts() if "\n1500000\n" in t)
+    assert shown.startswith("```\n… 1,499,800 earlier lines\n1499801\n")
+    assert max(len(t) for t in live_texts()) < 20_000
+    assert ed.client.call_updates("c1")[-1].status == "completed"

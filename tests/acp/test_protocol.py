@@ -5,43 +5,12 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from acp import RequestError, image_block, text_block
 
-from tests.acp.conftest import NEOCODE, agent_env, editor
+from tests.acp.conftest import RawAgent, agent_env, editor, start_raw
 from tests.agent.conftest import API_KEY, Dialect
-
-
-class RawAgent:
-    """``neocode acp`` on plain pipes: every byte it writes to stdout is read back here."""
-
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
-        self.process = process
-        self.lines: list[bytes] = []
-        self.next_id = 0
-
-    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        self.next_id += 1
-        message = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write(json.dumps(message).encode() + b"\n")
-        while True:
-            line = await asyncio.wait_for(self.process.stdout.readline(), 30)
-            assert line, "the agent closed stdout"
-            self.lines.append(line)
-            reply = json.loads(line)
-            if reply.get("id") == self.next_id and "method" not in reply:
-                return reply
-
-
-async def start_raw(env: dict[str, str], cwd: Path, *args: str) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(
-        NEOCODE, *args, "acp", env={"PATH": "/usr/bin:/bin", **env}, cwd=cwd,
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
 
 
 async def test_stdout_is_protocol_only_and_errors_are_plain_words(

@@ -58,7 +58,7 @@ async def test_undo_puts_back_the_files_the_last_prompt_changed(
     assert preview.git_status is None  # not a repository
     restored = await session.restore.undo(preview)
 
-    assert sorted(restored) == ["app.py", "new.txt"]
+    assert sorted(restored.paths) == ["app.py", "new.txt"] and restored.refused == []
     assert (workspace / "app.py").read_text() == "print('one')\n"
     assert not (workspace / "new.txt").exists()
     assert await session.restore.undo_preview() is None  # nothing more to undo
@@ -122,9 +122,9 @@ async def test_rewind_restores_the_conversation_and_optionally_the_files(
     assert [point.prompt for point in points] == ["first", "second"]
     preview = await session.restore.rewind_preview(points[1].number)
     assert "-v2" in preview.diff and "+v1" in preview.diff
-    prompt = await session.rewind(preview, files=False)
+    prompt, result = await session.rewind(preview, files=False)
 
-    assert prompt == "second"
+    assert prompt == "second" and result.paths == []
     assert [m.content for m in session.messages if m.role == "user"] == ["first"]
     assert (workspace / "a.txt").read_text() == "v2\n"  # files left as they are
     assert recorder.of(TranscriptReplaced)[-1].messages == session.messages
@@ -232,3 +232,79 @@ async def test_an_unsaved_conversation_leaves_no_checkpoints_behind(
     assert preview is not None  # undo works in memory-only sessions too
     await session.aclose()
     assert list(folder.iterdir()) == []
+
+
+@pytest.mark.parametrize("swap", ["symlink out", "symlink in", "symlinked folder", "fifo", "folder"])
+async def test_undo_leaves_a_file_a_command_replaced_with_a_symlink_fifo_or_folder(
+    swap: str, openai_only: Dialect, workspace: Path, tmp_path: Path
+) -> None:
+    """The prompt wrote sub/app.py and other.txt; then something (a command) put a symlink
+    (to a file outside, or inside), a FIFO or a folder where sub/app.py was. Undo restores
+    other.txt, leaves that one alone with a reason, and writes nothing anywhere else."""
+    import os
+
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not yours\n")
+    (workspace / "sub").mkdir()
+    (workspace / "sub" / "app.py").write_text("v1\n")
+    (workspace / "other.txt").write_text("o1\n")
+    openai_only.reply(calls=[write("w1", "sub/app.py", "v2\n"), write("w2", "other.txt", "o2\n")])
+    openai_only.reply("Done.")
+    session, _ = session_in(openai_only, workspace)
+    await session.prompt("change both")
+    target = workspace / "sub" / "app.py"
+    target.unlink()
+    if swap == "symlink out":
+        target.symlink_to(outside)
+    elif swap == "symlink in":
+        target.symlink_to(workspace / "other.txt")
+    elif swap == "symlinked folder":
+        (workspace / "sub").rename(workspace / "gone")
+        (tmp_path / "elsewhere").mkdir()
+        (workspace / "sub").symlink_to(tmp_path / "elsewhere")
+    elif swap == "fifo":
+        os.mkfifo(target)
+    else:
+        target.mkdir()
+
+    preview = await session.restore.undo_preview()
+    assert preview is not None
+    [reason] = preview.refused
+    assert reason.startswith("sub/app.py was left as it is: it is now ")
+    restored = await session.restore.undo(preview)
+
+    assert restored.paths == ["other.txt"] and restored.refused == [reason]
+    assert (workspace / "other.txt").read_text() == "o1\n"
+    assert outside.read_text() == "not yours\n"
+    if swap == "symlinked folder":
+        assert list((tmp_path / "elsewhere").iterdir()) == []
+    kinds = {"symlink out": "a symlink", "symlink in": "a symlink", "symlinked folder": "a symlink",
+             "fifo": "a FIFO (named pipe)", "folder": "a folder"}
+    assert kinds[swap] in reason
+    await session.aclose()
+
+
+async def test_a_file_swapped_for_a_symlink_after_the_preview_is_still_refused(
+    openai_only: Dialect, workspace: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not yours\n")
+    openai_only.reply(calls=[write("w1", "made.txt", "new\n"), write("w2", "kept.txt", "k\n")])
+    openai_only.reply("Done.")
+    (workspace / "kept.txt").write_text("k0\n")
+    session, _ = session_in(openai_only, workspace)
+    await session.prompt("make it")
+    preview = await session.restore.undo_preview()
+    assert preview is not None and preview.refused == []
+    (workspace / "made.txt").unlink()
+    (workspace / "made.txt").symlink_to(outside)
+    (workspace / "kept.txt").unlink()
+    (workspace / "kept.txt").symlink_to(outside)
+
+    restored = await session.restore.undo(preview)
+
+    assert restored.paths == []
+    assert [r.split(":")[0] for r in restored.refused] == [
+        "kept.txt was left as it is", "made.txt was left as it is"]
+    assert outside.read_text() == "not yours\n" and (workspace / "made.txt").is_symlink()
+    await session.aclose()

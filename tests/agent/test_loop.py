@@ -486,3 +486,27 @@ async def test_yes_for_the_session_on_bash_covers_that_program_only(
     assert asked == ["bash: pytest …", "bash: pytest -q; touch pwned", "bash: npm test …",
                      "bash: npm publish …"]
     assert not (workspace / "pwned").exists()
+
+
+async def test_one_endless_line_of_output_costs_what_many_lines_cost(
+    openai_only: Dialect, workspace: Path, isolated_dirs: Path
+) -> None:
+    """200 MB on one line: each line passed on live is cut to LINE_CAP characters with a
+    marker, and the run takes about as long as 200 MB of short lines (it took minutes and
+    grew without bound when the open line was kept whole and searched again per chunk)."""
+    from neocode_tui.live_output import LINE_CAP
+
+    size = 200_000_000
+    command = f"head -c {size} /dev/zero | tr '\\0' a; echo; echo after"
+    openai_only.reply("", [("c1", "bash", json.dumps({"command": command, "timeout": 600}))])
+    openai_only.reply("Done.")
+    loop, recorder = make_loop(openai_only, workspace)
+
+    async with asyncio.timeout(60):
+        finished = await loop.run("print a lot")
+
+    assert finished.reason == "done"
+    live = "".join(e.text for e in recorder.of(ToolOutputDelta))
+    assert live == "a" * LINE_CAP + f" [… {size - LINE_CAP:,} more characters of this line]\nafter\n"
+    result = openai_only.tool_results(2)["c1"]
+    assert len(result) < 40_000 and "bytes of output cut" in result and result.endswith("a\nafter")

@@ -15,7 +15,7 @@ from neocode_tui.collector import Collector, collect
 from neocode_tui.events import StreamError, StreamRetry, TextDelta
 from neocode_tui.providers.http import HTTPOptions
 from neocode_tui.providers.openai import OpenAIProvider
-from tests.http_model_server import Response, json_response, openai_sse, openai_turn
+from tests.http_model_server import ModelServer, Response, json_response, openai_sse, openai_turn
 from tests.providers.conftest import API_KEY
 
 REQUEST = ChatRequest(model="gpt-test", messages=[Message(role="user", content="go")])
@@ -273,3 +273,29 @@ async def test_anthropic_gets_the_same_failure_handling(model_server) -> None:
     assert (turn.text, [c.name for c in turn.tool_calls], turn.retries) == ("Complete.", ["bash"], 2)
     assert rejected.error.kind == "auth" and "invalid x-api-key" in rejected.error.message
     assert "SECRET" not in rejected.error.message and len(model_server.requests) == 4
+
+
+@pytest.mark.parametrize("status", [301, 302, 307, 308])
+async def test_a_redirect_is_reported_as_one_and_never_followed_with_the_key(
+    model_server, status
+) -> None:
+    async with ModelServer() as elsewhere:
+        target = elsewhere.url + "/v1/chat/completions"
+        model_server.enqueue(Response(status=status, headers={"location": target},
+                                      body=b"<html>moved</html>"))
+        turn, seen = await run(provider_for(model_server.url))
+        assert elsewhere.requests == []  # neither the key nor the conversation went there
+    host = model_server.url.removeprefix("http://")
+    assert len(model_server.requests) == 1  # not retried
+    assert turn.error.kind == "bad_request"
+    assert turn.error.message == (
+        f"the server at {host} redirected the request to {target} (HTTP {status}); NeoCode "
+        "does not follow redirects, so set the base URL (NEOCODE_BASE_URL or --base-url) to "
+        "the address it names")
+
+
+async def test_a_relative_redirect_names_the_whole_address(model_server) -> None:
+    model_server.enqueue(Response(status=307, headers={"location": "/api/v1/chat/completions"}))
+    turn, _ = await run(provider_for(model_server.url))
+    assert f"redirected the request to {model_server.url}/api/v1/chat/completions (HTTP 307)" \
+        in turn.error.message

@@ -202,3 +202,25 @@ async def test_a_resumed_conversation_shows_the_prompt_as_typed(tmp_path: Path) 
         assert "What does @src/app.py do?" in text
         assert "The user attached" not in text and "TODO: handle --verbose" not in text
         assert "TODO: handle --verbose" in again.session.messages[0].content  # the model keeps it
+
+
+async def test_undo_over_a_file_now_a_symlink_out_says_so_and_the_app_goes_on(
+    tmp_path: Path
+) -> None:
+    app, workspace = editing_app(tmp_path)
+    outside = tmp_path / "outside.md"
+    outside.write_text("someone else's\n")
+    async with app.run_test(size=SIZE) as pilot:
+        await play_edits(pilot)
+        (workspace / "docs/api.md").unlink()
+        (workspace / "docs/api.md").symlink_to(outside)  # as a command might have
+        await Driver(pilot).step(Type("/undo"))
+        await dialog(pilot, RestoreScreen)
+        reason = "docs/api.md was left as it is: it is now a symlink"
+        assert reason in screen_text(app)
+        await pilot.press("y")
+        await wait_until(lambda: not isinstance(app.screen, RestoreScreen)
+                         and reason in screen_text(app), pause=pilot.pause, what="the warning")
+        assert app.is_running
+        assert outside.read_text() == "someone else's\n"
+        assert (workspace / "docs/api.md").is_symlink()

@@ -34,7 +34,7 @@ from neocode_tui.agent.mcp.config import HttpServer, ServerEntry
 from neocode_tui.agent.mcp.result import result_text
 from neocode_tui.agent.mcp.tool import McpTool
 from neocode_tui.agent.tools.base import OutputCallback, ToolError, ToolOutput
-from neocode_tui.paths import data_dir
+from neocode_tui.paths import data_dir, open_private
 
 if TYPE_CHECKING:
     from neocode_tui.agent.mcp.manager import State
@@ -54,9 +54,7 @@ class _SdkLog(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            path = data_dir() / "mcp-logs" / "sdk.log"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with path.open("a", encoding="utf-8") as log:
+            with open_private(data_dir() / "mcp-logs" / "sdk.log", "a", encoding="utf-8") as log:
                 log.write(self.format(record) + "\n")
         except OSError:
             pass
@@ -129,9 +127,9 @@ class McpConnection:
             timed_out = True
             scope.cancel()
 
-        self.log.parent.mkdir(parents=True, exist_ok=True)
         try:
-            with self.log.open("w", encoding="utf-8") as errlog, anyio.CancelScope() as scope:
+            with open_private(self.log, "w", encoding="utf-8") as errlog, \
+                    anyio.CancelScope() as scope:
                 self._scope = scope
                 timer = asyncio.get_running_loop().call_later(self.connect_timeout, time_out)
                 try:

@@ -16,10 +16,10 @@ from rich.panel import Panel
 from rich.segment import Segment
 from rich.text import Text
 
+from neocode_tui.live_output import LiveTail
 from neocode_tui.partial_json import GrowingText, PartialField, PartialJSON
 from neocode_tui.terminal_text import visible
 from neocode_tui.tui.conversation.diff import diff_text
-from neocode_tui.tui.conversation.live_output import LiveTail
 from neocode_tui.tui.conversation.markdown_split import CodeChunk, Piece
 from neocode_tui.tui.conversation.palette import Palette
 from neocode_tui.vocabulary import NoticeLevel

@@ -1,18 +1,73 @@
-"""The latest lines of a running command's output, at a fixed cost however much it prints.
+"""A running command's output, live, at a cost linear in what it prints and bounded in memory.
 
-A command can print megabytes; the panel shows only its last few lines while it runs. So
-nothing here keeps more than those lines: each piece of output is counted (``str.count``)
-and only its last lines are looked at, and a line longer than the panel is cut on arrival.
+A command can print megabytes, and all on one line: ``LineCap`` passes its output on whole
+lines at a time (so each can be redacted whole) with every line cut to ``LINE_CAP``
+characters and a marker saying how much was cut; only the new text is ever looked at, so
+one long line costs what the same bytes in many lines cost. ``LiveTail`` is what a screen
+keeps of that: the last few lines, each piece of output counted (``str.count``) and only
+its last lines looked at, a line longer than a panel cut on arrival. Neither imports
+Textual: the app and ``neocode acp`` show them alike.
 """
 
 from __future__ import annotations
 
+import re
 from collections import deque
 
 LIVE_OUTPUT_LINES = 10
 """How many of the latest output lines a running command's panel shows."""
 MAX_LINE_CHARS = 500
 """Characters kept of one line: more than any panel is wide, so cutting them never shows."""
+
+
+LINE_CAP = 2_000
+"""Characters of one line passed on live: more than an editor or a panel shows of it."""
+_LINE_END = re.compile(r"\r\n?|\n")
+
+
+class LineCap:
+    """Output in, its ended lines out (a carriage return ends one too: a progress bar's
+    redraw), each cut to ``cap`` characters; the line still open is held back, only its
+    first ``cap`` characters kept, the rest counted."""
+
+    def __init__(self, cap: int = LINE_CAP) -> None:
+        self.cap = cap
+        self._open = ""
+        self._dropped = 0
+
+    def feed(self, text: str) -> str:
+        """The lines ``text`` ended, cut; "" while it only adds to the open line."""
+        cut = max(text.rfind("\n"), text.rfind("\r")) + 1
+        if not cut:
+            self._hold(text)
+            return ""
+        first = _LINE_END.search(text)
+        assert first is not None
+        self._hold(text[: first.start()])
+        lines = [self._open, _more(self._dropped), first.group()]
+        if cut - first.end() > self.cap:
+            lines += [self._cut(line) for line in text[first.end() : cut].splitlines(True)]
+        else:
+            lines.append(text[first.end() : cut])
+        self._open, self._dropped = "", 0
+        self._hold(text[cut:])
+        return "".join(lines)
+
+    def _hold(self, text: str) -> None:
+        room = self.cap - len(self._open)
+        if room > 0:
+            self._open += text[:room]
+        self._dropped += max(len(text) - max(room, 0), 0)
+
+    def _cut(self, line: str) -> str:
+        body = line.rstrip("\r\n")
+        if len(body) <= self.cap:
+            return line
+        return body[: self.cap] + _more(len(body) - self.cap) + line[len(body) :]
+
+
+def _more(count: int) -> str:
+    return f" [… {count:,} more characters of this line]" if count else ""
 
 
 def _shown(line: str) -> str:
