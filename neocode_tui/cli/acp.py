@@ -55,7 +55,6 @@ from acp.schema import (
 
 from neocode_tui import __version__
 from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, RunFinished
-from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.mcp.config import (
     CLIENT,
     Configs,
@@ -248,9 +247,9 @@ class NeoCodeAgent:
         tools = default_tools()
         outbox = Outbox(lambda update: self._notify(session.id, update))
         updates = UpdateTranslator(workspace, tools, outbox.put)
-        mcp = McpManager(workspace, configs=load_configs(workspace, _client_servers(servers)))
         core = AgentSession(settings, workspace, listener=updates.event,
-                            approver=lambda request: self._ask(session, request), tools=tools, mcp=mcp)
+                            approver=lambda request: self._ask(session, request), tools=tools,
+                            mcp_configs=load_configs(workspace, _client_servers(servers)))
         # A new session gets its file now: its id is the one session/load will be given.
         session = _Session(session_id or core.ensure_saved() or "", core, outbox, updates)
         core.mcp.start()  # connecting in the background: its tools join once it is up

@@ -782,13 +782,15 @@ class NeoCodeApp(App[None]):
         self.conversation.add_notice("info", f"model switched to {argument}")
 
     async def _use_profile(self, name: str, settings: Settings) -> None:
+        from neocode_tui.redact import redact_url  # after the first frame (start-up)
+
         await self.session.use_settings(settings)
         self.settings = settings
         self._show_settings()
         self.conversation.add_notice(
             "info",
             f"profile {name}: {settings.resolved_provider} · {settings.resolved_model}"
-            + (f" · {settings.resolved_base_url}" if settings.resolved_base_url else ""),
+            + (f" · {redact_url(settings.resolved_base_url)}" if settings.resolved_base_url else ""),
         )
 
     def _command_approval(self, argument: str) -> None:

@@ -13,8 +13,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from neocode_tui.agent.mcp.config import USER_FILE, WORKSPACE_FILE, Configs, ServerEntry, load_configs
+from neocode_tui.agent.mcp.config import (
+    USER_FILE,
+    WORKSPACE_FILE,
+    Configs,
+    ServerEntry,
+    load_configs,
+    server_secrets,
+)
 from neocode_tui.errors import NeoCodeError
+from neocode_tui.known_secrets import Secrets
 from neocode_tui.paths import data_dir
 from neocode_tui.trust import is_trusted
 
@@ -52,14 +60,19 @@ class McpManager:
         configs: Configs | None = None,
         connect_timeout: float = CONNECT_TIMEOUT,
         call_timeout: float = CALL_TIMEOUT,
+        secrets: Secrets | None = None,
     ) -> None:
+        """``secrets``: the session's holder; it learns the servers' credentials here and
+        scrubs their errors."""
         self.workspace = workspace.resolve()
         configs = configs if configs is not None else load_configs(self.workspace)
+        self.secrets = secrets if secrets is not None else Secrets()
         self.problems = configs.problems
         """Config files or entries that could not be used, each naming its file."""
         trusted = is_trusted(self.workspace)
         self._blocked = [e for e in configs.servers if e.source == "workspace" and not trusted]
         allowed = [entry for entry in configs.servers if entry not in self._blocked]
+        self.secrets.add(server_secrets(allowed))  # a folder's own servers, only when they run
         self._connections: dict[str, McpConnection] = {}
         if allowed:
             # Only now: the SDK takes most of a second to import, which a session without
@@ -126,7 +139,8 @@ class McpManager:
     def status(self) -> list[ServerStatus]:
         statuses = [
             ServerStatus(
-                name, _source(connection.entry), connection.state, connection.error,
+                name, _source(connection.entry), connection.state,
+                self.secrets.provider_message(connection.error),
                 tuple(tool.remote_name for tool in connection.tools),
             )
             for name, connection in self._connections.items()
