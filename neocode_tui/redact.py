@@ -45,8 +45,10 @@ SECRET_NAME = re.compile(
     r"|COOKIE|(?:^|_)(?:KEY|AUTH|PAT|PWD|SIG|SIGNATURE)(?:_|$)"
 )
 """A name (upper case, ``-`` read as ``_``) that says its value is a credential."""
-URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]*[^\s'\"<>.,:;!?)\]]")
-"""A URL in text, without the punctuation that ends a sentence after it."""
+_IN_URL = r"\[[^\s'\"<>\[\]]*\]|[^\s'\"<>\[\]"
+URL = re.compile(rf"\b[A-Za-z][A-Za-z0-9+.-]*://(?:{_IN_URL}])*(?:{_IN_URL}.,:;!?)])")
+"""A URL in text: brackets only in pairs (``[::1]``, ``[redacted]``), and not the
+punctuation that ends a sentence after it."""
 _USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)([^/?#]*)@")
 _QUERY_PARAM = re.compile(r"([?&;])([^=&;#]*)=([^&;#]*)")
 STREAM_WHOLE = 256

@@ -126,6 +126,7 @@ def test_urls_are_shown_without_credentials() -> None:
     )
     assert url_host(url) == "api.example:8443"
     assert redact_urls(f"could not reach {url}: refused.") == f"could not reach {redact_url(url)}: refused."
+    assert redact_urls(redact_urls(f"[{url}]")) == f"[{redact_url(url)}]"  # twice is once
     assert redact_url("http://127.0.0.1:8080/v1") == "http://127.0.0.1:8080/v1"
     secrets = Secrets(keys=Settings(base_url=url).secrets)
     assert secrets.provider_message("GET /v1?api_key=abc123def456 failed for s3cret-pw") == (
