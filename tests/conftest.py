@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from neocode_tui.redact import secret_name
 from tests.agent.conftest import Dialect
 from tests.http_model_server import model_server
 
@@ -21,7 +22,8 @@ def isolated_user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     none of the developer's keys or settings: nothing a test runs can read or touch the user's own files (the
     ``NEOCODE_*_DIR`` overrides work on every platform, unlike XDG variables)."""
     for name in list(os.environ):
-        if name.startswith(USER_VARIABLES):
+        # The developer's tokens too: NeoCode would scrub them, holding back streamed text.
+        if name.startswith(USER_VARIABLES) or secret_name(name):
             monkeypatch.delenv(name)
     monkeypatch.setenv("NEOCODE_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("NEOCODE_DATA_DIR", str(tmp_path / "data"))
