@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -112,6 +113,7 @@ def agent_env(server_url: str, home: Path, **extra: str) -> dict[str, str]:
         "NEOCODE_DATA_DIR": str(home / "data"),
         "NEOCODE_CONFIG_DIR": str(home / "config"),
         "XDG_CONFIG_HOME": str(home / "xdg"),
+        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),  # the code under test, not another copy
     }
     env.update(extra)
     return {name: value for name, value in env.items() if value}
