@@ -75,9 +75,6 @@ class Secrets:
     def __iter__(self) -> Iterator[str]:
         return iter(self._values)
 
-    def __len__(self) -> int:
-        return len(self._values)
-
     def __call__(self, text: str) -> str:
         return self._redactor(text)
 
