@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr
 
 from neocode_tui.providers.openai_compat import OpenAICompat, parse_compat
+from neocode_tui.redact import url_secrets
 from neocode_tui.vocabulary import ApprovalMode, ProviderName, SandboxMode
 
 NotifyMode = Literal["off", "bell", "osc9", "osc777"]
@@ -108,9 +109,11 @@ class Settings(BaseModel):
 
     @property
     def secrets(self) -> list[str]:
-        """Every key configured, in use or not: none may reach the screen, a log or a file."""
-        keys = (self.openai_api_key, self.anthropic_api_key)
-        return [key.get_secret_value() for key in keys if key]
+        """Every key configured, in use or not, and the credentials in the base URLs: none
+        may reach the screen, a log or a file."""
+        keys = [key.get_secret_value() for key in (self.openai_api_key, self.anthropic_api_key) if key]
+        urls = (self.base_url, self.openai_base_url, self.anthropic_base_url)
+        return keys + [secret for url in urls if url for secret in url_secrets(url)]
 
     @property
     def api_key(self) -> str | None:

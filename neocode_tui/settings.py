@@ -24,6 +24,7 @@ from pydantic import ValidationError
 
 from neocode_tui.config import Settings
 from neocode_tui.errors import SettingsError
+from neocode_tui.redact import redact_url
 from neocode_tui.trust import is_trusted
 from neocode_tui.user_file import UserFile, read_user_file
 
@@ -188,7 +189,7 @@ def load_settings(
         for error in exc.errors(include_url=False):
             name = str(error["loc"][0]) if error["loc"] else ""
             value = values.get(name)
-            shown = "" if name.endswith("api_key") else f" {value!r}"
+            shown = "" if name.endswith("api_key") else f" {_shown(name, value)!r}"
             label = origins[name].label(name) if name in origins else name
             problems.append(f"{label}:{shown}: {error['msg']}")
         settings = None
@@ -217,6 +218,11 @@ def _profile_values(
         f"[profiles.{name}] table to it"
     )
     return {}
+
+
+def _shown(name: str, value: Any) -> Any:
+    """A bad value as a problem quotes it: a URL without its credentials."""
+    return redact_url(value) if name.endswith("base_url") and isinstance(value, str) else value
 
 
 def _harmless(variable: str, value: str) -> bool:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from neocode_tui.known_secrets import named_secrets
 from tests.agent.conftest import Dialect
 from tests.http_model_server import model_server
 
@@ -20,8 +21,9 @@ def isolated_user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test runs in a folder of its own, with config and data folders of its own and
     none of the developer's keys or settings: nothing a test runs can read or touch the user's own files (the
     ``NEOCODE_*_DIR`` overrides work on every platform, unlike XDG variables)."""
-    for name in list(os.environ):
-        if name.startswith(USER_VARIABLES):
+    for name, value in list(os.environ.items()):
+        # The developer's tokens too: NeoCode would scrub them, holding back streamed text.
+        if name.startswith(USER_VARIABLES) or named_secrets(name, value):
             monkeypatch.delenv(name)
     monkeypatch.setenv("NEOCODE_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("NEOCODE_DATA_DIR", str(tmp_path / "data"))

@@ -124,3 +124,17 @@ def test_an_unknown_profile_is_named_with_the_ones_there_are(folder: Path) -> No
     assert done.returncode == 2
     assert "there is no profile 'remote'" in done.stderr and "(profiles: local)" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_base_urls_are_shown_without_their_credentials(folder: Path) -> None:
+    url = "https://alice:pw-Lz7Rk2Xq9@proxy.example/v1?api-version=2024&api_key=q-key-4f8a2b9c"
+    shown = "https://[redacted]@proxy.example/v1?api-version=2024&api_key=[redacted]"
+    text = run(folder, "--base-url", url, OPENAI_BASE_URL=url)
+    report = json.loads(run(folder, "--json", "--base-url", url, OPENAI_BASE_URL=url).stdout)
+
+    assert text.returncode == 0, text.stderr
+    assert f"In use:   openai · repo-model · {shown} · approval" in text.stdout
+    assert report["in_use"]["base_url"] == shown
+    assert report["settings"]["base_url"]["value"] == report["settings"]["openai_base_url"]["value"] == shown
+    for secret in ("alice", "pw-Lz7Rk2Xq9", "q-key-4f8a2b9c"):
+        assert secret not in text.stdout + text.stderr + json.dumps(report)

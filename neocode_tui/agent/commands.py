@@ -186,7 +186,9 @@ async def _model(session: AgentSession, argument: str) -> Outcome:
         session.require_idle("switching profiles")
         settings = session.profiles.load(argument)
         await session.use_settings(settings)
-        where = f" · {settings.resolved_base_url}" if settings.resolved_base_url else ""
+        from neocode_tui.redact import redact_url
+
+        where = f" · {redact_url(settings.resolved_base_url)}" if settings.resolved_base_url else ""
         return Report(f"profile {argument}: {settings.resolved_provider} · {settings.resolved_model}{where}")
     session.model = argument
     return Report(f"model switched to {argument}")

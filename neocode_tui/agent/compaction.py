@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from neocode_tui.chat import ChatRequest, Message
 from neocode_tui.collector import collect
 from neocode_tui.events import Usage
+from neocode_tui.known_secrets import Secrets
 from neocode_tui.providers import Provider
 
 INSTRUCTION = (
@@ -117,12 +118,14 @@ async def compact_messages(
     provider: Provider,
     messages: list[Message],
     *,
+    secrets: Secrets,
     instructions: str = "",
     budget_chars: int,
     keep_turns: int = KEEP_TURNS,
 ) -> Compaction:
     """Summarise all but the last ``keep_turns`` prompts from at most about ``budget_chars``
-    of them; ``instructions`` (from ``/compact ...``) say what the summary must keep."""
+    of them; ``instructions`` (from ``/compact ...``) say what the summary must keep; the
+    summary streams through ``secrets`` like any answer."""
     older, recent = split(messages, keep_turns)
     instruction = INSTRUCTION
     if instructions.strip():
@@ -132,7 +135,7 @@ async def compact_messages(
         system=instruction,
         messages=[Message(role="user", content=f"{instruction}\n\n{flatten(older, budget_chars)}")],
     )
-    turn = await collect(provider.stream(request))
+    turn = await collect(secrets.stream(provider.stream(request)))
     if not turn.ok or not turn.text.strip():
         reason = turn.error.message if turn.error else "the model returned no summary"
         return Compaction(error=reason, usage=turn.usage)

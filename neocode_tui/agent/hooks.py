@@ -20,7 +20,7 @@ import contextlib
 import json
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -152,7 +152,8 @@ class Hooks:
     problems: list[str] = field(default_factory=list)
     report: Report | None = None
     session_id: Callable[[], str | None] = lambda: None
-    secrets: tuple[str, ...] = ()
+    secrets: Sequence[str] = ()
+    """NeoCode's own keys (the session's list, which grows): kept out of hooks' environment."""
 
     def notices(self) -> list[str]:
         notices = [f"hooks config: {problem}" for problem in self.problems]
@@ -293,7 +294,7 @@ class Hooks:
         return HookRun(hook, code, stdout.text(), stderr.text(), failure)
 
 
-def load_hooks(workspace: Path, *, secrets: tuple[str, ...] = (), trusted: bool = False) -> Hooks:
+def load_hooks(workspace: Path, *, secrets: Sequence[str] = (), trusted: bool = False) -> Hooks:
     """The user's hooks, then the workspace's (only in a trusted folder, or one the user
     trusts for this run: ``trusted``)."""
     workspace = workspace.resolve()

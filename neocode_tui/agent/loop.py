@@ -9,7 +9,7 @@ every way a run can end: every tool call in it has exactly one result.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -41,9 +41,9 @@ from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
 from neocode_tui.chat import ChatRequest, Message, ToolCall
 from neocode_tui.collector import CollectedToolCall, CollectedTurn, Collector
 from neocode_tui.events import ErrorInfo, StreamEvent, Usage
+from neocode_tui.known_secrets import Secrets
 from neocode_tui.live_output import LineCap
 from neocode_tui.providers import Provider
-from neocode_tui.redact import Redactor
 from neocode_tui.vocabulary import ApprovalMode
 
 Sink = Callable[[LoopEvent], None]
@@ -85,7 +85,7 @@ class AgentLoop:
         messages: list[Message] | None = None,
         usage: Usage | None = None,
         system_prompt: str | None = None,
-        secrets: Iterable[str | None] = (),
+        secrets: Secrets | None = None,
     ) -> None:
         if max_turns < 1:
             raise ValueError("max_turns must be at least 1")
@@ -111,9 +111,9 @@ class AgentLoop:
         self.between_turns: BetweenTurns | None = None
         """Awaited before each request of a run after its first (the transcript is valid
         then): compaction hooks in here, so a long run goes on inside the window."""
-        self._secrets = [secret for secret in secrets if secret]
-        self._redact = Redactor(self._secrets)
-        """Scrubs ``secrets`` (the API keys in use) from tool output before anyone sees it."""
+        self.secrets = secrets if secrets is not None else Secrets()
+        """The run's holder: scrubs the streamed answer and every tool result before anyone
+        sees it (the session shares it with everything else)."""
         self.turn = 0
         """The last turn number; it keeps growing across runs, so (turn, index) stays unique."""
         self._call_index: dict[str, int] = {}
@@ -124,13 +124,6 @@ class AgentLoop:
         """The last request was made in plan mode: the next one out of it says so."""
         self._work: asyncio.Task[RunFinished] | None = None
         self._stopped: RunFinished | None = None
-
-    def scrub_also(self, secrets: Iterable[str | None]) -> list[str]:
-        """Scrub these keys too from now on; the list only grows (an old key may still
-        turn up in a file). Returns every key scrubbed."""
-        self._secrets += [key for key in secrets if key and key not in self._secrets]
-        self._redact = Redactor(self._secrets)
-        return list(self._secrets)
 
     @property
     def running(self) -> bool:
@@ -216,7 +209,7 @@ class AgentLoop:
         self._emit(TurnStarted(turn=number))
         if self.system_prompt is None:
             self.system_prompt = await asyncio.to_thread(
-                build_system_prompt, self.workspace.root, self._secrets
+                build_system_prompt, self.workspace.root, self.secrets
             )
         request = ChatRequest(
             model=self.provider.model,
@@ -227,12 +220,14 @@ class AgentLoop:
         )
         collector = Collector(self._forwarder(number))
         try:
-            turn = await collector.collect(self.provider.stream(request))
+            # Scrubbed where the events fan out: the screen, the transcript and the file
+            # all get the same scrubbed text.
+            turn = await collector.collect(self.secrets.stream(self.provider.stream(request)))
         except asyncio.CancelledError:
             self._finish_turn(number, collector.partial())
             raise
         except Exception as exc:  # providers report failures as events; this is a bug
-            failure = self._redact(f"the provider failed: {type(exc).__name__}: {exc}")
+            failure = self.secrets(f"the provider failed: {type(exc).__name__}: {exc}")
             turn = CollectedTurn(error=ErrorInfo(kind="stream", message=failure))
         self._finish_turn(number, turn)
         return turn
@@ -288,8 +283,8 @@ class AgentLoop:
         ) -> ToolFinished:
             return ToolFinished(
                 turn=self.turn, index=call.index, call_id=call.id, name=call.name,
-                result=self._redact(text), is_error=status != "ok", status=status,
-                diff=self._redact.optional(diff), change=self._scrubbed(change),
+                result=self.secrets(text), is_error=status != "ok", status=status,
+                diff=self.secrets.optional(diff), change=self._scrubbed(change),
             )
 
         tool = self.tools.get(call.name)
@@ -347,7 +342,7 @@ class AgentLoop:
         if self.hooks is None:
             return ToolVerdict()
         verdict = await self.hooks.pre_tool(call.name, call.arguments_json)
-        return ToolVerdict(verdict.permission, self._redact(verdict.reason))
+        return ToolVerdict(verdict.permission, self.secrets(verdict.reason))
 
     async def _post_tool_hooks(self, call: CollectedToolCall, finished: ToolFinished) -> ToolFinished:
         """What a PostToolUse hook has to say about the result goes to the model with it."""
@@ -357,7 +352,7 @@ class AgentLoop:
         if not note:
             return finished
         return finished.model_copy(
-            update={"result": f"{finished.result}\n\n[PostToolUse hook: {self._redact(note)}]"}
+            update={"result": f"{finished.result}\n\n[PostToolUse hook: {self.secrets(note)}]"}
         )
 
     async def _approve(
@@ -384,7 +379,7 @@ class AgentLoop:
         request = ApprovalRequested(
             turn=self.turn, index=call.index, call_id=call.id, name=tool.name,
             summary=tool.summary(call.arguments_json), command=tool.command(args),
-            diff=self._redact(preview.diff) if preview else None,
+            diff=self.secrets(preview.diff) if preview else None,
             change=self._scrubbed(preview.change if preview else None),
             arguments=call.arguments_json, session_scope=tool.session_scope(args),
         )
@@ -401,8 +396,8 @@ class AgentLoop:
         if change is None:
             return None
         return FileChange(
-            path=change.path, before=self._redact.optional(change.before),
-            after=self._redact(change.after),
+            path=change.path, before=self.secrets.optional(change.before),
+            after=self.secrets(change.after),
         )
 
     def _live_output(self, call: CollectedToolCall) -> Callable[[str], None] | None:
@@ -418,7 +413,7 @@ class AgentLoop:
         def feed(text: str) -> None:
             if ended := lines.feed(text):
                 sink(ToolOutputDelta(turn=turn, index=call.index, call_id=call.id,
-                                     text=self._redact(ended)))
+                                     text=self.secrets(ended)))
 
         return feed
 

@@ -11,13 +11,13 @@ binary file) is reported to the user, never sent.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from neocode_tui.agent.tools.base import RESULT_CAP, Budget, ToolError, cap_text
 from neocode_tui.agent.tools.files import ListDir, ListDirArgs, ReadFile, ReadFileArgs
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
-from neocode_tui.redact import Redactor
 
 MENTION = re.compile(r'(?<![\w@])@(?:"([^"\n]+)"|([^\s"]+))')
 """``@src/app.py`` or, for a name with spaces, ``@"my notes.md"``."""
@@ -41,8 +41,11 @@ class Expanded:
     problems: list[str] = field(default_factory=list)
 
 
-def expand_mentions(text: str, workspace: Workspace, redact: Redactor | None = None) -> Expanded:
-    """``text`` with the content of each file and folder it mentions added after it."""
+def expand_mentions(
+    text: str, workspace: Workspace, secrets: Callable[[str], str] = str
+) -> Expanded:
+    """``text`` with the content of each file and folder it mentions added after it,
+    scrubbed by ``secrets`` (the run's holder) before it is cut."""
     result = Expanded(text)
     blocks: list[str] = []
     for match in MENTION.finditer(text):
@@ -57,9 +60,7 @@ def expand_mentions(text: str, workspace: Workspace, redact: Redactor | None = N
             result.attached.append(shown)
             blocks.append(block)
     if blocks:
-        attached = cap_text("\n\n".join(blocks), TOTAL_CAP)
-        if redact is not None:
-            attached = redact(attached)
+        attached = cap_text(secrets("\n\n".join(blocks)), TOTAL_CAP)
         result.text = f"{text}{ATTACHED}{attached}"
     return result
 

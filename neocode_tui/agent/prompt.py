@@ -13,12 +13,11 @@ from __future__ import annotations
 import os
 import platform
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable
 from pathlib import Path
 
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
 from neocode_tui.paths import config_dir
-from neocode_tui.redact import Redactor
 
 INSTRUCTIONS_FILE = "AGENTS.md"
 MAX_INSTRUCTIONS = 20_000
@@ -57,16 +56,15 @@ def user_instructions_path() -> Path:
     return config_dir() / INSTRUCTIONS_FILE
 
 
-def build_system_prompt(root: Path, secrets: Iterable[str | None] = ()) -> str:
+def build_system_prompt(root: Path, secrets: Callable[[str], str] = str) -> str:
     """Reads the instruction files, so call it in a thread from async code. ``secrets``
-    are the keys in use, scrubbed from the instructions."""
-    redact = Redactor(secrets)
+    (the run's holder) scrubs the instructions."""
     parts = [BASE_PROMPT.format(system=platform.system() or "Unix", root=root)]
     for title, text in (
         ("Project instructions (AGENTS.md)", _project_instructions(root)),
         ("The user's instructions", _user_instructions()),
     ):
-        text = _cut(redact(text).strip())
+        text = _cut(secrets(text).strip())
         if text:
             parts.append(f"# {title}\n\n{text}")
     return "\n\n".join(parts)

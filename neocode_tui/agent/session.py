@@ -45,6 +45,7 @@ from neocode_tui.agent.loop_events import (
     TurnFinished,
 )
 from neocode_tui.agent.mcp import McpManager
+from neocode_tui.agent.mcp.config import Configs
 from neocode_tui.agent.mentions import expand_mentions
 from neocode_tui.agent.pricing import request_cost
 from neocode_tui.agent.prompt import build_system_prompt
@@ -63,8 +64,8 @@ from neocode_tui.chat import Message, clean_text
 from neocode_tui.config import Settings
 from neocode_tui.errors import WorkInProgress
 from neocode_tui.events import ErrorInfo, Usage
+from neocode_tui.known_secrets import known_secrets
 from neocode_tui.providers import Provider, make_provider
-from neocode_tui.redact import Redactor
 from neocode_tui.vocabulary import ApprovalMode, NoticeLevel
 
 if TYPE_CHECKING:
@@ -105,19 +106,22 @@ class AgentSession:
         approver: Approver | None = None,
         tools: ToolRegistry | None = None,
         save: bool = True,
-        mcp: McpManager | None = None,
+        mcp_configs: Configs | None = None,
         built_in_commands: Iterable[str] = (),
         profiles: Profiles | None = None,
         trusted: bool = False,
     ) -> None:
-        """``built_in_commands``: the front end's own slash commands, which no custom
-        command may take the name of (the core's own never can). ``profiles``: the user's,
-        for ``/model NAME``. ``trusted``: the user trusts the folder for this run
-        (``--trust``): its MCP servers and hooks start as in a folder they trusted before."""
+        """``mcp_configs``: the MCP servers (else those of the config files);
+        ``built_in_commands``: the front end's own slash commands, which no custom command
+        may take the name of (the core's own never can). ``profiles``: the user's, for
+        ``/model NAME``. ``trusted``: the user trusts the folder for this run (``--trust``):
+        its MCP servers and hooks start as in a folder they trusted before."""
         self.settings = settings
         self.profiles = profiles
         self.workspace = workspace.resolve()
-        self.provider = provider or make_provider(settings)
+        self.secrets = known_secrets(settings)
+        """Every secret this conversation knows, the one holder everything scrubs with."""
+        self.provider = provider or make_provider(settings, secrets=self.secrets)
         self.listener = listener
         self.save = save
         self.title = ""
@@ -141,13 +145,13 @@ class AgentSession:
             approval=settings.approval or "ask",
             max_turns=settings.max_turns,
             tools=tools,
-            secrets=settings.secrets,
+            secrets=self.secrets,
         )
         self.sandbox = choose_sandbox(settings.sandbox, settings.sandbox_network)
         """How commands run; said once, at the first prompt, when it could not be had."""
         bash = self.loop.tools.get("bash")
         if isinstance(bash, Bash):
-            bash.sandbox, bash.secrets = self.sandbox, tuple(settings.secrets)
+            bash.sandbox, bash.secrets = self.sandbox, self.secrets.keys
         self._sandbox_told = not self.sandbox.unavailable
         self.files = FileIndex(self.workspace)
         """The workspace's files for the ``@`` picker; a front end starts its first scan."""
@@ -159,16 +163,15 @@ class AgentSession:
         self.loop.before_tool = self.restore.before_tool
         # MCP servers: from the config files unless given; started by the front end or
         # the first prompt, their tools offered at each request once connected.
-        self.mcp = mcp or McpManager(self.workspace, trusted=trusted)
+        self.mcp = McpManager(self.workspace, configs=mcp_configs, trusted=trusted, secrets=self.secrets)
         self.loop.tools.add_source(self.mcp)
         self.loop.between_turns = self._compact_between_turns
         # The user's extensions: custom slash commands and hooks.
         self._built_in_commands = (*COMMANDS, *built_in_commands)
         self.commands: CustomCommands = load_commands(self.workspace, self._built_in_commands)
-        self.hooks = load_hooks(self.workspace, secrets=tuple(settings.secrets), trusted=trusted)
-        redact = Redactor(settings.secrets)
-        self.hooks.report = lambda level, message: self.notice(level, redact(message))
-        self.mcp.report = lambda message: self.notice("warning", redact(message))
+        self.hooks = load_hooks(self.workspace, secrets=self.secrets.keys, trusted=trusted)
+        self.hooks.report = self.notice
+        self.mcp.report = lambda message: self.notice("warning", message)
         self.hooks.session_id = lambda: self.id
         self.loop.hooks = self.hooks
         self._extensions_told = False
@@ -221,14 +224,12 @@ class AgentSession:
     async def use_settings(self, settings: Settings) -> None:
         """Talk to the provider and model ``settings`` name from the next request on (a
         profile picked with ``/model NAME``). The conversation, approval mode and sandbox
-        stay; keys the new settings bring are scrubbed from then on as well."""
+        stay; keys the new settings bring are scrubbed from then on as well (every
+        profile's keys in the user's file already were)."""
         self.require_idle("/model")
-        old, self.provider = self.provider, make_provider(settings)
+        self.secrets.add(keys=settings.secrets)
+        old, self.provider = self.provider, make_provider(settings, secrets=self.secrets)
         self.loop.provider, self.settings = self.provider, settings
-        scrubbed = self.loop.scrub_also(settings.secrets)
-        bash = self.loop.tools.get("bash")
-        if isinstance(bash, Bash):
-            bash.secrets = tuple(scrubbed)
         await old.aclose()
 
     # -- context and cost -----------------------------------------------------------------
@@ -257,7 +258,7 @@ class AgentSession:
     def context_parts(self) -> list[ContextPart]:
         """What fills the window, estimated part by part (for ``/context``)."""
         if self.loop.system_prompt is None:
-            self.loop.system_prompt = build_system_prompt(self.workspace, self.settings.secrets)
+            self.loop.system_prompt = build_system_prompt(self.workspace, self.secrets)
         return breakdown(self.loop.system_prompt, self.loop.tools.specs(), self.messages)
 
     @property
@@ -374,7 +375,7 @@ class AgentSession:
                 self.notice("warning", problem)
         typed, text = text, self.commands.expand(text) or text
         expanded = await asyncio.to_thread(
-            expand_mentions, text, self.loop.workspace, Redactor(self.settings.secrets)
+            expand_mentions, text, self.loop.workspace, self.secrets
         )
         for problem in expanded.problems:
             self.notice("warning", problem)
@@ -392,7 +393,7 @@ class AgentSession:
             message = f"the prompt was blocked by a UserPromptSubmit hook: {submitted.blocked}"
             blocked = RunFinished(
                 turn=self.loop.turn, reason="error", usage=self.usage,
-                error=ErrorInfo(kind="bad_request", message=Redactor(self.settings.secrets)(message)),
+                error=ErrorInfo(kind="bad_request", message=self.secrets(message)),
             )
             self._emit(blocked)
             return blocked
@@ -402,7 +403,7 @@ class AgentSession:
             self.notice("warning", f"could not save a checkpoint: {exc.strerror or exc}")
         text = self.restore.take_note() + expanded.text
         if submitted.context:
-            context = Redactor(self.settings.secrets)(submitted.context)
+            context = self.secrets(submitted.context)
             text += f"\n\n<user-prompt-submit-hook>\n{context}\n</user-prompt-submit-hook>"
         finished = await self.loop.run(text)
         if finished.reason != "error" or not is_overflow(finished.error):
@@ -471,7 +472,7 @@ class AgentSession:
         window = self.working_window
         before = self.context.tokens
         result = await compact_messages(
-            self.provider, self.messages, instructions=instructions,
+            self.provider, self.messages, secrets=self.secrets, instructions=instructions,
             budget_chars=window * CHARS_PER_TOKEN // 2,
         )
         self._count(result.usage)
@@ -605,8 +606,9 @@ class AgentSession:
         self.notice("warning", problem)
 
     def notice(self, level: NoticeLevel, message: str) -> None:
-        """The session's own word to the user (a compaction, a restart), through the listener."""
-        self._emit(Notice(turn=self.loop.turn, level=level, message=message))
+        """The session's own word to the user (a compaction, a restart, a hook), through the
+        listener; scrubbed, since it may carry a hook's words, a summary, a server's error."""
+        self._emit(Notice(turn=self.loop.turn, level=level, message=self.secrets(message)))
 
     def _emit(self, event: LoopEvent) -> None:
         if isinstance(event, TurnFinished):

@@ -59,7 +59,6 @@ from pydantic import ValidationError
 from neocode_tui import __version__
 from neocode_tui.agent.commands import COMMANDS, parse_command
 from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, RunFinished, Verdict
-from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.mcp.config import (
     CLIENT,
     Configs,
@@ -278,12 +277,9 @@ class NeoCodeAgent:
         outbox = Outbox(lambda update: self._notify(session.id, update))
         updates = UpdateTranslator(workspace, tools, outbox.put)
         trusted = bool(self.args.trust)  # --trust: the folder of every session of this run
-        mcp = McpManager(
-            workspace, configs=load_configs(workspace, _client_servers(servers)), trusted=trusted
-        )
         core = AgentSession(settings, workspace, listener=updates.event,
                             approver=lambda request: self._ask(session, request), tools=tools,
-                            mcp=mcp, trusted=trusted)
+                            mcp_configs=load_configs(workspace, _client_servers(servers)), trusted=trusted)
         # A new session gets its file now: its id is the one session/load will be given.
         session = _Session(session_id or core.ensure_saved() or "", core, outbox, updates)
         core.mcp.start()  # connecting in the background: its tools join once it is up

@@ -1,6 +1,7 @@
 """``neocode config``: the settings a run here would use, and where each one came from.
 
-Keys are shown only as set or not set: neither their value nor a part of it is printed.
+Keys are shown only as set or not set: neither their value nor a part of it is printed;
+URLs are shown without their credentials.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from neocode_tui.cli.options import load_from_args
 from neocode_tui.errors import SettingsError
+from neocode_tui.redact import redact_url
 from neocode_tui.settings import WORKSPACE_ENV, LoadedSettings, Origin, setting_variables
 from neocode_tui.terminal_text import for_stream
 from neocode_tui.trust import trust_file
@@ -62,7 +64,7 @@ def config_report(loaded: LoadedSettings, workspace: Path) -> dict[str, Any]:
         "settings": rows,
         "in_use": {
             "provider": settings.resolved_provider, "model": settings.resolved_model,
-            "base_url": settings.resolved_base_url, "approval": settings.approval or "ask",
+            "base_url": redact_url(settings.resolved_base_url), "approval": settings.approval or "ask",
         },
         "profile": {"name": loaded.profile, "picked_by": loaded.profile_from or None,
                     "available": loaded.profiles},
@@ -82,6 +84,8 @@ def _shown(name: str, value: Any) -> Any:
         return "set" if value is not None else "not set"
     if name == "openai_compat":
         return value.model_dump(exclude_defaults=True)
+    if name.endswith("base_url") and value is not None:
+        return redact_url(value)
     return value
 
 

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     import httpx
 
     from neocode_tui.config import Settings
+    from neocode_tui.known_secrets import Secrets
     from neocode_tui.providers.scripted import TurnSource
 
 
@@ -36,26 +37,31 @@ def make_provider(
     *,
     client: httpx.AsyncClient | None = None,
     script: TurnSource | None = None,
+    secrets: Secrets | None = None,
 ) -> Provider:
     """The provider the settings name. ``client`` is shared (one per app) when given;
-    ``script`` replaces the offline model's built-in replies."""
+    ``script`` replaces the offline model's built-in replies; ``secrets``: the run's holder
+    (else one of the settings' own keys) scrubs its error messages."""
     name = settings.resolved_provider
     if name == "scripted":
         from neocode_tui.providers.offline import offline_reply
         from neocode_tui.providers.scripted import ScriptedProvider
 
         return ScriptedProvider(script or offline_reply, model=settings.resolved_model)
+    from neocode_tui.known_secrets import Secrets
     from neocode_tui.providers.http import HTTPOptions
 
     options = HTTPOptions.from_settings(settings)
     model, base_url, key = settings.resolved_model, settings.resolved_base_url, settings.api_key
+    secrets = secrets if secrets is not None else Secrets(keys=settings.secrets)
     if name == "anthropic":
         from neocode_tui.providers.anthropic import AnthropicProvider
 
-        return AnthropicProvider(model=model, base_url=base_url, api_key=key, options=options, client=client)
+        return AnthropicProvider(model=model, base_url=base_url, api_key=key, options=options,
+                                 client=client, secrets=secrets)
     from neocode_tui.providers.openai import OpenAIProvider
 
     return OpenAIProvider(
         model=model, base_url=base_url, api_key=key, options=options, client=client,
-        compat=settings.openai_compat,
+        compat=settings.openai_compat, secrets=secrets,
     )

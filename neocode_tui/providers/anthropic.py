@@ -43,6 +43,7 @@ from neocode_tui.providers.sse import SSEEvent
 if TYPE_CHECKING:
     import httpx
 
+    from neocode_tui.known_secrets import Secrets
     from neocode_tui.providers.http import HTTPOptions
 
 API_VERSION = "2023-06-01"
@@ -220,7 +221,9 @@ class AnthropicProvider:
         api_key: str | None,
         options: HTTPOptions | None = None,
         client: httpx.AsyncClient | None = None,
+        secrets: Secrets | None = None,
     ) -> None:
+        from neocode_tui.known_secrets import Secrets
         from neocode_tui.providers.http import HTTPStreamer  # replay needs the parser only
 
         self.model = model
@@ -229,7 +232,8 @@ class AnthropicProvider:
         if api_key:
             self._headers["x-api-key"] = api_key
         self._ids = CallIds("toolu_neo_", live=True)
-        self._http = HTTPStreamer(options, client=client, secrets=[api_key])
+        secrets = secrets if secrets is not None else Secrets(keys=[api_key])
+        self._http = HTTPStreamer(options, secrets, client=client)
 
     def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         body = request_body(request)

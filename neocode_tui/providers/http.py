@@ -16,11 +16,11 @@ import json
 import random
 import re
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 import httpx
 
@@ -43,10 +43,11 @@ from neocode_tui.providers.dialect import (
     is_context_overflow,
     short_text,
 )
-from neocode_tui.redact import Redactor
+from neocode_tui.redact import redact_url, url_host
 
 if TYPE_CHECKING:
     from neocode_tui.config import Settings
+    from neocode_tui.known_secrets import Secrets
 
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
 """Plus every 5xx (529 "overloaded" included). Other 4xx mean the request itself is wrong."""
@@ -111,20 +112,20 @@ class HTTPStreamer:
     """POSTs a JSON body and streams the SSE reply through a dialect, with retries.
 
     ``client`` is shared when given (one per app) and then left open by ``aclose``.
-    ``secrets`` are scrubbed from every error message.
+    ``secrets`` (the run's holder) are scrubbed from every error message.
     """
 
     def __init__(
         self,
-        options: HTTPOptions | None = None,
+        options: HTTPOptions | None,
+        secrets: Secrets,
         *,
         client: httpx.AsyncClient | None = None,
-        secrets: Iterable[str | None] = (),
     ) -> None:
         self.options = options or HTTPOptions()
         self._client = client
         self._owns_client = client is None
-        self._redact = Redactor(secrets)
+        self._secrets = secrets
 
     async def stream(
         self,
@@ -143,7 +144,7 @@ class HTTPStreamer:
                         yield event
                 return
             except _AttemptFailed as failure:
-                message = self._redact.provider_message(failure.error.message)
+                message = self._secrets.provider_message(failure.error.message)
                 error = failure.error.model_copy(update={"message": message})
                 retry_after = failure.retry_after
             if retry_after is not None and retry_after > self.options.max_retry_after:
@@ -170,7 +171,7 @@ class HTTPStreamer:
         self, url: str, headers: dict[str, str], body: dict[str, Any], dialect: Dialect
     ) -> AsyncGenerator[StreamEvent, None]:
         options = self.options
-        host = urlsplit(url).netloc or url
+        host = url_host(url)
         client = self._get_client()
         connect = options.connect_timeout
         clock = asyncio.get_running_loop().time
@@ -189,7 +190,7 @@ class HTTPStreamer:
             async with asyncio.timeout_at(first_deadline):
                 response = await client.send(request, stream=True)
         except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
-            raise _AttemptFailed(_error("bad_request", f"bad base URL {url!r}: {_describe(exc)}",
+            raise _AttemptFailed(_error("bad_request", f"bad base URL {redact_url(url)!r}: {_describe(exc)}",
                                         retryable=False)) from None
         except TimeoutError:
             raise _AttemptFailed(no_response) from None

@@ -46,6 +46,7 @@ from neocode_tui.providers.sse import SSEEvent
 if TYPE_CHECKING:
     import httpx
 
+    from neocode_tui.known_secrets import Secrets
     from neocode_tui.providers.http import HTTPOptions
 
 
@@ -308,7 +309,9 @@ class OpenAIProvider:
         options: HTTPOptions | None = None,
         client: httpx.AsyncClient | None = None,
         compat: OpenAICompat | None = None,
+        secrets: Secrets | None = None,
     ) -> None:
+        from neocode_tui.known_secrets import Secrets
         from neocode_tui.providers.http import HTTPStreamer  # replay needs the parser only
 
         self.model = model
@@ -316,7 +319,8 @@ class OpenAIProvider:
         self._url = base_url.rstrip("/") + "/chat/completions"
         self._headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
         self._ids = CallIds(live=True)
-        self._http = HTTPStreamer(options, client=client, secrets=[api_key])
+        secrets = secrets if secrets is not None else Secrets(keys=[api_key])
+        self._http = HTTPStreamer(options, secrets, client=client)
 
     def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         body = request_body(request, self.compat)

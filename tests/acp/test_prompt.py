@@ -229,6 +229,24 @@ async def test_a_key_in_an_edited_file_never_reaches_the_editor(
     assert (workspace / "notes.txt").read_text() == f"key={API_KEY}\ntodo: done\n"
 
 
+async def test_a_key_the_model_streams_three_characters_at_a_time_never_reaches_the_editor(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    arguments = json.dumps({"path": f"{API_KEY}.txt"})
+    model.server.enqueue(Response(body=openai_turn(f"The key is {API_KEY}, done.", [("read_file", arguments)],
+                                                   call_ids=["r1"], delta=3), chunk_sizes=[5, 9]))
+    model.reply("No such file.")
+
+    async with editor(agent_env(model.server.url, home), workspace) as ed:
+        session = await ed.conn.new_session(cwd=str(workspace))
+        await ed.conn.prompt(session_id=session.session_id, prompt=[text_block("my key?")])
+
+    assert ed.client.text() == "The key is [redacted], done.No such file."
+    wire = ed.wire()
+    assert "[redacted].txt" in wire
+    assert all(API_KEY[at : at + 8] not in wire for at in range(len(API_KEY) - 7))
+
+
 async def test_the_turn_limit_and_a_content_filter_are_their_acp_stop_reasons(
     model: Dialect, workspace: Path, home: Path
 ) -> None:

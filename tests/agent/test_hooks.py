@@ -306,3 +306,23 @@ async def test_hooks_get_no_api_keys_and_what_they_print_is_scrubbed(
     text = notices(recorder)
     assert "failed (exit code 3): key=[]" in text and API_KEY not in text
     await session.aclose()
+
+
+async def test_hooks_keep_the_user_s_tokens_but_what_they_print_of_them_is_scrubbed(
+    openai_only: Dialect, workspace: Path, isolated_user: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hook is the user's own program: ``gh`` in it still finds GITHUB_TOKEN, but neither
+    that token nor another profile's key shows in what NeoCode tells of the hook."""
+    token, other = "ghp_R2d2C3poBb8Yoda4Luke5Leia6", "sk-other-profile-Rt9Xq7Lm2Gj0Ts"
+    monkeypatch.setenv("GITHUB_TOKEN", token)
+    config = isolated_user / "config" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'[profiles.spare]\nopenai_api_key = "{other}"\n')
+    user_hooks({"Stop": group(f'echo "gh=[$GITHUB_TOKEN] spare={other}" >&2; exit 3')})
+    openai_only.reply("Done.")
+    recorder = Recorder()
+    session = AgentSession(Settings(provider="openai", openai_api_key=API_KEY), workspace,
+                           provider=openai_only.provider(), listener=recorder)
+    await session.prompt("go")
+    await session.aclose()
+    assert "failed (exit code 3): gh=[[redacted]] spare=[redacted]" in notices(recorder)

@@ -23,6 +23,7 @@ from neocode_tui.agent.loop_events import (
 from neocode_tui.agent.store import SessionStore
 from neocode_tui.agent.transcript import INTERRUPTED, STOPPED
 from neocode_tui.events import TextDelta, ToolCallStart
+from neocode_tui.known_secrets import Secrets
 from neocode_tui.redact import REDACTED
 from tests.agent.conftest import API_KEY, Dialect, Recorder, assert_transcript_valid
 from tests.agent.helpers import wait_dead, wait_for_file
@@ -428,7 +429,7 @@ async def test_the_api_key_in_a_workspace_file_never_leaves_a_tool(
 
     store = SessionStore.create(workspace, provider=dialect.name, model="m")
     loop, recorder = make_loop(dialect, workspace, approval="ask", approver=approver,
-                               session=store, secrets=[API_KEY])
+                               session=store, secrets=Secrets(keys=[API_KEY]))
     loop.allowed_for_session.add("bash: cat …")
     await loop.run("show me the settings")
     store.close()

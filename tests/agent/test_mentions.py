@@ -10,7 +10,7 @@ from neocode_tui.agent.mentions import expand_mentions, mention_for
 from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.workspace import Workspace
 from neocode_tui.config import Settings
-from neocode_tui.redact import Redactor
+from neocode_tui.known_secrets import Secrets
 from tests.agent.conftest import Dialect, Recorder
 
 
@@ -62,7 +62,7 @@ def test_what_cannot_be_attached_is_reported_not_sent(tmp_path: Path) -> None:
 def test_keys_in_an_attached_file_are_scrubbed(tmp_path: Path) -> None:
     workspace = project(tmp_path)
     (tmp_path / "config.py").write_text("KEY = 'sk-live-0123456789abcdef'\n")
-    expanded = expand_mentions("@config.py", workspace, Redactor(["sk-live-0123456789abcdef"]))
+    expanded = expand_mentions("@config.py", workspace, Secrets(keys=["sk-live-0123456789abcdef"]))
     assert "sk-live-0123456789abcdef" not in expanded.text
     assert "config.py" in expanded.attached
 

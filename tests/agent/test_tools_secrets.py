@@ -21,6 +21,7 @@ from neocode_tui.agent.tools import default_tools
 from neocode_tui.agent.tools.base import RESULT_CAP
 from neocode_tui.agent.tools.edit import unified_diff
 from neocode_tui.agent.workspace import Workspace
+from neocode_tui.known_secrets import Secrets
 from neocode_tui.redact import REDACTED, Redactor
 from tests.agent.conftest import API_KEY, Dialect, Recorder
 
@@ -109,7 +110,7 @@ async def test_no_piece_of_a_key_survives_a_cut_or_an_edit(
     recorder = Recorder()
     store = SessionStore.create(workspace, provider="openai", model="m")
     loop = AgentLoop(openai_only.provider(), workspace, sink=recorder, approval="full-auto",
-                     session=store, secrets=[API_KEY])
+                     session=store, secrets=Secrets(keys=[API_KEY]))
     await loop.run("look around")
     store.close()
 
@@ -185,7 +186,7 @@ def test_agents_md_is_cut_and_scrubbed(tmp_path: Path) -> None:
     (tmp_path / "AGENTS.md").write_text(
         "Use this key: " + API_KEY + "\n" + "w" * (MAX_INSTRUCTIONS - 30) + API_KEY + "z" * 10**6
     )
-    prompt = prompt_in_time(tmp_path, secrets=[API_KEY])
+    prompt = prompt_in_time(tmp_path, secrets=Secrets(keys=[API_KEY]))
     assert f"Use this key: {REDACTED}" in prompt
     assert prompt.endswith(f"[… cut at {MAX_INSTRUCTIONS} characters]")
     assert not pieces(API_KEY, prompt)

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from neocode_tui.agent.loop_events import (
     ApprovalDecision,
     ApprovalRequested,
@@ -17,6 +19,7 @@ from neocode_tui.agent.loop_events import (
 )
 from neocode_tui.agent.session import AgentSession
 from neocode_tui.config import Settings
+from neocode_tui.trust import trust
 from tests.agent.conftest import API_KEY, Dialect, Recorder, assert_transcript_valid
 from tests.helpers import wait_until
 from tests.mcp.conftest import TIME_SERVER, VENV_BIN, user_config, write_config
@@ -156,6 +159,34 @@ async def test_a_result_carrying_the_api_key_is_scrubbed(
     assert openai_only.tool_results(2)["k1"] == "OPENAI_API_KEY=[redacted]"
     assert API_KEY not in recorder.of(ToolFinished)[0].result
     await session.aclose()
+
+
+@pytest.mark.parametrize("where", ["user", "workspace"])
+async def test_an_mcp_header_token_never_reaches_the_model_the_screen_or_the_file(
+    openai_only: Dialect, workspace: Path, http_server: str, isolated_user: Path, where: str
+) -> None:
+    """The server echoes the Authorization header it got: the token is the configured
+    one, in the user's mcp.json or a trusted folder's .mcp.json, and is scrubbed."""
+    token = "mcp-bearer-Zq8Wx3Lp9Tk2Hv"
+    server = {"remote": {"type": "http", "url": http_server, "headers": {"Authorization": f"Bearer {token}"}}}
+    if where == "user":
+        user_config(server)
+    else:
+        write_config(workspace / ".mcp.json", server)
+        trust(workspace)
+    openai_only.reply("", [("w1", "mcp__remote__whoami", "{}")])
+    openai_only.reply("ok")
+    session, recorder = await open_session(openai_only, workspace)
+
+    await session.prompt("who am I to the server?")
+    await session.aclose()
+
+    assert openai_only.tool_results(2)["w1"] == "authorization: Bearer [redacted]"
+    saved = "".join(path.read_text() for path in (isolated_user / "data").rglob("*.jsonl"))
+    shown = json.dumps([event.model_dump(mode="json") for event in recorder.events])
+    sent = json.dumps([request.json for request in openai_only.server.requests])
+    assert "Bearer [redacted]" in saved and "Bearer [redacted]" in shown
+    assert all(token[at : at + 8] not in saved + shown + sent for at in range(len(token) - 7))
 
 
 async def test_an_untrusted_workspace_s_server_is_never_spawned(

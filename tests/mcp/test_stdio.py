@@ -110,6 +110,20 @@ async def test_a_server_that_exits_at_once_shows_its_stderr(
     assert (status.state, status.error) == ("failed", "the server closed the connection\nmissing API token")
 
 
+async def test_a_token_a_server_is_configured_with_is_scrubbed_from_its_stderr(
+    workspace: Path, managers: list[McpManager]
+) -> None:
+    """/mcp shows a failed server's last stderr lines: not the token in its env or args."""
+    script = 'echo "token $SERVICE_TOKEN rejected, and $1 too" >&2; exit 3'
+    user_config({"crash": {"command": "sh", "args": ["-c", script, "--api-key", "arg-key-5Tq8Lw2Zp7"],
+                           "env": {"SERVICE_TOKEN": "svc-token-9Xk4Rb7Mn2"}}})
+    manager = started(workspace, managers)
+    await manager.wait_ready()
+
+    [status] = manager.status()
+    assert status.error.endswith("\ntoken [redacted] rejected, and [redacted] too"), status.error
+
+
 async def test_a_server_that_dies_is_shown_failed_its_tools_say_so_and_restart_brings_it_back(
     workspace: Path, managers: list[McpManager]
 ) -> None:

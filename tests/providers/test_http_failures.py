@@ -299,3 +299,24 @@ async def test_a_relative_redirect_names_the_whole_address(model_server) -> None
     turn, _ = await run(provider_for(model_server.url))
     assert f"redirected the request to {model_server.url}/api/v1/chat/completions (HTTP 307)" \
         in turn.error.message
+async def test_errors_name_the_host_never_the_credentials_of_its_url(model_server) -> None:
+    from neocode_tui.config import Settings
+    from neocode_tui.providers import make_provider
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    refused = Settings(provider="openai", base_url=f"http://alice:pw-3xq9Lz7Rk2@127.0.0.1:{port}/v1",
+                       max_retries=1, connect_timeout=1)
+    bad = Settings(provider="openai", base_url="ftp://alice:pw-3xq9Lz7Rk2@example.invalid/v1?key=k-9f2a")
+    said = {}
+    for name, settings in (("refused", refused), ("bad", bad)):
+        turn, seen = await run(make_provider(settings))  # type: ignore[arg-type]
+        said[name] = messages(seen)
+        assert said[name][-1] == turn.error.message
+
+    assert said["refused"][0].startswith(f"could not connect to 127.0.0.1:{port}")  # the retry's
+    assert said["bad"] == ["bad base URL 'ftp://[redacted]@example.invalid/v1?key=[redacted]': "
+                           "request URL has an unsupported protocol 'ftp://'."]
+    every = " ".join(text for texts in said.values() for text in texts)
+    assert not any(secret in every for secret in ("alice", "pw-3xq9", "k-9f2a"))

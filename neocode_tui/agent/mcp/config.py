@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -24,7 +25,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from neocode_tui.json_files import MISSING, read_json
+from neocode_tui.known_secrets import argument_secrets, named_secrets
 from neocode_tui.paths import config_dir
+from neocode_tui.redact import url_secrets
 
 WORKSPACE_FILE = ".mcp.json"
 USER_FILE = "mcp.json"
@@ -87,6 +90,22 @@ class Configs:
     servers: list[ServerEntry]
     problems: list[str]
     """One line per file or server that could not be used, each naming its file."""
+
+
+def server_secrets(entries: Iterable[ServerEntry]) -> list[str]:
+    """The credentials these servers are configured with (``known_secrets`` says which):
+    in their headers, environment, arguments and URLs."""
+    found: list[str] = []
+    for entry in entries:
+        config = entry.config
+        if isinstance(config, HttpServer):
+            found += url_secrets(config.url)
+            pairs = config.headers.items()
+        else:
+            found += argument_secrets(config.args)
+            pairs = config.env.items()
+        found += [secret for name, value in pairs for secret in named_secrets(name, value)]
+    return found
 
 
 def user_config_file() -> Path:

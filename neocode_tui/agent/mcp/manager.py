@@ -15,10 +15,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from neocode_tui.agent.mcp.config import USER_FILE, WORKSPACE_FILE, Configs, ServerEntry, load_configs
+from neocode_tui.agent.mcp.config import (
+    USER_FILE,
+    WORKSPACE_FILE,
+    Configs,
+    ServerEntry,
+    load_configs,
+    server_secrets,
+)
 from neocode_tui.agent.mcp.offer import SPECS_BUDGET, Offer, choose, left_out_text
 from neocode_tui.agent.tools import MAX_TOOLS
 from neocode_tui.errors import NeoCodeError
+from neocode_tui.known_secrets import Secrets
 from neocode_tui.paths import data_dir
 from neocode_tui.trust import is_trusted
 
@@ -61,16 +69,20 @@ class McpManager:
         connect_timeout: float = CONNECT_TIMEOUT,
         call_timeout: float = CALL_TIMEOUT,
         trusted: bool = False,
+        secrets: Secrets | None = None,
     ) -> None:
         """``trusted``: the user trusts the folder for this run (``--trust``), whatever
-        they answered before."""
+        they answered before. ``secrets``: the session's holder; it learns the servers'
+        credentials here and scrubs their errors."""
         self.workspace = workspace.resolve()
         configs = configs if configs is not None else load_configs(self.workspace)
+        self.secrets = secrets if secrets is not None else Secrets()
         self.problems = configs.problems
         """Config files or entries that could not be used, each naming its file."""
         trusted = trusted or is_trusted(self.workspace)
         self._blocked = [e for e in configs.servers if e.source == "workspace" and not trusted]
         allowed = [entry for entry in configs.servers if entry not in self._blocked]
+        self.secrets.add(server_secrets(allowed))  # a folder's own servers, only when they run
         self._connections: dict[str, McpConnection] = {}
         if allowed:
             # Only now: the SDK takes most of a second to import, which a session without
@@ -165,7 +177,8 @@ class McpManager:
         offered = set(self._current().tools)
         statuses = [
             ServerStatus(
-                name, _source(connection.entry), connection.state, connection.error,
+                name, _source(connection.entry), connection.state,
+                self.secrets.provider_message(connection.error),
                 tuple(tool.shown_name for tool in connection.tools),
                 _not_offered(connection.tools, offered) if connection.state == "connected" else (),
             )

@@ -18,7 +18,7 @@ import asyncio
 import codecs
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -70,12 +70,13 @@ class Bash(Tool[BashArgs]):
 
     def __init__(
         self, output_cap: int = OUTPUT_CAP, sandbox: Sandbox | None = None,
-        secrets: Iterable[str] = (),
+        secrets: Sequence[str] = (),
     ) -> None:
         self.output_cap = output_cap
         self.sandbox = sandbox or Sandbox()
-        self.secrets = tuple(secrets)
-        """Configured API keys: no variable holding one reaches a command."""
+        self.secrets = secrets
+        """NeoCode's own keys (the session's list, which grows): no variable holding one
+        reaches a command."""
 
     def summary(self, args: Mapping[str, Any]) -> str:
         command = str(args.get("command", ""))
