@@ -18,16 +18,16 @@ def _share(tokens: int, window: int | None) -> str:
 
 
 def context_report(session: AgentSession) -> str:
-    figure, window = session.context, session.context_window
+    figure, window = session.meter.context, session.meter.context_window
     how = "estimated from the text" if figure.estimated else "as the server counted the last request"
     if window:
         head = f"context: {figure.tokens:,} of {window:,} tokens ({figure.tokens / window:.0%}), {how}"
     else:
         head = (f"context: {figure.tokens:,} tokens, {how}; the window of {session.model} is "
-                f"unknown, so {session.working_window:,} tokens are assumed (set "
+                f"unknown, so {session.meter.working_window:,} tokens are assumed (set "
                 "NEOCODE_CONTEXT_WINDOW to the real one)")
     lines = [head, ""]
-    for part in session.context_parts():
+    for part in session.meter.context_parts():
         lines.append(f"  {part.name:<24}{about(part.tokens):>9}  {_share(part.tokens, window)}")
     threshold = session.settings.compact_threshold
     lines += ["", f"The parts are estimates (about 4 characters a token). Past {threshold:.0%} "
@@ -41,7 +41,7 @@ def _usage(usage: Usage) -> str:
 
 
 def cost_report(session: AgentSession) -> str:
-    entries = session.costs
+    entries = session.meter.costs
     counted = sum((entry.usage for entry in entries), Usage())
     earlier = (session.usage.input_tokens or 0) - (counted.input_tokens or 0)
     if not entries and earlier <= 0:
@@ -52,7 +52,7 @@ def cost_report(session: AgentSession) -> str:
         requests = f"{entry.requests} request{'s' * (entry.requests != 1)}"
         lines.append(f"  {entry.model:<{width}}  {requests:<12}  {_usage(entry.usage):<28}  "
                      f"{format_cost(entry.cost)}")
-    lines += ["", f"  total: {format_cost(session.cost)}"]
+    lines += ["", f"  total: {format_cost(session.meter.cost)}"]
     if earlier > 0:
         lines.append(f"  before this session was resumed: ↑{earlier:,} tokens (no model recorded, no price)")
     if any(entry.cost is None for entry in entries):

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,15 +20,9 @@ from neocode_tui.agent.compaction import compact_messages
 from neocode_tui.agent.context import (
     ASSUMED_WINDOW,
     CHARS_PER_TOKEN,
-    ContextFigure,
-    ContextPart,
     about,
-    breakdown,
-    context_window,
     estimate_tokens,
     is_overflow,
-    message_tokens,
-    reported_tokens,
 )
 from neocode_tui.agent.custom_commands import CustomCommands, load_commands
 from neocode_tui.agent.file_index import FileIndex
@@ -47,7 +39,7 @@ from neocode_tui.agent.loop_events import (
 from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.mcp.config import Configs
 from neocode_tui.agent.mentions import expand_mentions
-from neocode_tui.agent.pricing import request_cost
+from neocode_tui.agent.meter import Meter
 from neocode_tui.agent.prompt import build_system_prompt
 from neocode_tui.agent.restore import Restorer, UndoPreview
 from neocode_tui.agent.sandbox import choose_sandbox
@@ -77,16 +69,6 @@ CONTINUE_AFTER_OVERFLOW = (
     "The history was compacted because it no longer fitted your context window. "
     "Continue the task from where you left off."
 )
-
-
-@dataclass
-class ModelCost:
-    """One model's share of the session: its requests' tokens and, when priced, dollars."""
-
-    model: str
-    usage: Usage = field(default_factory=Usage)
-    requests: int = 0
-    cost: Decimal | None = None
 
 
 class AgentSession:
@@ -130,11 +112,6 @@ class AgentSession:
         self._store: SessionStore | None = None
         self._closed_store: SessionStore | None = None
         self._compaction: asyncio.Task[bool] | None = None
-        self._last_usage: Usage | None = None
-        """The last request's usage, while the history is the one it was counted on."""
-        self._counted = 0
-        """How many messages that request's figure covers; later ones are estimated."""
-        self._costs: dict[str, ModelCost] = {}
         self._compaction_cancelled = False
         self._compacted_in_run = False
         self.loop = AgentLoop(
@@ -147,6 +124,11 @@ class AgentSession:
             tools=tools,
             secrets=self.secrets,
         )
+        self.meter = Meter(
+            settings=lambda: self.settings, model=lambda: self.model, messages=lambda: self.messages,
+            system_prompt=self._system_prompt, tool_specs=self.loop.tools.specs,
+        )
+        """The context's fill and the session's cost."""
         self.sandbox = choose_sandbox(settings.sandbox, settings.sandbox_network)
         """How commands run; said once, at the first prompt, when it could not be had."""
         bash = self.loop.tools.get("bash")
@@ -232,78 +214,21 @@ class AgentSession:
         self.loop.provider, self.settings = self.provider, settings
         await old.aclose()
 
-    # -- context and cost -----------------------------------------------------------------
+    # -- context and cost (``self.meter``) ---------------------------------------------------
 
-    @property
-    def context_window(self) -> int | None:
-        """The model's window in tokens (the setting first); None when unknown."""
-        return context_window(self.model, self.settings.resolved_base_url, self.settings.context_window)
-
-    @property
-    def working_window(self) -> int:
-        """The window the history is kept inside: the model's, else ``ASSUMED_WINDOW``."""
-        return self.context_window or ASSUMED_WINDOW
-
-    @property
-    def context(self) -> ContextFigure:
-        """What the next request carries at least: the last request as the server counted
-        it plus what came after, else an estimate of the whole."""
-        reported = reported_tokens(self._last_usage)
-        if reported is None:
-            tokens = sum(part.tokens for part in self.context_parts())
-        else:
-            tokens = reported + sum(message_tokens(m) for m in self.messages[self._counted:])
-        return ContextFigure(tokens=tokens, window=self.context_window, estimated=reported is None)
-
-    def context_parts(self) -> list[ContextPart]:
-        """What fills the window, estimated part by part (for ``/context``)."""
+    def _system_prompt(self) -> str:
         if self.loop.system_prompt is None:
             self.loop.system_prompt = build_system_prompt(self.workspace, self.secrets)
-        return breakdown(self.loop.system_prompt, self.loop.tools.specs(), self.messages)
-
-    @property
-    def costs(self) -> list[ModelCost]:
-        """Tokens and cost per model, for the requests this session made since it was
-        opened (a resumed file records no model per request)."""
-        return list(self._costs.values())
-
-    @property
-    def cost(self) -> Decimal | None:
-        """Dollars for the priced requests; None when no model used has a known price."""
-        known = [entry.cost for entry in self._costs.values() if entry.cost is not None]
-        return sum(known, Decimal(0)) if known else None
-
-    def _count(self, usage: Usage | None) -> None:
-        if usage is None:
-            return
-        entry = self._costs.setdefault(self.model, ModelCost(self.model))
-        entry.usage = entry.usage + usage
-        entry.requests += 1
-        cost = request_cost(usage, self.model, self.settings.resolved_base_url)
-        if cost is not None:
-            entry.cost = (entry.cost or Decimal(0)) + cost
-
-    def _over_threshold(self, prompt: str) -> bool:
-        """Past the threshold with a history whose summary can bring it back: when the
-        instructions and tools alone fill that much, compacting would only repeat."""
-        if not self.messages:
-            return False
-        figure = self.context
-        limit = self.working_window * self.settings.compact_threshold
-        fixed = sum(part.tokens for part in self.context_parts()[:-2])
-        return figure.tokens + estimate_tokens(prompt) >= limit > fixed
-
-    def _over_window(self, prompt: str) -> bool:
-        return self.context.tokens + estimate_tokens(prompt) > self.working_window
+        return self.loop.system_prompt
 
     def _not_sent(self, prompt: str) -> RunFinished:
         """The end of a prompt that was not sent: with the history it is more than the window
         and compaction failed, so the server could only refuse it, after its whole upload."""
-        known = self.context_window
+        known = self.meter.context_window
         window = f"{known:,} tokens" if known else (
             f"{ASSUMED_WINDOW:,} tokens assumed: set NEOCODE_CONTEXT_WINDOW to the real one"
         )
-        tokens = about(self.context.tokens + estimate_tokens(prompt))
+        tokens = about(self.meter.context.tokens + estimate_tokens(prompt))
         message = (
             f"not sent: the conversation and prompt are {tokens} tokens, more than the model's "
             f"context window ({window}), and could not be compacted; /compact tries again, "
@@ -325,7 +250,7 @@ class AgentSession:
         compacted and the run goes on. Once per run at most: what is left over the threshold
         after that is the run's own work, which a summary of the past cannot shrink. A cancel
         stops the run here as anywhere (the transcript is valid between turns)."""
-        if self._compacted_in_run or not self._over_threshold(""):
+        if self._compacted_in_run or not self.meter.over_threshold(""):
             return
         self._compacted_in_run = True
         await self._compact("", f"the context passed {self._threshold_words} during the run")
@@ -380,13 +305,13 @@ class AgentSession:
         for problem in expanded.problems:
             self.notice("warning", problem)
         self._compacted_in_run = False
-        if self._over_threshold(expanded.text):
+        if self.meter.over_threshold(expanded.text):
             if not await self._compact_guarded("", f"the context passed {self._threshold_words}"):
                 if self._compaction_cancelled:  # Esc while compacting: the prompt is not sent
                     stopped = RunFinished(turn=self.loop.turn, reason="cancelled", usage=self.usage)
                     self._emit(stopped)
                     return stopped
-                if self._over_window(expanded.text):  # it cannot fit: not worth its upload
+                if self.meter.over_window(expanded.text):  # it cannot fit: not worth its upload
                     return self._not_sent(expanded.text)
         submitted = await self.hooks.prompt_submitted(text)
         if submitted.blocked is not None:
@@ -469,13 +394,13 @@ class AgentSession:
             self._compaction = None
 
     async def _compact(self, instructions: str, reason: str) -> bool:
-        window = self.working_window
-        before = self.context.tokens
+        window = self.meter.working_window
+        before = self.meter.context.tokens
         result = await compact_messages(
             self.provider, self.messages, secrets=self.secrets, instructions=instructions,
             budget_chars=window * CHARS_PER_TOKEN // 2,
         )
-        self._count(result.usage)
+        self.meter.count(result.usage)
         if result.usage is not None:
             self.loop.usage = self.loop.usage + result.usage
             if self._store is not None:
@@ -484,7 +409,7 @@ class AgentSession:
             self.notice("error", f"could not compact: {result.error}")
             return False
         self.loop.messages[:] = result.messages
-        self._last_usage = None
+        self.meter.history_replaced(costs=False)
         if self._store is not None:
             self._store.append_compaction(result.messages)
         self._emit(
@@ -497,7 +422,7 @@ class AgentSession:
         self.notice(
             "info",
             f"── compacted ({reason}) ──\n{result.summarised} earlier messages were summarised"
-            f"{kept}: {about(before)} → {about(self.context.tokens)} tokens. The session file "
+            f"{kept}: {about(before)} → {about(self.meter.context.tokens)} tokens. The session file "
             f"keeps the whole history; the model now reads this summary:\n\n"
             f"{result.summary}",
         )
@@ -509,7 +434,7 @@ class AgentSession:
         self._close_store()
         self.loop.messages.clear()
         self.loop.usage = Usage.unknown()
-        self._last_usage, self._costs = None, {}
+        self.meter.history_replaced(costs=True)
         self.title = ""
         self.id = None
         self.restore.forget_unsaved()
@@ -537,7 +462,7 @@ class AgentSession:
             self.notice("warning", problem)
         self.loop.messages[:] = messages
         self.loop.usage = loaded.usage
-        self._last_usage, self._costs = None, {}
+        self.meter.history_replaced(costs=True)
         self.title = loaded.info.title
         self._emit(
             TranscriptReplaced(
@@ -612,8 +537,7 @@ class AgentSession:
 
     def _emit(self, event: LoopEvent) -> None:
         if isinstance(event, TurnFinished):
-            self._last_usage, self._counted = event.usage, len(self.messages)
-            self._count(event.usage)
+            self.meter.turn_finished(event.usage)
         if self.listener is not None:
             self.listener(event)
 

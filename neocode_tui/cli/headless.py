@@ -312,8 +312,8 @@ class _JsonPrinter(_Printer):
                 for result in self.results
             ],
             "usage": finished.usage.model_dump(),
-            "cost_usd": float(session.cost) if session.cost is not None else None,
-            "context": session.context.as_json(),
+            "cost_usd": float(session.meter.cost) if session.meter.cost is not None else None,
+            "context": session.meter.context.as_json(),
             "turns": self.turns,
             "session_id": session.id,
             "title": session.title,

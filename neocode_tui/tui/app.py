@@ -337,7 +337,7 @@ class NeoCodeApp(App[None]):
         """The meter, once the model's window is known: it comes from the price list, which
         takes about 0.1 s to load the first time, so that happens in a thread."""
         session = self.session
-        await asyncio.to_thread(lambda: session.context_window)
+        await asyncio.to_thread(lambda: session.meter.context_window)
         self._show_context()
 
     def _trust_answered(self, trusted: bool | None) -> None:

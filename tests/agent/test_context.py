@@ -54,7 +54,7 @@ async def test_the_meter_shows_the_tokens_the_server_reported(dialect: Dialect, 
 
     await session.prompt("hi")
 
-    figure = session.context
+    figure = session.meter.context
     assert (figure.tokens, figure.window, figure.estimated) == (1500, 10_000, False)
     assert figure.as_json() == {"tokens": 1500, "window": 10_000, "estimated": False, "percent": 15.0}
     await session.aclose()
@@ -66,13 +66,13 @@ async def test_without_usage_the_meter_estimates_from_the_text(openai_only: Dial
 
     await session.prompt("hi")
 
-    figure = session.context
-    parts = {part.name: part.tokens for part in session.context_parts()}
+    figure = session.meter.context
+    parts = {part.name: part.tokens for part in session.meter.context_parts()}
     assert figure.estimated and figure.window is None  # gpt-test: no known window
     assert figure.tokens == sum(parts.values())
     assert parts["conversation"] >= 500  # 2,000 characters of answer, about 4 a token
     assert parts["tool definitions"] > 100 and parts["system prompt"] > 50
-    assert session.cost is None
+    assert session.meter.cost is None
     await session.aclose()
 
 
@@ -80,7 +80,7 @@ async def test_the_breakdown_names_the_agents_file(openai_only: Dialect, workspa
     (workspace / "AGENTS.md").write_text("Always run the tests. " * 100)
     session, _ = make_session(openai_only, workspace)
 
-    parts = {part.name: part.tokens for part in session.context_parts()}
+    parts = {part.name: part.tokens for part in session.meter.context_parts()}
 
     assert parts["AGENTS.md (project)"] >= 550
     assert parts["conversation"] == 0
@@ -97,8 +97,8 @@ async def test_a_priced_model_costs_dollars_per_model(dialect: Dialect, workspac
     await session.prompt("second")
 
     expected = {"openai": Decimal("0.007"), "anthropic": Decimal("0.009")}[dialect.name]
-    assert session.cost == expected
-    [entry] = session.costs
+    assert session.meter.cost == expected
+    [entry] = session.meter.costs
     assert (entry.model, entry.requests, entry.usage.input_tokens, entry.cost) == (
         PRICED[dialect.name], 2, 2000, expected,
     )
@@ -111,8 +111,8 @@ async def test_an_unknown_model_has_tokens_but_no_price(dialect: Dialect, worksp
 
     await session.prompt("first")
 
-    assert session.cost is None
-    [entry] = session.costs
+    assert session.meter.cost is None
+    [entry] = session.meter.costs
     assert (entry.model, entry.usage.output_tokens, entry.cost) == (session.model, 100, None)
     await session.aclose()
 

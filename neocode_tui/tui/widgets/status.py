@@ -170,8 +170,8 @@ class StatusBar(Widget):
         self.sandbox = session.sandbox.label
 
     def show_context(self, session: AgentSession) -> None:
-        self.context = session.context
-        self.cost = session.cost
+        self.context = session.meter.context
+        self.cost = session.meter.cost
 
     def start_work(self) -> None:
         self.working, self.started_at, self.finished_at = True, self._clock(), None

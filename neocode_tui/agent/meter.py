@@ -1,0 +1,134 @@
+"""How full the model's window is and what the session has cost: what the status bar,
+``/context``, ``/cost`` and the compaction threshold read.
+
+The session holds one ``Meter`` and tells it each request's usage as a turn finishes; the
+meter only reads the conversation (its messages, the system prompt and tools it is sent
+with), never changes it, so compaction, which does, stays the session's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from neocode_tui.agent.context import (
+    ASSUMED_WINDOW,
+    ContextFigure,
+    ContextPart,
+    breakdown,
+    context_window,
+    estimate_tokens,
+    message_tokens,
+    reported_tokens,
+)
+from neocode_tui.agent.pricing import request_cost
+from neocode_tui.chat import Message, ToolSpec
+from neocode_tui.config import Settings
+from neocode_tui.events import Usage
+
+
+@dataclass
+class ModelCost:
+    """One model's share of the session: its requests' tokens and, when priced, dollars."""
+
+    model: str
+    usage: Usage = field(default_factory=Usage)
+    requests: int = 0
+    cost: Decimal | None = None
+
+
+class Meter:
+    def __init__(
+        self,
+        *,
+        settings: Callable[[], Settings],
+        model: Callable[[], str],
+        messages: Callable[[], list[Message]],
+        system_prompt: Callable[[], str],
+        tool_specs: Callable[[], list[ToolSpec]],
+    ) -> None:
+        self._settings = settings
+        self._model = model
+        self._messages = messages
+        self._system_prompt = system_prompt
+        self._tool_specs = tool_specs
+        self._last_usage: Usage | None = None
+        """The last request's usage, while the history is the one it was counted on."""
+        self._counted = 0
+        """How many messages that request's figure covers; later ones are estimated."""
+        self._costs: dict[str, ModelCost] = {}
+
+    @property
+    def context_window(self) -> int | None:
+        """The model's window in tokens (the setting first); None when unknown."""
+        settings = self._settings()
+        return context_window(self._model(), settings.resolved_base_url, settings.context_window)
+
+    @property
+    def working_window(self) -> int:
+        """The window the history is kept inside: the model's, else ``ASSUMED_WINDOW``."""
+        return self.context_window or ASSUMED_WINDOW
+
+    @property
+    def context(self) -> ContextFigure:
+        """What the next request carries at least: the last request as the server counted
+        it plus what came after, else an estimate of the whole."""
+        reported = reported_tokens(self._last_usage)
+        if reported is None:
+            tokens = sum(part.tokens for part in self.context_parts())
+        else:
+            tokens = reported + sum(message_tokens(m) for m in self._messages()[self._counted:])
+        return ContextFigure(tokens=tokens, window=self.context_window, estimated=reported is None)
+
+    def context_parts(self) -> list[ContextPart]:
+        """What fills the window, estimated part by part (for ``/context``)."""
+        return breakdown(self._system_prompt(), self._tool_specs(), self._messages())
+
+    @property
+    def costs(self) -> list[ModelCost]:
+        """Tokens and cost per model, for the requests this session made since it was
+        opened (a resumed file records no model per request)."""
+        return list(self._costs.values())
+
+    @property
+    def cost(self) -> Decimal | None:
+        """Dollars for the priced requests; None when no model used has a known price."""
+        known = [entry.cost for entry in self._costs.values() if entry.cost is not None]
+        return sum(known, Decimal(0)) if known else None
+
+    def count(self, usage: Usage | None) -> None:
+        """One request's tokens (a turn's or a summary's), priced for the model in use."""
+        if usage is None:
+            return
+        model = self._model()
+        entry = self._costs.setdefault(model, ModelCost(model))
+        entry.usage = entry.usage + usage
+        entry.requests += 1
+        cost = request_cost(usage, model, self._settings().resolved_base_url)
+        if cost is not None:
+            entry.cost = (entry.cost or Decimal(0)) + cost
+
+    def turn_finished(self, usage: Usage | None) -> None:
+        """A turn's request, as the server counted it, covers the history as it is now."""
+        self._last_usage, self._counted = usage, len(self._messages())
+        self.count(usage)
+
+    def history_replaced(self, *, costs: bool) -> None:
+        """The history is another one now (compacted, resumed, cleared): the last figure no
+        longer counts it; ``costs``: neither do the costs (a different conversation)."""
+        self._last_usage = None
+        if costs:
+            self._costs = {}
+
+    def over_threshold(self, prompt: str) -> bool:
+        """Past the threshold with a history whose summary can bring it back: when the
+        instructions and tools alone fill that much, compacting would only repeat."""
+        if not self._messages():
+            return False
+        limit = self.working_window * self._settings().compact_threshold
+        fixed = sum(part.tokens for part in self.context_parts()[:-2])
+        return self.context.tokens + estimate_tokens(prompt) >= limit > fixed
+
+    def over_window(self, prompt: str) -> bool:
+        return self.context.tokens + estimate_tokens(prompt) > self.working_window
