@@ -24,10 +24,11 @@ from pydantic import ValidationError
 
 from neocode_tui.config import Settings
 from neocode_tui.errors import SettingsError
+from neocode_tui.protected_files import ENV_FILE
 from neocode_tui.trust import is_trusted
 from neocode_tui.user_file import UserFile, read_user_file
 
-WORKSPACE_ENV = ".env"
+WORKSPACE_ENV = ENV_FILE
 MAX_ENV_FILE = 256 * 1024
 HARMLESS = frozenset({"NEOCODE_MODEL", "NEOCODE_THEME"})
 """What an untrusted workspace may still set: choices that send nothing anywhere new."""

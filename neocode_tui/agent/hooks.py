@@ -31,10 +31,11 @@ from neocode_tui.agent.processes import ProcessTree
 from neocode_tui.agent.sandbox import secret_free
 from neocode_tui.json_files import MISSING, read_json
 from neocode_tui.paths import config_dir
+from neocode_tui.protected_files import HOOKS_FILE
 from neocode_tui.trust import is_trusted
 
 USER_FILE = "hooks.json"
-WORKSPACE_FILE = ".neocode/hooks.json"
+WORKSPACE_FILE = HOOKS_FILE
 EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop")
 BLOCK = 2
 """The exit code with which a hook blocks what it was asked about."""

@@ -22,8 +22,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from neocode_tui.json_files import MISSING, read_json
 from neocode_tui.paths import config_dir
+from neocode_tui.protected_files import MCP_FILE
 
-WORKSPACE_FILE = ".mcp.json"
+WORKSPACE_FILE = MCP_FILE
 USER_FILE = "mcp.json"
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
