@@ -4,8 +4,8 @@
 read-only; the user's secret folders (SSH, cloud and package-registry credentials, GnuPG,
 NeoCode's own config and sessions, ``.env`` files outside the workspace) are replaced by
 empty unreadable ones; the network is off unless asked for; the workspace's git hooks and
-config, ``.neocode/`` and ``.env`` files stay read-only (git runs the first two, NeoCode
-reads the others at start); the command gets no capability and its own process and IPC
+config and its protected files (``sandbox_files``) stay read-only (git runs the first
+two, NeoCode and other agents read the others at start); the command gets no capability and its own process and IPC
 namespaces, and dies with NeoCode. ``read-only`` makes the workspace read-only too.
 
 Where bubblewrap is missing or cannot make namespaces, the sandbox is unavailable and
@@ -25,6 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from neocode_tui.agent.sandbox_files import read_only_mounts
 from neocode_tui.paths import config_dir, data_dir
 from neocode_tui.vocabulary import SandboxMode
 
@@ -36,8 +37,6 @@ HOME_SECRETS = (
 AGENT_SOCKETS = ("SSH_AUTH_SOCK", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS")
 """Variables naming sockets that act with the user's keys; the sockets are hidden too."""
 SOCKET_PATHS = ("/run/docker.sock", "/var/run/docker.sock", "/run/podman/podman.sock")
-PROTECTED_IN_WORKSPACE = (".neocode", ".envrc")
-"""Read-only in the workspace, besides git's hooks and config and ``.env`` files."""
 PROBE_TIMEOUT = 10.0
 
 NETWORK_SIGNS = (
@@ -113,6 +112,7 @@ class Sandbox:
             for git_dir in _git_dirs(workspace):
                 # A mount point cannot be renamed away and replaced by a folder with hooks.
                 args += ["--bind", str(git_dir), str(git_dir)]
+            args += read_only_mounts(workspace)
             for path in _protected(workspace):
                 args += ["--ro-bind", str(path), str(path)]
             hooks = workspace / ".git" / "hooks"
@@ -212,11 +212,10 @@ def _git_dirs(workspace: Path) -> list[Path]:
 
 
 def _protected(workspace: Path) -> Iterator[Path]:
-    """What in the workspace stays read-only: files git or NeoCode run or read."""
-    names = [workspace / name for name in PROTECTED_IN_WORKSPACE]
+    """What in the workspace's git folders stays read-only: what git runs."""
+    names: list[Path] = []
     for git_dir in _git_dirs(workspace):
         names += [git_dir / "hooks", git_dir / "config"]
-    names += _env_files(workspace)
     for path in names:
         if path.exists() and path.resolve().is_relative_to(workspace):
             yield path

@@ -9,6 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from neocode_tui.agent.sandbox import Sandbox, choose_sandbox
+from neocode_tui.agent.tools import ToolOutput
+from neocode_tui.agent.tools.bash import Bash, BashArgs
+from neocode_tui.agent.workspace import Workspace
+
 SECRET = "ssh-SECRET-4b1d"
 
 
@@ -29,3 +34,17 @@ def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     (folder / ".config" / "neocode" / "config.json").write_text(f'{{"key": "{SECRET}"}}')
     yield folder
     shutil.rmtree(folder)
+
+
+def sandbox(mode: str = "workspace-write", network: bool = False) -> Sandbox:
+    chosen = choose_sandbox(mode, network)  # type: ignore[arg-type]
+    assert chosen.active, f"bubblewrap must work on this machine: {chosen.unavailable}"
+    return chosen
+
+
+async def run(
+    workspace: Path, command: str, box: Sandbox | None = None, timeout: int = 30, **kw
+) -> ToolOutput:
+    """``command`` run by the real bash tool in the real sandbox (``box``, else the usual)."""
+    tool = Bash(sandbox=box or sandbox(), **kw)
+    return await tool.run(BashArgs(command=command, timeout=timeout), Workspace(workspace))

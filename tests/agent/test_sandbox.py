@@ -16,10 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from neocode_tui.agent.sandbox import Sandbox, choose_sandbox, probe
-from neocode_tui.agent.tools import ToolOutput
-from neocode_tui.agent.tools.bash import Bash, BashArgs
-from neocode_tui.agent.workspace import Workspace
+from neocode_tui.agent.sandbox import probe
 from tests.agent import sandbox_fixtures
 from tests.agent.helpers import wait_for_file
 
@@ -27,19 +24,8 @@ HINT = "this may have failed because of the sandbox"
 
 home = sandbox_fixtures.home
 SECRET = sandbox_fixtures.SECRET
-
-
-def sandbox(mode: str = "workspace-write", network: bool = False) -> Sandbox:
-    chosen = choose_sandbox(mode, network)  # type: ignore[arg-type]
-    assert chosen.active, f"bubblewrap must work on this machine: {chosen.unavailable}"
-    return chosen
-
-
-async def run(
-    workspace: Path, command: str, box: Sandbox | None = None, timeout: int = 30, **kw
-) -> ToolOutput:
-    tool = Bash(sandbox=box or sandbox(), **kw)
-    return await tool.run(BashArgs(command=command, timeout=timeout), Workspace(workspace))
+run = sandbox_fixtures.run
+sandbox = sandbox_fixtures.sandbox
 
 
 def test_bubblewrap_works_here() -> None:

@@ -9,13 +9,16 @@ note of how much was cut between them.
 With a ``Sandbox`` in force the command runs inside it (``neocode_tui.agent.sandbox``);
 ``unsandboxed: true`` runs it outside, which is asked for in every mode short of
 ``full-auto``. A sandboxed command that fails with a sign of the sandbox (a read-only file
-system, no network) says so in its result, so the model can ask for that.
+system, no network) says so in its result, so the model can ask for that; one that made a
+protected file at the workspace root has it renamed once it ends (``sandbox_files``), and
+its result says so.
 """
 
 from __future__ import annotations
 
 import asyncio
 import codecs
+import dataclasses
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -25,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from neocode_tui.agent.processes import ProcessTree
 from neocode_tui.agent.sandbox import Sandbox, failure_note, secret_free
+from neocode_tui.agent.sandbox_files import CreatedEntries, set_aside_note
 from neocode_tui.agent.tools.base import Confinement, OutputCallback, Tool, ToolOutput
 from neocode_tui.agent.workspace import Workspace
 
@@ -63,7 +67,8 @@ class Bash(Tool[BashArgs]):
         "Run a shell command with bash in the workspace root; stdout and stderr are "
         "returned together. No input is available (stdin is empty). Long output is cut "
         "in the middle. Background jobs are stopped when the command ends. Commands may "
-        "run in a sandbox: the workspace and /tmp writable, the rest read-only, no network."
+        "run in a sandbox: the workspace and /tmp writable (but not its git and agent config "
+        "files: use write_file for those), the rest read-only, no network."
     )
     kind = "command"
     args_model = BashArgs
@@ -108,9 +113,22 @@ class Bash(Tool[BashArgs]):
     async def run(
         self, args: BashArgs, workspace: Workspace, on_output: OutputCallback | None = None
     ) -> ToolOutput:
+        sandbox = Sandbox() if args.unsandboxed else self.sandbox
+        created = CreatedEntries(workspace.root) if sandbox.mode == "workspace-write" else None
+        try:
+            output = await self._run(sandbox, args, workspace, on_output)
+        finally:
+            moved = created.set_aside() if created is not None else []
+        if note := set_aside_note(moved):
+            return dataclasses.replace(output, text=f"{output.text}\n{note}")
+        return output
+
+    async def _run(
+        self, sandbox: Sandbox, args: BashArgs, workspace: Workspace,
+        on_output: OutputCallback | None,
+    ) -> ToolOutput:
         loop = asyncio.get_running_loop()
         tree = ProcessTree()
-        sandbox = Sandbox() if args.unsandboxed else self.sandbox
         argv = sandbox.command(["bash", "-c", args.command], workspace.root)
         env = sandbox.environment(secret_free(_child_env(), self.secrets))
         spawn = asyncio.ensure_future(
