@@ -22,3 +22,26 @@ def data_dir() -> Path:
     """Saved sessions."""
     override = os.environ.get("NEOCODE_DATA_DIR")
     return Path(override) if override else Path(platformdirs.user_data_dir("neocode"))
+
+
+def home_folders() -> list[Path]:
+    """The user's home folders, resolved: ``HOME`` and the account's, when they differ
+    (a command reads either); never ``/`` (an account without a home)."""
+    candidates = [os.environ.get("HOME", ""), os.path.expanduser("~")]
+    try:
+        import pwd  # not on Windows
+
+        candidates.append(pwd.getpwuid(os.getuid()).pw_dir)
+    except (ImportError, KeyError):  # no passwd entry (a container's arbitrary uid)
+        pass
+    found: list[Path] = []
+    for candidate in candidates:
+        if not candidate:
+            continue
+        try:
+            home = Path(candidate).resolve(strict=True)
+        except (OSError, RuntimeError):
+            continue
+        if home != Path("/") and home.is_dir() and home not in found:
+            found.append(home)
+    return found

@@ -68,7 +68,8 @@ class Bash(Tool[BashArgs]):
         "returned together. No input is available (stdin is empty). Long output is cut "
         "in the middle. Background jobs are stopped when the command ends. Commands may "
         "run in a sandbox: the workspace and /tmp writable (but not its git and agent config "
-        "files: use write_file for those), the rest read-only, no network."
+        "files: use write_file for those), the home folder hidden except toolchains, the rest "
+        "read-only, no network."
     )
     kind = "command"
     args_model = BashArgs
