@@ -58,6 +58,7 @@ from neocode_tui.agent.store import (
 )
 from neocode_tui.agent.tools import Tool, ToolRegistry
 from neocode_tui.agent.tools.bash import Bash
+from neocode_tui.agent.workspace import refuse_too_wide
 from neocode_tui.chat import Message, clean_text
 from neocode_tui.config import Settings
 from neocode_tui.errors import NeoCodeError, WorkInProgress
@@ -133,6 +134,7 @@ class AgentSession:
     ) -> None:
         """``built_in_commands``: the front end's own slash commands, which no custom
         command may take the name of."""
+        refuse_too_wide(workspace)
         self.settings = settings
         self.workspace = workspace.resolve()
         self.provider = provider or make_provider(settings)

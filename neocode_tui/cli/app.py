@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from neocode_tui.agent.sandbox import probe_early
+from neocode_tui.agent.workspace import refuse_too_wide
 from neocode_tui.cli.options import load_from_args
 from neocode_tui.errors import NeoCodeError
 
@@ -33,6 +34,7 @@ def run_app(args: argparse.Namespace) -> int:
     pick_session = args.resume == "" and not args.continue_
     resume = "" if args.continue_ else (args.resume or None)
     try:
+        refuse_too_wide(workspace)  # before anything is drawn
         if resume is None and not pick_session:
             # The settings load right after the first frame; a bad one ends the app there.
             app = NeoCodeApp(
