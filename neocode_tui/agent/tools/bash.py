@@ -67,9 +67,7 @@ class Bash(Tool[BashArgs]):
         "Run a shell command with bash in the workspace root; stdout and stderr are "
         "returned together. No input is available (stdin is empty). Long output is cut "
         "in the middle. Background jobs are stopped when the command ends. Commands may "
-        "run in a sandbox: the workspace and /tmp writable (but not its git and agent config "
-        "files: use write_file for those), the home folder hidden except toolchains, the rest "
-        "read-only, no network."
+        "run in a sandbox: the workspace and /tmp writable, the rest read-only, no network."
     )
     kind = "command"
     args_model = BashArgs
