@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 
 class Missing:
@@ -15,15 +15,28 @@ class Missing:
 MISSING = Missing()
 
 
-def read_json(path: Path) -> tuple[Any, str | None]:
-    """``(data, None)``, ``(MISSING, None)`` when there is no file, or ``(None, problem)``."""
+class JsonRead(NamedTuple):
+    data: Any
+    """The parsed content, ``MISSING`` when there is no file, None when it is unusable."""
+    problem: str | None
+    raw: bytes | None
+    """The bytes that were parsed (what a trust check must look at: what is used)."""
+
+
+def read_json(path: Path) -> JsonRead:
+    """``(data, None, raw)``, ``(MISSING, None, None)`` when there is no file, or
+    ``(None, problem, raw)``."""
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
-        return MISSING, None
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, f"{path}: cannot be read ({exc})"
+        return JsonRead(MISSING, None, None)
+    except OSError as exc:
+        return JsonRead(None, f"{path}: cannot be read ({exc})", None)
     try:
-        return json.loads(text), None
+        return JsonRead(json.loads(raw.decode("utf-8")), None, raw)
+    except UnicodeDecodeError as exc:
+        return JsonRead(None, f"{path}: cannot be read ({exc})", raw)
     except json.JSONDecodeError as exc:
-        return None, f"{path} line {exc.lineno}, column {exc.colno}: not valid JSON ({exc.msg})"
+        return JsonRead(
+            None, f"{path} line {exc.lineno}, column {exc.colno}: not valid JSON ({exc.msg})", raw
+        )

@@ -106,3 +106,26 @@ def write_private(path: Path, data: bytes) -> None:
         with suppress(OSError):
             partial.unlink(missing_ok=True)
         raise
+
+
+def home_folders() -> list[Path]:
+    """The user's home folders, resolved: ``HOME`` and the account's, when they differ
+    (a command reads either); never ``/`` (an account without a home)."""
+    candidates = [os.environ.get("HOME", ""), os.path.expanduser("~")]
+    try:
+        import pwd  # not on Windows
+
+        candidates.append(pwd.getpwuid(os.getuid()).pw_dir)
+    except (ImportError, KeyError):  # no passwd entry (a container's arbitrary uid)
+        pass
+    found: list[Path] = []
+    for candidate in candidates:
+        if not candidate:
+            continue
+        try:
+            home = Path(candidate).resolve(strict=True)
+        except (OSError, RuntimeError):
+            continue
+        if home != Path("/") and home.is_dir() and home not in found:
+            found.append(home)
+    return found

@@ -13,6 +13,8 @@ one picked by the file's own ``profile = "NAME"`` sits with the file, above its 
 
 from __future__ import annotations
 
+import errno
+import io
 import os
 import stat
 from collections.abc import Callable, Mapping
@@ -24,11 +26,12 @@ from pydantic import ValidationError
 
 from neocode_tui.config import Settings
 from neocode_tui.errors import SettingsError
+from neocode_tui.protected_files import ENV_FILE
 from neocode_tui.redact import redact_url
-from neocode_tui.trust import is_trusted
+from neocode_tui.trust import NOT_TRUSTED, is_trusted, untrusted_reason
 from neocode_tui.user_file import UserFile, read_user_file
 
-WORKSPACE_ENV = ".env"
+WORKSPACE_ENV = ENV_FILE
 MAX_ENV_FILE = 256 * 1024
 HARMLESS = frozenset({"NEOCODE_MODEL", "NEOCODE_THEME"})
 """What an untrusted workspace may still set: choices that send nothing anywhere new."""
@@ -136,6 +139,7 @@ def load_settings(
     (``--trust`` trusts the folder for one run). ``profile`` picks a profile of the user's
     ``config.toml`` (``--profile``); ``profile_wins``: it was picked after the flags were
     (``/model NAME`` in the app), so its values win over theirs too."""
+    vouched_for = trusted
     trusted = is_trusted(workspace) if trusted is None else trusted
     aliases = setting_variables()
     origins: dict[str, Origin] = {}
@@ -160,14 +164,19 @@ def load_settings(
 
     env_file = workspace / WORKSPACE_ENV
     from_workspace: dict[str, str] = {}
-    for variable, value in _read_env_file(env_file, problems).items():
+    env_values, raw = _read_env_file(env_file, problems)
+    if vouched_for is None:
+        untrusted = untrusted_reason(workspace, WORKSPACE_ENV, raw)
+    else:
+        untrusted = "" if vouched_for else NOT_TRUSTED
+    for variable, value in env_values.items():
         name = aliases.get(variable)
         if name is None or value in (None, ""):
             continue
-        if not trusted and not _harmless(variable, value):
+        if untrusted and not _harmless(variable, value):
             ignored_names.append(variable)
             ignored.append(
-                f"{variable} in {env_file} was ignored: this folder is not trusted "
+                f"{variable} in {env_file} was ignored: {untrusted} "
                 "(trust it when neocode asks, or pass --trust)"
             )
             continue
@@ -229,24 +238,38 @@ def _harmless(variable: str, value: str) -> bool:
     return variable in HARMLESS or value.strip().lower() in TIGHTENING.get(variable, ())
 
 
-def _read_env_file(path: Path, problems: list[str]) -> dict[str, str | None]:
-    """The workspace's ``.env`` if it is a regular file of sane size; never a FIFO or a
-    link out of the workspace (it would be read as the workspace's, which it is not)."""
+def _read_env_file(path: Path, problems: list[str]) -> tuple[dict[str, str | None], bytes | None]:
+    """The workspace's ``.env`` and its bytes, if it is a regular file of sane size; never
+    a FIFO or a link (it would be read as the workspace's, which it may not be). The values
+    come from the bytes returned, so a trust check of those is a check of what is used."""
     try:
-        info = os.lstat(path)
-    except OSError:
-        return {}
-    if not stat.S_ISREG(info.st_mode):
-        problems.append(f"{path} is not a regular file: remove it or replace it with one")
-        return {}
-    if info.st_size > MAX_ENV_FILE:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return {}, None
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK):
+            problems.append(f"{path} is not a regular file: remove it or replace it with one")
+        else:
+            problems.append(f"{path} cannot be read: {exc.strerror}")
+        return {}, None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            problems.append(f"{path} is not a regular file: remove it or replace it with one")
+            return {}, None
+        try:
+            raw = handle.read(MAX_ENV_FILE + 1)
+        except OSError as exc:
+            problems.append(f"{path} cannot be read: {exc.strerror}")
+            return {}, None
+    if len(raw) > MAX_ENV_FILE:
         problems.append(f"{path} is larger than {MAX_ENV_FILE // 1024} KiB: not a settings file")
-        return {}
+        return {}, None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problems.append(f"{path} cannot be read: {exc}")
+        return {}, None
     from dotenv import dotenv_values  # only for a folder with a .env: not at every start-up
 
-    try:
-        return dict(dotenv_values(path, encoding="utf-8", interpolate=False))
-    except (OSError, UnicodeDecodeError) as exc:
-        problems.append(f"{path} cannot be read: {exc}")
-        return {}
-
+    return dict(dotenv_values(stream=io.StringIO(text), interpolate=False)), raw

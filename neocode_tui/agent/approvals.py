@@ -1,13 +1,11 @@
 """Who must say yes before a tool runs: the approval mode, per-session allowances, and the
 paths that always ask.
 
-Some files turn a write into a command: git runs ``.git/hooks/*`` and the programs named
-in ``.git/config`` (``core.fsmonitor``, ``core.pager``); the agent's own config (``.neocode/``
-in the workspace, the user's config folder) changes what the agent may do next; a
-``.env`` in the workspace is read by NeoCode itself at start (which endpoint, which key)
-and by most project tooling, and direnv runs ``.envrc`` on entering the folder. So a
-write to any of them asks in every mode short of ``full-auto``, even with the tool
-allowed for the session: ``auto-edit`` would otherwise be ``full-auto`` by the back door.
+Some files turn a write into a command run later: the workspace's protected files
+(``neocode_tui.protected_files``: git's hooks and config, ``.mcp.json``, ``.neocode/``,
+``.claude/``, ``.agents/``, ``AGENTS.md``, ``.env*``, ``.envrc``) and the user's config
+folder. So a write to any of them asks in every mode short of ``full-auto``, even with the
+tool allowed for the session: ``auto-edit`` would otherwise be ``full-auto`` by the back door.
 
 The sandbox changes what a command can do, so it changes what it asks: a sandboxed command
 is like a file edit (``auto-edit`` runs it, ``ask`` asks), and a call to run one outside
@@ -22,22 +20,13 @@ from pathlib import Path
 
 from neocode_tui.agent.tools import Confinement, ToolKind
 from neocode_tui.paths import config_dir
+from neocode_tui.protected_files import is_protected
 from neocode_tui.vocabulary import ApprovalMode
-
-PROTECTED_FOLDERS = frozenset({".git", ".neocode"})
-"""Any path through a folder of these names (a submodule's ``.git`` too)."""
 
 
 def protected(path: Path, root: Path) -> bool:
-    """Whether writing the resolved ``path`` (inside ``root``) must always be approved.
-    Names compare case-insensitively: ``.GIT/config`` is ``.git/config`` on macOS."""
-    if path.is_relative_to(config_dir().resolve()):
-        return True
-    parts = [part.casefold() for part in path.relative_to(root).parts]
-    if PROTECTED_FOLDERS.intersection(parts):
-        return True
-    name = parts[-1] if parts else ""
-    return name == ".git" or name == ".envrc" or name == ".env" or name.startswith(".env.")
+    """Whether writing the resolved ``path`` (inside ``root``) must always be approved."""
+    return path.is_relative_to(config_dir().resolve()) or is_protected(path.relative_to(root))
 
 
 def needs_approval(

@@ -10,7 +10,8 @@ Each hook gets the event as JSON on stdin (``session_id``, ``cwd``, ``hook_event
 event's own fields) and answers by its exit code (2 blocks, with stderr as the reason) or by
 JSON on stdout. A hook runs with the workspace as its working folder, is stopped (with every
 process it started) at its timeout, and a hook that fails is reported, never fatal. A
-workspace's own hooks run commands, so they run only in a folder the user trusts.
+workspace's own hooks run commands, so they run only in a folder the user trusts, as the
+file was when the user trusted it (``neocode_tui.trust``).
 """
 
 from __future__ import annotations
@@ -29,13 +30,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from neocode_tui.agent.processes import ProcessTree
 from neocode_tui.agent.sandbox import secret_free
-from neocode_tui.json_files import MISSING, read_json
+from neocode_tui.json_files import MISSING, JsonRead, read_json
 from neocode_tui.paths import config_dir
-from neocode_tui.trust import is_trusted
+from neocode_tui.protected_files import HOOKS_FILE
+from neocode_tui.trust import untrusted_reason
 from neocode_tui.vocabulary import NoticeLevel
 
 USER_FILE = "hooks.json"
-WORKSPACE_FILE = ".neocode/hooks.json"
+WORKSPACE_FILE = HOOKS_FILE
 EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop")
 BLOCK = 2
 """The exit code with which a hook blocks what it was asked about."""
@@ -148,7 +150,8 @@ class Hooks:
     workspace: Path
     hooks: list[ConfiguredHook] = field(default_factory=list)
     blocked: list[ConfiguredHook] = field(default_factory=list)
-    """The workspace's hooks in a folder that is not trusted: listed, not run."""
+    """The workspace's hooks where they may not run (``untrusted`` says why): listed, not run."""
+    untrusted: str = ""
     problems: list[str] = field(default_factory=list)
     report: Report | None = None
     session_id: Callable[[], str | None] = lambda: None
@@ -160,7 +163,7 @@ class Hooks:
         if self.blocked:
             events = sorted({hook.event for hook in self.blocked})
             notices.append(
-                f"hooks in {WORKSPACE_FILE} not run, this folder is not trusted: {', '.join(events)}"
+                f"hooks in {WORKSPACE_FILE} not run, {self.untrusted}: {', '.join(events)}"
             )
         return notices
 
@@ -295,23 +298,27 @@ class Hooks:
 
 
 def load_hooks(workspace: Path, *, secrets: Sequence[str] = (), trusted: bool = False) -> Hooks:
-    """The user's hooks, then the workspace's (only in a trusted folder, or one the user
-    trusts for this run: ``trusted``)."""
+    """The user's hooks, then the workspace's: only where trust lets them run, or in a
+    folder the user trusts for this run (``trusted``, from ``--trust``)."""
     workspace = workspace.resolve()
     hooks = Hooks(workspace, secrets=secrets)
     user, problems = _read_file(config_dir() / USER_FILE)
-    local, found = _read_file(workspace / WORKSPACE_FILE)
+    local_path = workspace / WORKSPACE_FILE
+    read = read_json(local_path)
+    local, found = _read_file(local_path, read)
     hooks.problems = problems + found
     hooks.hooks = user
-    if trusted or is_trusted(workspace):
-        hooks.hooks += local
-    else:
+    if local and not trusted:
+        hooks.untrusted = untrusted_reason(workspace, WORKSPACE_FILE, read.raw)
+    if hooks.untrusted:
         hooks.blocked = local
+    else:
+        hooks.hooks += local
     return hooks
 
 
-def _read_file(path: Path) -> tuple[list[ConfiguredHook], list[str]]:
-    data, problem = read_json(path)
+def _read_file(path: Path, read: JsonRead | None = None) -> tuple[list[ConfiguredHook], list[str]]:
+    data, problem, _ = read if read is not None else read_json(path)
     if problem is not None or data is MISSING:
         return [], [problem] if problem else []
     if not isinstance(data, dict) or not isinstance(data.get("hooks"), dict):

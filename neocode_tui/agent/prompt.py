@@ -18,8 +18,8 @@ from pathlib import Path
 
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
 from neocode_tui.paths import config_dir
+from neocode_tui.protected_files import INSTRUCTIONS_FILE
 
-INSTRUCTIONS_FILE = "AGENTS.md"
 MAX_INSTRUCTIONS = 20_000
 
 BASE_PROMPT = """\

@@ -1,13 +1,14 @@
 """Running the agent's shell commands inside bubblewrap, so they need no yes to be safe.
 
 ``workspace-write``: the workspace is writable, ``/tmp`` is private, everything else is
-read-only; the user's secret folders (SSH, cloud and package-registry credentials, GnuPG,
-NeoCode's own config and sessions, ``.env`` files outside the workspace) are replaced by
-empty unreadable ones; the network is off unless asked for; what git reads as
+read-only; the home folder is an empty private one with only toolchains bound back
+(``sandbox_home``), and NeoCode's own config and sessions, ``.env`` files above the
+workspace and the agent sockets are replaced by empty unreadable ones; the environment is
+an allow-list (``sandbox_env``); the network is off unless asked for; what git reads as
 configuration or code stays read-only and no repository can be made at the workspace root
-(``sandbox_git``), and so do ``.neocode/`` and ``.env`` files (NeoCode reads them at start);
-the command gets no capability and its own process and IPC namespaces, and dies with
-NeoCode. ``read-only`` makes the workspace read-only too.
+(``sandbox_git``), and so do the workspace's protected files (``sandbox_files``); the
+command gets no capability and its own process and IPC namespaces, and dies with NeoCode.
+``read-only`` makes the workspace read-only too.
 
 Where bubblewrap is missing or cannot make namespaces, the sandbox is unavailable and
 says why: commands then run as they are and ask for approval, never pretend-sandboxed.
@@ -28,19 +29,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from neocode_tui.agent import sandbox_git
-from neocode_tui.paths import config_dir, data_dir
+from neocode_tui.agent.sandbox_env import allowed_environment
+from neocode_tui.agent.sandbox_files import read_only_mounts
+from neocode_tui.agent.sandbox_home import home_mounts
+from neocode_tui.paths import config_dir, data_dir, home_folders
 from neocode_tui.vocabulary import SandboxMode
 
-HOME_SECRETS = (
-    ".ssh", ".aws", ".azure", ".config/gcloud", ".config/gh", ".docker", ".gnupg", ".kube",
-    ".password-store", ".netrc", ".git-credentials", ".npmrc", ".pypirc",
-)
-"""Under the home folder: credentials a command has no business reading."""
-AGENT_SOCKETS = ("SSH_AUTH_SOCK", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS")
-"""Variables naming sockets that act with the user's keys; the sockets are hidden too."""
 SOCKET_PATHS = ("/run/docker.sock", "/var/run/docker.sock", "/run/podman/podman.sock")
-PROTECTED_IN_WORKSPACE = (".neocode", ".envrc")
-"""Read-only in the workspace, besides git's configuration and ``.env`` files."""
 PROBE_TIMEOUT = 10.0
 
 NETWORK_SIGNS = (
@@ -50,6 +45,7 @@ NETWORK_SIGNS = (
 )
 WRITE_SIGNS = ("Read-only file system",)
 ACCESS_SIGNS = ("Permission denied", "Operation not permitted")
+MISSING_SIGN = "No such file or directory"
 
 
 @dataclass(frozen=True)
@@ -100,10 +96,10 @@ class Sandbox:
             yield
 
     def environment(self, base: Mapping[str, str]) -> dict[str, str]:
-        """The command's environment: agent sockets gone, temporary files in /tmp."""
+        """The command's environment: the allowed variables, temporary files in /tmp."""
         if not self.active:
             return dict(base)
-        env = {name: value for name, value in base.items() if name not in AGENT_SOCKETS}
+        env = allowed_environment(base)
         env["TMPDIR"] = "/tmp"
         return env
 
@@ -114,6 +110,7 @@ class Sandbox:
 
     def _mounts(self, workspace: Path) -> list[str]:
         args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        args += home_mounts(workspace, os.environ)
         bind = "--bind" if self.mode == "workspace-write" else "--ro-bind"
         args += [bind, str(workspace), str(workspace)]  # a workspace in /tmp stays visible
         blank = _blanks()
@@ -124,8 +121,7 @@ class Sandbox:
                 args += ["--ro-bind", str(blank), str(path)]
         if self.mode == "workspace-write":
             args += sandbox_git.guard(workspace).mounts()
-            for path in _protected(workspace):
-                args += ["--ro-bind", str(path), str(path)]
+            args += read_only_mounts(workspace)
         return args
 
     def failure_hint(self, output: str) -> str:
@@ -140,6 +136,9 @@ class Sandbox:
         if any(sign in output for sign in ACCESS_SIGNS):
             return ("the user's credential folders are hidden and files outside the "
                     "workspace are read-only")
+        if MISSING_SIGN in output and any(str(home) in output for home in home_folders()):
+            return ("the home folder is hidden in the sandbox, except toolchains and "
+                    "package caches")
         return ""
 
 
@@ -187,14 +186,9 @@ def probe() -> tuple[str | None, str]:
 
 def _secrets(workspace: Path) -> Iterator[Path]:
     """Existing paths to hide, resolved; never one holding the workspace (it must stay)."""
-    try:
-        homes = [Path.home()]
-    except (RuntimeError, KeyError):  # no HOME and no passwd entry: nothing of it to hide
-        homes = []
-    candidates: list[Path] = [home / name for home in homes for name in HOME_SECRETS]
-    candidates += [config_dir(), data_dir(), *map(Path, SOCKET_PATHS)]
+    candidates = [config_dir(), data_dir(), *map(Path, SOCKET_PATHS)]
     candidates.append(Path(f"/run/user/{os.getuid()}"))
-    for folder in {*homes, *workspace.parents}:
+    for folder in workspace.parents:
         candidates += _env_files(folder)
     seen: set[Path] = set()
     for path in candidates:
@@ -206,15 +200,6 @@ def _secrets(workspace: Path) -> Iterator[Path]:
             continue
         seen.add(real)
         yield real
-
-
-def _protected(workspace: Path) -> Iterator[Path]:
-    """What in the workspace stays read-only for NeoCode: files it reads at start."""
-    names = [workspace / name for name in PROTECTED_IN_WORKSPACE]
-    names += _env_files(workspace)
-    for path in names:
-        if path.exists() and path.resolve().is_relative_to(workspace):
-            yield path
 
 
 def _env_files(folder: Path) -> list[Path]:

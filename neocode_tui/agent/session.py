@@ -52,6 +52,7 @@ from neocode_tui.agent.store import (
 )
 from neocode_tui.agent.tools import ToolRegistry
 from neocode_tui.agent.tools.bash import Bash
+from neocode_tui.agent.workspace import refuse_too_wide
 from neocode_tui.chat import Message, clean_text
 from neocode_tui.config import Settings
 from neocode_tui.errors import WorkInProgress
@@ -98,6 +99,7 @@ class AgentSession:
         may take the name of (the core's own never can). ``profiles``: the user's, for
         ``/model NAME``. ``trusted``: the user trusts the folder for this run (``--trust``):
         its MCP servers and hooks start as in a folder they trusted before."""
+        refuse_too_wide(workspace)
         self.settings = settings
         self.profiles = profiles
         self.workspace = workspace.resolve()

@@ -23,6 +23,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from neocode_tui.errors import NeoCodeError
+from neocode_tui.paths import home_folders
+
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _LINK_ERRORS = {errno.ELOOP, errno.EMLINK, errno.ENOTDIR}
 """What an ``O_NOFOLLOW`` open of a symlink fails with (``EMLINK`` on the BSDs)."""
@@ -31,6 +34,42 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 class PathOutsideWorkspace(ValueError):
     """The model asked for a path the agent may not touch."""
+
+
+SYSTEM_FOLDERS = frozenset(map(Path, (
+    "/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32",
+    "/media", "/mnt", "/nix", "/opt", "/proc", "/run", "/sbin", "/snap", "/srv", "/sys",
+    "/tmp", "/usr", "/usr/bin", "/usr/lib", "/usr/local", "/usr/share", "/var", "/var/lib",
+    "/var/tmp", "/Applications", "/Library", "/System", "/Users", "/Volumes", "/private",
+)))
+"""Folders no project is: a workspace there would be the whole system's files."""
+
+
+class WorkspaceTooWide(NeoCodeError):
+    """A session asked for in the home folder, ``/`` or a system folder (bad usage)."""
+
+    exit_code = 2
+
+
+def refuse_too_wide(root: Path) -> None:
+    """``WorkspaceTooWide`` for a folder too wide to be a workspace. There everything the
+    agent may touch without asking (every file to read, the sandbox's writable folder)
+    would be the user's keys, shell history and other projects, or the system's files;
+    narrowing it silently would leave the agent working somewhere else than was asked."""
+    root = root.resolve()
+    if root in SYSTEM_FOLDERS:
+        what = "the root of the file system" if root == Path("/") else "a system folder"
+    elif root in home_folders():
+        what = "your home folder"
+    elif any(home.is_relative_to(root) for home in home_folders()):
+        what = "a folder that holds your home folder"
+    else:
+        return
+    raise WorkspaceTooWide(
+        f"{root} is {what}: too wide to work in, since the agent could read and change "
+        "every file in it (keys, shell history, other projects). Start neocode in a "
+        "project folder instead (in an editor: open the project)"
+    )
 
 
 class Workspace:

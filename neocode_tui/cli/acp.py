@@ -71,6 +71,7 @@ from neocode_tui.agent.mcp.config import (
 from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.store import find_session, list_sessions
 from neocode_tui.agent.tools import default_tools
+from neocode_tui.agent.workspace import WorkspaceTooWide, refuse_too_wide
 from neocode_tui.cli.acp_commands import commands_update, run_built_in
 from neocode_tui.cli.acp_updates import Outbox, UpdateTranslator
 from neocode_tui.cli.acp_wire import READ_AHEAD_BYTES, JsonRpcLines
@@ -394,6 +395,10 @@ def _workspace(cwd: str) -> Path:
     path = Path(cwd)
     if not path.is_absolute() or not path.is_dir():
         raise _error(RequestError.invalid_params, f"cwd must be an absolute path to a folder: {cwd!r}")
+    try:
+        refuse_too_wide(path)
+    except WorkspaceTooWide as exc:
+        raise _error(RequestError.invalid_params, str(exc)) from None
     return path
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from neocode_tui.agent.sandbox import probe_early
+from neocode_tui.agent.workspace import refuse_too_wide
 from neocode_tui.cli.options import load_from_args
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.terminal_text import for_stream
@@ -34,6 +35,7 @@ def run_app(args: argparse.Namespace) -> int:
     pick_session = args.resume == "" and not args.continue_
     resume = "" if args.continue_ else (args.resume or None)
     try:
+        refuse_too_wide(workspace)  # before anything is drawn
         if resume is None and not pick_session:
             # The settings load right after the first frame; a bad one ends the app there.
             app = NeoCodeApp(
@@ -70,11 +72,12 @@ def load(args: argparse.Namespace, workspace: Path) -> Loaded:
     offline = settings.resolved_provider == "scripted"
     provider = offline_provider(model=settings.resolved_model, rate=LIVE_RATE) if offline else None
     untrusted = None
-    if loaded.ignored_names or not loaded.trusted:
+    if loaded.ignored_names or not getattr(args, "trust", False):
+        # Also in a trusted folder: a server or hook added since it was trusted asks again.
         untrusted = TrustRequest(
             loaded.ignored_names, loaded.ignored,
             lambda: load_from_args(args, workspace, trusted=True).settings,
-            programs=list if loaded.trusted else lambda: workspace_programs(workspace),
+            programs=lambda: workspace_programs(workspace),
         )
     profiles = Profiles(
         loaded.profiles, lambda name: load_from_args(args, workspace, profile=name).settings
@@ -83,19 +86,28 @@ def load(args: argparse.Namespace, workspace: Path) -> Loaded:
 
 
 def workspace_programs(workspace: Path) -> list[str]:
-    """What the folder's own files would run (MCP servers, hooks): only once it is trusted."""
+    """What the folder's own files would run (MCP servers, hooks) that may not run until
+    the user trusts it (again, for a file new or changed since)."""
     from neocode_tui.agent import hooks, mcp
 
     wanted = []
-    servers = [
-        entry.name for entry in mcp.config.load_configs(workspace).servers if entry.source == "workspace"
-    ]
-    if servers:
-        wanted.append(f"{mcp.config.WORKSPACE_FILE} servers: {', '.join(servers)}")
-    events = sorted({hook.event for hook in hooks.load_hooks(workspace).blocked})
+    configs = mcp.config.load_configs(workspace)
+    servers = [entry.name for entry in configs.servers if entry.source == "workspace"]
+    if servers and configs.untrusted:
+        wanted.append(f"{mcp.config.WORKSPACE_FILE} servers{_changed(configs.untrusted)}: "
+                      f"{', '.join(servers)}")
+    loaded = hooks.load_hooks(workspace)
+    events = sorted({hook.event for hook in loaded.blocked})
     if events:
-        wanted.append(f"{hooks.WORKSPACE_FILE} hooks: {', '.join(events)}")
+        wanted.append(f"{hooks.WORKSPACE_FILE} hooks{_changed(loaded.untrusted)}: {', '.join(events)}")
     return wanted
+
+
+def _changed(untrusted: str) -> str:
+    """How the question marks a file that changed in a folder already trusted."""
+    from neocode_tui.trust import NOT_TRUSTED
+
+    return "" if untrusted == NOT_TRUSTED else " (new or changed since you trusted this folder)"
 
 
 def exit_line(app: NeoCodeApp) -> str:

@@ -35,6 +35,7 @@ from neocode_tui.agent.loop_events import (
 )
 from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.tools import ToolRegistry, default_tools
+from neocode_tui.agent.workspace import refuse_too_wide
 from neocode_tui.cli.options import load_from_args
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.events import StreamRetry, TextDelta
@@ -54,6 +55,7 @@ def run_headless(args: argparse.Namespace) -> int:
     if sys.stdout is None or sys.stderr is None:
         return EXIT_ERROR  # nowhere to write the answer or say why
     try:
+        refuse_too_wide(Path.cwd())
         prompt = _read_prompt(args.prompt)
         loaded = load_from_args(args, Path.cwd())
         settings = loaded.settings

@@ -1,6 +1,6 @@
 """Real commands in the real bubblewrap sandbox: what a sandboxed command can and cannot
-reach. The home folder is a fake one outside /tmp (the sandbox's /tmp is private, so a
-home under it would be out of sight for the wrong reason)."""
+reach (the home folder and the environment: test_sandbox_home.py; the protected files:
+test_sandbox_protected.py)."""
 
 from __future__ import annotations
 
@@ -16,30 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from neocode_tui.agent.sandbox import Sandbox, choose_sandbox, probe
-from neocode_tui.agent.tools import ToolOutput
-from neocode_tui.agent.tools.bash import Bash, BashArgs
-from neocode_tui.agent.workspace import Workspace
+from neocode_tui.agent.sandbox import probe
 from tests.agent import sandbox_fixtures
 from tests.agent.helpers import wait_for_file
 
 HINT = "this may have failed because of the sandbox"
 
-home = sandbox_fixtures.home
-SECRET = sandbox_fixtures.SECRET
-
-
-def sandbox(mode: str = "workspace-write", network: bool = False) -> Sandbox:
-    chosen = choose_sandbox(mode, network)  # type: ignore[arg-type]
-    assert chosen.active, f"bubblewrap must work on this machine: {chosen.unavailable}"
-    return chosen
-
-
-async def run(
-    workspace: Path, command: str, box: Sandbox | None = None, timeout: int = 30, **kw
-) -> ToolOutput:
-    tool = Bash(sandbox=box or sandbox(), **kw)
-    return await tool.run(BashArgs(command=command, timeout=timeout), Workspace(workspace))
+run = sandbox_fixtures.run
+sandbox = sandbox_fixtures.sandbox
 
 
 def test_bubblewrap_works_here() -> None:
@@ -56,28 +40,6 @@ async def test_writing_inside_the_workspace_and_tmp_works(workspace: Path) -> No
     assert out.text == f"temp\n{workspace}"
     assert (workspace / "build" / "out.txt").read_text() == "made\n"
     assert not Path("/tmp", scratch).exists()  # the sandbox's /tmp is its own
-
-
-async def test_writing_to_the_home_folder_fails_and_says_why(workspace: Path, home: Path) -> None:
-    out = await run(workspace, 'cat "$HOME/notes.txt" && echo pwned > "$HOME/new.txt"')
-
-    assert out.is_error
-    assert out.text.startswith("just notes")  # the home folder is there, read-only
-    assert "Read-only file system" in out.text
-    assert f"[{HINT}: writing outside the workspace and /tmp is blocked." in out.text
-    assert '"unsandboxed": true' in out.text
-    assert not (home / "new.txt").exists()
-
-
-async def test_secrets_outside_the_workspace_cannot_be_read(workspace: Path, home: Path) -> None:
-    command = ("cat ~/.ssh/id_ed25519; ls ~/.ssh; cat ~/.aws/credentials; cat ~/.netrc; "
-               "cat ~/.env; cat ~/.config/neocode/config.json; cat ~/notes.txt")
-    out = await run(workspace, command)
-
-    assert SECRET not in out.text
-    assert out.text.count("Permission denied") == 6
-    assert "just notes" in out.text
-    assert (home / ".ssh" / "id_ed25519").read_text() == SECRET  # hidden, not touched
 
 
 async def test_read_only_mode_keeps_the_workspace_unchanged(workspace: Path) -> None:
@@ -121,21 +83,6 @@ async def test_a_repository_without_hooks_cannot_get_one(workspace: Path) -> Non
 
     assert out.is_error and "Read-only file system" in out.text
     assert not (workspace / ".git" / "hooks" / "pre-commit").exists()
-
-
-async def test_api_keys_are_not_in_the_sandbox(
-    workspace: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    key = "sk-sandbox-KEY-93af10"
-    monkeypatch.setenv("OPENAI_API_KEY", key)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
-    monkeypatch.setenv("DEPLOY_SETTINGS", f"url=https://x key={key}")  # a key under any name
-
-    out = await run(workspace, "env; cat /proc/[0-9]*/environ | tr '\\0' '\\n'", secrets=[key])
-
-    assert "PAGER=cat" in out.text and "TMPDIR=/tmp" in out.text
-    assert key not in out.text  # NeoCode's own environment is out of sight too
-    assert "DEPLOY_SETTINGS" not in out.text
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from tests.agent import sandbox_fixtures
 from tests.agent.conftest import API_KEY, Dialect, Recorder
 from tests.agent.test_headless import neocode
 
-home = sandbox_fixtures.home
+outside = sandbox_fixtures.outside
 
 
 class Approver:
@@ -85,17 +85,17 @@ async def test_ask_mode_still_asks_for_a_sandboxed_command(
 
 
 async def test_a_sandbox_failure_leads_to_one_approved_run_outside(
-    openai_only: Dialect, workspace: Path, home: Path
+    openai_only: Dialect, workspace: Path, outside: Path
 ) -> None:
-    write_home = 'echo hi >> "$HOME/note.txt"'
-    openai_only.reply("", [bash("in", write_home)])
-    openai_only.reply("", [bash("out", write_home, unsandboxed=True)])
-    openai_only.reply("", [bash("again", write_home, unsandboxed=True)])
+    write_outside = f'echo hi >> "{outside}/note.txt"'
+    openai_only.reply("", [bash("in", write_outside)])
+    openai_only.reply("", [bash("out", write_outside, unsandboxed=True)])
+    openai_only.reply("", [bash("again", write_outside, unsandboxed=True)])
     openai_only.reply("Noted, twice.")
     approver = Approver("session", "yes")
     agent, _ = session(openai_only, workspace, approver, approval="auto-edit")
 
-    await agent.prompt("note it in my home folder")
+    await agent.prompt("note it in that folder")
 
     inside = openai_only.tool_results(2)["in"]
     assert "Read-only file system" in inside
@@ -103,8 +103,8 @@ async def test_a_sandbox_failure_leads_to_one_approved_run_outside(
     assert 'call bash again with "unsandboxed": true; the user will be asked]' in inside
     # Leaving the sandbox asks each time, even with bash allowed for the session.
     assert [request.call_id for request in approver.asked] == ["out", "again"]
-    assert approver.asked[0].summary == f"{write_home} [outside the sandbox]"
-    assert (home / "note.txt").read_text() == "hi\nhi\n"
+    assert approver.asked[0].summary == f"{write_outside} [outside the sandbox]"
+    assert (outside / "note.txt").read_text() == "hi\nhi\n"
     await agent.aclose()
 
 

@@ -1,5 +1,6 @@
-"""Writes that would turn auto-edit into full-auto (git hooks and config, the agent's own
-config, .env) ask in every mode short of full-auto, through the real loop."""
+"""Writes that would turn auto-edit into full-auto (the protected files: git hooks and
+config, the agents' own config, .mcp.json, AGENTS.md, .env) ask in every mode short of
+full-auto, through the real loop."""
 
 from __future__ import annotations
 
@@ -16,7 +17,10 @@ from tests.agent.conftest import Dialect
 
 PROTECTED = [
     ".git/config", ".git/hooks/pre-commit", "vendor/lib/.git/hooks/post-checkout", ".GIT/config",
-    ".neocode/settings.json", ".env", ".env.local", "api/.env", ".envrc",
+    ".neocode/settings.json", ".neocode/hooks.json", ".env", ".env.local", "api/.env", ".envrc",
+    ".mcp.json", "sub/.mcp.json", "AGENTS.md", "agents.md", ".claude/settings.json",
+    ".claude/settings.local.json", ".claude/commands/x.md", ".claude/agents/a.md",
+    ".claude/skills/s/SKILL.md", ".agents/skills/s/SKILL.md",
 ]
 
 
@@ -30,7 +34,8 @@ def test_protected_writes_ask_in_every_mode_but_full_auto(tmp_path: Path, relati
 
 
 def test_ordinary_writes_keep_the_mode_rules(tmp_path: Path) -> None:
-    for relative in ("src/app.py", "environment.md", ".github/workflows/ci.yml", "git/config"):
+    for relative in ("src/app.py", "environment.md", ".github/workflows/ci.yml", "git/config",
+                     ".env/bin/activate", "docs/AGENTS.md.bak", "claude/commands/x.md"):
         path = tmp_path / relative
         assert needs_approval("edit", "ask", [path], root=tmp_path)
         assert not needs_approval("edit", "auto-edit", [path], root=tmp_path)
@@ -91,3 +96,25 @@ async def test_headless_auto_edit_refuses_protected_writes_and_says_why(
     assert results["g"].startswith("not run: write_file needs approval")
     assert "full-auto" in results["g"] and "auto-edit" not in results["g"]
     assert not (workspace / ".git").exists() and (workspace / "notes.txt").exists()
+
+
+async def test_auto_edit_asks_before_each_agent_config_file_even_after_a_yes_for_the_session(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    openai_only.reply("", [
+        write_call("m", ".mcp.json"), write_call("a", "AGENTS.md"),
+        write_call("c", ".claude/commands/x.md"), write_call("ok", "notes.txt"),
+    ])
+    openai_only.reply("Done.")
+    asked: list[str] = []
+
+    async def approver(request: ApprovalRequested) -> ApprovalDecision:
+        asked.append(request.call_id)
+        return ApprovalDecision(verdict="session" if request.call_id == "m" else "no")
+
+    loop = AgentLoop(openai_only.provider(), workspace, approval="auto-edit", approver=approver)
+    await loop.run("set up the agents")
+
+    assert asked == ["m", "a", "c"]
+    assert (workspace / ".mcp.json").exists() and (workspace / "notes.txt").exists()
+    assert not (workspace / "AGENTS.md").exists() and not (workspace / ".claude").exists()

@@ -24,12 +24,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from neocode_tui.json_files import MISSING, read_json
+from neocode_tui.json_files import MISSING, JsonRead, read_json
 from neocode_tui.known_secrets import argument_secrets, named_secrets
 from neocode_tui.paths import config_dir
+from neocode_tui.protected_files import MCP_FILE
 from neocode_tui.redact import url_secrets
+from neocode_tui.trust import untrusted_reason
 
-WORKSPACE_FILE = ".mcp.json"
+WORKSPACE_FILE = MCP_FILE
 USER_FILE = "mcp.json"
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -90,6 +92,8 @@ class Configs:
     servers: list[ServerEntry]
     problems: list[str]
     """One line per file or server that could not be used, each naming its file."""
+    untrusted: str = ""
+    """Why the workspace's servers may not start (``neocode_tui.trust``); "": they may."""
 
 
 def server_secrets(entries: Iterable[ServerEntry]) -> list[str]:
@@ -117,8 +121,12 @@ def load_configs(workspace: Path, client: Configs | None = None) -> Configs:
     one replaces an earlier server of the same name (the more specific setup wins)."""
     servers: dict[str, ServerEntry] = {}
     problems: list[str] = []
+    untrusted = ""
     for source, path in (("user", user_config_file()), ("workspace", workspace / WORKSPACE_FILE)):
-        entries, found = _read_file(path, source)  # type: ignore[arg-type]
+        read = read_json(path)
+        entries, found = _entries(path, source, read)  # type: ignore[arg-type]
+        if source == "workspace" and entries:
+            untrusted = untrusted_reason(workspace, WORKSPACE_FILE, read.raw)
         problems += found
         servers.update((entry.name, entry) for entry in entries)
     if client is not None:
@@ -134,7 +142,7 @@ def load_configs(workspace: Path, client: Configs | None = None) -> Configs:
             )
         else:
             usable[safe_name(entry.name)] = entry
-    return Configs(list(usable.values()), problems)
+    return Configs(list(usable.values()), problems, untrusted)
 
 
 def safe_name(name: str) -> str:
@@ -142,8 +150,8 @@ def safe_name(name: str) -> str:
     return UNSAFE.sub("_", name)
 
 
-def _read_file(path: Path, source: Source) -> tuple[list[ServerEntry], list[str]]:
-    data, problem = read_json(path)
+def _entries(path: Path, source: Source, read: JsonRead) -> tuple[list[ServerEntry], list[str]]:
+    data, problem, _ = read
     if problem is not None or data is MISSING:
         return [], [problem] if problem else []
     try:

@@ -4,7 +4,9 @@
 ``tools`` is asked at every request and offers the tools of the servers connected at that
 moment, as many as fit (``offer``); ``report`` is told, once per change, what was left out.
 A workspace's own ``.mcp.json`` runs commands from the workspace, so its servers start only
-in a folder the user trusts; elsewhere they are listed as not started.
+in a folder the user trusts, and only as the file was when the user trusted it
+(``neocode_tui.trust``), or with ``--trust`` for the run; elsewhere they are listed as not
+started, and why.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from neocode_tui.agent.tools import MAX_TOOLS
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.known_secrets import Secrets
 from neocode_tui.paths import data_dir
-from neocode_tui.trust import is_trusted
+from neocode_tui.trust import NOT_TRUSTED
 
 if TYPE_CHECKING:
     from neocode_tui.agent.mcp.connection import McpConnection
@@ -79,8 +81,9 @@ class McpManager:
         self.secrets = secrets if secrets is not None else Secrets()
         self.problems = configs.problems
         """Config files or entries that could not be used, each naming its file."""
-        trusted = trusted or is_trusted(self.workspace)
-        self._blocked = [e for e in configs.servers if e.source == "workspace" and not trusted]
+        self._untrusted = "" if trusted else configs.untrusted
+        """Why the workspace's servers may not start, "" when they may."""
+        self._blocked = [e for e in configs.servers if e.source == "workspace" and self._untrusted]
         allowed = [entry for entry in configs.servers if entry not in self._blocked]
         self.secrets.add(server_secrets(allowed))  # a folder's own servers, only when they run
         self._connections: dict[str, McpConnection] = {}
@@ -126,9 +129,7 @@ class McpManager:
         notices = [f"MCP config: {problem}" for problem in self.problems]
         if self._blocked:
             names = ", ".join(entry.name for entry in self._blocked)
-            notices.append(
-                f"MCP servers in {WORKSPACE_FILE} not started, this folder is not trusted: {names}"
-            )
+            notices.append(f"MCP servers in {WORKSPACE_FILE} not started, {self._untrusted}: {names}")
         return notices
 
     # -- the registry's source of tools ---------------------------------------------------
@@ -184,7 +185,8 @@ class McpManager:
             )
             for name, connection in self._connections.items()
         ]
-        statuses += [ServerStatus(e.name, _source(e), "not started", UNTRUSTED) for e in self._blocked]
+        why = UNTRUSTED if self._untrusted == NOT_TRUSTED else self._untrusted
+        statuses += [ServerStatus(e.name, _source(e), "not started", why) for e in self._blocked]
         return statuses
 
     async def restart(self, name: str) -> ServerStatus:
@@ -192,7 +194,7 @@ class McpManager:
         connection = self._connections.get(name)
         if connection is None:
             if any(entry.name == name for entry in self._blocked):
-                raise UnknownServer(f"{name} is not started: the folder is not trusted")
+                raise UnknownServer(f"{name} is not started: {self._untrusted}")
             known = ", ".join(self._connections) or "none are configured"
             raise UnknownServer(f"no MCP server named {name!r} (servers: {known})")
         await connection.stop()

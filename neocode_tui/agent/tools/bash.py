@@ -9,13 +9,16 @@ note of how much was cut between them.
 With a ``Sandbox`` in force the command runs inside it (``neocode_tui.agent.sandbox``);
 ``unsandboxed: true`` runs it outside, which is asked for in every mode short of
 ``full-auto``. A sandboxed command that fails with a sign of the sandbox (a read-only file
-system, no network) says so in its result, so the model can ask for that.
+system, no network) says so in its result, so the model can ask for that; one that made a
+protected file at the workspace root has it renamed once it ends (``sandbox_files``), and
+its result says so.
 """
 
 from __future__ import annotations
 
 import asyncio
 import codecs
+import dataclasses
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -25,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from neocode_tui.agent.processes import ProcessTree
 from neocode_tui.agent.sandbox import Sandbox, failure_note, secret_free
+from neocode_tui.agent.sandbox_files import CreatedEntries, set_aside_note
 from neocode_tui.agent.tools.base import Confinement, OutputCallback, Tool, ToolOutput
 from neocode_tui.agent.workspace import Workspace
 
@@ -110,8 +114,15 @@ class Bash(Tool[BashArgs]):
         self, args: BashArgs, workspace: Workspace, on_output: OutputCallback | None = None
     ) -> ToolOutput:
         sandbox = Sandbox() if args.unsandboxed else self.sandbox
-        with sandbox.prepared(workspace.root):
-            return await self._run(args, sandbox, workspace, on_output)
+        created = CreatedEntries(workspace.root) if sandbox.mode == "workspace-write" else None
+        try:
+            with sandbox.prepared(workspace.root):
+                output = await self._run(args, sandbox, workspace, on_output)
+        finally:
+            moved = created.set_aside() if created is not None else []
+        if note := set_aside_note(moved):
+            return dataclasses.replace(output, text=f"{output.text}\n{note}")
+        return output
 
     async def _run(
         self, args: BashArgs, sandbox: Sandbox, workspace: Workspace,
