@@ -229,23 +229,27 @@ async def test_what_the_repository_config_points_to_stays_read_only(
     assert_status_right(shown)
 
 
-async def test_git_global_config_in_a_home_workspace_stays_read_only(
+async def test_git_global_config_a_command_writes_never_reaches_the_users_home(
     openai_only: Dialect, home: Path, marker: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A workspace may not be the home folder itself (it is too wide to work in); from a
+    project inside it, what a command writes to the git configuration of its home is gone
+    with the command (the sandbox's home is a throwaway one)."""
     monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    (home / "app.py").write_text("def greet():\n    return 'hello'\n")
-    repository(home)
+    project = home / "project"
+    project.mkdir()
+    (project / "app.py").write_text("def greet():\n    return 'hello'\n")
+    repository(project)
 
-    session, result = await attacked(openai_only, home, program(marker) + (
-        f"git config --global core.fsmonitor {PROGRAM}; mkdir -p .config/git; "
-        f"printf '[core]\\n\\tpager = {PROGRAM}\\n' > .config/git/config"
+    session, result = await attacked(openai_only, project, program(marker) + (
+        f"git config --global core.fsmonitor {PROGRAM}; mkdir -p ~/.config/git; "
+        f"printf '[core]\\n\\tpager = {PROGRAM}\\n' > ~/.config/git/config"
     ))
-    shown = await neocode_and_user_git(session, home)
+    shown = await neocode_and_user_git(session, project)
 
     assert not marker.exists()
     assert not (home / ".gitconfig").exists() and not (home / ".config" / "git").exists()
-    assert "Read-only file system" in result, result
     assert_status_right(shown)
 
 

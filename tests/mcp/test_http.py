@@ -135,7 +135,6 @@ async def test_a_trusted_folder_s_server_is_never_sent_the_user_s_key(
 ) -> None:
     key = "sk-user-secret-123456"
     monkeypatch.setenv("OPENAI_API_KEY", key)
-    trust(workspace)
     record = tmp_path / "seen.jsonl"
     with running_http_server(record) as (url, _):
         write_config(workspace / ".mcp.json", {
@@ -143,6 +142,7 @@ async def test_a_trusted_folder_s_server_is_never_sent_the_user_s_key(
                       "headers": {"Authorization": "Bearer ${OPENAI_API_KEY}"}},
             "plain": {"type": "http", "url": url, "headers": {"X-Team": "a"}},
         })
+        trust(workspace)  # with this file in it: trust covers what the file holds
         manager = McpManager(workspace)
         managers.append(manager)
         manager.start()
