@@ -33,6 +33,7 @@ from neocode_tui.agent.loop_events import (
     Notice,
     RunFinished,
     SessionTitled,
+    StopReason,
     TranscriptReplaced,
     TurnFinished,
 )
@@ -236,12 +237,7 @@ class AgentSession:
             f"context window ({window}), and could not be compacted; /compact tries again, "
             "/clear starts afresh"
         )
-        finished = RunFinished(
-            turn=self.loop.turn, reason="error", usage=self.usage,
-            error=ErrorInfo(kind="context_overflow", message=message),
-        )
-        self._emit(finished)
-        return finished
+        return self._ended("error", ErrorInfo(kind="context_overflow", message=message))
 
     @property
     def _threshold_words(self) -> str:
@@ -283,23 +279,7 @@ class AgentSession:
         await self.restore.repository()  # before any command can change what git would find
         self.mcp.start()
         self.ensure_saved()
-        if not self._sandbox_told:
-            self._sandbox_told = True
-            self.notice(
-                "warning",
-                f"no sandbox: {self.sandbox.unavailable}; every command asks for approval "
-                "(install bubblewrap, or choose --sandbox off to silence this)",
-            )
-        if not self.title:
-            self.title = title_of(text)
-            if self._store is not None:
-                self._emit(
-                    SessionTitled(turn=self.loop.turn, session_id=self._store.id, title=self.title)
-                )
-        if not self._extensions_told:
-            self._extensions_told = True
-            for problem in [*self.commands.problems, *self.hooks.notices()]:
-                self.notice("warning", problem)
+        self._say_once(text)
         typed, text = text, self.commands.expand(text) or text
         expanded = await asyncio.to_thread(
             expand_mentions, text, self.loop.workspace, self.secrets
@@ -307,23 +287,13 @@ class AgentSession:
         for problem in expanded.problems:
             self.notice("warning", problem)
         self._compacted_in_run = False
-        if self.meter.over_threshold(expanded.text):
-            if not await self._compact_guarded("", f"the context passed {self._threshold_words}"):
-                if self._compaction_cancelled:  # Esc while compacting: the prompt is not sent
-                    stopped = RunFinished(turn=self.loop.turn, reason="cancelled", usage=self.usage)
-                    self._emit(stopped)
-                    return stopped
-                if self.meter.over_window(expanded.text):  # it cannot fit: not worth its upload
-                    return self._not_sent(expanded.text)
+        not_sent = await self._make_room(expanded.text)
+        if not_sent is not None:
+            return not_sent
         submitted = await self.hooks.prompt_submitted(text)
         if submitted.blocked is not None:
             message = f"the prompt was blocked by a UserPromptSubmit hook: {submitted.blocked}"
-            blocked = RunFinished(
-                turn=self.loop.turn, reason="error", usage=self.usage,
-                error=ErrorInfo(kind="bad_request", message=self.secrets(message)),
-            )
-            self._emit(blocked)
-            return blocked
+            return self._ended("error", ErrorInfo(kind="bad_request", message=self.secrets(message)))
         try:
             await asyncio.to_thread(self.restore.checkpoints.begin, typed, len(self.messages))
         except OSError as exc:
@@ -332,10 +302,53 @@ class AgentSession:
         if submitted.context:
             context = self.secrets(submitted.context)
             text += f"\n\n<user-prompt-submit-hook>\n{context}\n</user-prompt-submit-hook>"
+        return await self._run_compacting(text)
+
+    def _say_once(self, prompt: str) -> None:
+        """What the first prompt brings: the sandbox's absence, the title, the problems of
+        the commands and hooks."""
+        if not self._sandbox_told:
+            self._sandbox_told = True
+            self.notice(
+                "warning",
+                f"no sandbox: {self.sandbox.unavailable}; every command asks for approval "
+                "(install bubblewrap, or choose --sandbox off to silence this)",
+            )
+        if not self.title:
+            self.title = title_of(prompt)
+            if self._store is not None:
+                self._emit(
+                    SessionTitled(turn=self.loop.turn, session_id=self._store.id, title=self.title)
+                )
+        if not self._extensions_told:
+            self._extensions_told = True
+            for problem in [*self.commands.problems, *self.hooks.notices()]:
+                self.notice("warning", problem)
+
+    async def _make_room(self, prompt: str) -> RunFinished | None:
+        """Past the threshold, the older history is compacted before ``prompt`` is sent; the
+        end of the run when it is not sent (interrupted, or it cannot fit)."""
+        if not self.meter.over_threshold(prompt):
+            return None
+        if await self._compact_guarded("", f"the context passed {self._threshold_words}"):
+            return None
+        if self._compaction_cancelled:  # Esc while compacting: the prompt is not sent
+            return self._ended("cancelled")
+        if self.meter.over_window(prompt):  # it cannot fit: not worth its upload
+            return self._not_sent(prompt)
+        return None
+
+    def _ended(self, reason: StopReason, error: ErrorInfo | None = None) -> RunFinished:
+        finished = RunFinished(turn=self.loop.turn, reason=reason, usage=self.usage, error=error)
+        self._emit(finished)
+        return finished
+
+    async def _run_compacting(self, text: str) -> RunFinished:
+        """The run; when the server says the context overflowed, the history is compacted
+        and the prompt sent again, once: a history that overflows after that will not fit."""
         finished = await self.loop.run(text)
         if finished.reason != "error" or not is_overflow(finished.error):
             return finished
-        # Once: a history that overflows again after compaction is not going to fit.
         unanswered = self.messages[-1] if self.messages else None
         if unanswered is not None and (unanswered.role, unanswered.content) == ("user", text):
             self.loop.messages.pop()  # asked again after the compaction, not summarised
