@@ -33,8 +33,7 @@ from neocode_tui.tui.control_filter import ControlFilter
 from neocode_tui.tui.conversation import ConversationView
 from neocode_tui.tui.keys import next_mode
 from neocode_tui.tui.slash import SlashLine
-from neocode_tui.tui.themes import DEFAULT_THEME, discover_themes
-from neocode_tui.tui.user_config import load_user_config, save_user_config
+from neocode_tui.tui.themes import ThemeChoice, discover_themes
 from neocode_tui.tui.widgets.completion import SlashCompletion
 from neocode_tui.tui.widgets.mention_picker import MentionPicker
 from neocode_tui.tui.widgets.prompt import PromptInput
@@ -142,15 +141,17 @@ class NeoCodeApp(App[None]):
         self.profiles = profiles
         self.clock = clock
         self.version = version
-        self.remember_theme = remember_theme
+        self.themes = ThemeChoice(lambda: self.available_themes, remember=remember_theme)
         self.blink = blink
         if not blink:
             self.animation_level = "none"
-        themes, self._theme_problems = discover_themes()
+        themes, self.themes.problems = discover_themes()
         for theme in themes:
             self.register_theme(theme)
         # Set before anything is styled: set once mounted, it would style the screen twice.
-        self.theme = self._starting_theme()
+        self.theme = self.themes.starting(
+            self._starting.theme if self._starting is not None else self.settings.theme
+        )
         if resume is not None:
             self.session.resume(resume or None)  # before the screen exists: no event drawn
         self._work: asyncio.Task[None] | None = None
@@ -242,7 +243,7 @@ class NeoCodeApp(App[None]):
             self._show_starting_settings()
         else:
             self.status.approval = self._starting.approval or "ask"
-        self.theme_changed_signal.subscribe(self, self._remember_theme)
+        self.theme_changed_signal.subscribe(self, lambda _: self.themes.keep(self.theme))
         self.prompt.focus()
         # A resumed conversation and what opens over the screen at start (the session
         # picker, the trust question) come with the first frame; otherwise the session follows it.
@@ -279,7 +280,7 @@ class NeoCodeApp(App[None]):
         self.settings, self._provider = loaded.settings, loaded.provider
         self.untrusted, self.profiles = loaded.untrusted, loaded.profiles
         if starting.theme is None and self.settings.theme:  # the flag's came first already
-            self.theme = self._known_theme(self.settings.theme, self.theme)
+            self.theme = self.themes.known(self.settings.theme, self.theme)
         self._show_starting_settings()
         return True
 
@@ -294,7 +295,7 @@ class NeoCodeApp(App[None]):
             self._show_transcript("resumed", self.session.messages)
             self.conversation.add_notice("info", f"resumed session {self.session.id}: {self.session.title}")
         self.session.files.refresh()  # in the background: @ has the files when it is typed
-        self._remember_theme(self.current_theme)  # the theme it started with, as when it changes
+        self.themes.keep(self.theme)  # the theme it started with, as when it changes
         # Everything imported and built so far lives as long as the app: moved out of the
         # collector's sight, it no longer makes full collections (50-100 ms pauses measured
         # by bench/bench_screen.py) stall frames while a long answer streams. ``neocode``
@@ -324,9 +325,9 @@ class NeoCodeApp(App[None]):
                 "No API key: this is the offline scripted model, a guided tour of what the app "
                 "does. Set OPENAI_API_KEY or ANTHROPIC_API_KEY (or a .env file) for a real one.",
             )
-        for problem in self._theme_problems:
+        for problem in self.themes.problems:
             self.conversation.add_notice("warning", problem)
-        self._theme_problems.clear()
+        self.themes.problems.clear()
 
     def _show_settings(self, *, context: bool = True) -> None:
         self.status.show_session(self.session)
@@ -375,29 +376,6 @@ class NeoCodeApp(App[None]):
     def _start_initial_prompt(self) -> None:
         if self.initial_prompt:
             self._start_run(self.initial_prompt)
-
-    def _starting_theme(self) -> str:
-        """The theme named by the settings (by the flag, before they are loaded), else the
-        remembered one."""
-        named = self._starting.theme if self._starting is not None else self.settings.theme
-        return self._known_theme(named, load_user_config().theme)
-
-    def _known_theme(self, *names: str | None) -> str:
-        """The first of ``names`` that is a theme; an unknown name joins the problems shown
-        with the settings."""
-        for name in names:
-            if name and name in self.available_themes:
-                return name
-            if name:
-                self._theme_problems.append(f"unknown theme {name!r}: using the default")
-        # Ours lives in themes/ beside the package; an install without it still starts.
-        return DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
-
-    def _remember_theme(self, theme: object) -> None:
-        if self.remember_theme:
-            config = load_user_config()
-            config.theme = self.theme
-            save_user_config(config)
 
     # -- running the agent ----------------------------------------------------------------
 
@@ -534,44 +512,12 @@ class NeoCodeApp(App[None]):
         self.status.show_context(self.session)
 
     async def _approve(self, request: ApprovalRequested) -> ApprovalDecision:
-        """Show the modal and wait for its answer; the app keeps drawing meanwhile."""
-        from neocode_tui.agent.loop_events import ApprovalDecision  # after the first frame (start-up)
+        from neocode_tui.tui.approval import ask  # after the first frame (start-up)
 
-        answer: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
-
-        def deliver(decision: ApprovalDecision | None) -> None:
-            if not answer.done():
-                answer.set_result(decision or ApprovalDecision(verdict="no"))
-
-        await self._conversation_laid_out()
-        from neocode_tui.tui.approval import ApprovalScreen  # after the first frame (start-up)
-
-        screen = ApprovalScreen(request)
-        self.push_screen(screen, deliver)
-        try:
-            decision = await answer
-            if decision.verdict == "session":
-                self.status.allowed = (*self.status.allowed, request.session_scope)
-            return decision
-        finally:
-            # Interrupted while the question was open; once the app is closing its screens
-            # go with it.
-            if self.is_running and self.screen is screen:
-                self.pop_screen()
-
-    async def _conversation_laid_out(self) -> None:
-        """Wait until the conversation's latest state is on screen, scrollbar included.
-
-        A screen under a modal is not drawn again until the modal closes, so what it shows
-        when the modal opens stays. A scrollbar that appeared after the last scroll still
-        shows offset 0 (Textual syncs its thumb only when the offset changes): sync it.
-        """
-        view = self.conversation
-        await view.settled()
-        view.vertical_scrollbar.position = round(view.scroll_y)
-        drawn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.call_after_refresh(lambda: None if drawn.done() else drawn.set_result(None))
-        await drawn
+        decision = await ask(self, self.conversation, request)
+        if decision.verdict == "session":
+            self.status.allowed = (*self.status.allowed, request.session_scope)
+        return decision
 
     def action_interrupt(self) -> None:
         """Esc: stop the running turn; what was shown stays, marked by the view."""

@@ -6,7 +6,10 @@ reason for the model, Enter sends it), Esc = no without a reason.
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
@@ -17,6 +20,9 @@ from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, V
 from neocode_tui.terminal_text import visible
 from neocode_tui.tui.conversation.diff import diff_of
 from neocode_tui.tui.conversation.palette import Palette
+
+if TYPE_CHECKING:
+    from neocode_tui.tui.conversation import ConversationView
 
 
 class ApprovalScreen(ModalScreen[ApprovalDecision]):
@@ -147,3 +153,37 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.dismiss(ApprovalDecision(verdict="no", reason=event.value.strip()))
+
+
+async def ask(app: App[Any], view: ConversationView, request: ApprovalRequested) -> ApprovalDecision:
+    """Show the modal over the conversation as it is now and wait for its answer; the app
+    keeps drawing meanwhile. A question still open when the run is interrupted closes."""
+    answer: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
+
+    def deliver(decision: ApprovalDecision | None) -> None:
+        if not answer.done():
+            answer.set_result(decision or ApprovalDecision(verdict="no"))
+
+    await _laid_out(app, view)
+    screen = ApprovalScreen(request)
+    app.push_screen(screen, deliver)
+    try:
+        return await answer
+    finally:
+        # Once the app is closing its screens go with it.
+        if app.is_running and app.screen is screen:
+            app.pop_screen()
+
+
+async def _laid_out(app: App[Any], view: ConversationView) -> None:
+    """Wait until the conversation's latest state is on screen, scrollbar included.
+
+    A screen under a modal is not drawn again until the modal closes, so what it shows
+    when the modal opens stays. A scrollbar that appeared after the last scroll still
+    shows offset 0 (Textual syncs its thumb only when the offset changes): sync it.
+    """
+    await view.settled()
+    view.vertical_scrollbar.position = round(view.scroll_y)
+    drawn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    app.call_after_refresh(lambda: None if drawn.done() else drawn.set_result(None))
+    await drawn

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import sys
 import tomllib
+from collections.abc import Callable, Iterable
 from dataclasses import fields
 from pathlib import Path
 
 from textual.theme import Theme
 
 from neocode_tui.paths import config_dir
+from neocode_tui.tui.user_config import load_user_config, save_user_config
 
 
 def _bundled_themes() -> Path:
@@ -61,3 +63,34 @@ def discover_themes() -> tuple[list[Theme], list[str]]:
             except ThemeFileError as exc:
                 problems.append(f"theme file skipped: {exc}")
     return themes, problems
+
+
+class ThemeChoice:
+    """Which theme the app starts with and keeps: the one the settings (or the flag) name,
+    else the one remembered from last time; an unknown name is a problem to show, never an
+    error. ``remember``: each change is kept in the user's settings file for next time."""
+
+    def __init__(self, available: Callable[[], Iterable[str]], *, remember: bool) -> None:
+        self._available = available
+        self.remember = remember
+        self.problems: list[str] = []
+
+    def starting(self, named: str | None) -> str:
+        return self.known(named, load_user_config().theme)
+
+    def known(self, *names: str | None) -> str:
+        """The first of ``names`` that is a theme; an unknown name joins ``problems``."""
+        available = set(self._available())
+        for name in names:
+            if name and name in available:
+                return name
+            if name:
+                self.problems.append(f"unknown theme {name!r}: using the default")
+        # Ours lives in themes/ beside the package; an install without it still starts.
+        return DEFAULT_THEME if DEFAULT_THEME in available else "textual-dark"
+
+    def keep(self, theme: str) -> None:
+        if self.remember:
+            config = load_user_config()
+            config.theme = theme
+            save_user_config(config)

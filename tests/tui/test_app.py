@@ -261,7 +261,7 @@ async def test_a_for_session_stops_asking_for_that_tool(tmp_path: Path) -> None:
 
 async def test_slash_completion_completes_commands_and_their_arguments(tmp_path: Path) -> None:
     app = scenario_app("fence", tmp_path)
-    app.remember_theme = True
+    app.themes.remember = True
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("/", "t", "h")
         assert app.prompt.completion.is_open
