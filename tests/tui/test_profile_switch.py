@@ -15,23 +15,28 @@ from tests.http_model_server import ModelServer, Response, openai_turn
 KEY = "sk-profile-key-SECRET-5150"
 
 
-async def test_model_profile_switches_provider_url_and_model(
-    tmp_path: Path, model_server: ModelServer
-) -> None:
+def app_with_profiles(tmp_path: Path, config_toml: str) -> NeoCodeApp:
+    """The app in a fresh project, the user's ``config.toml`` holding ``config_toml``."""
     config = Path(os.environ["NEOCODE_CONFIG_DIR"]) / "config.toml"
     config.parent.mkdir(parents=True)
-    config.write_text(
-        f'[profiles.local]\nprovider = "openai"\nbase_url = "{model_server.url}/v1"\n'
-        f'model = "qwen-local"\nopenai_api_key = "{KEY}"\nmax_retries = 0\n'
-    )
+    config.write_text(config_toml)
     workspace = tmp_path / "project"
     workspace.mkdir()
     loaded = load_settings(workspace)
     profiles = Profiles(
         loaded.profiles, lambda name: load_settings(workspace, profile=name, profile_wins=True).settings
     )
-    app = NeoCodeApp(loaded.settings, None, workspace, remember_theme=False, profiles=profiles)
-    (workspace / "notes.txt").write_text(f"the key is {KEY}\n")
+    return NeoCodeApp(loaded.settings, None, workspace, remember_theme=False, profiles=profiles)
+
+
+async def test_model_profile_switches_provider_url_and_model(
+    tmp_path: Path, model_server: ModelServer
+) -> None:
+    app = app_with_profiles(tmp_path, (
+        f'[profiles.local]\nprovider = "openai"\nbase_url = "{model_server.url}/v1"\n'
+        f'model = "qwen-local"\nopenai_api_key = "{KEY}"\nmax_retries = 0\n'
+    ))
+    (app.workspace / "notes.txt").write_text(f"the key is {KEY}\n")
     model_server.enqueue(
         Response(body=openai_turn("", [("read_file", '{"path": "notes.txt"}')])),
         Response(body=openai_turn("Hello from the local model.")),
@@ -62,16 +67,8 @@ async def test_model_profile_switches_provider_url_and_model(
 
 
 async def test_model_with_an_unknown_name_still_sets_the_model_only(tmp_path: Path) -> None:
-    config = Path(os.environ["NEOCODE_CONFIG_DIR"]) / "config.toml"
-    config.parent.mkdir(parents=True)
-    config.write_text('[profiles.local]\nprovider = "openai"\nmax_turns = 0\n')
-    workspace = tmp_path / "project"
-    workspace.mkdir()
-    loaded = load_settings(workspace)  # the bad profile is not picked: nothing to report yet
-    profiles = Profiles(
-        loaded.profiles, lambda name: load_settings(workspace, profile=name, profile_wins=True).settings
-    )
-    app = NeoCodeApp(loaded.settings, None, workspace, remember_theme=False, profiles=profiles)
+    # The bad profile is not picked at start: nothing to report yet.
+    app = app_with_profiles(tmp_path, '[profiles.local]\nprovider = "openai"\nmax_turns = 0\n')
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*"/model gpt-x", "enter")
         await pilot.press(*"/model local", "enter")

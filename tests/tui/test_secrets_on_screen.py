@@ -7,11 +7,11 @@ import os
 from pathlib import Path
 
 from neocode_tui.config import Settings
-from neocode_tui.settings import Profiles, load_settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE
 from tests.helpers import screen_text, wait_until
 from tests.http_model_server import ModelServer, Response, openai_turn
+from tests.tui.test_profile_switch import app_with_profiles
 
 KEY = "sk-screen-key-Vb4Nc8Kd1Pw6Hy3Zf5"
 OTHER_KEY = "sk-other-profile-Rt9Xq7Lm2Gj0Ts"
@@ -55,19 +55,10 @@ async def test_model_profile_shows_its_base_url_without_credentials(
     tmp_path: Path, model_server: ModelServer
 ) -> None:
     host = model_server.url.removeprefix("http://")
-    config = Path(os.environ["NEOCODE_CONFIG_DIR"]) / "config.toml"
-    config.parent.mkdir(parents=True)
-    config.write_text(
+    app = app_with_profiles(tmp_path, (
         f'[profiles.proxy]\nprovider = "openai"\nbase_url = "http://alice:pw-Lz7Rk2Xq9@{host}/v1"\n'
         f'model = "m"\nopenai_api_key = "{KEY}"\n'
-    )
-    workspace = tmp_path / "project"
-    workspace.mkdir()
-    loaded = load_settings(workspace)
-    profiles = Profiles(
-        loaded.profiles, lambda name: load_settings(workspace, profile=name, profile_wins=True).settings
-    )
-    app = NeoCodeApp(loaded.settings, None, workspace, remember_theme=False, profiles=profiles)
+    ))
 
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*"/model proxy", "enter")
