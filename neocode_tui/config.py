@@ -96,6 +96,12 @@ class Settings(BaseModel):
         return "scripted"
 
     @property
+    def offline(self) -> bool:
+        """No key and no provider named: the built-in offline model, a tour for someone
+        watching the app; a headless run or an editor needs a real one (``NoModel``)."""
+        return self.provider is None and self.resolved_provider == "scripted"
+
+    @property
     def resolved_model(self) -> str:
         return self.model or DEFAULT_MODELS[self.resolved_provider]
 

@@ -14,6 +14,16 @@ class NeoCodeError(Exception):
     exit_code = 1
 
 
+class NoModel(NeoCodeError):
+    """Nothing but the offline model to talk to, where nobody watches the app (``-p``, ACP)."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(
+            "no API key: set OPENAI_API_KEY or ANTHROPIC_API_KEY (or NEOCODE_PROVIDER and "
+            f"NEOCODE_BASE_URL for a local server){where}"
+        )
+
+
 class SettingsError(NeoCodeError):
     """Bad flags, environment or settings files: every problem found, not just the first."""
 

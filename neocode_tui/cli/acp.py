@@ -76,7 +76,7 @@ from neocode_tui.cli.acp_commands import commands_update, run_built_in
 from neocode_tui.cli.acp_updates import Outbox, UpdateTranslator
 from neocode_tui.cli.acp_wire import READ_AHEAD_BYTES, JsonRpcLines
 from neocode_tui.cli.options import load_from_args
-from neocode_tui.errors import NeoCodeError, SessionNotFound, SettingsError, WorkInProgress
+from neocode_tui.errors import NeoCodeError, NoModel, SessionNotFound, SettingsError, WorkInProgress
 from neocode_tui.terminal_text import for_stream
 from neocode_tui.vocabulary import APPROVAL_MODES, ApprovalMode
 
@@ -270,10 +270,8 @@ class NeoCodeAgent:
         for line in loaded.ignored:
             log.warning("%s", line)
         settings = loaded.settings
-        if settings.resolved_provider == "scripted" and settings.provider is None:
-            raise _error(RequestError.auth_required,
-                         "no API key: set OPENAI_API_KEY or ANTHROPIC_API_KEY (or NEOCODE_PROVIDER "
-                         "and NEOCODE_BASE_URL for a local server) where the editor starts neocode")
+        if settings.offline:
+            raise _error(RequestError.auth_required, str(NoModel(" where the editor starts neocode")))
         tools = default_tools()
         outbox = Outbox(lambda update: self._notify(session.id, update))
         updates = UpdateTranslator(workspace, tools, outbox.put)

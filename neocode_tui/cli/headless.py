@@ -37,7 +37,7 @@ from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.tools import ToolRegistry, default_tools
 from neocode_tui.agent.workspace import refuse_too_wide
 from neocode_tui.cli.options import load_from_args
-from neocode_tui.errors import NeoCodeError
+from neocode_tui.errors import NeoCodeError, NoModel
 from neocode_tui.events import StreamRetry, TextDelta
 from neocode_tui.terminal_text import VisibleChunks, for_stream, is_terminal, visible, visible_json
 
@@ -61,11 +61,8 @@ def run_headless(args: argparse.Namespace) -> int:
         settings = loaded.settings
         command = _built_in(prompt)
         needs_model = command is None or COMMANDS[command[0]].long
-        if needs_model and settings.resolved_provider == "scripted" and settings.provider is None:
-            raise NeoCodeError(
-                "no API key: set OPENAI_API_KEY or ANTHROPIC_API_KEY (or NEOCODE_PROVIDER and "
-                "NEOCODE_BASE_URL for a local server); the offline model runs only in the app"
-            )
+        if needs_model and settings.offline:
+            raise NoModel("; the offline model runs only in the app")
     except NeoCodeError as exc:
         _say(f"neocode: {exc}")
         return exc.exit_code
