@@ -6,12 +6,20 @@ import asyncio
 import io
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from textual.app import App
+from textual.pilot import Pilot
+
+if TYPE_CHECKING:
+    from neocode_tui.tui.app import NeoCodeApp
+
+PATIENCE = 30.0
+"""How long a test waits for what it is not testing the speed of: long enough for a machine
+whose cores are all busy, and a failure still ends well before pytest-timeout's 120 s."""
 
 
 def screen_text(app: App[Any], styles: bool = False) -> str:
@@ -32,7 +40,7 @@ def screen_text(app: App[Any], styles: bool = False) -> str:
 async def wait_until(
     condition: Callable[[], bool],
     *,
-    timeout: float = 5.0,
+    timeout: float = PATIENCE,
     pause: Callable[[], Awaitable[object]] | None = None,
     what: str = "the condition",
 ) -> None:
@@ -49,6 +57,43 @@ async def wait_until(
             await pause()
         else:
             await asyncio.sleep(0.01)
+
+
+async def screen_shows(
+    app: App[Any], pilot: Pilot[Any], *texts: str, gone: Sequence[str] = (), timeout: float = PATIENCE,
+) -> str:
+    """Wait until every one of ``texts`` is on screen, and none of ``gone``, and return the
+    screen's text: what a test reads after something that draws in its own time (a worker,
+    a timer, start-up, a widget's next refresh).
+
+    On a timeout the failure shows the screen as it last was.
+    """
+    last = ""
+
+    def shown() -> bool:
+        nonlocal last
+        last = screen_text(app)
+        return all(text in last for text in texts) and not any(text in last for text in gone)
+
+    wanted = f"{list(texts)!r} on screen" + (f" and {list(gone)!r} gone" if gone else "")
+    try:
+        await wait_until(shown, timeout=timeout, pause=pilot.pause, what=wanted)
+    except AssertionError as timed_out:
+        raise AssertionError(f"{timed_out}; the screen shows:\n{last}") from None
+    return last
+
+
+async def started(app: NeoCodeApp, pilot: Pilot[Any], timeout: float = PATIENCE) -> str:
+    """Wait until the app has started up (its session made, start-up's notices added, after
+    any start-up question) and that is drawn; return the screen's text."""
+    try:
+        await asyncio.wait_for(app.started_up.wait(), timeout)
+    except TimeoutError:
+        raise AssertionError(f"the app had not started up after {timeout} s; the screen shows:\n"
+                             f"{screen_text(app)}") from None
+    await app.conversation.settled()
+    await pilot.pause()
+    return screen_text(app)
 
 
 def first_run(tmp_path: Path) -> tuple[Path, dict[str, str]]:

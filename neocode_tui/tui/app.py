@@ -44,7 +44,7 @@ from neocode_tui.tui.widgets.mention_picker import MentionPicker
 from neocode_tui.tui.widgets.prompt import PromptInput
 from neocode_tui.tui.widgets.queue import QueuedPrompts
 from neocode_tui.tui.widgets.status import StatusBar
-from neocode_tui.vocabulary import APPROVAL_MODES, ApprovalMode
+from neocode_tui.vocabulary import APPROVAL_MODES, MODE_DESCRIPTIONS, ApprovalMode
 
 if TYPE_CHECKING:
     from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, LoopEvent
@@ -64,13 +64,6 @@ RUN_ENDED = {
 """What the notification says when a run ends, by its reason."""
 QUIT_WINDOW = 2.0
 """Seconds within which a second Ctrl+C quits."""
-MODE_NOTICES: dict[ApprovalMode, str] = {
-    "ask": "mode: ask (every file change and command asks first)",
-    "auto-edit": "mode: auto-edit (file changes run, commands ask)",
-    "full-auto": "mode: full-auto (nothing asks)",
-    "plan": "mode: plan (the agent reads and proposes a plan; it changes nothing until you leave "
-    "plan mode with Shift+Tab)",
-}
 
 
 
@@ -143,6 +136,9 @@ class NeoCodeApp(App[None]):
         self._provider = provider
         self._session: AgentSession | None = None
         self._started_session = False
+        self.started_up = asyncio.Event()
+        """Set once start-up has said what it had to say (after any start-up question): what
+        whoever drives the app (a test, a recording) waits on before reading it, not the clock."""
         self.initial_prompt = initial_prompt
         self.start_notices = list(notices or ())
         self.untrusted = untrusted
@@ -392,6 +388,7 @@ class NeoCodeApp(App[None]):
         self.session.mcp.start()  # in the background: nothing here waits for a server
         for notice in [*self.start_notices, *self.session.mcp.notices()]:
             self.conversation.add_notice("warning", notice)
+        self.started_up.set()
         if self.pick_session:
             self._open_session_picker(then=self._start_initial_prompt)
         else:
@@ -682,7 +679,7 @@ class NeoCodeApp(App[None]):
     def _set_mode(self, mode: ApprovalMode) -> None:
         self.session.approval = mode
         self.status.approval = mode
-        self.conversation.add_notice("info", MODE_NOTICES[mode])
+        self.conversation.add_notice("info", f"mode: {mode} ({MODE_DESCRIPTIONS[mode]})")
 
     def action_key_help(self) -> None:
         from neocode_tui.tui.key_help import KeyHelpScreen  # after the first frame (start-up)
