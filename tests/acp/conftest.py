@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -31,6 +32,7 @@ from acp.schema import (
 )
 
 from tests.agent.conftest import API_KEY, Dialect
+from tests.helpers import PATIENCE
 from tests.http_model_server import Response
 
 NEOCODE = str(Path(sys.executable).parent / "neocode")
@@ -69,7 +71,7 @@ class EditorClient:
             outcome=AllowedOutcome(outcome="selected", option_id=answer)
         )
 
-    async def wait_for(self, condition: Callable[[], Any], within: float = 10.0) -> None:
+    async def wait_for(self, condition: Callable[[], Any], within: float = PATIENCE) -> None:
         async with asyncio.timeout(within):
             while not condition():
                 self._changed.clear()
@@ -112,6 +114,8 @@ def agent_env(server_url: str, home: Path, **extra: str) -> dict[str, str]:
         "NEOCODE_DATA_DIR": str(home / "data"),
         "NEOCODE_CONFIG_DIR": str(home / "config"),
         "XDG_CONFIG_HOME": str(home / "xdg"),
+        # The checkout under test, where it is not the installed one (a worktree).
+        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
     }
     env.update(extra)
     return {name: value for name, value in env.items() if value}

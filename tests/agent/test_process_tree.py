@@ -13,7 +13,8 @@ from neocode_tui.agent.processes import kill_all
 from neocode_tui.agent.tools import ToolOutput
 from neocode_tui.agent.tools.bash import Bash, BashArgs
 from neocode_tui.agent.workspace import Workspace
-from tests.agent.helpers import process_alive, wait_for_file
+from tests.agent.helpers import TIME_LIMIT, process_alive, wait_for_file
+from tests.helpers import PATIENCE
 
 SCATTERED = (
     "setsid sleep 300 & echo $! > setsid.pid; "                       # left the group
@@ -53,19 +54,19 @@ async def test_cancel_ends_every_process_the_command_started(tmp_path: Path) -> 
 
 
 async def test_a_timeout_ends_every_process_the_command_started(tmp_path: Path) -> None:
-    task = bash(tmp_path, SCATTERED + "wait", timeout=1)
+    task = bash(tmp_path, SCATTERED + "wait", timeout=TIME_LIMIT)
     pids = await started(tmp_path)
 
-    out = await asyncio.wait_for(task, 10)
+    out = await asyncio.wait_for(task, PATIENCE)
 
-    assert out.is_error and "[timed out after 1s" in out.text
+    assert out.is_error and f"[timed out after {TIME_LIMIT}s" in out.text
     assert [pid for pid in pids if not gone(pid)] == []
 
 
 async def test_orphans_left_by_a_finished_command_are_ended(tmp_path: Path) -> None:
     command = ("(setsid sh -c 'echo $$ > orphan.pid; exec sleep 300' > /dev/null 2>&1 &); "
                "until [ -s orphan.pid ]; do sleep 0.01; done; echo done")
-    out = await asyncio.wait_for(bash(tmp_path, command), 10)
+    out = await asyncio.wait_for(bash(tmp_path, command), PATIENCE)
     orphan = int((tmp_path / "orphan.pid").read_text())
 
     assert out.text == "done" and not out.is_error
@@ -98,7 +99,7 @@ async def test_kill_all_ends_running_commands_at_once(tmp_path: Path) -> None:
     kill_all()
 
     assert [pid for pid in pids[:-1] if not gone(pid)] == []  # the shell is reaped by its waiter
-    out = await asyncio.wait_for(task, 10)
+    out = await asyncio.wait_for(task, PATIENCE)
     assert out.is_error
     assert gone(pids[-1])
 

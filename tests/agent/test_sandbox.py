@@ -21,7 +21,8 @@ from neocode_tui.agent.tools import ToolOutput
 from neocode_tui.agent.tools.bash import Bash, BashArgs
 from neocode_tui.agent.workspace import Workspace
 from tests.agent import sandbox_fixtures
-from tests.agent.helpers import wait_for_file
+from tests.agent.helpers import TIME_LIMIT, wait_for_file
+from tests.helpers import PATIENCE, wait_until
 
 HINT = "this may have failed because of the sandbox"
 
@@ -191,7 +192,7 @@ def sleepers(token: str) -> list[int]:
     return found
 
 
-async def gone(token: str, within: float = 5.0) -> bool:
+async def gone(token: str, within: float = PATIENCE) -> bool:
     for _ in range(int(within / 0.05)):
         if not sleepers(token):
             return True
@@ -209,8 +210,7 @@ async def test_cancelling_the_run_kills_every_sandboxed_process(workspace: Path)
     seconds = f"{secrets.randbelow(10**6) + 10**6}"
     task = asyncio.create_task(run(workspace, scattered(seconds)))
     await wait_for_file(workspace / "started.txt")
-    while len(sleepers(seconds)) < 4:
-        await asyncio.sleep(0.02)
+    await wait_until(lambda: len(sleepers(seconds)) >= 4, what="the four sleepers")
 
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -221,9 +221,10 @@ async def test_cancelling_the_run_kills_every_sandboxed_process(workspace: Path)
 
 async def test_a_timeout_kills_every_sandboxed_process(workspace: Path) -> None:
     seconds = f"{secrets.randbelow(10**6) + 10**6}"
-    out = await run(workspace, scattered(seconds), timeout=1)
+    out = await run(workspace, scattered(seconds), timeout=TIME_LIMIT)
 
-    assert "[timed out after 1s" in out.text
+    assert f"[timed out after {TIME_LIMIT}s" in out.text
+    assert (workspace / "started.txt").exists()  # the limit struck with everything started
     assert await gone(seconds)
 
 
@@ -242,9 +243,8 @@ async def test_the_sandbox_dies_with_neocode(workspace: Path) -> None:
     )
     neocode = subprocess.Popen([sys.executable, "-c", script, scattered(seconds), str(workspace)])
     try:
-        await wait_for_file(workspace / "started.txt", within=20)
-        while len(sleepers(seconds)) < 4:
-            await asyncio.sleep(0.02)
+        await wait_for_file(workspace / "started.txt")
+        await wait_until(lambda: len(sleepers(seconds)) >= 4, what="the four sleepers")
         os.kill(neocode.pid, signal.SIGKILL)
         neocode.wait()
 

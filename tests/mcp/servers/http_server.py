@@ -1,7 +1,7 @@
 """A streamable-HTTP MCP server built with the SDK's MCPServer, for the tests.
 
 Run as ``python -m tests.mcp.servers.http_server``: it binds 127.0.0.1 on a free port,
-prints the port on its first line, then serves ``/mcp`` until killed.
+prints the port on its first line once it accepts connections, then serves ``/mcp`` until killed.
 """
 
 from __future__ import annotations
@@ -36,8 +36,9 @@ def explode(reason: str) -> str:
 
 
 @server.tool()
-async def hang() -> str:
-    """Never answers."""
+async def hang(ctx: Context) -> str:
+    """Says it has started, then never answers."""
+    await ctx.report_progress(0, None, "hanging")
     await asyncio.sleep(3600)
     return "unreachable"
 
@@ -70,6 +71,9 @@ def echo(text: str) -> str:
 def main() -> None:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
+    # Listening before the port is told: a client that connects at once waits in the backlog
+    # until uvicorn accepts, instead of being refused while uvicorn is still starting.
+    sock.listen()
     print(sock.getsockname()[1], flush=True)
     config = uvicorn.Config(server.streamable_http_app(), log_level="warning")
     uvicorn.Server(config).run(sockets=[sock])
