@@ -13,6 +13,16 @@ ApprovalMode = Literal["ask", "auto-edit", "full-auto", "plan"]
 proposes a plan, and carries it out once the user leaves plan mode. Shift+Tab cycles them
 in this order."""
 APPROVAL_MODES: tuple[ApprovalMode, ...] = get_args(ApprovalMode)
+MODE_DESCRIPTIONS: dict[ApprovalMode, str] = {
+    "ask": "every file change and command asks first",
+    "auto-edit": "file changes and sandboxed commands run; commands outside the sandbox ask",
+    "full-auto": "nothing asks, not even a command outside the sandbox",
+    "plan": "the agent only reads and proposes a plan; it changes nothing until you leave plan mode",
+}
+"""What each mode means to the user, in the words every place that explains it uses: the
+notice when the mode changes, ``--approval``'s help, the modes an editor offers over ACP, and
+the README (a test holds them to these). Without a working sandbox no command is a sandboxed
+one, so ``auto-edit`` asks for every command, as it says."""
 
 ProviderName = Literal["openai", "anthropic", "scripted"]
 """``openai`` is any OpenAI-compatible server; ``scripted`` is the built-in offline model."""
