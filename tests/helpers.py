@@ -66,26 +66,35 @@ async def screen_shows(
     screen's text: what a test reads after something that draws in its own time (a worker,
     a timer, start-up, a widget's next refresh).
 
-    On a timeout the failure shows the screen as it last was.
+    Texts are read as a person reads them, across line ends and runs of spaces: a notice
+    that names a temporary folder wraps where that folder's name happens to end. On a
+    timeout the failure shows the screen as it last was.
     """
     last = ""
+    wanted, unwanted = [reading(text) for text in texts], [reading(text) for text in gone]
 
     def shown() -> bool:
         nonlocal last
         last = screen_text(app)
-        return all(text in last for text in texts) and not any(text in last for text in gone)
+        words = reading(last)
+        return all(text in words for text in wanted) and not any(text in words for text in unwanted)
 
-    wanted = f"{list(texts)!r} on screen" + (f" and {list(gone)!r} gone" if gone else "")
+    what = f"{list(texts)!r} on screen" + (f" and {list(gone)!r} gone" if gone else "")
     try:
-        await wait_until(shown, timeout=timeout, pause=pilot.pause, what=wanted)
+        await wait_until(shown, timeout=timeout, pause=pilot.pause, what=what)
     except AssertionError as timed_out:
         raise AssertionError(f"{timed_out}; the screen shows:\n{last}") from None
     return last
 
 
-async def started(app: NeoCodeApp, pilot: Pilot[Any], timeout: float = PATIENCE) -> str:
+def reading(text: str) -> str:
+    """``text`` with each run of spaces and line ends one space."""
+    return " ".join(text.split())
+
+
+async def started(app: NeoCodeApp, pilot: Pilot[Any], timeout: float = PATIENCE) -> None:
     """Wait until the app has started up (its session made, start-up's notices added, after
-    any start-up question) and that is drawn; return the screen's text."""
+    any start-up question) and that is drawn."""
     try:
         await asyncio.wait_for(app.started_up.wait(), timeout)
     except TimeoutError:
@@ -93,7 +102,6 @@ async def started(app: NeoCodeApp, pilot: Pilot[Any], timeout: float = PATIENCE)
                              f"{screen_text(app)}") from None
     await app.conversation.settled()
     await pilot.pause()
-    return screen_text(app)
 
 
 def first_run(tmp_path: Path) -> tuple[Path, dict[str, str]]:

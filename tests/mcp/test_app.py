@@ -23,7 +23,8 @@ async def test_servers_start_with_the_app_and_mcp_lists_and_restarts_them(worksp
     (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"repo": {"command": "x"}}}))
     app = app_in(workspace)
     async with app.run_test(size=SIZE) as pilot:
-        assert "not started, this folder is not trusted: repo" in await started(app, pilot)
+        await started(app, pilot)
+        await screen_shows(app, pilot, "not started, this folder is not trusted: repo")
         mcp = app.session.mcp
         await wait_until(lambda: mcp.status()[0].state == "connected", pause=pilot.pause,
                          what="the time server")
@@ -53,5 +54,5 @@ async def test_a_broken_config_is_a_warning_at_start(workspace: Path) -> None:
     path.write_text('{"mcpServers": {"a": {"command": 1}}}')
     app = app_in(workspace)
     async with app.run_test(size=SIZE) as pilot:
-        text = await started(app, pilot)
-        assert "MCP config:" in text and "server 'a': command: Input should be a valid string" in text
+        await started(app, pilot)
+        await screen_shows(app, pilot, "MCP config:", "server 'a': command: Input should be a valid string")

@@ -12,7 +12,7 @@ from neocode_tui.cli.options import load_from_args
 from neocode_tui.config import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE
-from tests.helpers import started, wait_until
+from tests.helpers import screen_shows, started, wait_until
 
 
 def test_flags_win_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -45,8 +45,7 @@ async def test_a_broken_theme_file_is_reported_and_the_app_starts(tmp_path: Path
         await started(app, pilot)
         assert app.theme == "ours"  # a user's theme file, by name
         assert "mine" not in app.available_themes
-        text = app.export_screenshot()
-        assert "mine.toml:&#160;unknown&#160;keys&#160;colour" in text
+        await screen_shows(app, pilot, "mine.toml: unknown keys colour")
 
 
 @pytest.mark.parametrize(
