@@ -9,6 +9,10 @@ descendants that carry its marker, and everything below them (a child that clear
 environment is still found through its parent). Killing repeats until none is left alive,
 so a process forking while it is killed does not escape, and the dead are reaped.
 
+A parent dies before its children: the shell's group at once, then the rest from the top of
+the tree down. A shell that saw its foreground child killed first would go on to the next
+command of its line (``sleep 30; rm -rf build``) in the moment before its own kill.
+
 Elsewhere (no subreaper, no ``/proc`` child lists) only the process group is killed.
 """
 
@@ -65,31 +69,34 @@ class ProcessTree:
         killed: set[int] = set()
         while True:
             table = _process_table()
-            alive = {pid for pid in self._members(table) if table[pid][1] != "Z"}
+            alive = [pid for pid in self._members(table) if table[pid][1] != "Z"]
             self._reap(table, killed)
             if not alive or time.monotonic() > deadline:
                 break
+            if self.root in table:  # not reaped yet, so its group's id is still its own
+                _kill_group(self.root)
             for pid in alive:
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
-            killed |= alive
+            killed.update(alive)
             time.sleep(0.005)
         while self._reap(_process_table(), killed) and time.monotonic() < deadline:
             time.sleep(0.005)
         _live.discard(self)
 
-    def _members(self, table: dict[int, tuple[int, str, int]]) -> set[int]:
+    def _members(self, table: dict[int, tuple[int, str, int]]) -> list[int]:
+        """The command's processes, each parent before its children."""
         children: dict[int, list[int]] = {}
         for pid, (parent, _, _) in table.items():
             children.setdefault(parent, []).append(pid)
-        members: set[int] = set()
+        members: dict[int, None] = {}  # ordered: the walk's order, from the top down
         for pid in _below(os.getpid(), children):
             if pid not in members and self._marked(pid):
-                members.add(pid)
-                members.update(_below(pid, children))
-        return members
+                members[pid] = None
+                members.update(dict.fromkeys(_below(pid, children)))
+        return list(members)
 
     def _marked(self, pid: int) -> bool:
         try:
@@ -166,7 +173,7 @@ def _children(pid: int) -> list[int]:
 
 
 def _below(pid: int, children: dict[int, list[int]]) -> Iterator[int]:
-    """Every descendant of ``pid``."""
+    """Every descendant of ``pid``, each before its own descendants."""
     stack = list(children.get(pid, ()))
     while stack:
         child = stack.pop()

@@ -4,17 +4,20 @@ process group with ``setsid``, not a process forking while it is killed; and not
 from __future__ import annotations
 
 import asyncio
+import secrets
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from neocode_tui.agent.processes import kill_all
+from neocode_tui.agent.sandbox import choose_sandbox
 from neocode_tui.agent.tools import ToolOutput
 from neocode_tui.agent.tools.bash import Bash, BashArgs
 from neocode_tui.agent.workspace import Workspace
-from tests.agent.helpers import TIME_LIMIT, process_alive, wait_for_file
-from tests.helpers import PATIENCE
+from neocode_tui.vocabulary import SandboxMode
+from tests.agent.helpers import TIME_LIMIT, process_alive, sleepers, wait_for_file
+from tests.helpers import PATIENCE, wait_until
 
 SCATTERED = (
     "setsid sleep 300 & echo $! > setsid.pid; "                       # left the group
@@ -117,3 +120,24 @@ async def test_processes_that_are_not_the_commands_are_left_alone(tmp_path: Path
     finally:
         bystander.kill()
         bystander.wait()
+
+
+@pytest.mark.parametrize("mode", ["off", "workspace-write"])
+async def test_a_stopped_command_runs_nothing_after_the_one_it_was_stopped_in(
+    tmp_path: Path, mode: SandboxMode
+) -> None:
+    """The shell dies with its foreground command, never after it: a shell that outlived it
+    by a moment would go on to the next command of the line."""
+    box = choose_sandbox(mode, False)
+    assert box.active or mode == "off", box.unavailable
+    for attempt in range(10):
+        folder = tmp_path / str(attempt)
+        folder.mkdir()
+        seconds = f"{secrets.randbelow(10**6) + 10**6}"
+        args = BashArgs(command=f"sleep {seconds}; echo ran > after.txt")
+        task = asyncio.create_task(Bash(sandbox=box).run(args, Workspace(folder)))
+        await wait_until(lambda: bool(sleepers(seconds)), what="the sleep")  # noqa: B023
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert not (folder / "after.txt").exists()

@@ -21,7 +21,7 @@ from neocode_tui.agent.tools import ToolOutput
 from neocode_tui.agent.tools.bash import Bash, BashArgs
 from neocode_tui.agent.workspace import Workspace
 from tests.agent import sandbox_fixtures
-from tests.agent.helpers import TIME_LIMIT, wait_for_file
+from tests.agent.helpers import TIME_LIMIT, sleepers, wait_for_file
 from tests.helpers import PATIENCE, wait_until
 
 HINT = "this may have failed because of the sandbox"
@@ -175,21 +175,6 @@ async def test_sandbox_network_lets_commands_reach_it(workspace: Path, loopback:
     assert not out.is_error, out.text
     assert out.text.endswith("hello loopback")
     assert (workspace / "app.py").exists()
-
-
-def sleepers(token: str) -> list[int]:
-    """Host pids of live processes whose command line holds ``token``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmdline = (entry / "cmdline").read_bytes()
-                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            except OSError:
-                continue
-            if token.encode() in cmdline.split(b"\0") and state != "Z":
-                found.append(int(entry.name))
-    return found
 
 
 async def gone(token: str, within: float = PATIENCE) -> bool:
