@@ -41,7 +41,10 @@ _subreaper = False
 
 class ProcessTree:
     """The processes of one command: give it ``environment`` when starting the command,
-    call ``started`` with the command's pid, and ``kill`` to end all of them."""
+    call ``started`` with the command's pid, and ``kill`` to end all of them.
+
+    It counts as live from ``environment`` on: the command runs before whoever started it
+    hears its pid, and ``kill_all`` in that moment finds it by its marker."""
 
     def __init__(self) -> None:
         self._marker = secrets.token_hex(8)
@@ -50,26 +53,28 @@ class ProcessTree:
 
     def environment(self, base: dict[str, str]) -> dict[str, str]:
         become_subreaper()
+        _live.add(self)
         return {**base, MARKER: self._marker}
 
     def started(self, pid: int) -> None:
         self.root = pid
-        _live.add(self)
 
     def kill(self) -> None:
         """SIGKILL every process of the command, the shell too, and wait (briefly) until
         they are gone. Safe to call more than once, and when all have already exited."""
-        if self.root is None:
-            return
         if not _subreaper:
-            _kill_group(self.root)
+            if self.root is not None:
+                _kill_group(self.root)
             _live.discard(self)
             return
         deadline = time.monotonic() + KILL_WAIT
         killed: set[int] = set()
         while True:
             table = _process_table()
-            alive = [pid for pid in self._members(table) if table[pid][1] != "Z"]
+            members = self._members(table)
+            if self.root is None:  # still starting: the shell is the first of them we started
+                self.root = _first_started([pid for pid in members if table[pid][0] == os.getpid()])
+            alive = [pid for pid in members if table[pid][1] != "Z"]
             self._reap(table, killed)
             if not alive or time.monotonic() > deadline:
                 break
@@ -179,6 +184,18 @@ def _below(pid: int, children: dict[int, list[int]]) -> Iterator[int]:
         child = stack.pop()
         yield child
         stack.extend(children.get(child, ()))
+
+
+def _first_started(pids: list[int]) -> int | None:
+    """The one of ``pids`` that started first (by its start time since boot)."""
+    started: dict[int, int] = {}
+    for pid in pids:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_bytes()
+        except OSError:
+            continue
+        started[pid] = int(stat[stat.rfind(b")") + 2 :].split()[19])  # field 22, starttime
+    return min(started, key=started.__getitem__, default=None)
 
 
 def _kill_group(pid: int) -> None:

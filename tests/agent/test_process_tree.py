@@ -4,13 +4,15 @@ process group with ``setsid``, not a process forking while it is killed; and not
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
+import signal
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from neocode_tui.agent.processes import kill_all
+from neocode_tui.agent.processes import ProcessTree, kill_all
 from neocode_tui.agent.sandbox import choose_sandbox
 from neocode_tui.agent.tools import ToolOutput
 from neocode_tui.agent.tools.bash import Bash, BashArgs
@@ -105,6 +107,24 @@ async def test_kill_all_ends_running_commands_at_once(tmp_path: Path) -> None:
     out = await asyncio.wait_for(task, PATIENCE)
     assert out.is_error
     assert gone(pids[-1])
+
+
+async def test_kill_all_ends_a_command_whose_starter_has_not_yet_heard_its_pid(tmp_path: Path) -> None:
+    """A command runs before whoever started it gets its pid back: an exit in that moment
+    ends it too."""
+    tree = ProcessTree()
+    shell = subprocess.Popen(["bash", "-c", SCATTERED + "wait"], cwd=tmp_path,
+                             env=tree.environment(dict(os.environ)), start_new_session=True)
+    try:
+        pids = await started(tmp_path)
+
+        kill_all()  # before tree.started(shell.pid)
+
+        assert [pid for pid in pids[:-1] if not gone(pid)] == []
+        assert shell.wait(PATIENCE) == -signal.SIGKILL
+    finally:
+        shell.kill()
+        shell.wait()
 
 
 async def test_processes_that_are_not_the_commands_are_left_alone(tmp_path: Path) -> None:
