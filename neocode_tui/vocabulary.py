@@ -13,14 +13,21 @@ ApprovalMode = Literal["ask", "auto-edit", "full-auto", "plan"]
 proposes a plan, and carries it out once the user leaves plan mode. Shift+Tab cycles them
 in this order."""
 APPROVAL_MODES: tuple[ApprovalMode, ...] = get_args(ApprovalMode)
-MODE_NOTICES: dict[ApprovalMode, str] = {
-    "ask": "mode: ask (every file change and command asks first)",
-    "auto-edit": "mode: auto-edit (file changes run, commands ask)",
-    "full-auto": "mode: full-auto (nothing asks)",
-    "plan": "mode: plan (the agent reads and proposes a plan; it changes nothing until you leave "
-    "plan mode with Shift+Tab)",
+MODE_DESCRIPTIONS: dict[ApprovalMode, str] = {
+    "ask": "every file change and command asks first",
+    "auto-edit": "file changes and sandboxed commands run; commands outside the sandbox ask",
+    "full-auto": "nothing asks, not even a command outside the sandbox",
+    "plan": "the agent only reads and proposes a plan; it changes nothing until you leave plan mode",
 }
-"""What a front end says when the mode changes to each."""
+"""What each mode means to the user, in the words every place that explains it uses: the
+notice when the mode changes, ``--approval``'s help, the modes an editor offers over ACP, and
+the README (a test holds them to these). Without a working sandbox no command is a sandboxed
+one, so ``auto-edit`` asks for every command, as it says."""
+
+
+def mode_notice(mode: ApprovalMode) -> str:
+    """What a front end says when the mode changes to ``mode``."""
+    return f"mode: {mode} ({MODE_DESCRIPTIONS[mode]})"
 
 ProviderName = Literal["openai", "anthropic", "scripted"]
 """``openai`` is any OpenAI-compatible server; ``scripted`` is the built-in offline model."""

@@ -6,12 +6,20 @@ import asyncio
 import io
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from textual.app import App
+from textual.pilot import Pilot
+
+if TYPE_CHECKING:
+    from neocode_tui.tui.app import NeoCodeApp
+
+PATIENCE = 30.0
+"""How long a test waits for what it is not testing the speed of: long enough for a machine
+whose cores are all busy, and a failure still ends well before pytest-timeout's 120 s."""
 
 
 def screen_text(app: App[Any], styles: bool = False) -> str:
@@ -41,7 +49,7 @@ def _whole_screen(app: App[Any]) -> Any:
 async def wait_until(
     condition: Callable[[], bool],
     *,
-    timeout: float = 5.0,
+    timeout: float = PATIENCE,
     pause: Callable[[], Awaitable[object]] | None = None,
     what: str = "the condition",
 ) -> None:
@@ -58,6 +66,51 @@ async def wait_until(
             await pause()
         else:
             await asyncio.sleep(0.01)
+
+
+async def screen_shows(
+    app: App[Any], pilot: Pilot[Any], *texts: str, gone: Sequence[str] = (), timeout: float = PATIENCE,
+) -> str:
+    """Wait until every one of ``texts`` is on screen, and none of ``gone``, and return the
+    screen's text: what a test reads after something that draws in its own time (a worker,
+    a timer, start-up, a widget's next refresh).
+
+    Texts are read as a person reads them, across line ends and runs of spaces: a notice
+    that names a temporary folder wraps where that folder's name happens to end. On a
+    timeout the failure shows the screen as it last was.
+    """
+    last = ""
+    wanted, unwanted = [reading(text) for text in texts], [reading(text) for text in gone]
+
+    def shown() -> bool:
+        nonlocal last
+        last = screen_text(app)
+        words = reading(last)
+        return all(text in words for text in wanted) and not any(text in words for text in unwanted)
+
+    what = f"{list(texts)!r} on screen" + (f" and {list(gone)!r} gone" if gone else "")
+    try:
+        await wait_until(shown, timeout=timeout, pause=pilot.pause, what=what)
+    except AssertionError as timed_out:
+        raise AssertionError(f"{timed_out}; the screen shows:\n{last}") from None
+    return last
+
+
+def reading(text: str) -> str:
+    """``text`` with each run of spaces and line ends one space."""
+    return " ".join(text.split())
+
+
+async def started(app: NeoCodeApp, pilot: Pilot[Any], timeout: float = PATIENCE) -> None:
+    """Wait until the app has started up (its session made, start-up's notices added, after
+    any start-up question) and that is drawn."""
+    try:
+        await asyncio.wait_for(app.started_up.wait(), timeout)
+    except TimeoutError:
+        raise AssertionError(f"the app had not started up after {timeout} s; the screen shows:\n"
+                             f"{screen_text(app)}") from None
+    await app.conversation.settled()
+    await pilot.pause()
 
 
 def first_run(tmp_path: Path) -> tuple[Path, dict[str, str]]:

@@ -20,6 +20,7 @@ from neocode_tui.events import (
     Usage,
     UsageEvent,
 )
+from tests.helpers import PATIENCE
 
 
 async def source(*events: StreamEvent):
@@ -116,12 +117,13 @@ async def test_a_cancel_propagates_closes_the_source_and_keeps_the_partial_turn(
         finally:
             closed.set()
 
-    collector = Collector()
+    arrived = asyncio.Event()
+    collector = Collector(lambda event: arrived.set())
     task = asyncio.create_task(collector.collect(slow_source()))
-    await asyncio.sleep(0.01)
+    await arrived.wait()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
-        await asyncio.wait_for(task, 1)
+        await asyncio.wait_for(task, PATIENCE)
     assert task.cancelled()
     turn = collector.partial()
     assert (turn.text, turn.cancelled, turn.error.kind, turn.ok) == ("so far", True, "cancelled", False)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from neocode_tui.errors import NeoCodeError
-from neocode_tui.vocabulary import APPROVAL_MODES, MODE_NOTICES, NoticeLevel
+from neocode_tui.vocabulary import APPROVAL_MODES, NoticeLevel, mode_notice
 
 if TYPE_CHECKING:
     from neocode_tui.agent.checkpoints import Checkpoint
@@ -203,7 +203,7 @@ async def _approval(session: AgentSession, argument: str) -> Outcome:
     for mode in APPROVAL_MODES:
         if argument == mode:
             session.approval = mode
-            return Report(MODE_NOTICES[mode])
+            return Report(mode_notice(mode))
     return Report(f"approval is {session.approval}; choose one of: {', '.join(APPROVAL_MODES)}",
                   "warning" if argument else "info")
 

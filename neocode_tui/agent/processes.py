@@ -9,6 +9,10 @@ descendants that carry its marker, and everything below them (a child that clear
 environment is still found through its parent). Killing repeats until none is left alive,
 so a process forking while it is killed does not escape, and the dead are reaped.
 
+A parent dies before its children: the shell's group at once, then the rest from the top of
+the tree down. A shell that saw its foreground child killed first would go on to the next
+command of its line (``sleep 30; rm -rf build``) in the moment before its own kill.
+
 Elsewhere (no subreaper, no ``/proc`` child lists) only the process group is killed.
 """
 
@@ -37,7 +41,10 @@ _subreaper = False
 
 class ProcessTree:
     """The processes of one command: give it ``environment`` when starting the command,
-    call ``started`` with the command's pid, and ``kill`` to end all of them."""
+    call ``started`` with the command's pid, and ``kill`` to end all of them.
+
+    It counts as live from ``environment`` on: the command runs before whoever started it
+    hears its pid, and ``kill_all`` in that moment finds it by its marker."""
 
     def __init__(self) -> None:
         self._marker = secrets.token_hex(8)
@@ -46,50 +53,55 @@ class ProcessTree:
 
     def environment(self, base: dict[str, str]) -> dict[str, str]:
         become_subreaper()
+        _live.add(self)
         return {**base, MARKER: self._marker}
 
     def started(self, pid: int) -> None:
         self.root = pid
-        _live.add(self)
 
     def kill(self) -> None:
         """SIGKILL every process of the command, the shell too, and wait (briefly) until
         they are gone. Safe to call more than once, and when all have already exited."""
-        if self.root is None:
-            return
         if not _subreaper:
-            _kill_group(self.root)
+            if self.root is not None:
+                _kill_group(self.root)
             _live.discard(self)
             return
         deadline = time.monotonic() + KILL_WAIT
         killed: set[int] = set()
         while True:
             table = _process_table()
-            alive = {pid for pid in self._members(table) if table[pid][1] != "Z"}
+            members = self._members(table)
+            if self.root is None:  # still starting: the shell is the first of them we started
+                self.root = _first_started([pid for pid in members if table[pid][0] == os.getpid()])
+            alive = [pid for pid in members if table[pid][1] != "Z"]
             self._reap(table, killed)
             if not alive or time.monotonic() > deadline:
                 break
+            if self.root in table:  # not reaped yet, so its group's id is still its own
+                _kill_group(self.root)
             for pid in alive:
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
-            killed |= alive
+            killed.update(alive)
             time.sleep(0.005)
         while self._reap(_process_table(), killed) and time.monotonic() < deadline:
             time.sleep(0.005)
         _live.discard(self)
 
-    def _members(self, table: dict[int, tuple[int, str, int]]) -> set[int]:
+    def _members(self, table: dict[int, tuple[int, str, int]]) -> list[int]:
+        """The command's processes, each parent before its children."""
         children: dict[int, list[int]] = {}
         for pid, (parent, _, _) in table.items():
             children.setdefault(parent, []).append(pid)
-        members: set[int] = set()
+        members: dict[int, None] = {}  # ordered: the walk's order, from the top down
         for pid in _below(os.getpid(), children):
             if pid not in members and self._marked(pid):
-                members.add(pid)
-                members.update(_below(pid, children))
-        return members
+                members[pid] = None
+                members.update(dict.fromkeys(_below(pid, children)))
+        return list(members)
 
     def _marked(self, pid: int) -> bool:
         try:
@@ -166,12 +178,24 @@ def _children(pid: int) -> list[int]:
 
 
 def _below(pid: int, children: dict[int, list[int]]) -> Iterator[int]:
-    """Every descendant of ``pid``."""
+    """Every descendant of ``pid``, each before its own descendants."""
     stack = list(children.get(pid, ()))
     while stack:
         child = stack.pop()
         yield child
         stack.extend(children.get(child, ()))
+
+
+def _first_started(pids: list[int]) -> int | None:
+    """The one of ``pids`` that started first (by its start time since boot)."""
+    started: dict[int, int] = {}
+    for pid in pids:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_bytes()
+        except OSError:
+            continue
+        started[pid] = int(stat[stat.rfind(b")") + 2 :].split()[19])  # field 22, starttime
+    return min(started, key=started.__getitem__, default=None)
 
 
 def _kill_group(pid: int) -> None:

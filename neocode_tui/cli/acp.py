@@ -78,16 +78,14 @@ from neocode_tui.cli.acp_wire import READ_AHEAD_BYTES, JsonRpcLines
 from neocode_tui.cli.options import load_from_args
 from neocode_tui.errors import NeoCodeError, NoModel, SessionNotFound, SettingsError, WorkInProgress
 from neocode_tui.terminal_text import for_stream
-from neocode_tui.vocabulary import APPROVAL_MODES, ApprovalMode
+from neocode_tui.vocabulary import APPROVAL_MODES, MODE_DESCRIPTIONS, ApprovalMode
 
 log = logging.getLogger("neocode.acp")
 
-MODES: dict[ApprovalMode, tuple[str, str]] = {
-    "ask": ("Ask", "Asks before every file change and command"),
-    "auto-edit": ("Auto-edit", "Changes files and runs sandboxed commands without asking"),
-    "full-auto": ("Full auto", "Never asks, even for commands outside the sandbox"),
-    "plan": ("Plan", "Reads and proposes a plan; changes nothing until you leave this mode"),
+MODE_NAMES: dict[ApprovalMode, str] = {
+    "ask": "Ask", "auto-edit": "Auto-edit", "full-auto": "Full auto", "plan": "Plan",
 }
+"""How an editor's mode menu names each mode (its description is the app's own)."""
 VERDICTS: dict[str, Verdict] = {"allow": "yes", "allow-always": "session", "reject": "no"}
 """Permission option ids to NeoCode's approval verdicts."""
 
@@ -400,12 +398,16 @@ def _workspace(cwd: str) -> Path:
     return path
 
 
+def _sentence(words: str) -> str:
+    return words[:1].upper() + words[1:]
+
+
 def _modes(current: ApprovalMode) -> SessionModeState:
     return SessionModeState(
         current_mode_id=current,
         available_modes=[
-            SessionMode(id=mode, name=name, description=description)
-            for mode, (name, description) in MODES.items()
+            SessionMode(id=mode, name=name, description=_sentence(MODE_DESCRIPTIONS[mode]))
+            for mode, name in MODE_NAMES.items()
         ],
     )
 

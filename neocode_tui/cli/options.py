@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from neocode_tui.vocabulary import APPROVAL_MODES, PROVIDER_NAMES, SANDBOX_MODES
+from neocode_tui.vocabulary import APPROVAL_MODES, MODE_DESCRIPTIONS, PROVIDER_NAMES, SANDBOX_MODES
 
 if TYPE_CHECKING:
     from neocode_tui.settings import LoadedSettings
@@ -32,7 +32,9 @@ def add_setting_flags(parser: argparse.ArgumentParser, *, again: bool = False) -
     parser.add_argument(
         "--approval",
         choices=APPROVAL_MODES,
-        help="what needs your yes: ask (writes and commands), auto-edit (commands), full-auto",
+        help="what needs your yes: " + "; ".join(
+            f"{mode}: {description}" for mode, description in MODE_DESCRIPTIONS.items()
+        ),
         **keep,
     )
     parser.add_argument(

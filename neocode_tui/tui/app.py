@@ -39,7 +39,7 @@ from neocode_tui.tui.widgets.mention_picker import MentionPicker
 from neocode_tui.tui.widgets.prompt import PromptInput
 from neocode_tui.tui.widgets.queue import QueuedPrompts
 from neocode_tui.tui.widgets.status import StatusBar
-from neocode_tui.vocabulary import MODE_NOTICES, ApprovalMode
+from neocode_tui.vocabulary import ApprovalMode, mode_notice
 
 if TYPE_CHECKING:
     from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, LoopEvent
@@ -135,6 +135,9 @@ class NeoCodeApp(App[None]):
         self._provider = provider
         self._session: AgentSession | None = None
         self._started_session = False
+        self.started_up = asyncio.Event()
+        """Set once start-up has said what it had to say (after any start-up question): what
+        whoever drives the app (a test, a recording) waits on before reading it, not the clock."""
         self.initial_prompt = initial_prompt
         self.start_notices = list(notices or ())
         self.untrusted = untrusted
@@ -367,6 +370,7 @@ class NeoCodeApp(App[None]):
         self.session.mcp.start()  # in the background: nothing here waits for a server
         for notice in [*self.start_notices, *self.session.mcp.notices()]:
             self.conversation.add_notice("warning", notice)
+        self.started_up.set()
         if self.pick_session:
             picking = run_command(self.session, "resume")
             self.run_worker(self.slash.present(picking, then=self._start_initial_prompt), group="command")
@@ -569,7 +573,7 @@ class NeoCodeApp(App[None]):
     def _set_mode(self, mode: ApprovalMode) -> None:
         self.session.approval = mode
         self.status.approval = mode
-        self.conversation.add_notice("info", MODE_NOTICES[mode])
+        self.conversation.add_notice("info", mode_notice(mode))
 
     def action_key_help(self) -> None:
         from neocode_tui.tui.key_help import KeyHelpScreen  # after the first frame (start-up)

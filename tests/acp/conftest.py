@@ -32,6 +32,7 @@ from acp.schema import (
 )
 
 from tests.agent.conftest import API_KEY, Dialect
+from tests.helpers import PATIENCE
 from tests.http_model_server import Response
 
 NEOCODE = str(Path(sys.executable).parent / "neocode")
@@ -70,7 +71,7 @@ class EditorClient:
             outcome=AllowedOutcome(outcome="selected", option_id=answer)
         )
 
-    async def wait_for(self, condition: Callable[[], Any], within: float = 10.0) -> None:
+    async def wait_for(self, condition: Callable[[], Any], within: float = PATIENCE) -> None:
         async with asyncio.timeout(within):
             while not condition():
                 self._changed.clear()
@@ -113,7 +114,7 @@ def agent_env(server_url: str, home: Path, **extra: str) -> dict[str, str]:
         "NEOCODE_DATA_DIR": str(home / "data"),
         "NEOCODE_CONFIG_DIR": str(home / "config"),
         "XDG_CONFIG_HOME": str(home / "xdg"),
-        # The code under test, not whatever checkout the console script was installed from.
+        # The checkout under test, where it is not the installed one (a worktree).
         "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
     }
     env.update(extra)

@@ -16,6 +16,7 @@ from acp.schema import (
 
 from tests.acp.conftest import agent_env, editor, spaced
 from tests.agent.conftest import API_KEY, Dialect
+from tests.helpers import PATIENCE
 from tests.http_model_server import Response, openai_turn
 
 ORIGINAL = "def greet():\n    return 'hello'\n\nprint(greet())\n"
@@ -37,6 +38,8 @@ async def test_an_allowed_edit_streams_live_asks_with_the_diff_and_changes_the_f
         session = await ed.conn.new_session(cwd=str(workspace))
         assert session.modes.current_mode_id == "ask"
         assert [m.id for m in session.modes.available_modes] == ["ask", "auto-edit", "full-auto", "plan"]
+        assert session.modes.available_modes[1].description == (  # the app's own words
+            "File changes and sandboxed commands run; commands outside the sandbox ask")
 
         reply = await asyncio.wait_for(
             ed.conn.prompt(session_id=session.session_id, prompt=[text_block("say hi there")]), 30
@@ -151,7 +154,7 @@ async def test_cancel_mid_stream_ends_the_prompt_cancelled_and_the_session_goes_
         running = asyncio.create_task(ed.conn.prompt(session_id=sid, prompt=[text_block("count")]))
         await ed.client.wait_for(lambda: "one" in ed.client.text())
         await ed.conn.cancel(session_id=sid)
-        reply = await asyncio.wait_for(running, 10)
+        reply = await asyncio.wait_for(running, PATIENCE)
         assert reply.stop_reason == "cancelled"
         partial = ed.client.text()
         assert partial.startswith("Counting slowly") and "seven" not in partial
@@ -179,7 +182,7 @@ async def test_cancel_while_permission_is_asked_runs_nothing(
         running = asyncio.create_task(ed.conn.prompt(session_id=sid, prompt=[text_block("run")]))
         await ed.client.wait_for(lambda: ed.client.permissions)
         await ed.conn.cancel(session_id=sid)
-        reply = await asyncio.wait_for(running, 10)
+        reply = await asyncio.wait_for(running, PATIENCE)
         ed.client.release.set()
         assert reply.stop_reason == "cancelled"
         [asked] = ed.client.permissions

@@ -11,6 +11,7 @@ from acp import RequestError, image_block, text_block
 
 from tests.acp.conftest import RawAgent, agent_env, editor, start_raw
 from tests.agent.conftest import API_KEY, Dialect
+from tests.helpers import PATIENCE
 
 
 async def test_stdout_is_protocol_only_and_errors_are_plain_words(
@@ -40,7 +41,7 @@ async def test_stdout_is_protocol_only_and_errors_are_plain_words(
 
     assert process.stdin is not None
     process.stdin.close()  # the editor quits
-    rest, err = await asyncio.wait_for(process.communicate(), 15)
+    rest, err = await asyncio.wait_for(process.communicate(), PATIENCE)
     assert process.returncode == 0
     for line in agent.lines + rest.splitlines(keepends=True):
         assert json.loads(line)["jsonrpc"] == "2.0"
@@ -80,7 +81,7 @@ async def test_bad_flags_exit_2_before_speaking_the_protocol(
     model: Dialect, workspace: Path, home: Path
 ) -> None:
     process = await start_raw(agent_env(model.server.url, home), workspace, "--max-turns", "0")
-    out, err = await asyncio.wait_for(process.communicate(), 15)
+    out, err = await asyncio.wait_for(process.communicate(), PATIENCE)
     assert process.returncode == 2 and out == b""
     assert "--max-turns: 0: Input should be greater than or equal to 1" in err.decode()
 

@@ -5,6 +5,13 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from tests.helpers import PATIENCE
+
+TIME_LIMIT = 3
+"""The time limit (whole seconds) of a command or hook whose time limit is under test: what
+the command starts must have started before it strikes, also on a machine with every core
+busy; the command itself never finishes, so the limit is always what ends it."""
+
 
 def process_alive(pid: int) -> bool:
     """True while ``pid`` runs; a zombie (killed, not yet reaped) counts as dead."""
@@ -15,7 +22,23 @@ def process_alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-async def wait_dead(pid: int, within: float = 3.0) -> bool:
+def sleepers(token: str) -> list[int]:
+    """Host pids of live processes with ``token`` as a word of their command line (a
+    ``sleep`` of an unlikely number of seconds is easy to find, even inside a sandbox)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if token.encode() in cmdline.split(b"\0") and state != "Z":
+                found.append(int(entry.name))
+    return found
+
+
+async def wait_dead(pid: int, within: float = PATIENCE) -> bool:
     for _ in range(int(within / 0.05)):
         if not process_alive(pid):
             return True
@@ -23,7 +46,7 @@ async def wait_dead(pid: int, within: float = 3.0) -> bool:
     return False
 
 
-async def wait_for_file(path: Path, within: float = 5.0) -> str:
+async def wait_for_file(path: Path, within: float = PATIENCE) -> str:
     for _ in range(int(within / 0.02)):
         if path.exists() and path.read_text().strip():
             return path.read_text().strip()

@@ -17,6 +17,7 @@ from neocode_tui.agent.loop_events import LoopEventAdapter
 from neocode_tui.agent.transcript import NO_RESULT, STOPPED
 from tests.agent.conftest import API_KEY, Dialect
 from tests.agent.helpers import wait_dead, wait_for_file
+from tests.helpers import PATIENCE
 from tests.http_model_server import Response
 
 NEOCODE = str(Path(sys.executable).parent / "neocode")
@@ -211,7 +212,7 @@ async def test_ctrl_c_stops_the_run_and_its_command_and_saves_a_valid_session(
     shell = int(await wait_for_file(workspace / "shell.pid"))
 
     process.send_signal(signal.SIGINT)
-    out, _ = await asyncio.wait_for(process.communicate(), 10)
+    out, _ = await asyncio.wait_for(process.communicate(), PATIENCE)
 
     assert process.returncode == 130
     output = json.loads(out)
@@ -254,7 +255,7 @@ async def test_ctrl_c_in_text_mode_says_how_to_continue(
     await wait_for_file(workspace / "shell.pid")
 
     process.send_signal(signal.SIGINT)
-    out, err = await asyncio.wait_for(process.communicate(), 10)
+    out, err = await asyncio.wait_for(process.communicate(), PATIENCE)
 
     [saved] = session_files(isolated_dirs / "data")
     assert process.returncode == 130
@@ -272,7 +273,7 @@ async def test_sigterm_and_sighup_end_the_run_like_ctrl_c(
     shell = int(await wait_for_file(workspace / "shell.pid"))
 
     process.send_signal(signum)
-    out, err = await asyncio.wait_for(process.communicate(), 10)
+    out, err = await asyncio.wait_for(process.communicate(), PATIENCE)
 
     assert process.returncode == code
     assert out.decode() == "Working on it.\n"  # the partial result

@@ -17,7 +17,8 @@ from neocode_tui.config import Settings
 from neocode_tui.paths import config_dir
 from neocode_tui.trust import trust
 from tests.agent.conftest import API_KEY, Dialect, Recorder, assert_transcript_valid
-from tests.agent.helpers import wait_dead, wait_for_file
+from tests.agent.helpers import TIME_LIMIT, wait_dead, wait_for_file
+from tests.helpers import PATIENCE
 
 HOOK = """\
 import json, os, sys
@@ -195,7 +196,7 @@ async def test_a_hook_past_its_timeout_is_stopped_with_what_it_started_and_the_r
 ) -> None:
     pids = tmp_path / "pids"
     command = f"sleep 60 & echo $! > {pids}; sleep 60"
-    user_hooks({"PreToolUse": group(command, timeout=1)})
+    user_hooks({"PreToolUse": group(command, timeout=TIME_LIMIT)})
     openai_only.reply("", [("r", "read_file", json.dumps({"path": "app.py"}))])
     openai_only.reply("Read it.")
     session, recorder = make_session(openai_only, workspace)
@@ -204,7 +205,7 @@ async def test_a_hook_past_its_timeout_is_stopped_with_what_it_started_and_the_r
 
     assert finished.final_text == "Read it."
     assert "greet" in openai_only.tool_results(2)["r"]  # a failed hook decides nothing
-    assert "timed out after 1 s and was stopped" in notices(recorder)
+    assert f"timed out after {TIME_LIMIT} s and was stopped" in notices(recorder)
     assert await wait_dead(int(pids.read_text()))
     await session.aclose()
 
@@ -283,7 +284,7 @@ async def test_interrupting_the_run_while_a_hook_runs_stops_the_hook_and_its_chi
     task = asyncio.create_task(session.prompt("read app.py"))
     shell, child = (int(pid) for pid in (await wait_for_file(pids)).split())
     assert session.cancel()
-    finished = await asyncio.wait_for(task, 5)
+    finished = await asyncio.wait_for(task, PATIENCE)
 
     assert finished.reason == "cancelled"
     assert await wait_dead(shell) and await wait_dead(child)

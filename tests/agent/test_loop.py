@@ -451,12 +451,18 @@ async def test_the_api_key_in_a_workspace_file_never_leaves_a_tool(
 async def test_a_timeout_around_a_run_raises_timeout_error_and_keeps_the_transcript_valid(
     dialect: Dialect, workspace: Path
 ) -> None:
-    dialect.reply("", [("s1", "bash", '{"command": "sleep 30"}')])
+    dialect.reply("", [("s1", "bash", '{"command": "echo started > started.txt; sleep 30"}')])
     loop, recorder = make_loop(dialect, workspace, approval="full-auto")
 
+    async def expire_once_the_command_runs(deadline: asyncio.Timeout) -> None:
+        await wait_for_file(workspace / "started.txt")
+        deadline.reschedule(asyncio.get_running_loop().time())
+
     with pytest.raises(TimeoutError):
-        async with asyncio.timeout(1.0):
+        async with asyncio.timeout(None) as deadline:
+            watcher = asyncio.create_task(expire_once_the_command_runs(deadline))
             await loop.run("run the slow thing")
+    await watcher
 
     assert not loop.running
     [finished] = recorder.of(RunFinished)

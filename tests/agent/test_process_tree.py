@@ -4,16 +4,22 @@ process group with ``setsid``, not a process forking while it is killed; and not
 from __future__ import annotations
 
 import asyncio
+import os
+import secrets
+import signal
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from neocode_tui.agent.processes import kill_all
+from neocode_tui.agent.processes import ProcessTree, kill_all
+from neocode_tui.agent.sandbox import choose_sandbox
 from neocode_tui.agent.tools import ToolOutput
 from neocode_tui.agent.tools.bash import Bash, BashArgs
 from neocode_tui.agent.workspace import Workspace
-from tests.agent.helpers import process_alive, wait_for_file
+from neocode_tui.vocabulary import SandboxMode
+from tests.agent.helpers import TIME_LIMIT, process_alive, sleepers, wait_for_file
+from tests.helpers import PATIENCE, wait_until
 
 SCATTERED = (
     "setsid sleep 300 & echo $! > setsid.pid; "                       # left the group
@@ -53,19 +59,19 @@ async def test_cancel_ends_every_process_the_command_started(tmp_path: Path) -> 
 
 
 async def test_a_timeout_ends_every_process_the_command_started(tmp_path: Path) -> None:
-    task = bash(tmp_path, SCATTERED + "wait", timeout=1)
+    task = bash(tmp_path, SCATTERED + "wait", timeout=TIME_LIMIT)
     pids = await started(tmp_path)
 
-    out = await asyncio.wait_for(task, 10)
+    out = await asyncio.wait_for(task, PATIENCE)
 
-    assert out.is_error and "[timed out after 1s" in out.text
+    assert out.is_error and f"[timed out after {TIME_LIMIT}s" in out.text
     assert [pid for pid in pids if not gone(pid)] == []
 
 
 async def test_orphans_left_by_a_finished_command_are_ended(tmp_path: Path) -> None:
     command = ("(setsid sh -c 'echo $$ > orphan.pid; exec sleep 300' > /dev/null 2>&1 &); "
                "until [ -s orphan.pid ]; do sleep 0.01; done; echo done")
-    out = await asyncio.wait_for(bash(tmp_path, command), 10)
+    out = await asyncio.wait_for(bash(tmp_path, command), PATIENCE)
     orphan = int((tmp_path / "orphan.pid").read_text())
 
     assert out.text == "done" and not out.is_error
@@ -98,9 +104,27 @@ async def test_kill_all_ends_running_commands_at_once(tmp_path: Path) -> None:
     kill_all()
 
     assert [pid for pid in pids[:-1] if not gone(pid)] == []  # the shell is reaped by its waiter
-    out = await asyncio.wait_for(task, 10)
+    out = await asyncio.wait_for(task, PATIENCE)
     assert out.is_error
     assert gone(pids[-1])
+
+
+async def test_kill_all_ends_a_command_whose_starter_has_not_yet_heard_its_pid(tmp_path: Path) -> None:
+    """A command runs before whoever started it gets its pid back: an exit in that moment
+    ends it too."""
+    tree = ProcessTree()
+    shell = subprocess.Popen(["bash", "-c", SCATTERED + "wait"], cwd=tmp_path,
+                             env=tree.environment(dict(os.environ)), start_new_session=True)
+    try:
+        pids = await started(tmp_path)
+
+        kill_all()  # before tree.started(shell.pid)
+
+        assert [pid for pid in pids[:-1] if not gone(pid)] == []
+        assert shell.wait(PATIENCE) == -signal.SIGKILL
+    finally:
+        shell.kill()
+        shell.wait()
 
 
 async def test_processes_that_are_not_the_commands_are_left_alone(tmp_path: Path) -> None:
@@ -116,3 +140,24 @@ async def test_processes_that_are_not_the_commands_are_left_alone(tmp_path: Path
     finally:
         bystander.kill()
         bystander.wait()
+
+
+@pytest.mark.parametrize("mode", ["off", "workspace-write"])
+async def test_a_stopped_command_runs_nothing_after_the_one_it_was_stopped_in(
+    tmp_path: Path, mode: SandboxMode
+) -> None:
+    """The shell dies with its foreground command, never after it: a shell that outlived it
+    by a moment would go on to the next command of the line."""
+    box = choose_sandbox(mode, False)
+    assert box.active or mode == "off", box.unavailable
+    for attempt in range(10):
+        folder = tmp_path / str(attempt)
+        folder.mkdir()
+        seconds = f"{secrets.randbelow(10**6) + 10**6}"
+        args = BashArgs(command=f"sleep {seconds}; echo ran > after.txt")
+        task = asyncio.create_task(Bash(sandbox=box).run(args, Workspace(folder)))
+        await wait_until(lambda: bool(sleepers(seconds)), what="the sleep")  # noqa: B023
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert not (folder / "after.txt").exists()

@@ -18,7 +18,8 @@ import pytest
 
 from neocode_tui.agent.sandbox import probe
 from tests.agent import sandbox_fixtures
-from tests.agent.helpers import wait_for_file
+from tests.agent.helpers import TIME_LIMIT, sleepers, wait_for_file
+from tests.helpers import PATIENCE, wait_until
 
 HINT = "this may have failed because of the sandbox"
 
@@ -123,22 +124,7 @@ async def test_sandbox_network_lets_commands_reach_it(workspace: Path, loopback:
     assert (workspace / "app.py").exists()
 
 
-def sleepers(token: str) -> list[int]:
-    """Host pids of live processes whose command line holds ``token``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmdline = (entry / "cmdline").read_bytes()
-                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            except OSError:
-                continue
-            if token.encode() in cmdline.split(b"\0") and state != "Z":
-                found.append(int(entry.name))
-    return found
-
-
-async def gone(token: str, within: float = 5.0) -> bool:
+async def gone(token: str, within: float = PATIENCE) -> bool:
     for _ in range(int(within / 0.05)):
         if not sleepers(token):
             return True
@@ -156,8 +142,7 @@ async def test_cancelling_the_run_kills_every_sandboxed_process(workspace: Path)
     seconds = f"{secrets.randbelow(10**6) + 10**6}"
     task = asyncio.create_task(run(workspace, scattered(seconds)))
     await wait_for_file(workspace / "started.txt")
-    while len(sleepers(seconds)) < 4:
-        await asyncio.sleep(0.02)
+    await wait_until(lambda: len(sleepers(seconds)) >= 4, what="the four sleepers")
 
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -168,9 +153,10 @@ async def test_cancelling_the_run_kills_every_sandboxed_process(workspace: Path)
 
 async def test_a_timeout_kills_every_sandboxed_process(workspace: Path) -> None:
     seconds = f"{secrets.randbelow(10**6) + 10**6}"
-    out = await run(workspace, scattered(seconds), timeout=1)
+    out = await run(workspace, scattered(seconds), timeout=TIME_LIMIT)
 
-    assert "[timed out after 1s" in out.text
+    assert f"[timed out after {TIME_LIMIT}s" in out.text
+    assert (workspace / "started.txt").exists()  # the limit struck with everything started
     assert await gone(seconds)
 
 
@@ -189,9 +175,8 @@ async def test_the_sandbox_dies_with_neocode(workspace: Path) -> None:
     )
     neocode = subprocess.Popen([sys.executable, "-c", script, scattered(seconds), str(workspace)])
     try:
-        await wait_for_file(workspace / "started.txt", within=20)
-        while len(sleepers(seconds)) < 4:
-            await asyncio.sleep(0.02)
+        await wait_for_file(workspace / "started.txt")
+        await wait_until(lambda: len(sleepers(seconds)) >= 4, what="the four sleepers")
         os.kill(neocode.pid, signal.SIGKILL)
         neocode.wait()
 

@@ -8,7 +8,7 @@ from neocode_tui.config import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE
 from tests.agent import test_sandbox_approval
-from tests.helpers import screen_text
+from tests.helpers import screen_text, started
 
 no_user_namespaces = test_sandbox_approval.no_user_namespaces
 
@@ -21,7 +21,7 @@ async def app_status(workspace: Path, **settings: object) -> str:
     app = NeoCodeApp(Settings(provider="scripted", **settings), workspace=workspace,
                      remember_theme=False)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await started(app, pilot)  # the session's own sandbox in the status bar
         return status_line(app)
 
 

@@ -21,7 +21,7 @@ from neocode_tui.agent.transcript import INTERRUPTED
 from neocode_tui.config import Settings
 from neocode_tui.errors import SessionNotFound, WorkInProgress
 from tests.agent.conftest import Dialect, Recorder, assert_transcript_valid
-from tests.helpers import wait_until
+from tests.helpers import PATIENCE, wait_until
 from tests.http_model_server import Response
 
 
@@ -135,7 +135,7 @@ async def test_closing_while_an_approval_waits_records_it_interrupted_and_sends_
     task = asyncio.create_task(session.prompt("write a file"))
     await asked.wait()
 
-    await asyncio.wait_for(session.aclose(), 2)
+    await asyncio.wait_for(session.aclose(), PATIENCE)
 
     assert task.done()
     [finished] = recorder.of(RunFinished)
@@ -148,7 +148,7 @@ async def test_closing_while_an_approval_waits_records_it_interrupted_and_sends_
 
 
 async def test_a_timeout_around_a_prompt_is_a_timeout_error(dialect: Dialect, workspace: Path) -> None:
-    dialect.server.enqueue(Response(body=dialect.turn("slow"), stall=10, stall_at=20))
+    dialect.server.enqueue(Response(body=dialect.turn("slow"), stall=3600, stall_at=20))  # never ends
     session, recorder = make_session(dialect, workspace)
 
     with pytest.raises(TimeoutError):

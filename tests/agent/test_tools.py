@@ -10,7 +10,7 @@ import pytest
 from neocode_tui.agent.tools import ToolError, ToolOutput, default_tools
 from neocode_tui.agent.tools.bash import Bash
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
-from tests.agent.helpers import process_alive, wait_dead, wait_for_file
+from tests.agent.helpers import TIME_LIMIT, process_alive, wait_dead, wait_for_file
 
 TOOLS = default_tools()
 
@@ -212,8 +212,8 @@ async def test_bash_does_not_pass_api_keys_to_commands(project: Path, monkeypatc
 
 
 async def test_bash_timeout_kills_the_whole_process_group(project: Path) -> None:
-    out = await call(project, "bash", command="sleep 60 & echo $! > child.pid; sleep 60", timeout=1)
-    assert out.is_error and "[timed out after 1s" in out.text
+    out = await call(project, "bash", command="sleep 60 & echo $! > child.pid; sleep 60", timeout=TIME_LIMIT)
+    assert out.is_error and f"[timed out after {TIME_LIMIT}s" in out.text
     child = int((project / "child.pid").read_text())
     assert await wait_dead(child)
 
@@ -242,7 +242,7 @@ async def test_bash_stops_a_process_that_left_its_group_without_waiting(project:
     started = loop.time()
     out = await call(project, "bash", command=command)
     escaped = int((project / "escaped.pid").read_text())
-    assert out.text.startswith("started\n") and loop.time() - started < 3
+    assert out.text.startswith("started\n") and loop.time() - started < 10  # not the sleep's 30 s
     assert not process_alive(escaped)
 
 
@@ -253,7 +253,7 @@ async def test_bash_cancel_returns_at_once_even_with_a_process_outside_its_group
     task = asyncio.create_task(call(project, "bash", command=command))
     escaped = int(await wait_for_file(project / "escaped.pid"))
     task.cancel()
-    done, _ = await asyncio.wait({task}, timeout=2)
+    done, _ = await asyncio.wait({task}, timeout=10)  # not the sleeps' 30 s
     assert done and task.cancelled()
     assert not process_alive(escaped)
 

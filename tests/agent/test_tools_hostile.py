@@ -13,10 +13,16 @@ import pytest
 
 from neocode_tui.agent.loop import AgentLoop
 from neocode_tui.agent.tools import ToolError, ToolOutput, default_tools
+from neocode_tui.agent.tools.base import STOP_GRACE
 from neocode_tui.agent.tools.files import ReadFile
 from neocode_tui.agent.tools.search import _Records, run_rg
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
 from tests.agent.conftest import Dialect
+from tests.helpers import PATIENCE, wait_until
+
+PROMPTLY = STOP_GRACE + 2
+"""Seconds within which a stopped tool has returned, also on a busy machine: far less than
+running to the end would take (reading the 50 GB file; a pipe that never ends)."""
 
 TOOLS = default_tools()
 
@@ -97,7 +103,7 @@ async def test_a_listing_with_an_odd_name_reaches_the_model_as_text(
     openai_only.reply("", [("c1", "list_dir", "{}"), ("c2", "grep", '{"pattern": "caf"}')])
     openai_only.reply("Done.")
     loop = AgentLoop(openai_only.provider(), latin1, approval="full-auto")
-    finished = await asyncio.wait_for(loop.run("what is here?"), 10)
+    finished = await asyncio.wait_for(loop.run("what is here?"), PATIENCE)
     assert finished.reason == "done"
     results = openai_only.tool_results(2)
     assert results["c1"] == "src/\ncaf\\xe9.txt"
@@ -126,13 +132,13 @@ async def test_a_fifo_is_refused_at_once(
     project: Path, fifo: Path, name: str, arguments: dict
 ) -> None:
     with pytest.raises(ToolError, match="pipe is a FIFO"):
-        await asyncio.wait_for(call(project, name, **arguments), 5)
+        await asyncio.wait_for(call(project, name, **arguments), PATIENCE)
 
 
 async def test_searching_a_folder_with_a_fifo_in_it_finishes(project: Path, fifo: Path) -> None:
-    out = await asyncio.wait_for(call(project, "grep", pattern="print"), 5)
+    out = await asyncio.wait_for(call(project, "grep", pattern="print"), PATIENCE)
     assert out.text == "src/app.py:2:    print('hello')"
-    assert (await asyncio.wait_for(call(project, "glob", pattern="*"), 5)).text == "src/app.py"
+    assert (await asyncio.wait_for(call(project, "glob", pattern="*"), PATIENCE)).text == "src/app.py"
 
 
 async def test_a_catastrophic_regex_and_a_glob_of_stars_take_no_time(project: Path) -> None:
@@ -141,7 +147,7 @@ async def test_a_catastrophic_regex_and_a_glob_of_stars_take_no_time(project: Pa
     started = time.monotonic()
     assert "no matches" in (await call(project, "grep", pattern="(a+)+$")).text
     assert "no files match" in (await call(project, "glob", pattern="*a*a*a*a*a*a*a*b")).text
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 10  # backtracking would take minutes; the tools' limit is 30 s
 
 
 @pytest.fixture
@@ -159,7 +165,7 @@ async def test_reading_a_huge_file_keeps_memory_bounded_by_what_it_shows(
 ) -> None:
     tracemalloc.start()
     try:
-        first = await asyncio.wait_for(call(project, "read_file", path="huge.log", limit=10), 10)
+        first = await asyncio.wait_for(call(project, "read_file", path="huge.log", limit=10), PATIENCE)
         second = await asyncio.wait_for(
             call(project, "read_file", path="huge.log", offset=2, limit=10), 10
         )
@@ -182,18 +188,30 @@ async def test_a_file_tool_stops_at_its_time_limit(project: Path, sparse: Path) 
     started = time.monotonic()
     with pytest.raises(ToolError, match="stopped after 0.3s"):
         await tool.run(tool.args_model(path="huge.log", offset=5), Workspace(project))
-    assert time.monotonic() - started < 1.5
+    assert time.monotonic() - started < 0.3 + PROMPTLY
 
 
-async def test_a_file_tool_is_cancelled_within_a_second(project: Path, sparse: Path) -> None:
+def reading(path: Path) -> bool:
+    """This process has ``path`` open: a tool is reading it."""
+    fds = Path("/proc/self/fd")
+    for fd in fds.iterdir():
+        try:
+            if fd.readlink() == path:
+                return True
+        except OSError:
+            continue
+    return False
+
+
+async def test_a_file_tool_is_cancelled_promptly(project: Path, sparse: Path) -> None:
     task = asyncio.create_task(call(project, "read_file", path="huge.log", offset=5))
-    await asyncio.sleep(0.2)
+    await wait_until(lambda: reading(sparse.resolve()), what="the read to start")
     assert not task.done()
     cancelled_at = time.monotonic()
     task.cancel()
-    done, _ = await asyncio.wait({task}, timeout=1)
+    done, _ = await asyncio.wait({task}, timeout=PATIENCE)
     assert done and task.cancelled()
-    assert time.monotonic() - cancelled_at < 1
+    assert time.monotonic() - cancelled_at < PROMPTLY
 
 
 async def test_ripgrep_is_killed_at_its_time_limit(project: Path, fifo: Path) -> None:
@@ -208,7 +226,7 @@ async def test_ripgrep_is_killed_at_its_time_limit(project: Path, fifo: Path) ->
                          limit=0.3)
     finally:
         os.close(writer)
-    assert time.monotonic() - started < 1.5
+    assert time.monotonic() - started < 0.3 + PROMPTLY
 
 
 def ripgrep_children() -> list[int]:
@@ -225,17 +243,16 @@ def ripgrep_children() -> list[int]:
     return found
 
 
-async def test_a_cancelled_search_kills_ripgrep_within_a_second(project: Path, fifo: Path) -> None:
+async def test_a_cancelled_search_kills_ripgrep_at_once(project: Path, fifo: Path) -> None:
     writer = os.open(fifo, os.O_RDWR)
     try:
         with Workspace(project).open_dir(project.resolve()) as folder:
             task = asyncio.create_task(
                 run_rg(["--regexp", "x", "-"], folder, project, _Records(10), stdin=writer)
             )
-            await asyncio.sleep(0.3)
-            assert ripgrep_children()
+            await wait_until(lambda: bool(ripgrep_children()), what="ripgrep to start")
             task.cancel()
-            done, _ = await asyncio.wait({task}, timeout=1)
+            done, _ = await asyncio.wait({task}, timeout=PROMPTLY)
             assert done and task.cancelled()
     finally:
         os.close(writer)

@@ -24,6 +24,7 @@ from neocode_tui.agent.workspace import Workspace
 from neocode_tui.known_secrets import Secrets
 from neocode_tui.redact import REDACTED, Redactor
 from tests.agent.conftest import API_KEY, Dialect, Recorder
+from tests.helpers import PATIENCE
 
 HEAD = "sk-agent-test-"
 """The public part of the test key: every key of its kind starts so."""
@@ -79,15 +80,16 @@ def test_redacting_a_megabyte_stays_fast_and_linear() -> None:
         "random": "".join(rng.choice(alphabet) for _ in range(1_000_000)),
         "broken keys": (keys[0][:60] + "x" + keys[0][60:] + "\n") * 6000,
     }
+    # CPU time, not the clock: what the redactor costs, whatever else the machine runs.
     for name, text in texts.items():
-        started = time.perf_counter()
+        started = time.process_time()
         out = redact(text)
-        assert time.perf_counter() - started < 1.0, name
+        assert time.process_time() - started < 1.0, name
         assert not pieces(keys[0], out, 12)
     repetitive = Redactor(["a" * 40 + "b"])
-    started = time.perf_counter()
+    started = time.process_time()
     assert repetitive("a" * 1_000_000) == REDACTED
-    assert time.perf_counter() - started < 2.0
+    assert time.process_time() - started < 2.0
 
 
 # --- through the loop: no piece of the key reaches the model, the screen or the file -----------
@@ -134,9 +136,9 @@ async def test_every_tool_result_is_capped_with_a_count_of_what_was_left_out(
     assert tool is not None
     args = tool.args_model(path="many.txt", old_string="value = 1", new_string="value = 2",
                            replace_all=True)
-    started = time.monotonic()
+    started = time.process_time()  # the edit's own CPU time (its thread is ours)
     out = await tool.run(args, Workspace(tmp_path))
-    assert time.monotonic() - started < 10
+    assert time.process_time() - started < 10
     assert (tmp_path / "many.txt").read_text() == "value = 2\n" * 200_000
     assert out.text.startswith("edited many.txt (200000 replacements)\n--- a/many.txt")
     for text in (out.text, out.diff):
@@ -152,9 +154,9 @@ def test_diffs_of_any_size_apply_with_patch(tmp_path: Path, changed: set[int]) -
     before = "".join(f"line {n}\n" for n in range(10_000))
     after = "".join(f"LINE {n}\n" if n in changed else f"line {n}\n" for n in range(10_000))
     (tmp_path / "f.txt").write_text(before)
-    started = time.monotonic()
+    started = time.process_time()
     diff = unified_diff("f.txt", before, after)
-    assert time.monotonic() - started < 2
+    assert time.process_time() - started < 2
     subprocess.run(["patch", "-s", str(tmp_path / "f.txt")], input=diff, text=True, check=True)
     assert (tmp_path / "f.txt").read_text() == after
 
@@ -164,7 +166,7 @@ def test_diffs_of_any_size_apply_with_patch(tmp_path: Path, changed: set[int]) -
 
 def prompt_in_time(root: Path, **options: object) -> str:
     async def build() -> str:
-        return await asyncio.wait_for(asyncio.to_thread(build_system_prompt, root, **options), 5)
+        return await asyncio.wait_for(asyncio.to_thread(build_system_prompt, root, **options), PATIENCE)
 
     return asyncio.run(build())
 

@@ -9,7 +9,7 @@ from neocode_tui.config import Settings
 from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, Driver, Release, StepProvider, Type
-from tests.helpers import screen_text, wait_until
+from tests.helpers import screen_shows, screen_text, started, wait_until
 from tests.mcp.conftest import TIME_SERVER, script_server, user_config
 
 
@@ -23,15 +23,16 @@ async def test_servers_start_with_the_app_and_mcp_lists_and_restarts_them(worksp
     (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"repo": {"command": "x"}}}))
     app = app_in(workspace)
     async with app.run_test(size=SIZE) as pilot:
-        assert "not started, this folder is not trusted: repo" in screen_text(app)
+        await started(app, pilot)
+        await screen_shows(app, pilot, "not started, this folder is not trusted: repo")
         mcp = app.session.mcp
-        await wait_until(lambda: mcp.status()[0].state == "connected", timeout=10, pause=pilot.pause)
+        await wait_until(lambda: mcp.status()[0].state == "connected", pause=pilot.pause,
+                         what="the time server")
 
         driver = Driver(pilot)
         await driver.play([Type("/mcp")])
-        text = screen_text(app)
-        assert "time (user mcp.json): connected, 2 tools: get_current_time" in text
-        assert "repo (workspace .mcp.json): not started: folder not trusted" in text
+        await screen_shows(app, pilot, "time (user mcp.json): connected, 2 tools: get_current_time",
+                           "repo (workspace .mcp.json): not started: folder not trusted")
 
         await driver.play([Type("hi"), Release()])
         offered = [tool.name for tool in app.provider.inner.requests[-1].tools]
@@ -39,13 +40,12 @@ async def test_servers_start_with_the_app_and_mcp_lists_and_restarts_them(worksp
 
         await driver.play([Type("/mcp restart time")])
         await wait_until(lambda: screen_text(app).count("time (user mcp.json): connected") == 2,
-                         timeout=10, pause=pilot.pause, what="the restarted server")
+                         pause=pilot.pause, what="the restarted server")
         assert "restarting MCP server time…" in screen_text(app)
 
         await driver.play([Type("/mcp restart nope"), Type("/mcp frob")])
-        text = screen_text(app)
-        assert "no MCP server named 'nope' (servers: time)" in text
-        assert "usage: /mcp (list the servers) or /mcp restart NAME" in text
+        await screen_shows(app, pilot, "no MCP server named 'nope' (servers: time)",
+                           "usage: /mcp (list the servers) or /mcp restart NAME")
     assert mcp.status()[0].state == "stopped"  # closing the app stops its servers
 
 
@@ -53,9 +53,9 @@ async def test_a_broken_config_is_a_warning_at_start(workspace: Path) -> None:
     path = user_config({})
     path.write_text('{"mcpServers": {"a": {"command": 1}}}')
     app = app_in(workspace)
-    async with app.run_test(size=SIZE):
-        text = screen_text(app)
-        assert "MCP config:" in text and "server 'a': command: Input should be a valid string" in text
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+        await screen_shows(app, pilot, "MCP config:", "server 'a': command: Input should be a valid string")
 
 
 async def test_the_app_says_which_server_s_tools_were_left_out_and_mcp_lists_them(workspace: Path) -> None:

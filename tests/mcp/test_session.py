@@ -21,7 +21,7 @@ from neocode_tui.agent.session import AgentSession
 from neocode_tui.config import Settings
 from neocode_tui.trust import trust
 from tests.agent.conftest import API_KEY, Dialect, Recorder, assert_transcript_valid
-from tests.helpers import wait_until
+from tests.helpers import PATIENCE, wait_until
 from tests.mcp.conftest import TIME_SERVER, VENV_BIN, user_config, write_config
 
 
@@ -134,7 +134,7 @@ async def test_esc_stops_a_hanging_call_and_the_server_stays_usable(
     task = asyncio.create_task(session.prompt("hang"))
     await wait_until(lambda: recorder.of(ToolStarted) != [], what="the call to start")
     assert session.cancel()
-    finished = await asyncio.wait_for(task, 2)
+    finished = await asyncio.wait_for(task, PATIENCE)
 
     assert finished.reason == "cancelled"
     assert_transcript_valid(session.loop)
@@ -219,11 +219,11 @@ async def test_the_first_prompt_starts_the_servers_without_waiting_for_them(
     session = AgentSession(Settings(provider="openai"), workspace, provider=openai_only.provider(),
                            listener=recorder)
 
-    finished = await asyncio.wait_for(session.prompt("hi"), 3)
+    finished = await asyncio.wait_for(session.prompt("hi"), PATIENCE)  # not the connect timeout (10 s)
 
     assert finished.reason == "done"
     assert session.mcp.status()[0].state == "connecting"
-    await asyncio.wait_for(session.aclose(), 5)
+    await asyncio.wait_for(session.aclose(), PATIENCE)
     assert session.mcp.status()[0].state == "stopped"
 
 

@@ -15,6 +15,7 @@ from neocode_tui.agent.workspace import Workspace
 from neocode_tui.paths import data_dir
 from neocode_tui.trust import trust
 from tests.agent.helpers import process_alive, wait_dead, wait_for_file
+from tests.helpers import PATIENCE
 from tests.mcp.conftest import TIME_SERVER, VENV_BIN, script_server, user_config
 
 
@@ -79,14 +80,13 @@ async def test_start_never_waits_and_a_silent_server_times_out(
     user_config({"silent": {"command": "sleep", "args": ["60"]}})
     began = time.monotonic()
     manager = started(workspace, managers, connect_timeout=1.5)
-    assert time.monotonic() - began < 0.1
-    assert manager.status()[0].state == "connecting"
+    assert manager.status()[0].state == "connecting"  # start returned without waiting
 
     await manager.wait_ready()
 
     [status] = manager.status()
     assert (status.state, status.error) == ("failed", "no answer within 1.5 s")
-    assert 1.4 < time.monotonic() - began < 5
+    assert 1.4 < time.monotonic() - began < PATIENCE  # the server never answers: the time limit ends it
     assert manager.tools() == []
 
 

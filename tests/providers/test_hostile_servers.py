@@ -14,6 +14,7 @@ from neocode_tui.collector import collect
 from neocode_tui.events import StreamError, StreamRetry
 from neocode_tui.providers.http import HTTPOptions
 from neocode_tui.providers.openai import OpenAIProvider
+from tests.helpers import PATIENCE, wait_until
 from tests.http_model_server import Response, openai_sse, openai_turn
 
 REQUEST = ChatRequest(model="m", messages=[Message(role="user", content="go")])
@@ -55,7 +56,7 @@ async def test_an_endless_error_body_is_read_only_as_far_as_its_message(model_se
                                   body=itertools.chain([head], endless(b"z" * 65536))))
     turn, seconds = await run(model_server.url)
     assert turn.error.kind == "server" and "HTTP 503" in turn.error.message
-    assert len(turn.error.message) < 300 and seconds < 5
+    assert len(turn.error.message) < 300 and seconds < PATIENCE  # the body never ends
 
 
 async def test_a_gzip_bomb_stops_at_the_decompressed_cap(model_server) -> None:
@@ -70,20 +71,20 @@ async def test_keep_alive_comments_do_not_count_as_a_first_event(model_server) -
     model_server.enqueue(Response(body=endless(b": keep-alive\n\n"), delay=0.05))
     turn, seconds = await run(model_server.url, first_byte_timeout=0.5)
     assert turn.error.kind == "timeout" and "no response from" in turn.error.message
-    assert 0.4 < seconds < 3
+    assert 0.4 < seconds < PATIENCE  # the pings never end: only the timeout ends the turn
 
 
 async def test_bytes_that_never_finish_a_line_do_not_keep_a_stream_alive(model_server) -> None:
     model_server.enqueue(Response(body=itertools.chain([CONTENT], endless(b"x")), delay=0.05))
     turn, seconds = await run(model_server.url, idle_timeout=0.5)
     assert turn.error.kind == "timeout" and "stalled" in turn.error.message
-    assert turn.text == "A" and seconds < 3
+    assert turn.text == "A" and 0.4 < seconds < PATIENCE  # the bytes never end: the timeout does
 
 
 async def test_keep_alive_comments_after_the_first_event_do_keep_it_alive(model_server) -> None:
     body = [CONTENT] + [b": thinking\n\n"] * 12 + [openai_turn("B")]
-    model_server.enqueue(Response(body=body, delay=0.1))
-    turn, _ = await run(model_server.url, idle_timeout=0.5)
+    model_server.enqueue(Response(body=body, delay=0.1))  # 1.3 s, never 1 s silent
+    turn, _ = await run(model_server.url, idle_timeout=1)
     assert (turn.text, turn.error) == ("AB", None)
 
 
@@ -91,15 +92,15 @@ async def test_a_server_that_trickles_forever_meets_the_request_deadline(model_s
     model_server.enqueue(Response(body=endless(CONTENT), delay=0.05))
     turn, seconds = await run(model_server.url, request_timeout=1.0, max_retries=3)
     assert turn.error.kind == "timeout" and "took longer than 1 s" in turn.error.message
-    assert len(model_server.requests) == 1 and 0.9 < seconds < 3
+    assert len(model_server.requests) == 1 and 0.9 < seconds < PATIENCE  # it trickles forever
 
 
 async def test_a_silent_server_is_retried_once_not_every_time(model_server) -> None:
-    model_server.enqueue(*[Response(body=openai_turn("late"), stall=10)] * 4)
-    turn, seconds = await run(model_server.url, first_byte_timeout=0.3, max_retries=3,
-                              backoff_base=0.01)
+    model_server.enqueue(*[Response(body=openai_turn("late"), stall=3600)] * 4)  # never answers
+    turn, _ = await run(model_server.url, first_byte_timeout=0.3, max_retries=3,
+                        backoff_base=0.01)
     assert turn.error.kind == "timeout" and "gave up after 2 attempts" in turn.error.message
-    assert len(model_server.requests) == 2 and seconds < 2
+    assert len(model_server.requests) == 2
 
 
 async def test_wrong_types_in_usage_are_a_malformed_error_not_a_crash(model_server) -> None:
@@ -132,10 +133,12 @@ async def test_each_retry_says_whether_a_partial_answer_was_thrown_away(model_se
 async def test_many_connections_to_hostile_servers_leave_nothing_running(model_server) -> None:
     model_server.enqueue(*[Response(body=endless(b": ping\n\n"), delay=0.02)] * 3)
     await asyncio.gather(*[run(model_server.url, first_byte_timeout=0.3) for _ in range(3)])
-    await asyncio.sleep(0.1)
-    pending = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()
-               and "_serve" not in repr(t)]
-    assert pending == []
+
+    def pending() -> list[asyncio.Task[object]]:
+        return [t for t in asyncio.all_tasks() if t is not asyncio.current_task()
+                and "_serve" not in repr(t)]
+
+    await wait_until(lambda: not pending(), what="the turns' tasks to end")
 
 
 def test_a_huge_number_in_a_chunk_is_malformed_not_a_crash() -> None:

@@ -15,6 +15,7 @@ from neocode_tui.collector import Collector, collect
 from neocode_tui.events import StreamError, StreamRetry, TextDelta
 from neocode_tui.providers.http import HTTPOptions
 from neocode_tui.providers.openai import OpenAIProvider
+from tests.helpers import PATIENCE
 from tests.http_model_server import ModelServer, Response, json_response, openai_sse, openai_turn
 from tests.providers.conftest import API_KEY
 
@@ -84,7 +85,7 @@ async def test_retry_after_seconds_is_honoured_exactly(model_server) -> None:
     turn, seen = await run(provider_for(model_server.url, backoff_base=5))
     assert turn.text == "ok"
     assert next(e for e in seen if isinstance(e, StreamRetry)).delay == 0.3
-    assert 0.3 <= arrivals[1] - arrivals[0] < 0.6
+    assert 0.3 <= arrivals[1] - arrivals[0] < 3  # its own wait, not the 5 s backoff base
 
 
 async def test_retry_after_ms_wins_over_retry_after(model_server) -> None:
@@ -95,7 +96,7 @@ async def test_retry_after_ms_wins_over_retry_after(model_server) -> None:
     )
     turn, seen = await run(provider_for(model_server.url))
     assert next(e for e in seen if isinstance(e, StreamRetry)).delay == 0.15
-    assert 0.15 <= arrivals[1] - arrivals[0] < 0.45
+    assert 0.15 <= arrivals[1] - arrivals[0] < 3  # not retry-after's 5 s
 
 
 async def test_retry_after_as_an_http_date(model_server) -> None:
@@ -154,14 +155,14 @@ async def test_truncation_and_malformed_chunks_are_retried_as_a_whole_request(mo
 
 
 async def test_first_byte_timeout(model_server) -> None:
-    model_server.enqueue(Response(body=openai_turn("late"), stall=1.0))
+    model_server.enqueue(Response(body=openai_turn("late"), stall=3600))  # never comes
     turn, _ = await run(provider_for(model_server.url, first_byte_timeout=0.2, max_retries=0))
     assert turn.error.kind == "timeout" and "no response" in turn.error.message and "0.2 s" in turn.error.message
 
 
 async def test_idle_timeout_after_the_stream_started(model_server) -> None:
     body = openai_turn("stalls half way")
-    model_server.enqueue(Response(body=body, stall=1.0, stall_at=len(body) // 2))
+    model_server.enqueue(Response(body=body, stall=3600, stall_at=len(body) // 2))  # never goes on
     turn, _ = await run(provider_for(model_server.url, idle_timeout=0.2, max_retries=0))
     assert turn.error.kind == "timeout" and "stalled" in turn.error.message
 
@@ -170,9 +171,9 @@ async def test_keep_alive_comments_reset_the_idle_timer(model_server) -> None:
     body = openai_turn("worth the wait")
     pings = [b": keep-alive\n\n"] * 6
     split = body.index(b"\n\n") + 2  # between two events
-    model_server.enqueue(Response(body=[body[:split], *pings, body[split:]], delay=0.08))
-    turn, _ = await run(provider_for(model_server.url, idle_timeout=0.2, first_byte_timeout=0.2))
-    # 0.56 s in all, never 0.2 s silent
+    model_server.enqueue(Response(body=[body[:split], *pings, body[split:]], delay=0.25))
+    turn, _ = await run(provider_for(model_server.url, idle_timeout=1, first_byte_timeout=1))
+    # 1.75 s in all, never more than 0.25 s silent (a busy machine may add some: not 0.75 s)
     assert (turn.text, turn.error and turn.error.message) == ("worth the wait", None)
 
 
@@ -188,14 +189,15 @@ async def test_the_key_never_appears_in_any_message(model_server) -> None:
 
 async def test_cancelling_the_turn_returns_what_arrived_and_closes_the_connection(model_server) -> None:
     body = openai_turn("first words then a long silence")
-    model_server.enqueue(Response(body=body, stall=5, stall_at=len(body) // 2))
-    provider = provider_for(model_server.url, idle_timeout=10)
-    collector = Collector()
+    model_server.enqueue(Response(body=body, stall=3600, stall_at=len(body) // 2))  # never ends
+    provider = provider_for(model_server.url, idle_timeout=3600)
+    arrived = asyncio.Event()
+    collector = Collector(lambda event: arrived.set() if isinstance(event, TextDelta) else None)
     task = asyncio.create_task(collector.collect(provider.stream(REQUEST)))
-    await asyncio.sleep(0.3)
+    await asyncio.wait_for(arrived.wait(), PATIENCE)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
-        await asyncio.wait_for(task, 1)
+        await asyncio.wait_for(task, PATIENCE)
     await provider.aclose()
     turn = collector.partial()
     assert turn.cancelled and turn.text.startswith("first") and not turn.ok

@@ -12,6 +12,7 @@ from neocode_tui.cli.options import load_from_args
 from neocode_tui.config import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE
+from tests.helpers import screen_shows, started, wait_until
 
 
 def test_flags_win_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -41,12 +42,10 @@ async def test_a_broken_theme_file_is_reported_and_the_app_starts(tmp_path: Path
     (themes / "ours.toml").write_text('name = "ours"\nprimary = "#445566"\n')
     app = NeoCodeApp(Settings(provider="scripted", theme="ours"), workspace=tmp_path, remember_theme=False)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await app.conversation.settled()
+        await started(app, pilot)
         assert app.theme == "ours"  # a user's theme file, by name
         assert "mine" not in app.available_themes
-        text = app.export_screenshot()
-        assert "mine.toml:&#160;unknown&#160;keys&#160;colour" in text
+        await screen_shows(app, pilot, "mine.toml: unknown keys colour")
 
 
 @pytest.mark.parametrize(
@@ -76,8 +75,8 @@ async def test_the_app_sends_its_initial_prompt_and_the_exit_line_says_how_to_co
     app = NeoCodeApp(Settings(provider="scripted"), provider, tmp_path, initial_prompt="fix the test",
                      remember_theme=False)
     async with app.run_test(size=SIZE) as pilot:
-        while app.working or not app.session.messages:
-            await pilot.pause()
+        await wait_until(lambda: not app.working and app.session.messages, pause=pilot.pause,
+                         what="the initial prompt's answer")
         assert [m.content for m in app.session.messages] == ["fix the test", "On it."]
     assert exit_line(app) == (
         f"neocode: session {app.session.id} saved; continue it with: neocode --continue"
@@ -113,8 +112,8 @@ async def test_quitting_mid_turn_says_the_turn_was_interrupted(tmp_path: Path) -
                      remember_theme=False)
     async with app.run_test(size=SIZE) as pilot:
         provider.allow(3)
-        while not (app.working and provider.held):  # three deltas shown, the fourth held
-            await pilot.pause()
+        await wait_until(lambda: app.working and provider.held, pause=pilot.pause,  # the fourth held
+                         what="three deltas shown")
     assert "the running turn was interrupted; session" in exit_line(app)
     assert app.session.messages[-1].content.startswith("A long")
 

@@ -102,8 +102,8 @@ async def test_a_finished_turn_calls_back_only_while_the_terminal_is_not_focused
         await send(app, pilot, "again", typed=False)
         await wait_until(lambda: "second" in str(app.session.messages), pause=pilot.pause, what="the answer")
         await wait_until(lambda: not app.working, pause=pilot.pause, what="the second run to end")
-        await pilot.pause()
-        assert terminal.calls == ([expected] if expected else [])
+        await wait_until(lambda: terminal.calls == ([expected] if expected else []), pause=pilot.pause,
+                         what=f"the call back {expected!r}")
 
 
 async def test_an_approval_waiting_unwatched_sends_a_notification_naming_it(tmp_path: Path) -> None:
@@ -117,6 +117,7 @@ async def test_an_approval_waiting_unwatched_sends_a_notification_naming_it(tmp_
         await wait_until(
             lambda: isinstance(app.screen, ApprovalScreen), pause=pilot.pause, what="the question"
         )
+        await wait_until(lambda: bool(terminal.calls), pause=pilot.pause, what="the notification")
         assert len(terminal.calls) == 1
         assert terminal.calls[0].startswith("\x1b]9;NeoCode: approval needed: ")
         assert "notes.md" in terminal.calls[0]

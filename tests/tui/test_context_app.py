@@ -11,7 +11,7 @@ from neocode_tui.providers.scripted import scripted_reply
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, Driver, Release, Type
 from tests.agent.conftest import API_KEY, FAST
-from tests.helpers import screen_text, wait_until
+from tests.helpers import screen_shows, wait_until
 from tests.http_model_server import Response, openai_turn
 from tests.tui.test_app import scripted_app
 
@@ -27,11 +27,11 @@ async def test_the_meter_and_cost_follow_each_answer(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         driver = Driver(pilot)
         await driver.play([Type("/model gpt-4o"), Type("first"), Release()])
-        assert "ctx 10%  $0.0328" in screen_text(app)
+        await screen_shows(app, pilot, "ctx 10%  $0.0328")
         assert app.status.context is not None and not app.status.context.estimated
 
         await driver.play([Type("second"), Release()])
-        assert "ctx 85%" in screen_text(app)
+        await screen_shows(app, pilot, "ctx 85%")
         assert app.status.context.fraction >= app.status.warn_at  # drawn in the warning colour
 
 
@@ -46,21 +46,17 @@ async def test_a_local_model_without_window_or_price_shows_dashes(tmp_path: Path
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*"hello", "enter")
         await wait_until(lambda: not app.working and app.session.messages, what="the answer")
-        await pilot.pause()
-        assert "ctx –  –" in screen_text(app)
+        await screen_shows(app, pilot, "ctx –  –")
 
 
 async def test_context_and_cost_commands_say_what_fills_the_window(tmp_path: Path) -> None:
     app = scripted_app(tmp_path, turns(12_700))
     async with app.run_test(size=SIZE) as pilot:
         await Driver(pilot).play([Type("/model gpt-4o"), Type("first"), Release(), Type("/cost")])
-        text = screen_text(app)
-        assert "gpt-4o  1 request" in text and "$0.0328" in text
-        assert "prices: genai-prices" in text
+        await screen_shows(app, pilot, "gpt-4o  1 request", "$0.0328", "prices: genai-prices")
         await Driver(pilot).play([Type("/context")])
-        text = screen_text(app)
-        assert "context: 12,800 of 128,000 tokens (10%)" in text
-        assert "tool definitions" in text and "conversation" in text
+        await screen_shows(app, pilot, "context: 12,800 of 128,000 tokens (10%)", "tool definitions",
+                           "conversation")
 
 
 async def test_compact_keeps_the_history_on_screen_above_the_marker(tmp_path: Path) -> None:
@@ -69,8 +65,6 @@ async def test_compact_keeps_the_history_on_screen_above_the_marker(tmp_path: Pa
         driver = Driver(pilot)
         await driver.play([Type("first question"), Release(), Type("second question"), Release()])
         await driver.play([Type("/compact the questions"), Release()])
-        text = screen_text(app)
-        assert "first question" in text and "Answer 1." in text
-        assert "── compacted (on request) ──" in text
-        assert "the last 2 kept as they were" in text
+        await screen_shows(app, pilot, "first question", "Answer 1.", "── compacted (on request) ──",
+                           "the last 2 kept as they were")
         assert app.session.messages[0].content.endswith("Summary: two questions were answered.")

@@ -27,7 +27,7 @@ from neocode_tui.events import (
     ToolCallStart,
 )
 from neocode_tui.tui.conversation import ConversationView
-from tests.helpers import screen_text
+from tests.helpers import screen_shows, screen_text, wait_until
 
 SIZE = (80, 30)
 
@@ -297,10 +297,8 @@ async def test_scrolling_up_stops_following_and_the_way_back_down_follows_again(
         await pilot.pause()
         assert content(app) == reading  # the reader's place holds
         await pilot.press("end")
-        await pilot.pause()
+        await screen_shows(app, pilot, "Paragraph 4 of turn 2", gone=["more below"])
         assert view.anchored
-        text = screen_text(app)
-        assert "Paragraph 4 of turn 2" in text and "more below" not in text
         await show(view, long_turn(3, 5))
         assert "Paragraph 4 of turn 3" in screen_text(app)  # following again
 
@@ -314,8 +312,8 @@ async def test_clicking_the_way_back_down_jumps_to_the_latest() -> None:
         await pilot.pause()
         assert not view.anchored
         await pilot.click(ConversationView, offset=(10, view.scrollable_content_region.height - 1))
-        await pilot.pause()
-        assert view.anchored and "Paragraph 29 of turn 1" in screen_text(app)
+        await screen_shows(app, pilot, "Paragraph 29 of turn 1")
+        assert view.anchored
 
 
 async def test_a_resize_rewraps_settled_lines() -> None:
@@ -325,12 +323,15 @@ async def test_a_resize_rewraps_settled_lines() -> None:
         sentence = "word " * 30
         await show(view, [TurnStarted(turn=1), *stream(1, TextDelta(text=sentence + "END\n\nnext"),
                                                        MessageDone(finish_reason="stop"))])
-        wide = [line for line in screen_text(app).splitlines() if "word" in line]
+        def wrapped() -> list[str]:
+            return [line for line in screen_text(app).splitlines() if "word" in line]
+
+        wide = wrapped()
         await pilot.resize_terminal(50, 30)
-        await pilot.pause()
-        await pilot.pause()
-        narrow = [line for line in screen_text(app).splitlines() if "word" in line]
-        assert len(narrow) > len(wide) >= 2
+        await wait_until(lambda: len(wrapped()) > len(wide), pause=pilot.pause, what="the lines rewrapped")
+        await view.settled()
+        narrow = wrapped()
+        assert len(wide) >= 2
         assert all(len(line.rstrip()) <= 50 for line in narrow)
         assert "END" in screen_text(app)
 
@@ -354,9 +355,7 @@ async def test_long_tool_output_collapses_and_a_click_expands_it() -> None:
         assert "line 34" in text and "line 39" in text and "32 more lines" in text
         row = next(i for i, line in enumerate(text.splitlines()) if "line 1 " in line)
         await pilot.click(ConversationView, offset=(5, row))
-        await pilot.pause()
-        text = screen_text(app)
-        assert "line 20" in text and "line 39" in text and "more lines" not in text
+        await screen_shows(app, pilot, "line 20", "line 39", gone=["more lines"])
 
 
 async def test_a_resumed_transcript_shows_settled_with_results_paired() -> None:
@@ -399,11 +398,12 @@ async def test_a_theme_switch_redraws_settled_text_in_the_new_colours() -> None:
         await pilot.pause()
         dark = screen_text(app, styles=True)
         app.theme = "textual-light"
-        await pilot.pause()
+        await wait_until(lambda: screen_text(app, styles=True) != dark, pause=pilot.pause,
+                         what="the light theme drawn")
+        await view.settled()
         await pilot.pause()
         light = screen_text(app, styles=True)
         assert screen_text(app).count("hello {name}") == 1
-        assert light != dark
         accent = app.theme_variables["accent"].lstrip("#")
         red, green, blue = (int(accent[i : i + 2], 16) for i in (0, 2, 4))
         assert f"38;2;{red};{green};{blue}" in light  # list numbers and inline code: the accent
@@ -429,8 +429,7 @@ async def test_reasoning_streams_dimmed_apart_from_the_answer_then_folds_and_unf
         assert folded < answer and "thought line" not in "\n".join(lines)
         assert "thought" not in lines[answer]
         await pilot.click(ConversationView, offset=(4, folded))
-        await pilot.pause()
-        text = screen_text(app)
+        text = await screen_shows(app, pilot, "thought line 1 ", "thought line 12")
         shown = [line.strip() for line in text.splitlines()]
         assert "thought line 1" in shown and "thought line 12" in shown
         assert text.index("thought line 12") < text.index("The answer.")

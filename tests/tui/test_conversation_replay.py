@@ -8,7 +8,7 @@ from pathlib import Path
 
 from neocode_tui.cli.replay import read_recording
 from neocode_tui.cli.replay_tui import build_replay_app, until_played
-from tests.helpers import screen_text
+from tests.helpers import screen_shows
 
 STREAMS = Path(__file__).parent.parent / "streams"
 
@@ -18,10 +18,8 @@ async def test_a_recorded_parallel_tool_call_stream_plays_into_the_app(tmp_path:
     app = build_replay_app(recording, "recording.sse", None, tmp_path)
     async with app.run_test(size=(100, 40)) as pilot:
         await until_played(app)
-        await pilot.pause()
-        text = screen_text(app)
-    assert "› (replay of recording.sse)" in text
-    assert "∴ Thought for 1 line" in text and "I'll read both files." in text
+        text = await screen_shows(app, pilot, "› (replay of recording.sse)", "∴ Thought for 1 line",
+                                  "I'll read both files.", "old.py", "new.py")
     assert text.count("read_file") == 2 and "old.py" in text and "new.py" in text
 
 

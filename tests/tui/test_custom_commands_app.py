@@ -11,7 +11,7 @@ from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.key_help import KeyHelpScreen
 from neocode_tui.tui.scenarios import SIZE
-from tests.helpers import screen_text, wait_until
+from tests.helpers import screen_shows, screen_text, wait_until
 
 REVIEW = """\
 ---
@@ -42,13 +42,12 @@ async def test_a_custom_command_completes_with_its_description_and_sends_its_pro
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("/", "r", "e", "v")
         assert app.prompt.completion.is_open
-        assert "/review FILE  Review a file for bugs (project)" in screen_text(app)
+        await screen_shows(app, pilot, "/review FILE  Review a file for bugs (project)")
         await pilot.press("tab")
         assert app.prompt.text == "/review "
         await pilot.press(*"app.py", "enter")
-        await wait_until(lambda: "No bugs found." in screen_text(app), pause=pilot.pause, what="the answer")
+        await screen_shows(app, pilot, "No bugs found.", "/review app.py")  # the line as typed
         assert app.session.messages[0].content == "Review app.py for bugs."
-        assert "/review app.py" in screen_text(app)  # the line as the user typed it
 
         # The built-in /clear still clears: a workspace file cannot take its name.
         await pilot.press(*"/clear", "enter")
@@ -60,21 +59,19 @@ async def test_custom_commands_are_in_help_and_the_palette_and_new_files_show_up
     async with app.run_test(size=(SIZE[0], 60)) as pilot:  # tall enough for the whole of /help
         await pilot.press("f1")
         await wait_until(lambda: isinstance(app.screen, KeyHelpScreen), pause=pilot.pause, what="/help")
-        await wait_until(lambda: "Review a file for bugs" in screen_text(app), pause=pilot.pause,
-                         what="the command in /help")
+        await screen_shows(app, pilot, "Review a file for bugs")
         await pilot.press("escape")
 
         (app.workspace / ".claude" / "commands" / "later.md").write_text("Summarise the changes.")
         await pilot.press("/", "l", "a")
-        assert "/later" in screen_text(app) and "Summarise the changes." in screen_text(app)
+        await screen_shows(app, pilot, "/later", "Summarise the changes.")
         await pilot.press("backspace", "backspace", "backspace")
 
         await pilot.press("ctrl+p")
         await pilot.press(*"later")
-        await pilot.pause(0.3)  # the palette searches its providers in the background
-        assert "/later" in screen_text(app)
+        await screen_shows(app, pilot, "/later")  # the palette searches its providers in the background
         await pilot.press("enter")
-        await wait_until(lambda: "No bugs found." in screen_text(app), pause=pilot.pause, what="the run")
+        await screen_shows(app, pilot, "No bugs found.")
         assert app.session.messages[0].content == "Summarise the changes."
 
 
@@ -88,7 +85,7 @@ async def test_the_user_s_own_command_wins_and_the_repository_s_is_listed_beside
     async with app.run_test(size=(SIZE[0], 60)) as pilot:
         await pilot.press("/", "r", "e", "v")
         await wait_until(lambda: app.prompt.completion.is_open, pause=pilot.pause, what="completion")
-        assert "/review ARGUMENTS  My [/] [bold]own[/bold] review (user)" in screen_text(app)
+        await screen_shows(app, pilot, "/review ARGUMENTS  My [/] [bold]own[/bold] review (user)")
         await pilot.press("backspace", "backspace", "backspace", *"pro")
         await wait_until(lambda: "/project:review FILE  Review a file for bugs (project)"
                          in screen_text(app), pause=pilot.pause, what="the repository's command")
@@ -104,4 +101,4 @@ async def test_the_user_s_own_command_wins_and_the_repository_s_is_listed_beside
         await wait_until(lambda: isinstance(app.screen, KeyHelpScreen), pause=pilot.pause, what="/help")
         await wait_until(lambda: "My [/] [bold]own[/bold] review (user)" in screen_text(app),
                          pause=pilot.pause, what="the user's command in /help")
-        assert "Review a file for bugs (project)" in screen_text(app)
+        await screen_shows(app, pilot, "Review a file for bugs (project)")

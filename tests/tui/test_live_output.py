@@ -23,7 +23,7 @@ from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.conversation import ConversationView
 from neocode_tui.tui.conversation.blocks import ToolBlock
 from neocode_tui.tui.scenarios import Driver, Release, StepProvider, Type
-from tests.helpers import screen_text, wait_until
+from tests.helpers import screen_shows, wait_until
 
 
 def command_app(tmp_path: Path, command: str) -> NeoCodeApp:
@@ -43,20 +43,14 @@ async def test_a_running_command_shows_its_latest_lines_and_escape_keeps_them(tm
     async with app.run_test(size=(100, 40)) as pilot:
         await Driver(pilot).play([Type("build it")])
         app.provider.allow(float("inf"))  # type: ignore[attr-defined]
-        await wait_until(
-            lambda: "step 30 of 30" in screen_text(app), pause=pilot.pause, what="the last line live"
-        )
-        text = screen_text(app)
+        text = await screen_shows(app, pilot, "step 30 of 30")  # the last line, live
         assert app.working and "◐ running" in text
         assert "… 20 earlier lines" in text  # the last 10 are shown, the rest counted
         assert "step 21 of 30" in text and "step 20 of 30" not in text
         await pilot.press("escape")
         await wait_until(lambda: not app.working, pause=pilot.pause, what="the command stopped")
-        await app.conversation.settled()
-        text = screen_text(app)
-        assert "⏹ interrupted" in text
-        assert "step 21 of 30" in text and "step 30 of 30" in text  # what was printed stays
-        assert "stopped" in text
+        # What was printed stays.
+        await screen_shows(app, pilot, "⏹ interrupted", "step 21 of 30", "step 30 of 30", "stopped")
 
 
 async def test_a_finished_command_shows_its_first_and_last_lines_and_ctrl_t_the_rest(tmp_path: Path) -> None:
@@ -64,17 +58,14 @@ async def test_a_finished_command_shows_its_first_and_last_lines_and_ctrl_t_the_
     app = command_app(tmp_path, command)
     async with app.run_test(size=(100, 50)) as pilot:
         await Driver(pilot).play([Type("build it"), Release()])
-        await app.conversation.settled()
-        text = screen_text(app)
+        text = await screen_shows(app, pilot, "✗ failed")
         lines = [line.strip("│ ") for line in text.splitlines()]
-        assert "✗ failed" in text
         assert "1" in lines and "2" in lines and "3" not in lines  # the head
         assert "error: the build broke" in text and "[exit code 2]" in text  # the tail
         assert "194 more lines" in text and "100" not in lines
         await pilot.press("ctrl+t")
-        await app.conversation.settled()
-        lines = [line.strip("│ ") for line in screen_text(app).splitlines()]
-        assert "more lines" not in "\n".join(lines)
+        text = await screen_shows(app, pilot, gone=["more lines"])
+        lines = [line.strip("│ ") for line in text.splitlines()]
         assert "199" in lines  # the whole output, up to its end
 
 
@@ -103,11 +94,10 @@ async def test_ten_megabytes_of_output_keep_only_a_bounded_tail_and_show_its_end
         assert block.output is not None and len(block.output.lines) == 10
         total = sent // len(line) + 1
         assert block.output.total_lines == total
-        text = screen_text(app)
-        assert "linking: done" in text and f"… {total - 10:,} earlier lines" in text
+        await screen_shows(app, pilot, "linking: done", f"… {total - 10:,} earlier lines")
         view.post(ToolFinished(turn=1, index=0, call_id="c", name="bash", result="ok\nlinking: done"))
         await view.settled()
-        assert "earlier lines" not in screen_text(app)
+        await screen_shows(app, pilot, gone=["earlier lines"])
 
 
 def test_the_tail_is_bounded_whatever_the_lines_look_like() -> None:

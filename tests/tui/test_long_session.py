@@ -21,7 +21,7 @@ from neocode_tui.config import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.conversation import ConversationView
 from neocode_tui.tui.conversation.block_lines import RESIDENT_LINES
-from tests.helpers import screen_text, wait_until
+from tests.helpers import screen_shows, screen_text, started, wait_until
 
 SIZE = (80, 24)
 QUESTION = re.compile(r"› question (\d+)\b")
@@ -64,7 +64,7 @@ async def resumed(workspace: Path, exchanges: int) -> AsyncIterator[tuple[Pilot,
     saved_session(workspace, exchanges)
     app = NeoCodeApp(Settings(provider="scripted"), workspace=workspace, resume="", remember_theme=False)
     async with app.run_test(size=SIZE) as pilot:
-        await app.conversation.settled()
+        await started(app, pilot)
         yield pilot, app, app.conversation
 
 
@@ -90,7 +90,7 @@ async def page_to_the_top(pilot, app: NeoCodeApp) -> list[int]:
 
 async def test_paging_up_and_down_a_long_resumed_session_shows_every_question_in_order(workspace: Path) -> None:
     async with resumed(workspace, 26) as (pilot, app, view):
-        assert answer_end(25) in screen_text(app)  # the end of the last answer
+        await screen_shows(app, pilot, answer_end(25))  # the end of the last answer
 
         assert await page_to_the_top(pilot, app) == list(range(26))
         assert questions_on_screen(app)[0] == 0
@@ -122,7 +122,8 @@ async def test_a_page_up_moves_by_a_page_of_what_is_there(workspace: Path) -> No
 async def test_a_long_session_holds_the_lines_near_the_screen_only(workspace: Path) -> None:
     async with resumed(workspace, 600) as (pilot, app, view):
         lines = view._lines
-        await pilot.pause(0.3)
+        await view.settled()  # whatever the first screen still had to draw
+        await pilot.pause()
         assert lines.resident_lines < 10 * SIZE[1]  # the first screen drew what it shows, and no more since
         assert lines.total > 4 * RESIDENT_LINES  # the whole would be far more than is held
         lines.budget = 300  # less than the real budget, to reach it in fewer pages
@@ -138,7 +139,7 @@ async def test_a_long_session_holds_the_lines_near_the_screen_only(workspace: Pa
 
         await pilot.press("end")
         await view.settled()
-        assert answer_end(599) in screen_text(app)  # the end of the last answer
+        await screen_shows(app, pilot, answer_end(599))  # the end of the last answer
         assert lines.resident_lines <= lines.budget + 3 * SIZE[1]
 
 

@@ -15,7 +15,7 @@ from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, Driver, Release, StepProvider, Type
 from neocode_tui.tui.session_picker import SessionPicker
-from tests.helpers import screen_text, wait_until
+from tests.helpers import screen_shows, wait_until
 
 
 def saved_session(workspace: Path, model: str, *prompts: str) -> str:
@@ -60,19 +60,16 @@ async def test_resume_without_an_id_picks_from_a_filtered_list(tmp_path: Path) -
         await driver.play([Type("a prompt of this session"), Release()])
         await driver.play([Type("/resume")])
         assert isinstance(app.screen, SessionPicker)
-        text = screen_text(app)
-        assert "Resume which session?" in text
-        assert "fix the flaky test" in text and "2 msgs" in text and "gpt-4o" in text
-        assert "write the release notes" in text and "4 msgs" in text and "gpt-4o-mini" in text
+        text = await screen_shows(app, pilot, "Resume which session?", "fix the flaky test", "2 msgs",
+                                  "write the release notes", "4 msgs", "gpt-4o-mini")
         assert "a prompt of this session" not in text.split("Resume which session?")[1]
         await pilot.press(*"release")
-        text = screen_text(app)
-        assert "write the release notes" in text and "fix the flaky test" not in text
+        await screen_shows(app, pilot, "write the release notes", gone=["fix the flaky test"])
         await pilot.press("enter")
         await wait_until(lambda: not isinstance(app.screen, SessionPicker), pause=pilot.pause,
                          what="the picker to close")
         assert [m.content for m in app.session.messages][0] == "write the release notes"
-        assert "resumed session" in screen_text(app)
+        await screen_shows(app, pilot, "resumed session")
 
 
 async def test_the_picker_moves_with_arrows_and_escape_keeps_the_conversation(tmp_path: Path) -> None:
@@ -96,7 +93,7 @@ async def test_neocode_resume_with_no_id_opens_on_the_picker(tmp_path: Path) -> 
     app = app_in(tmp_path, pick_session=True)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(lambda: isinstance(app.screen, SessionPicker), pause=pilot.pause, what="the picker")
-        assert "yesterday's work" in screen_text(app)
+        await screen_shows(app, pilot, "yesterday's work")
         assert app.session.messages == []  # nothing loaded until one is chosen
         await pilot.press("enter")
         await wait_until(lambda: len(app.session.messages) == 2, pause=pilot.pause, what="the session")
@@ -107,7 +104,7 @@ async def test_resume_with_no_saved_session_says_so(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await Driver(pilot).play([Type("/resume")])
         assert not isinstance(app.screen, SessionPicker)
-        assert "no saved sessions for this folder yet" in screen_text(app)
+        await screen_shows(app, pilot, "no saved sessions for this folder yet")
 
 
 async def test_tab_after_fast_typing_takes_what_matches_the_text_now(tmp_path: Path) -> None:
@@ -115,13 +112,12 @@ async def test_tab_after_fast_typing_takes_what_matches_the_text_now(tmp_path: P
     app = app_in(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("/")
-        await pilot.pause()
-        assert app.prompt.completion.chosen is not None
+        await wait_until(lambda: app.prompt.completion.chosen is not None, pause=pilot.pause,
+                         what="the completion")
         assert app.prompt.completion.chosen.label == "/help"
         for key, character in [("t", "t"), ("h", "h"), ("tab", None)]:
             app.prompt.post_message(events.Key(key, character))
-        await pilot.pause()
-        assert app.prompt.text == "/theme "
+        await wait_until(lambda: app.prompt.text == "/theme ", pause=pilot.pause, what="the completed text")
         for key, character in [("d", "d"), ("r", "r"), ("enter", None)]:
             app.prompt.post_message(events.Key(key, character))
         await wait_until(lambda: app.theme == "dracula", pause=pilot.pause, what="the dracula theme")
@@ -136,13 +132,13 @@ async def test_a_command_with_no_argument_shows_the_choices_instead_of_taking_th
         driver = Driver(pilot)
         await driver.play([Type("/theme ")])
         assert app.theme == theme
-        assert f"theme is {theme}. Themes: " in screen_text(app)
+        await screen_shows(app, pilot, f"theme is {theme}. Themes: ")
         await driver.play([Type("/approval ")])
         assert app.session.approval == approval
-        assert f"approval is {approval}; choose one of: ask, auto-edit" in screen_text(app)
+        await screen_shows(app, pilot, f"approval is {approval}; choose one of: ask, auto-edit")
         await driver.play([Type("/model ")])
         assert app.session.model == model
-        assert f"model: {model}" in screen_text(app)
+        await screen_shows(app, pilot, f"model: {model}")
         # Chosen with the arrows, a choice is taken.
         await pilot.press(*"/theme ", "down", "enter")
         await wait_until(lambda: app.theme == sorted(app.available_themes)[0], pause=pilot.pause,
@@ -153,8 +149,8 @@ async def test_a_toast_covers_neither_the_input_nor_the_status_bar(tmp_path: Pat
     app = app_in(tmp_path)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.press("ctrl+c")  # "Press Ctrl+C again to quit."
-        await wait_until(lambda: bool(app.query(Toast)), pause=pilot.pause, what="a toast")
-        await pilot.pause()
+        await wait_until(lambda: bool(app.query(Toast)) and app.query_one(Toast).region.area > 0,
+                         pause=pilot.pause, what="a toast")
         toast = app.query_one(Toast).region
         assert toast.area > 0
         for widget in (app.prompt, app.status):

@@ -9,7 +9,7 @@ from pathlib import Path
 from neocode_tui.settings import Profiles, load_settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE
-from tests.helpers import screen_text, wait_until
+from tests.helpers import screen_shows, wait_until
 from tests.http_model_server import ModelServer, Response, openai_turn
 
 KEY = "sk-profile-key-SECRET-5150"
@@ -45,15 +45,12 @@ async def test_model_profile_switches_provider_url_and_model(
     async with app.run_test(size=SIZE) as pilot:
         assert app.provider.name == "scripted"
         await pilot.press(*"/model", "enter")
-        await wait_until(lambda: "profiles: local" in screen_text(app), pause=pilot.pause)
+        await screen_shows(app, pilot, "profiles: local")
         await pilot.press(*"/model local", "enter")
         await wait_until(lambda: app.provider.name == "openai" and not app.working, pause=pilot.pause)
         await pilot.press(*"hi", "enter")
-        await wait_until(
-            lambda: "Hello from the local model." in screen_text(app), pause=pilot.pause,
-            what="the profile's server answering",
-        )
-        text = screen_text(app)
+        text = await screen_shows(app, pilot, "Hello from the local model.",  # the profile's server
+                                  f"profile local: openai · qwen-local · {model_server.url}/v1")
 
     request = model_server.requests[0]
     assert request.path == "/v1/chat/completions"
@@ -72,5 +69,5 @@ async def test_model_with_an_unknown_name_still_sets_the_model_only(tmp_path: Pa
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*"/model gpt-x", "enter")
         await pilot.press(*"/model local", "enter")
-        await wait_until(lambda: "max_turns in [profiles.local]" in screen_text(app), pause=pilot.pause)
+        await screen_shows(app, pilot, "max_turns in [profiles.local]")
         assert app.session.model == "gpt-x" and app.provider.name == "scripted"

@@ -8,7 +8,7 @@ from pathlib import Path
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.rewind import DiffScreen, RestoreScreen, RewindScreen
 from neocode_tui.tui.scenarios import SIZE, Driver, Type
-from tests.helpers import screen_text, wait_until
+from tests.helpers import screen_shows, screen_text, wait_until
 from tests.tui.screens import SCREENS
 
 
@@ -35,7 +35,7 @@ async def test_at_opens_the_file_picker_and_tab_takes_a_file(tmp_path: Path) -> 
         await pilot.press("a", "p", "p", ".", "p", "y")
         found = await picker_shows(pilot, "app.py")
         assert found[:2] == ["src/app.py", "tests/test_app.py"]
-        assert "src/app.py" in screen_text(app)
+        await screen_shows(app, pilot, "src/app.py")
         await pilot.press("tab")
         assert app.prompt.text == "@src/app.py "
         assert not app.mention_picker.is_open
@@ -67,7 +67,7 @@ async def test_a_mentioned_file_reaches_the_model(tmp_path: Path) -> None:
         sent = app.provider.inner.requests[0].messages[-1].content
         assert sent.startswith("What does @src/app.py do?")
         assert '     3\t    # TODO: handle --verbose' in sent
-        assert "What does @src/app.py do?" in screen_text(app)
+        await screen_shows(app, pilot, "What does @src/app.py do?")
 
 
 async def dialog(pilot, kind: type) -> None:
@@ -85,14 +85,10 @@ async def test_undo_shows_the_diff_then_puts_the_files_back(tmp_path: Path) -> N
         assert "main() runs the app" in (workspace / "docs/api.md").read_text()
         await Driver(pilot).step(Type("/undo"))
         await dialog(pilot, RestoreScreen)
-        text = screen_text(app)
-        assert "Undo the file changes of Document main in docs/api.md?" in text
-        assert "-main() runs the app." in text
-        assert "not tracked" in text
+        await screen_shows(app, pilot, "Undo the file changes of Document main in docs/api.md?",
+                           "-main() runs the app.", "not tracked")
         await pilot.press("y")
-        await wait_until(
-            lambda: "undone: docs/api.md" in screen_text(app), pause=pilot.pause, what="the notice"
-        )
+        await screen_shows(app, pilot, "undone: docs/api.md")
         assert (workspace / "docs/api.md").read_text() == "# API\n"
         assert "verbose mode" in (workspace / "src/app.py").read_text()  # the earlier prompt's stays
 
@@ -108,12 +104,12 @@ async def test_rewind_picks_a_prompt_and_restores_conversation_and_files(tmp_pat
         await play_edits(pilot)
         await Driver(pilot).step(Type("/rewind"))
         await dialog(pilot, RewindScreen)
-        text = screen_text(app)
+        text = await screen_shows(app, pilot, "Document main", "Handle --verbose", "2 files changed",
+                                  "not tracked")
         assert text.index("Document main") < text.index("Handle --verbose")  # latest first
-        assert "2 files changed" in text and "not tracked" in text
         await pilot.press("down", "enter")  # the first prompt
         await dialog(pilot, RestoreScreen)
-        assert "Rewind to before Handle --verbose in src/app.py?" in screen_text(app)
+        await screen_shows(app, pilot, "Rewind to before Handle --verbose in src/app.py?")
         await pilot.press("f")
         await wait_until(lambda: app.prompt.text == "Handle --verbose in src/app.py", pause=pilot.pause,
                          what="the prompt back in the input")
@@ -121,7 +117,7 @@ async def test_rewind_picks_a_prompt_and_restores_conversation_and_files(tmp_pat
         assert (workspace / "src/app.py").read_text().endswith("# TODO: handle --verbose\n")
         assert (workspace / "docs/api.md").read_text() == "# API\n"
         assert not (workspace / "CHANGELOG.md").exists()
-        assert "rewound the conversation and the files" in screen_text(app)
+        await screen_shows(app, pilot, "rewound the conversation and the files")
 
 
 async def test_rewind_of_the_conversation_only_leaves_the_files(tmp_path: Path) -> None:
@@ -146,9 +142,8 @@ async def test_diff_shows_the_session_changes_and_in_git_the_git_diff(tmp_path: 
         await play_edits(pilot)
         await Driver(pilot).step(Type("/diff"))
         await dialog(pilot, DiffScreen)
-        text = screen_text(app)
-        assert "What the file tools changed in this conversation" in text
-        assert "+++ b/CHANGELOG.md" in text and '-    # TODO: handle --verbose' in text
+        await screen_shows(app, pilot, "What the file tools changed in this conversation",
+                           "+++ b/CHANGELOG.md", '-    # TODO: handle --verbose')
         await pilot.press("escape")
         assert not isinstance(app.screen, DiffScreen)
 
@@ -157,14 +152,13 @@ async def test_diff_shows_the_session_changes_and_in_git_the_git_diff(tmp_path: 
         await Driver(pilot).step(Type("/diff"))
         await dialog(pilot, DiffScreen)
         # The repository is the one found when the session started: none.
-        assert "What the file tools changed in this conversation" in screen_text(app)
+        await screen_shows(app, pilot, "What the file tools changed in this conversation")
 
     app = SCREENS["editing"].build_app(workspace)
     async with app.run_test(size=SIZE) as pilot:
         await Driver(pilot).step(Type("/diff"))
         await dialog(pilot, DiffScreen)
-        text = screen_text(app)
-        assert "git diff HEAD" in text and "+# Demo project" in text
+        await screen_shows(app, pilot, "git diff HEAD", "+# Demo project")
 
 
 async def test_nothing_to_undo_or_rewind_says_so(tmp_path: Path) -> None:
@@ -174,9 +168,7 @@ async def test_nothing_to_undo_or_rewind_says_so(tmp_path: Path) -> None:
         await driver.step(Type("/undo"))
         await driver.step(Type("/rewind"))
         await driver.step(Type("/diff"))
-        await wait_until(lambda: "no changes" in screen_text(app), pause=pilot.pause, what="the notices")
-        text = screen_text(app)
-        assert "nothing to undo" in text and "nothing to rewind to yet" in text
+        await screen_shows(app, pilot, "no changes", "nothing to undo", "nothing to rewind to yet")
 
 
 async def test_enter_on_a_path_typed_in_full_sends_the_prompt(tmp_path: Path) -> None:
@@ -198,8 +190,7 @@ async def test_a_resumed_conversation_shows_the_prompt_as_typed(tmp_path: Path) 
     again = scenario.build_app(workspace)
     async with again.run_test(size=SIZE) as pilot:
         await Driver(pilot).step(Type(f"/resume {saved}"))
-        text = screen_text(again)
-        assert "What does @src/app.py do?" in text
+        text = await screen_shows(again, pilot, "What does @src/app.py do?")
         assert "The user attached" not in text and "TODO: handle --verbose" not in text
         assert "TODO: handle --verbose" in again.session.messages[0].content  # the model keeps it
 
@@ -217,7 +208,7 @@ async def test_undo_over_a_file_now_a_symlink_out_says_so_and_the_app_goes_on(
         await Driver(pilot).step(Type("/undo"))
         await dialog(pilot, RestoreScreen)
         reason = "docs/api.md was left as it is: it is now a symlink"
-        assert reason in screen_text(app)
+        await screen_shows(app, pilot, reason)
         await pilot.press("y")
         await wait_until(lambda: not isinstance(app.screen, RestoreScreen)
                          and reason in screen_text(app), pause=pilot.pause, what="the warning")

@@ -104,7 +104,7 @@ async def _command_printed(pilot, app: NeoCodeApp) -> None:
     app.provider.allow(float("inf"))  # type: ignore[attr-defined]
     await wait_until(
         lambda: "tests/test_slow_io.py ...." in screen_text(app), pause=pilot.pause,
-        what="the command's last line", timeout=10,
+        what="the command's last line",
     )
     await app.conversation.settled()
     await pilot.pause()

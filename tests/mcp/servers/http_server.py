@@ -1,7 +1,7 @@
 """A streamable-HTTP MCP server built with the SDK's MCPServer, for the tests.
 
 Run as ``python -m tests.mcp.servers.http_server [RECORD]``: it binds 127.0.0.1 on a free
-port, prints the port on its first line, then serves ``/mcp`` until killed. With ``RECORD``,
+port, prints the port on its first line once it accepts connections, then serves ``/mcp`` until killed. With ``RECORD``,
 each request's path, query and headers are appended to that file as a JSON line, before
 anything else sees them.
 """
@@ -40,8 +40,9 @@ def explode(reason: str) -> str:
 
 
 @server.tool()
-async def hang() -> str:
-    """Never answers."""
+async def hang(ctx: Context) -> str:
+    """Says it has started, then never answers."""
+    await ctx.report_progress(0, None, "hanging")
     await asyncio.sleep(3600)
     return "unreachable"
 
