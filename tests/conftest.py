@@ -25,6 +25,10 @@ def isolated_user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         # The developer's tokens too: NeoCode would scrub them, holding back streamed text.
         if name.startswith(USER_VARIABLES) or named_secrets(name, value):
             monkeypatch.delenv(name)
+    # pytest-xdist's workers run with COLUMNS=80 and LINES=24: a program a test starts in a
+    # real terminal (tmux, a pty) would take them over the terminal's own size.
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
     monkeypatch.setenv("NEOCODE_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("NEOCODE_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.chdir(tmp_path)  # no .env or sessions of the checkout's own

@@ -38,7 +38,7 @@ class Tmux:
         """A window that runs ``command`` once ``go`` lets it."""
         waiting = f"sh -c {shlex.quote(f'read go; {command}; exec cat')}"
         if not self.socket.exists():
-            self("new-session", "-d", "-s", "t", "-n", name, "-x", "120", "-y", "100", waiting)
+            self("new-session", "-d", "-s", "t", "-n", name, "-x", "120", "-y", "50", waiting)
             self("set-option", "-g", "set-clipboard", "on")  # honour OSC 52 from programs
         else:
             self("new-window", "-d", "-t", "t", "-n", name, waiting)
