@@ -12,7 +12,14 @@ import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from acp import start_tool_call, text_block, tool_content, update_agent_message_text, update_tool_call
+from acp import (
+    start_tool_call,
+    text_block,
+    tool_content,
+    update_agent_message_text,
+    update_tool_call,
+)
+from acp.helpers import update_current_mode
 from acp.schema import (
     AllowedOutcome,
     AvailableCommand,
@@ -54,7 +61,9 @@ def _input(hint: str) -> AvailableCommandInput | None:
 
 async def run_built_in(core: AgentSession, name: str, argument: str,
                        put: Callable[[Update], None], ask: Ask) -> None:
-    """Run ``/name argument`` and put what it answers as the agent's message."""
+    """Run ``/name argument`` and put what it answers as the agent's message; a mode it
+    changed (``/approval``) is the editor's current mode from then on."""
+    mode = core.approval
     outcome = await run_command(core, name, argument)
     while isinstance(outcome, Confirm):
         outcome = await respond(outcome, await _confirm(outcome, put, ask))
@@ -64,6 +73,8 @@ async def run_built_in(core: AgentSession, name: str, argument: str,
         text += f"\n\nThe prompt was:\n\n{outcome.prefill}"
     if text:
         put(update_agent_message_text(text))
+    if core.approval != mode:
+        put(update_current_mode(core.approval))
 
 
 async def _confirm(outcome: Confirm, put: Callable[[Update], None], ask: Ask) -> str | None:

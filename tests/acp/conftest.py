@@ -167,25 +167,22 @@ class RawAgent:
 
     async def question(self, method: str) -> dict[str, Any]:
         """The next request the agent sends the client with ``method``."""
+        return await self._next(lambda message: message.get("method") == method and "id" in message)
+
+    async def reply(self, wanted: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        """The first response (not a request or notification) that is ``wanted``."""
+        return await self._next(lambda message: "method" not in message and wanted(message))
+
+    async def _next(self, wanted: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        """The next message from the agent that is ``wanted``; the others are kept in ``lines``."""
         assert self.process.stdout is not None
         while True:
             line = await asyncio.wait_for(self.process.stdout.readline(), 30)
             assert line, "the agent closed stdout"
             self.lines.append(line)
             message = json.loads(line)
-            if message.get("method") == method and "id" in message:
+            if wanted(message):
                 return message
-
-    async def reply(self, wanted: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
-        """The first response (not a request or notification) that is ``wanted``."""
-        assert self.process.stdout is not None
-        while True:
-            line = await asyncio.wait_for(self.process.stdout.readline(), 30)
-            assert line, "the agent closed stdout"
-            self.lines.append(line)
-            reply = json.loads(line)
-            if "method" not in reply and wanted(reply):
-                return reply
 
 
 async def start_raw(env: dict[str, str], cwd: Path, *args: str) -> asyncio.subprocess.Process:

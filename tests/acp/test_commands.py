@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 from acp import text_block
-from acp.schema import AvailableCommandsUpdate
+from acp.schema import AvailableCommandsUpdate, CurrentModeUpdate
 
 from neocode_tui.agent.commands import COMMANDS
 from tests.acp.conftest import EditorClient, agent_env, editor
@@ -74,7 +74,8 @@ async def test_every_built_in_command_is_offered_and_answers_without_the_model(
         await ask("say hello")
         cost_after = await ask("/cost")
         mode = await ask("/approval auto-edit")
-        modes = [u for u in ed.client.updates if type(u).__name__ == "CurrentModeUpdate"]
+        await ed.client.wait_for(lambda: any(isinstance(u, CurrentModeUpdate) for u in ed.client.updates))
+        modes = [u for u in ed.client.updates if isinstance(u, CurrentModeUpdate)]
 
     assert set(COMMANDS) <= set(offered)
     assert offered["compact"].input is not None and offered["compact"].input.root.hint == "[FOCUS]"
@@ -84,7 +85,7 @@ async def test_every_built_in_command_is_offered_and_answers_without_the_model(
     assert "test-model" in cost_after and "1 request" in cost_after
     assert "mode: auto-edit" in mode
     assert len(model.server.requests) == 1, "only the real prompt reached the model"
-    assert modes == [] or modes[-1].current_mode_id == "auto-edit"
+    assert [update.current_mode_id for update in modes] == ["auto-edit"]  # the editor's mode menu follows
 
 
 async def test_undo_over_acp_shows_the_diff_as_a_question_and_writes_the_file_back(
