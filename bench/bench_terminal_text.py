@@ -22,9 +22,8 @@ from __future__ import annotations
 import argparse
 import io
 import os
-import time
-from collections.abc import Callable
 
+from bench_agent import best
 from rich.console import Console
 from rich.text import Text
 from textual.color import Color
@@ -43,15 +42,6 @@ COLOURED = "".join(
     f"\x1b[32mPASSED\x1b[0m tests/test_module_{n:03d}.py::test_case_{n} \x1b[2m[{n // 2:3d}%]\x1b[0m\n"
     for n in range(200)
 )
-
-
-def best(work: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 ANSWER = PROSE * 400
@@ -74,7 +64,7 @@ def headless(repeat: int) -> tuple[float, float]:
                 out.write(chunks(delta))
                 out.flush()
 
-    return best(raw, repeat), best(shown, repeat)
+    return best(repeat, raw), best(repeat, shown)
 
 
 def _console() -> Console:
@@ -88,7 +78,7 @@ def markdown_tail(repeat: int) -> tuple[float, float]:
     def draw(text: str) -> None:
         console.render_lines(MarkdownText(text, "monokai"), options, pad=False)
 
-    return best(lambda: draw(tail), repeat), best(lambda: draw(visible(tail)), repeat)
+    return best(repeat, lambda: draw(tail)), best(repeat, lambda: draw(visible(tail)))
 
 
 def coloured_output(repeat: int) -> tuple[float, float]:
@@ -98,7 +88,7 @@ def coloured_output(repeat: int) -> tuple[float, float]:
     def draw(text: str) -> None:
         console.render_lines(Text(text), options, pad=False)
 
-    return best(lambda: draw(COLOURED), repeat), best(lambda: draw(visible(COLOURED)), repeat)
+    return best(repeat, lambda: draw(COLOURED)), best(repeat, lambda: draw(visible(COLOURED)))
 
 
 def line_filter(repeat: int) -> tuple[float, float]:
@@ -115,11 +105,11 @@ def line_filter(repeat: int) -> tuple[float, float]:
         for segments in lines:
             Strip(control_filter.apply(segments, background), 118).render(console)
 
-    return best(raw, repeat), best(filtered, repeat)
+    return best(repeat, raw), best(repeat, filtered)
 
 
 def throughput(text: str, repeat: int) -> float:
-    return len(text) / best(lambda: visible(text), repeat) / 1e6
+    return len(text) / best(repeat, lambda: visible(text)) / 1e6
 
 
 def main() -> None:
