@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from neocode_tui.agent.approvals import needs_approval, refusal_without_approver
+from neocode_tui.agent.buffers import Buffers
 from neocode_tui.agent.hooks import Hooks, Permission, ToolVerdict
 from neocode_tui.agent.loop_events import (
     ApprovalDecision,
@@ -86,11 +87,12 @@ class AgentLoop:
         usage: Usage | None = None,
         system_prompt: str | None = None,
         secrets: Secrets | None = None,
+        buffers: Buffers | None = None,
     ) -> None:
         if max_turns < 1:
             raise ValueError("max_turns must be at least 1")
         self.provider = provider
-        self.workspace = Workspace(workspace)
+        self.workspace = Workspace(workspace, buffers)
         self.sink = sink
         self.approver = approver
         self.approval: ApprovalMode = approval

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from neocode_tui.agent.buffers import Buffers
 from neocode_tui.agent.checkpoints import Restored
 from neocode_tui.agent.commands import COMMANDS
 from neocode_tui.agent.compaction import compact_messages
@@ -94,12 +95,14 @@ class AgentSession:
         built_in_commands: Iterable[str] = (),
         profiles: Profiles | None = None,
         trusted: bool = False,
+        buffers: Buffers | None = None,
     ) -> None:
         """``mcp_configs``: the MCP servers (else those of the config files);
         ``built_in_commands``: the front end's own slash commands, which no custom command
         may take the name of (the core's own never can). ``profiles``: the user's, for
         ``/model NAME``. ``trusted``: the user trusts the folder for this run (``--trust``):
-        its MCP servers and hooks start as in a folder they trusted before."""
+        its MCP servers and hooks start as in a folder they trusted before. ``buffers``: an
+        editor's copies of the files, which file tools read and write instead of the disk."""
         refuse_too_wide(workspace)
         self.settings = settings
         self.profiles = profiles
@@ -126,6 +129,7 @@ class AgentSession:
             max_turns=settings.max_turns,
             tools=tools,
             secrets=self.secrets,
+            buffers=buffers,
         )
         self.meter = Meter(
             settings=lambda: self.settings, model=lambda: self.model, messages=lambda: self.messages,

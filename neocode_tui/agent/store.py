@@ -395,9 +395,10 @@ def _session_files(pattern: str) -> list[Path]:
         return []
 
 
-def list_sessions(workspace: Path) -> list[SessionInfo]:
+def list_sessions(workspace: Path, *, empty: bool = False) -> list[SessionInfo]:
     """Sessions started in ``workspace``, the most recently used first; unreadable files
-    are left out."""
+    are left out, and so are sessions never prompted unless ``empty`` (an editor that made
+    one to prompt later lists it; a person picking one to resume has nothing to see in it)."""
     root = str(workspace.resolve())
     found = []
     for path in _session_files("*.jsonl"):
@@ -405,7 +406,7 @@ def list_sessions(workspace: Path) -> list[SessionInfo]:
             info = _info(path, root)
         except OSError:
             continue
-        if info is not None:
+        if info is not None and (empty or info.messages):
             found.append(info)
     return sorted(found, key=lambda info: info.updated, reverse=True)
 

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from neocode_tui.agent.buffers import Buffers
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.paths import home_folders
 
@@ -73,8 +74,10 @@ def refuse_too_wide(root: Path) -> None:
 
 
 class Workspace:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, buffers: Buffers | None = None) -> None:
         self.root = root.resolve()
+        self.buffers = buffers
+        """The editor's copies of the files, when a front end has them (see ``buffers``)."""
 
     def resolve(self, path: str) -> Path:
         """The absolute, symlink-free path for ``path``, or ``PathOutsideWorkspace``."""

@@ -34,6 +34,7 @@ from acp.interfaces import Client
 from acp.schema import (
     AgentCapabilities,
     AllowedOutcome,
+    ClientCapabilities,
     EmbeddedResourceContentBlock,
     HttpMcpServer,
     Implementation,
@@ -58,7 +59,7 @@ from pydantic import ValidationError
 
 from neocode_tui import __version__
 from neocode_tui.agent.commands import COMMANDS, parse_command
-from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, RunFinished, Verdict
+from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, Verdict
 from neocode_tui.agent.mcp.config import (
     CLIENT,
     Configs,
@@ -69,14 +70,16 @@ from neocode_tui.agent.mcp.config import (
     load_configs,
 )
 from neocode_tui.agent.session import AgentSession
-from neocode_tui.agent.store import find_session, list_sessions
+from neocode_tui.agent.store import list_sessions
 from neocode_tui.agent.tools import default_tools
 from neocode_tui.agent.workspace import WorkspaceTooWide, refuse_too_wide
+from neocode_tui.cli.acp_buffers import EditorBuffers, offers_buffers
 from neocode_tui.cli.acp_commands import commands_update, run_built_in
-from neocode_tui.cli.acp_updates import Outbox, UpdateTranslator
+from neocode_tui.cli.acp_updates import Outbox, UpdateTranslator, usage_update
 from neocode_tui.cli.acp_wire import READ_AHEAD_BYTES, JsonRpcLines
 from neocode_tui.cli.options import load_from_args
 from neocode_tui.errors import NeoCodeError, NoModel, SessionNotFound, SettingsError, WorkInProgress
+from neocode_tui.events import Usage as CoreUsage
 from neocode_tui.terminal_text import for_stream
 from neocode_tui.vocabulary import APPROVAL_MODES, MODE_DESCRIPTIONS, ApprovalMode
 
@@ -158,12 +161,17 @@ class NeoCodeAgent:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
         self.client: Client | None = None
+        self.client_capabilities: ClientCapabilities | None = None
         self.sessions: dict[str, _Session] = {}
 
     def on_connect(self, conn: Client) -> None:
         self.client = conn
 
-    async def initialize(self, protocol_version: int, **_: Any) -> InitializeResponse:
+    async def initialize(
+        self, protocol_version: int, client_capabilities: ClientCapabilities | None = None,
+        **_: Any,
+    ) -> InitializeResponse:
+        self.client_capabilities = client_capabilities
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -200,6 +208,7 @@ class NeoCodeAgent:
                     else RequestError.invalid_request)
             raise _error(kind, str(exc)) from None
         session.outbox.put(commands_update(session.core))
+        session.outbox.put(usage_update(session.core.meter))
         await session.outbox.flush()
         self.sessions[session_id] = session
         return LoadSessionResponse(modes=_modes(session.core.approval))
@@ -209,7 +218,7 @@ class NeoCodeAgent:
         return ListSessionsResponse(sessions=[
             SessionInfo(session_id=info.id, cwd=info.workspace, title=info.title or None,
                         updated_at=info.updated.astimezone().isoformat(timespec="seconds"))
-            for info in list_sessions(workspace)
+            for info in list_sessions(workspace, empty=True)
         ])
 
     async def set_session_mode(
@@ -232,18 +241,20 @@ class NeoCodeAgent:
             await session.outbox.flush()
             return PromptResponse(stop_reason="end_turn")
         await session.core.mcp.wait_ready()  # the MCP tools are offered from the first request
+        session.updates.start_run()
         try:
             finished = await session.core.prompt(text)
         except WorkInProgress as exc:
             raise _error(RequestError.invalid_request, str(exc)) from None
         finally:
+            session.outbox.put(usage_update(session.core.meter))
             await session.outbox.flush()
         if finished.reason == "error" and finished.error is not None:
             failure = (RequestError.auth_required if finished.error.kind == "auth"
                        else RequestError.internal_error)
             raise _error(failure, finished.error.message)
         return PromptResponse(stop_reason=session.updates.stop_reason(finished),
-                              usage=_usage(finished))
+                              usage=_usage(session.updates.run_usage))
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         session = self.sessions.get(session_id)
@@ -251,7 +262,8 @@ class NeoCodeAgent:
             session.core.cancel()
 
     async def aclose(self) -> None:
-        """Stop what runs and close every session; one never prompted leaves no file."""
+        """Stop what runs and close every session; one never prompted keeps its file, for
+        a client that makes sessions first and prompts them later (from another run)."""
         for session in list(self.sessions.values()):
             await self._close(session)
         self.sessions.clear()
@@ -274,9 +286,12 @@ class NeoCodeAgent:
         outbox = Outbox(lambda update: self._notify(session.id, update))
         updates = UpdateTranslator(workspace, tools, outbox.put)
         trusted = bool(self.args.trust)  # --trust: the folder of every session of this run
+        buffers = (EditorBuffers(self.client, lambda: session.id, asyncio.get_running_loop())
+                   if self.client is not None and offers_buffers(self.client_capabilities) else None)
         core = AgentSession(settings, workspace, listener=updates.event,
                             approver=lambda request: self._ask(session, request), tools=tools,
-                            mcp_configs=load_configs(workspace, _client_servers(servers)), trusted=trusted)
+                            mcp_configs=load_configs(workspace, _client_servers(servers)),
+                            trusted=trusted, buffers=buffers)
         # A new session gets its file now: its id is the one session/load will be given.
         session = _Session(session_id or core.ensure_saved() or "", core, outbox, updates)
         core.mcp.start()  # connecting in the background: its tools join once it is up
@@ -330,12 +345,6 @@ class NeoCodeAgent:
         await session.core.aclose()
         await session.outbox.flush()
         await session.outbox.aclose()
-        core = session.core
-        if core.id and not core.messages:
-            try:
-                find_session(core.workspace, core.id).path.unlink(missing_ok=True)
-            except (SessionNotFound, OSError) as exc:
-                log.warning("could not remove the empty session %s: %s", core.id, exc)
 
 
 def prompt_text(blocks: list[Any]) -> str:
@@ -412,9 +421,8 @@ def _modes(current: ApprovalMode) -> SessionModeState:
     )
 
 
-def _usage(finished: RunFinished) -> Usage | None:
-    """The run's tokens for the client; none when the server reported none."""
-    usage = finished.usage
+def _usage(usage: CoreUsage) -> Usage | None:
+    """The prompt's tokens for the client; none when the server reported none."""
     if usage.input_tokens is None and usage.output_tokens is None:
         return None
     inputs, outputs = usage.input_tokens or 0, usage.output_tokens or 0

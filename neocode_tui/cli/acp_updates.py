@@ -28,6 +28,7 @@ from acp import (
     update_user_message_text,
 )
 from acp.schema import (
+    Cost,
     FileEditToolCallContent,
     SessionInfoUpdate,
     StopReason,
@@ -35,6 +36,7 @@ from acp.schema import (
     ToolCallStatus,
     ToolCallUpdate,
     ToolKind,
+    UsageUpdate,
 )
 
 from neocode_tui.agent.loop import FINAL_ANSWER_REQUEST
@@ -53,6 +55,7 @@ from neocode_tui.agent.loop_events import (
     TurnFinished,
     TurnStarted,
 )
+from neocode_tui.agent.meter import Meter
 from neocode_tui.agent.tools import Tool, ToolRegistry
 from neocode_tui.agent.workspace import Workspace
 from neocode_tui.chat import Message, ToolCall
@@ -64,6 +67,7 @@ from neocode_tui.events import (
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
+    Usage,
 )
 from neocode_tui.live_output import LiveTail
 from neocode_tui.partial_json import PartialJSON
@@ -79,6 +83,8 @@ SEND_EVERY = 0.05
 ACP_KINDS: dict[str, ToolKind] = {"glob": "search", "grep": "search"}
 """Tools whose ACP kind is not the one their NeoCode kind maps to."""
 KIND_OF: dict[str, ToolKind] = {"read": "read", "edit": "edit", "command": "execute"}
+PATH_ARGUMENTS = frozenset({"path"})
+"""Arguments that name a file: shown in a title or a location only once complete."""
 FINISHED: dict[str, ToolCallStatus] = {"ok": "completed"}
 """Any other status (error, denied, interrupted, skipped) is ``failed``."""
 
@@ -111,6 +117,12 @@ class _Call:
     def raw_input(self) -> dict[str, Any]:
         return {key: value.value() for key, value in self.arguments.fields.items()}
 
+    def settled_input(self) -> dict[str, Any]:
+        """The arguments without a path still streaming: an editor opens every location
+        it is sent, and ``ws/no`` on the way to ``ws/notes.txt`` names no file."""
+        return {key: value.value() for key, value in self.arguments.fields.items()
+                if value.complete or key not in PATH_ARGUMENTS}
+
 
 class UpdateTranslator:
     """Loop events in, ACP session updates out (to ``put``), in the order they happened."""
@@ -126,6 +138,11 @@ class UpdateTranslator:
         self._used_ids: set[str] = set()
         self._finish_reason: str | None = None
         self._refused = False
+        self.run_usage = Usage.unknown()
+        """The tokens of the requests since ``start_run``: a prompt's, not the session's."""
+
+    def start_run(self) -> None:
+        self.run_usage = Usage.unknown()
 
     # -- live events ----------------------------------------------------------------------
 
@@ -137,6 +154,8 @@ class UpdateTranslator:
             self._finish_reason, self._refused = None, False
         elif isinstance(event, TurnFinished):
             self._finish_reason = event.finish_reason
+            if event.usage is not None:
+                self.run_usage = self.run_usage + event.usage
             self._flush_all()
         elif isinstance(event, ToolStarted):
             self._tool_started(event)
@@ -319,9 +338,13 @@ class UpdateTranslator:
         if arguments == call.shown_input:
             return  # the delta was part of a key or a number: nothing new to show
         call.shown_input = arguments
+        call.pending["raw_input"] = arguments
         tool = self.tools.get(call.name)
-        call.pending.update(raw_input=arguments, title=title(tool, call.name, arguments))
-        where = locations(arguments, self.workspace)
+        settled = call.settled_input()
+        if names_a_file(tool) and "path" not in settled:
+            return  # "edit" or "edit ws/no" would name no file: the title waits for the path
+        call.pending["title"] = title(tool, call.name, settled)
+        where = locations(settled, self.workspace)
         if where:
             call.pending["locations"] = where
 
@@ -352,10 +375,28 @@ class UpdateTranslator:
                 self._send(call, force=True)
 
 
+def usage_update(meter: Meter) -> UsageUpdate:
+    """The context the next request carries against the window, and the session's cost:
+    what the app's status bar shows."""
+    figure = meter.context
+    cost = meter.cost
+    return UsageUpdate(
+        session_update="usage_update", used=figure.tokens, size=meter.working_window,
+        cost=Cost(amount=float(cost), currency="USD") if cost is not None else None,
+    )
+
+
 def kind(tool: Tool | None, name: str) -> ToolKind:
     if name in ACP_KINDS:
         return ACP_KINDS[name]
     return KIND_OF.get(tool.kind, "other") if tool is not None else "other"
+
+
+def names_a_file(tool: Tool | None) -> bool:
+    """Whether the tool's arguments have a ``path``: its title and location wait for it."""
+    if tool is None:
+        return False
+    return "path" in tool.args_model.model_fields
 
 
 def title(tool: Tool | None, name: str, arguments: Mapping[str, Any]) -> str:

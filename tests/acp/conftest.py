@@ -22,8 +22,10 @@ from acp.schema import (
     AllowedOutcome,
     ClientCapabilities,
     DeniedOutcome,
+    FileSystemCapabilities,
     Implementation,
     PermissionOption,
+    ReadTextFileResponse,
     RequestPermissionResponse,
     TextContentBlock,
     ToolCallProgress,
@@ -49,7 +51,24 @@ class EditorClient:
     updates: list[Any] = field(default_factory=list)
     permissions: list[ToolCallUpdate] = field(default_factory=list)
     options: list[list[PermissionOption]] = field(default_factory=list)
+    buffers: dict[str, str] | None = None
+    """Open files by absolute path, unsaved text and all: given, the editor offers
+    ``fs/read_text_file`` and ``fs/write_text_file``; a file not open is read from disk."""
+    file_calls: list[tuple[str, str]] = field(default_factory=list)
+    """``("read" | "write", path)`` for each of those requests, in order."""
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def read_text_file(self, session_id: str, path: str, **_: Any) -> ReadTextFileResponse:
+        assert self.buffers is not None, "the agent used a capability the editor did not offer"
+        self.file_calls.append(("read", path))
+        if path not in self.buffers:
+            self.buffers[path] = Path(path).read_text()
+        return ReadTextFileResponse(content=self.buffers[path])
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **_: Any) -> None:
+        assert self.buffers is not None, "the agent used a capability the editor did not offer"
+        self.file_calls.append(("write", path))
+        self.buffers[path] = content  # into the buffer; the editor saves when the user does
 
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
         self.updates.append(update)
@@ -140,7 +159,9 @@ async def editor(
         ) as (conn, process):
             await asyncio.wait_for(conn.initialize(
                 protocol_version=PROTOCOL_VERSION,
-                client_capabilities=ClientCapabilities(),
+                client_capabilities=ClientCapabilities(fs=FileSystemCapabilities(
+                    read_text_file=True, write_text_file=True)) if client.buffers is not None
+                else ClientCapabilities(),
                 client_info=Implementation(name="test-editor", version="1"),
             ), 30)
             yield Editor(conn, client, process, traffic, stderr)

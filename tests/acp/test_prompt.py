@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from acp import RequestError, text_block
@@ -12,6 +13,7 @@ from acp.schema import (
     AgentMessageChunk,
     FileEditToolCallContent,
     SessionInfoUpdate,
+    UsageUpdate,
 )
 
 from tests.acp.conftest import agent_env, editor, spaced
@@ -62,7 +64,9 @@ async def test_an_allowed_edit_streams_live_asks_with_the_diff_and_changes_the_f
     assert growing[-1] == json.loads(EDIT)
     assert any(u.title == "edit app.py" for u in updates)
     target = str(workspace / "app.py")
-    assert [loc.path for u in updates if u.locations for loc in u.locations][-1] == target
+    sent = [loc.path for u in updates if u.locations for loc in u.locations]
+    assert sent and set(sent) == {target}  # never a path still streaming ("ap" of "app.py")
+    assert {u.title for u in updates if u.title} == {"edit app.py"}
 
     [asked] = client.permissions
     assert asked.tool_call_id == "e1" and asked.title == "edit app.py"
@@ -297,3 +301,64 @@ async def test_a_command_printing_megabytes_shows_its_last_lines_in_small_update
     assert shown.startswith("```\n… 1,499,800 earlier lines\n1499801\n")
     assert max(len(t) for t in live_texts()) < 20_000
     assert ed.client.call_updates("c1")[-1].status == "completed"
+
+
+async def test_a_commands_first_line_reaches_the_editor_while_it_still_runs(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    """Live output is not held back for the next event: the command waits for a file the
+    test makes only once the editor has shown its first line."""
+    command = "echo first; while [ ! -e go ]; do sleep 0.02; done; echo second"
+    model.reply("", [("c1", "bash", json.dumps({"command": command}))])
+    model.reply("Printed.")
+
+    def live_texts() -> list[str]:
+        return [block.content.text for u in ed.client.call_updates("c1") if u.status is None
+                for block in u.content or []]
+
+    async with editor(agent_env(model.server.url, home), workspace) as ed:
+        session = await ed.conn.new_session(cwd=str(workspace))
+        await ed.conn.set_session_mode(session_id=session.session_id, mode_id="full-auto")
+        running = asyncio.create_task(
+            ed.conn.prompt(session_id=session.session_id, prompt=[text_block("print")]))
+        await ed.client.wait_for(lambda: any("first" in t for t in live_texts()))
+        assert not any("second" in t for t in live_texts())
+        (workspace / "go").touch()
+        reply = await asyncio.wait_for(running, PATIENCE)
+
+    assert reply.stop_reason == "end_turn"
+    assert "first\nsecond" in ed.client.call_updates("c1")[-1].content[0].content.text
+
+
+async def test_each_prompt_reports_its_own_tokens_and_the_context_it_leaves(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    """``PromptResponse.usage`` is the prompt's requests, not the session's running total
+    (also after a load); a ``usage_update`` says the context used against the window."""
+    env = agent_env(model.server.url, home, NEOCODE_CONTEXT_WINDOW="50000")
+    model.server.enqueue(
+        Response(body=openai_turn("", [("read_file", json.dumps({"path": "app.py"}))],
+                                  usage=(1000, 40))),
+        Response(body=openai_turn("It greets.", usage=(1200, 30))),
+        Response(body=openai_turn("Twice.", usage=(1300, 20))))
+    async with editor(env, workspace) as first:
+        session = await first.conn.new_session(cwd=str(workspace))
+        one = await first.conn.prompt(session_id=session.session_id, prompt=[text_block("read")])
+        await first.client.wait_for(lambda: usages(first))
+        after_one = usages(first)[-1]
+    async with editor(env, workspace) as second:
+        await second.conn.load_session(cwd=str(workspace), session_id=session.session_id)
+        loaded = usages(second)[-1]
+        two = await second.conn.prompt(session_id=session.session_id, prompt=[text_block("again")])
+        await second.client.wait_for(lambda: len(usages(second)) > 1)
+        after_two = usages(second)[-1]
+
+    assert (one.usage.input_tokens, one.usage.output_tokens, one.usage.total_tokens) == (2200, 70, 2270)
+    assert (two.usage.input_tokens, two.usage.output_tokens) == (1300, 20)  # not 3500 and 90
+    assert (after_one.used, after_one.size) == (1230, 50000)  # the last request and its answer
+    assert loaded.size == 50000 and loaded.used > 0  # estimated from the loaded history
+    assert (after_two.used, after_two.size) == (1320, 50000)
+
+
+def usages(ed: Any) -> list[UsageUpdate]:
+    return [u for u in ed.client.updates if isinstance(u, UsageUpdate)]

@@ -1,14 +1,22 @@
-"""Saved sessions through ACP: load replays the history, list shows them, empty ones vanish."""
+"""Saved sessions through ACP: load replays the history, list shows them, one made and
+never prompted is loaded and prompted later."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from pathlib import Path
 
 import pytest
 from acp import RequestError, text_block
-from acp.schema import AgentMessageChunk, AvailableCommandsUpdate, ToolCallStart, UserMessageChunk
+from acp.schema import (
+    AgentMessageChunk,
+    AvailableCommandsUpdate,
+    ToolCallStart,
+    UsageUpdate,
+    UserMessageChunk,
+)
 
 from neocode_tui.agent.commands import COMMANDS
 from tests.acp.conftest import agent_env, editor
@@ -27,14 +35,15 @@ async def test_load_replays_a_saved_session_and_continues_it(
         await first.conn.prompt(session_id=session.session_id,
                                 prompt=[text_block("what does app.py do?")])
     saved = sorted(p.stem for p in (home / "data" / "sessions").glob("*.jsonl"))
-    assert saved == [session.session_id]  # the session never prompted left no file
+    assert saved == sorted([session.session_id, unused.session_id])  # both can be loaded later
     assert unused.session_id != session.session_id
 
     model.reply("It would say hello twice if called twice.")
     async with editor(env, workspace) as second:
         listed = await second.conn.list_sessions(cwd=str(workspace))
-        assert [(s.session_id, s.title, s.cwd) for s in listed.sessions] == [
-            (session.session_id, "what does app.py do?", str(workspace))]
+        assert sorted((s.session_id, s.title, s.cwd) for s in listed.sessions) == sorted([
+            (session.session_id, "what does app.py do?", str(workspace)),
+            (unused.session_id, None, str(workspace))])
 
         loaded = await second.conn.load_session(cwd=str(workspace), session_id=session.session_id)
         replayed = list(second.client.updates)
@@ -43,8 +52,10 @@ async def test_load_replays_a_saved_session_and_continues_it(
 
     assert loaded.modes.current_mode_id == "ask"
     kinds = [type(u) for u in replayed]
-    assert kinds == [UserMessageChunk, AgentMessageChunk, ToolCallStart, AgentMessageChunk, AvailableCommandsUpdate]
-    user, reading, call, answer, commands = replayed
+    assert kinds == [UserMessageChunk, AgentMessageChunk, ToolCallStart, AgentMessageChunk,
+                     AvailableCommandsUpdate, UsageUpdate]
+    user, reading, call, answer, commands, usage = replayed
+    assert usage.used > 0 and usage.size == 128_000  # the loaded history, the assumed window
     assert [c.name for c in commands.available_commands] == list(COMMANDS)  # no custom ones here
     assert user.content.text == "what does app.py do?"
     assert (reading.content.text, answer.content.text) == ("Reading it.", "It greets with hello.")
@@ -65,3 +76,29 @@ async def test_loading_an_unknown_session_is_a_clear_error(
         with pytest.raises(RequestError) as missing:
             await ed.conn.load_session(cwd=str(workspace), session_id="20990101-000000-abcdef")
     assert str(missing.value) == "no saved session with id '20990101-000000-abcdef'"
+
+
+async def test_a_session_made_and_never_prompted_is_loaded_and_prompted_in_a_later_run(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    """A client that makes sessions first and prompts them later (acpx) finds it again; a
+    person's resume picker and ``neocode sessions`` do not list a session with nothing in it."""
+    env = agent_env(model.server.url, home)
+    async with editor(env, workspace) as first:
+        made = await first.conn.new_session(cwd=str(workspace))
+
+    listing = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "neocode_tui", "sessions", cwd=workspace, env=env,
+        stdout=asyncio.subprocess.PIPE)
+    out, _ = await listing.communicate()
+    assert out.decode() == f"no saved sessions for {workspace}\n"
+
+    model.reply("Later, then: hello.")
+    async with editor(env, workspace) as second:
+        loaded = await second.conn.load_session(cwd=str(workspace), session_id=made.session_id)
+        reply = await asyncio.wait_for(second.conn.prompt(
+            session_id=made.session_id, prompt=[text_block("say hello")]), 30)
+    assert loaded.modes.current_mode_id == "ask"
+    assert reply.stop_reason == "end_turn"
+    assert second.client.text() == "Later, then: hello."
+    assert "say hello" in json.dumps(model.request(0)["messages"])

@@ -68,8 +68,9 @@ def test_sessions_are_listed_for_their_workspace_newest_first(tmp_path: Path) ->
 def test_a_listing_follows_each_session_file_as_it_grows(tmp_path: Path) -> None:
     """Listings are remembered per file while it is unchanged; a file that grew is read again."""
     store = SessionStore.create(tmp_path, provider="openai", model="m")
-    assert list_sessions(tmp_path)[0].messages == 0
-    assert list_sessions(tmp_path)[0].title == ""
+    assert list_sessions(tmp_path) == []  # nothing to resume in it yet
+    assert [(info.title, info.messages) for info in list_sessions(tmp_path, empty=True)] == [("", 0)]
+    assert find_session(tmp_path, store.id).messages == 0  # by its id it is there
 
     store.append_message(Message(role="user", content="now with a title"))
     assert [(info.title, info.messages) for info in list_sessions(tmp_path)] == [("now with a title", 1)]

@@ -30,7 +30,7 @@ from neocode_tui.agent.tools.base import (
     cap_text,
     in_thread,
 )
-from neocode_tui.agent.tools.text import MAX_EDIT_BYTES, encode_text, line_count, read_text
+from neocode_tui.agent.tools.text import MAX_EDIT_BYTES, line_count, read_text, write_text
 from neocode_tui.agent.workspace import Workspace
 
 NO_NEWLINE = "\\ No newline at end of file\n"
@@ -60,7 +60,7 @@ class Change:
         )
 
     def apply(self, workspace: Workspace) -> None:
-        workspace.replace_file(self.path, encode_text(self.after))
+        write_text(workspace, self.path, self.after)
 
 
 def unified_diff(shown: str, before: str, after: str, created: bool = False) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from neocode_tui.agent.tools.base import Budget, FileTool, ToolError, ToolOutput
-from neocode_tui.agent.tools.text import CHUNK, open_text_file
+from neocode_tui.agent.tools.text import CHUNK, editor_text, open_text_file
 from neocode_tui.agent.workspace import Workspace, printable_name
 
 MAX_LINES = 2000
@@ -55,14 +55,11 @@ class ReadFile(FileTool[ReadFileArgs]):
         shown = workspace.relative(path)
         with open_text_file(workspace, path, shown) as (fd, status):
             window = _Window(args.offset, args.offset + args.limit)
-            counting = status.st_size <= COUNT_BYTES
-            while chunk := os.read(fd, CHUNK):
-                budget.check()
-                window.feed(chunk)
-                if window.past_end and not counting:
-                    break
-            else:
+            if workspace.buffers is not None:  # the editor's text, unsaved changes included
+                window.feed(editor_text(workspace, path, shown).encode("utf-8", "surrogateescape"))
                 window.finish()
+            else:
+                _read_into(window, fd, status.st_size <= COUNT_BYTES, budget)
         out = window.shown
         last = args.offset + len(out) - 1
         total = window.number if window.at_eof else None
@@ -82,6 +79,16 @@ class ReadFile(FileTool[ReadFileArgs]):
                 f"read on with offset={last + 1}]"
             )
         return ToolOutput(text)
+
+
+def _read_into(window: _Window, fd: int, counting: bool, budget: Budget) -> None:
+    """The file from ``fd`` through the window; past its end only while ``counting``."""
+    while chunk := os.read(fd, CHUNK):
+        budget.check()
+        window.feed(chunk)
+        if window.past_end and not counting:
+            return
+    window.finish()
 
 
 class _Window:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from neocode_tui.agent.buffers import BufferError
 from neocode_tui.agent.tools.base import Budget, ToolError
 from neocode_tui.agent.workspace import NotARegularFile, Workspace
 
@@ -59,6 +60,8 @@ def read_text(workspace: Workspace, path: Path, shown: str, budget: Budget) -> s
                 f"{shown} is {status.st_size} bytes, more than the {MAX_EDIT_BYTES} an edit "
                 "loads; change it with a command instead"
             )
+        if workspace.buffers is not None:
+            return editor_text(workspace, path, shown)
         chunks = []
         size = 0
         while chunk := os.read(fd, CHUNK):
@@ -68,6 +71,34 @@ def read_text(workspace: Workspace, path: Path, shown: str, budget: Budget) -> s
             chunks.append(chunk)
             budget.check()
     return b"".join(chunks).decode("utf-8", "surrogateescape")
+
+
+def editor_text(workspace: Workspace, path: Path, shown: str) -> str:
+    """The editor's text of a file checked on disk (``open_text_file``), unsaved changes
+    included."""
+    assert workspace.buffers is not None
+    try:
+        text = workspace.buffers.read(path)
+    except BufferError as exc:
+        raise ToolError(f"the editor could not read {shown}: {exc.strerror or exc}") from None
+    if len(text) > MAX_EDIT_BYTES:
+        raise ToolError(f"{shown} is more than {MAX_EDIT_BYTES} characters in the editor")
+    return text
+
+
+def write_text(workspace: Workspace, path: Path, text: str) -> None:
+    """A file's new text: into the editor's buffer when it has one, else onto the disk
+    (``Workspace.replace_file``)."""
+    if workspace.buffers is None:
+        workspace.replace_file(path, encode_text(text))
+        return
+    with workspace.open_dir(path.parent, create=True):
+        pass  # missing folders are made inside the workspace, as for a write to disk
+    try:
+        workspace.buffers.write(path, text)
+    except BufferError as exc:
+        shown = workspace.relative(path)
+        raise ToolError(f"the editor could not write {shown}: {exc.strerror or exc}") from None
 
 
 def encode_text(text: str) -> bytes:
