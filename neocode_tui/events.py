@@ -96,6 +96,15 @@ class ReasoningDelta(_Event):
     text: str
 
 
+class ReasoningSigned(_Event):
+    """The thinking block streamed since the last one ends here, with the signature the
+    server will check when it is sent back (``redacted``: an encrypted block, no text)."""
+
+    type: Literal["reasoning_signed"] = "reasoning_signed"
+    signature: str = ""
+    redacted: str = ""
+
+
 class RefusalDelta(_Event):
     """OpenAI's ``delta.refusal``: the model declined; kept apart from the answer text."""
 
@@ -173,6 +182,7 @@ class StreamRetry(_Event):
 StreamEvent = Annotated[
     TextDelta
     | ReasoningDelta
+    | ReasoningSigned
     | RefusalDelta
     | ToolCallStart
     | ToolCallDelta

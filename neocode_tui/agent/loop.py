@@ -270,6 +270,7 @@ class AgentLoop:
                     role="assistant",
                     content=self._last_text,
                     reasoning=turn.reasoning,
+                    thinking=turn.thinking,
                     tool_calls=[self._as_tool_call(call) for call in turn.tool_calls],
                 )
             )
