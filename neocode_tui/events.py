@@ -28,6 +28,7 @@ ErrorKind = Literal[
     "stream",  # an error object sent inside the stream
     "context_overflow",  # the prompt no longer fits the model's context: /compact helps
     "cancelled",  # the user stopped the turn
+    "budget",  # the next request would pass the session's max_budget_usd
 ]
 
 

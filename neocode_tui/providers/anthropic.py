@@ -270,13 +270,16 @@ class AnthropicProvider:
 
     def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         model = request.model or self.model
-        effort = self.effort if anthropic_thinks(model) else None
+        effort = self.effort if self.takes_effort(model) else None
         body = request_body(request, effort=effort, cache=self.cache_control)
         body["model"] = model
         events = self._http.stream(self._url, self._headers, body, lambda: AnthropicDialect(self._ids))
         if effort is None:
             return events
         return _explained(events, effort)
+
+    def takes_effort(self, model: str) -> bool:
+        return anthropic_thinks(model)
 
     async def aclose(self) -> None:
         await self._http.aclose()

@@ -54,3 +54,15 @@ def explain_rejection(event: StreamEvent, effort: Effort, field: str, fix: str) 
     message = (f"{event.message} — the request carried {field} for effort {effort}, which this "
                f"server or model may not take: {fix}")
     return event.model_copy(update={"message": message})
+
+
+def effort_note(provider: object, effort: Effort | None) -> str:
+    """What ``/effort`` says: the level, and whether the model in use is sent it."""
+    if effort is None:
+        return "effort: off (the server's default)"
+    takes = getattr(provider, "takes_effort", None)
+    model = getattr(provider, "model", "")
+    if takes is None or not takes(model):
+        return (f"effort: {effort}, but {model} is not known to take it, so it is not sent "
+                "(NEOCODE_OPENAI_COMPAT=reasoning_effort=true sends it anyway)")
+    return f"effort: {effort} (sent to {model} from the next request)"

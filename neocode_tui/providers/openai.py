@@ -339,12 +339,15 @@ class OpenAIProvider:
         body["model"] = model = request.model or self.model
         if self._cache_key is not None:
             body["prompt_cache_key"] = self._cache_key
-        wanted = self.compat.reasoning_effort
-        effort = self.effort if (openai_reasons(model) if wanted is None else wanted) else None
+        effort = self.effort if self.takes_effort(model) else None
         if effort is not None:
             body["reasoning_effort"] = effort
         events = self._http.stream(self._url, self._headers, body, lambda: OpenAIDialect(self._ids))
         return events if effort is None else _explained(events, effort)
+
+    def takes_effort(self, model: str) -> bool:
+        wanted = self.compat.reasoning_effort
+        return openai_reasons(model) if wanted is None else wanted
 
     async def aclose(self) -> None:
         await self._http.aclose()

@@ -63,7 +63,8 @@ class Dialect:
         body = self.request(number)
         if self.name == "openai":
             return body["messages"][0]["content"]
-        return body["system"]
+        system = body["system"]  # a text block with a cache breakpoint, or plain text
+        return "".join(block["text"] for block in system) if isinstance(system, list) else system
 
 
 @pytest.fixture
