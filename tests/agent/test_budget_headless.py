@@ -1,0 +1,67 @@
+"""``neocode -p`` with caching and a budget, as a user runs it: a real subprocess, real HTTP."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.agent.conftest import Dialect
+from tests.agent.test_headless import neocode
+from tests.http_model_server import Response, anthropic_turn, openai_turn
+
+PRICED = {"openai": "gpt-4o", "anthropic": "claude-sonnet-4-5"}
+
+
+def with_usage(dialect: Dialect, text: str, calls=(), *, fresh: int, cached: int, output: int) -> Response:
+    """A turn whose input was ``fresh`` + ``cached`` tokens, as each vendor reports it."""
+    named = [(name, args) for _, name, args in calls]
+    if dialect.name == "openai":
+        return Response(body=openai_turn(text, named, usage=(fresh + cached, output), cached=cached))
+    return Response(body=anthropic_turn(text, named, usage=(fresh, output), cache=(cached, 0)))
+
+
+async def test_json_output_reports_cached_tokens_and_the_hit_rate(dialect: Dialect, workspace: Path) -> None:
+    dialect.server.enqueue(with_usage(dialect, "Hi.", fresh=250, cached=750, output=10))
+
+    result = await neocode(dialect, workspace, "-p", "hi", "--output-format", "json",
+                           "--model", PRICED[dialect.name])
+
+    assert result.code == 0, result.err
+    out = json.loads(result.out)
+    assert out["usage"]["input_tokens"] == 1_000 and out["usage"]["cached_input_tokens"] == 750
+    assert out["cache_hit_rate"] == 0.75
+    assert out["cost_usd"] is not None and out["side_cost_usd"] is None
+
+
+async def test_a_budget_stops_the_run_before_the_request_that_would_pass_it(
+    dialect: Dialect, workspace: Path
+) -> None:
+    # 5,000 input and 100 output tokens: $0.0135 (gpt-4o) / $0.0165 (Sonnet) for the first
+    # request; the next would cost about as much again, past $0.02.
+    dialect.server.enqueue(with_usage(dialect, "", [("c1", "read_file", '{"path": "app.py"}')],
+                                      fresh=5_000, cached=0, output=100))
+
+    result = await neocode(dialect, workspace, "-p", "read app.py", "--max-budget-usd", "0.02",
+                           "--model", PRICED[dialect.name])
+
+    assert result.code == 3, result.err
+    assert "stopped: the next request" in result.err and "past its budget of $0.0200" in result.err
+    assert len(dialect.server.requests) == 1  # the second request was never sent
+
+
+async def test_a_budget_for_a_model_without_a_price_is_refused_up_front(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    result = await neocode(openai_only, workspace, "-p", "hi", "--max-budget-usd", "1",
+                           "--model", "my-local-model")
+
+    assert result.code == 2
+    assert "--max-budget-usd cannot be held: genai-prices has no price for 'my-local-model'" in result.err
+    assert "Traceback" not in result.err and not openai_only.server.requests
+
+
+async def test_a_bad_budget_is_a_clear_usage_error(openai_only: Dialect, workspace: Path) -> None:
+    for value in ("-1", "nan", "lots"):
+        result = await neocode(openai_only, workspace, "-p", "hi", "--max-budget-usd", value)
+        assert result.code == 2, (value, result.err)
+        assert "max-budget-usd" in result.err and "Traceback" not in result.err
