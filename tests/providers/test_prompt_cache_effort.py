@@ -8,6 +8,9 @@ import json
 
 from neocode_tui.chat import ChatRequest, Message, ThinkingBlock, ToolCall, ToolSpec
 from neocode_tui.collector import collect
+from neocode_tui.config import Settings
+from neocode_tui.events import ReasoningDelta, ReasoningSigned
+from neocode_tui.providers import make_provider
 from neocode_tui.providers.anthropic import DEFAULT_MAX_TOKENS, AnthropicProvider
 from neocode_tui.providers.openai import OpenAIProvider
 from neocode_tui.providers.openai_compat import parse_compat
@@ -56,7 +59,9 @@ async def test_anthropic_marks_the_tools_the_system_and_the_last_two_user_messag
 
 
 async def test_cache_control_off_sends_no_breakpoint(model_server) -> None:
-    provider = anthropic_provider(model_server.url, cache_control=False)
+    settings = Settings.model_validate({"NEOCODE_PROVIDER": "anthropic", "NEOCODE_BASE_URL": model_server.url,
+                                        "NEOCODE_CACHE_CONTROL": "false"})
+    provider = make_provider(settings)
     model_server.enqueue(Response(body=anthropic_turn("ok")))
     await collect(provider.stream(ChatRequest(model="", system="be brief", tools=TOOLS,
                                               messages=long_history(3))))
@@ -161,3 +166,32 @@ async def test_thinking_blocks_come_back_signed_and_unchanged(model_server) -> N
         "type": "thinking", "thinking": "I should read a", "signature": "sig-123"}
     assert body["messages"][1]["content"][1]["type"] == "tool_use"
     assert body["messages"][3]["content"][0] == {"type": "redacted_thinking", "data": "opaque=="}
+
+
+async def test_a_redacted_thinking_block_is_kept_as_its_data(model_server) -> None:
+    from tests.http_model_server import anthropic_sse
+
+    events = [
+        ("message_start", {"message": {"usage": {"input_tokens": 5, "output_tokens": 1}}}),
+        ("content_block_start", {"index": 0, "content_block": {"type": "redacted_thinking", "data": "enc=="}}),
+        ("content_block_stop", {"index": 0}),
+        ("content_block_start", {"index": 1, "content_block": {"type": "thinking", "thinking": ""}}),
+        ("content_block_delta", {"index": 1, "delta": {"type": "thinking_delta", "thinking": "hm"}}),
+        ("content_block_delta", {"index": 1, "delta": {"type": "signature_delta", "signature": "s1"}}),
+        ("content_block_stop", {"index": 1}),
+        ("content_block_start", {"index": 2, "content_block": {"type": "text", "text": "ok"}}),
+        ("content_block_stop", {"index": 2}),
+        ("message_delta", {"delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 3}}),
+        ("message_stop", {}),
+    ]
+    model_server.enqueue(Response(body=anthropic_sse(events), chunk_sizes=3))
+    provider = anthropic_provider(model_server.url)
+    seen = []
+    turn = await collect(provider.stream(ChatRequest(model="", messages=[Message(role="user", content="x")])),
+                         seen.append)
+    await provider.aclose()
+
+    assert [type(event) for event in seen if isinstance(event, ReasoningDelta | ReasoningSigned)] == [
+        ReasoningSigned, ReasoningDelta, ReasoningSigned]
+    assert turn.thinking == [ThinkingBlock(redacted="enc=="), ThinkingBlock(text="hm", signature="s1")]
+    assert turn.text == "ok"
