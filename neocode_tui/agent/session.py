@@ -442,6 +442,10 @@ class AgentSession:
             self._compaction = None
 
     async def _compact(self, instructions: str, reason: str) -> bool:
+        refused = await self.budget.before_request()  # a summary is a request too
+        if refused is not None:
+            self.notice("error", f"could not compact: {refused.message}")
+            return False
         window = self.meter.working_window
         before = self.meter.context.tokens
         result = await compact_messages(

@@ -42,13 +42,15 @@ class SideWork:
 
     @property
     def enabled(self) -> bool:
-        return bool(self._settings().small_model)
+        """A small model is set, for a real provider (the offline tour has no second one)."""
+        settings = self._settings()
+        return bool(settings.small_model) and settings.resolved_provider != "scripted"
 
     def provider(self) -> Provider:
         """The provider side work goes to: the small model's, else the main one. Subagents
         that explore take theirs from here."""
         settings = self._settings()
-        if not settings.small_model:
+        if not self.enabled or not settings.small_model:
             return self._main()
         wanted = (settings.resolved_provider, settings.resolved_base_url, settings.api_key,
                   settings.small_model)

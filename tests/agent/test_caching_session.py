@@ -38,7 +38,7 @@ def prefix_parts(dialect: Dialect, body: dict[str, Any]) -> tuple[str, str, list
 def session_for(dialect: Dialect, workspace: Path, **settings: Any) -> tuple[AgentSession, Recorder]:
     recorder = Recorder()
     session = AgentSession(Settings(provider=dialect.name, approval="full-auto", **settings), workspace,
-                           provider=dialect.provider(), listener=recorder, save=False)
+                           provider=dialect.provider(cache_control=True), listener=recorder, save=False)
     return session, recorder
 
 
