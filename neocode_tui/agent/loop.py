@@ -50,9 +50,9 @@ Sink = Callable[[LoopEvent], None]
 Approver = Callable[[ApprovalRequested], Awaitable[ApprovalDecision]]
 BeforeTool = Callable[[Tool[Any], list[Path]], Awaitable[None]]
 BetweenTurns = Callable[[], Awaitable[None]]
+"""Told each approved call's tool and the paths it will write, just before it runs."""
 BeforeRequest = Callable[[], Awaitable[ErrorInfo | None]]
 """Asked before each request: why it must not be sent (a budget), or None."""
-"""Told each approved call's tool and the paths it will write, just before it runs."""
 
 CUT_SHORT = {
     "length": "the answer was cut off at the model's output token limit",
