@@ -34,15 +34,30 @@ class Budget:
         self._warned = False
         self._passed = False
         self._unpriced_told = False
+        self._sent_estimate = Decimal(0)
+        self._unreported = Decimal(0)
+        """What requests whose server reported no usage cost, as estimated before they went:
+        a server that never says its counts must not make them free."""
 
     @property
     def limit(self) -> Decimal | None:
         value = self._limit()
         return None if value is None else Decimal(str(value))
 
-    def counted(self) -> None:
-        """After a request was counted: the 80 % warning, once."""
-        limit, spent = self.limit, self._meter.cost
+    @property
+    def spent(self) -> Decimal | None:
+        cost = self._meter.cost
+        if cost is None and not self._unreported:
+            return None
+        return (cost or Decimal(0)) + self._unreported
+
+    def counted(self, reported: bool) -> None:
+        """After a request: its estimate stands in when the server reported no usage; then
+        the 80 % warning, once."""
+        if not reported:
+            self._unreported += self._sent_estimate
+        self._sent_estimate = Decimal(0)
+        limit, spent = self.limit, self.spent
         if limit is None or spent is None or self._warned or spent < WARN_AT * limit:
             return
         self._warned = True
@@ -60,7 +75,8 @@ class Budget:
                 self._unpriced_told = True
                 self._notice("warning", "max_budget_usd cannot be held: the model has no known price")
             return None
-        spent = self._meter.cost or Decimal(0)
+        spent = self.spent or Decimal(0)
+        self._sent_estimate = upcoming
         if spent + upcoming <= limit:
             return None
         said = (f"the next request (about {format_cost(upcoming)}) would take this session, at "

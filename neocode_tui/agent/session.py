@@ -453,6 +453,7 @@ class AgentSession:
             budget_chars=window * CHARS_PER_TOKEN // 2,
         )
         self.side.count(result.usage)
+        self.budget.counted(result.usage is not None)
         if result.usage is not None:
             self.loop.usage = self.loop.usage + result.usage
             if self._store is not None:
@@ -594,7 +595,7 @@ class AgentSession:
     def _emit(self, event: LoopEvent) -> None:
         if isinstance(event, TurnFinished):
             self.meter.turn_finished(event.usage)
-            self.budget.counted()
+            self.budget.counted(event.usage is not None)
         if self.listener is not None:
             self.listener(event)
 

@@ -72,3 +72,19 @@ async def test_a_bad_budget_is_a_clear_usage_error(openai_only: Dialect, workspa
         result = await neocode(openai_only, workspace, "-p", "hi", "--max-budget-usd", value)
         assert result.code == 2, (value, result.err)
         assert "max-budget-usd" in result.err and "Traceback" not in result.err
+
+
+async def test_a_server_that_reports_no_usage_still_meets_the_budget(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    # Without counts each request is charged as estimated before it went: never for free.
+    for number in range(30):
+        openai_only.server.enqueue(Response(body=openai_turn(
+            "", [("read_file", '{"path": "app.py"}')], usage=None, call_ids=[f"c{number}"])))
+
+    result = await neocode(openai_only, workspace, "-p", "read app.py", "--max-budget-usd", "0.03",
+                           "--model", "gpt-4o", "--max-turns", "30")
+
+    assert result.code == 3, result.err
+    assert "past its budget of $0.0300" in result.err
+    assert 1 < len(openai_only.server.requests) < 30
