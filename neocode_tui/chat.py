@@ -30,12 +30,26 @@ class ToolCall(BaseModel):
     """The raw JSON text the model sent (sent back verbatim, even when it did not parse)."""
 
 
+class ThinkingBlock(BaseModel):
+    """One Anthropic thinking block as the model wrote it: sent back unchanged after a tool
+    call, since the API checks ``signature`` against the text (``redacted``: the encrypted
+    ``data`` of a ``redacted_thinking`` block, which has no text)."""
+
+    model_config = DEFERRED
+
+    text: str = ""
+    signature: str = ""
+    redacted: str = ""
+
+
 class Message(BaseModel):
     model_config = DEFERRED
 
     role: Literal["user", "assistant", "tool"]
     content: str = ""
     reasoning: str = ""
+    thinking: list[ThinkingBlock] = Field(default_factory=list)
+    """The signed thinking blocks behind ``reasoning``, for the dialects that want them back."""
     tool_calls: list[ToolCall] = Field(default_factory=list)
     tool_call_id: str | None = None
     """For ``role="tool"``: the call this is the result of."""

@@ -15,11 +15,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from neocode_tui.chat import ThinkingBlock
 from neocode_tui.events import (
     ErrorInfo,
     FinishReason,
     MessageDone,
     ReasoningDelta,
+    ReasoningSigned,
     RefusalDelta,
     StreamError,
     StreamEvent,
@@ -51,6 +53,8 @@ class CollectedToolCall(BaseModel):
 class CollectedTurn(BaseModel):
     text: str = ""
     reasoning: str = ""
+    thinking: list[ThinkingBlock] = []
+    """The signed blocks ``reasoning`` came in (Anthropic), to send back as they were."""
     refusal: str = ""
     tool_calls: list[CollectedToolCall] = []
     finish_reason: FinishReason | None = None
@@ -103,6 +107,9 @@ class _Accumulator:
     def __init__(self) -> None:
         self.text: list[str] = []
         self.reasoning: list[str] = []
+        self.thinking: list[ThinkingBlock] = []
+        self.signed_up_to = 0
+        """How many reasoning deltas the signed blocks so far cover."""
         self.refusal: list[str] = []
         self.calls: dict[int, _PendingCall] = {}
         self.start_order: list[int] = []
@@ -115,6 +122,12 @@ class _Accumulator:
             # A delta may come before its start (Ollama, minimax): keep it at its index.
             pending = self.calls[index] = _PendingCall()
         return pending
+
+    def sign(self, event: ReasoningSigned) -> None:
+        text = "".join(self.reasoning[self.signed_up_to:])
+        self.signed_up_to = len(self.reasoning)
+        self.thinking.append(ThinkingBlock(text=text, signature=event.signature,
+                                           redacted=event.redacted))
 
     def merge_usage(self, usage: Usage | None) -> None:
         if usage is not None:
@@ -195,6 +208,8 @@ class Collector:
                     acc.call(event.index).ended = True
                 elif isinstance(event, ReasoningDelta):
                     acc.reasoning.append(event.text)
+                elif isinstance(event, ReasoningSigned):
+                    acc.sign(event)
                 elif isinstance(event, RefusalDelta):
                     acc.refusal.append(event.text)
                 elif isinstance(event, UsageEvent):
@@ -244,6 +259,7 @@ def _finish(
     return CollectedTurn(
         text="".join(acc.text),
         reasoning="".join(acc.reasoning),
+        thinking=acc.thinking,
         refusal="".join(acc.refusal),
         tool_calls=calls,
         finish_reason=acc.finish_reason if ended_normally else None,

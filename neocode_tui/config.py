@@ -12,7 +12,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr
 
 from neocode_tui.providers.openai_compat import OpenAICompat, parse_compat
 from neocode_tui.redact import url_secrets
-from neocode_tui.vocabulary import ApprovalMode, ProviderName, SandboxMode
+from neocode_tui.vocabulary import ApprovalMode, Effort, ProviderName, SandboxMode
 
 NotifyMode = Literal["off", "bell", "osc9", "osc777"]
 """How the app calls the user back while its terminal window has no focus: nothing, the
@@ -83,6 +83,18 @@ class Settings(BaseModel):
     sandbox: SandboxMode | None = Field(None, validation_alias="NEOCODE_SANDBOX")
     """Where commands may write (None: ``workspace-write`` where bubblewrap works)."""
     sandbox_network: bool = Field(False, validation_alias="NEOCODE_SANDBOX_NETWORK")
+
+    effort: Effort | None = Field(None, validation_alias="NEOCODE_EFFORT")
+    """How hard the model thinks: OpenAI's ``reasoning_effort``, Anthropic's thinking budget
+    (``neocode_tui.providers.effort``); sent only to models that take it."""
+    cache_control: bool = Field(True, validation_alias="NEOCODE_CACHE_CONTROL")
+    """Anthropic ``cache_control`` breakpoints; off for a server that rejects them."""
+    max_budget_usd: float | None = Field(None, gt=0, allow_inf_nan=False,
+                                         validation_alias="NEOCODE_MAX_BUDGET_USD")
+    """Dollars the session may spend: ``-p`` stops before passing it, the app warns at 80 %
+    and asks before passing it (``neocode_tui.agent.budget``)."""
+    small_model: str | None = Field(None, validation_alias="NEOCODE_SMALL_MODEL")
+    """The model for side work (titles, summaries, explore subagents), same provider."""
 
     @property
     def resolved_provider(self) -> ProviderName:

@@ -28,6 +28,7 @@ ErrorKind = Literal[
     "stream",  # an error object sent inside the stream
     "context_overflow",  # the prompt no longer fits the model's context: /compact helps
     "cancelled",  # the user stopped the turn
+    "budget",  # the next request would pass the session's max_budget_usd
 ]
 
 
@@ -94,6 +95,15 @@ class ReasoningDelta(_Event):
 
     type: Literal["reasoning_delta"] = "reasoning_delta"
     text: str
+
+
+class ReasoningSigned(_Event):
+    """The thinking block streamed since the last one ends here, with the signature the
+    server will check when it is sent back (``redacted``: an encrypted block, no text)."""
+
+    type: Literal["reasoning_signed"] = "reasoning_signed"
+    signature: str = ""
+    redacted: str = ""
 
 
 class RefusalDelta(_Event):
@@ -173,6 +183,7 @@ class StreamRetry(_Event):
 StreamEvent = Annotated[
     TextDelta
     | ReasoningDelta
+    | ReasoningSigned
     | RefusalDelta
     | ToolCallStart
     | ToolCallDelta

@@ -46,3 +46,6 @@ SandboxMode = Literal["workspace-write", "read-only", "off"]
 """Where a command may write: the workspace (and a private /tmp), nowhere, or anywhere the
 user may (no sandbox)."""
 SANDBOX_MODES: tuple[SandboxMode, ...] = get_args(SandboxMode)
+Effort = Literal["low", "medium", "high"]
+"""How hard a reasoning model thinks before it answers (unset: the server's default)."""
+EFFORTS: tuple[Effort, ...] = get_args(Effort)

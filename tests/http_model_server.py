@@ -233,11 +233,13 @@ def openai_turn(
     delta: int = 4,
     call_ids: Sequence[str] | None = None,
     model: str = "test-model",
+    cached: int | None = None,
 ) -> bytes:
     """A whole OpenAI chat-completions assistant turn as SSE bytes.
 
     ``tool_calls`` are ``(name, arguments_json)``; ``finish`` defaults to ``tool_calls``
-    when there are calls, else ``stop``; ``usage`` is ``(prompt, completion)`` tokens.
+    when there are calls, else ``stop``; ``usage`` is ``(prompt, completion)`` tokens, of
+    which ``cached`` prompt tokens were read from the server's cache.
     """
     base = {"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 1, "model": model}
 
@@ -260,9 +262,11 @@ def openai_turn(
     chunks.append(chunk({}, finish or ("tool_calls" if tool_calls else "stop")))
     if usage is not None:
         prompt, completion = usage
-        chunks.append({**base, "choices": [], "usage": {
-            "prompt_tokens": prompt, "completion_tokens": completion,
-            "total_tokens": prompt + completion}})
+        counts: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion,
+                                  "total_tokens": prompt + completion}
+        if cached is not None:
+            counts["prompt_tokens_details"] = {"cached_tokens": cached}
+        chunks.append({**base, "choices": [], "usage": counts})
     return openai_sse(chunks)
 
 
@@ -276,13 +280,19 @@ def anthropic_turn(
     delta: int = 4,
     call_ids: Sequence[str] | None = None,
     model: str = "claude-test",
+    cache: tuple[int, int] | None = None,
+    signature: str = "c2lnbmF0dXJl",
 ) -> bytes:
-    """A whole Anthropic Messages assistant turn as SSE bytes (same arguments as ``openai_turn``)."""
+    """A whole Anthropic Messages assistant turn as SSE bytes (same arguments as ``openai_turn``);
+    ``cache`` is ``(read, written)`` input tokens, which Anthropic counts apart from
+    ``input_tokens``; ``signature`` signs the thinking block."""
     input_tokens, output_tokens = usage
+    counts: dict[str, Any] = {"input_tokens": input_tokens, "output_tokens": 1}
+    if cache is not None:
+        counts["cache_read_input_tokens"], counts["cache_creation_input_tokens"] = cache
     events: list[tuple[str, dict[str, Any]]] = [("message_start", {"message": {
         "id": "msg_test", "type": "message", "role": "assistant", "model": model, "content": [],
-        "stop_reason": None, "stop_sequence": None,
-        "usage": {"input_tokens": input_tokens, "output_tokens": 1}}})]
+        "stop_reason": None, "stop_sequence": None, "usage": counts}})]
     block = 0
 
     def add_block(opening: dict[str, Any], deltas: list[dict[str, Any]]) -> None:
@@ -295,7 +305,7 @@ def anthropic_turn(
     if thinking:
         add_block({"type": "thinking", "thinking": ""},
                   [{"type": "thinking_delta", "thinking": part} for part in pieces(thinking, delta)]
-                  + [{"type": "signature_delta", "signature": "c2lnbmF0dXJl"}])
+                  + [{"type": "signature_delta", "signature": signature}])
     if text:
         add_block({"type": "text", "text": ""},
                   [{"type": "text_delta", "text": part} for part in pieces(text, delta)])

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from neocode_tui.errors import NeoCodeError
-from neocode_tui.vocabulary import APPROVAL_MODES, NoticeLevel, mode_notice
+from neocode_tui.vocabulary import APPROVAL_MODES, EFFORTS, NoticeLevel, mode_notice
 
 if TYPE_CHECKING:
     from neocode_tui.agent.checkpoints import Checkpoint
@@ -192,6 +192,22 @@ async def _model(session: AgentSession, argument: str) -> Outcome:
         return Report(f"profile {argument}: {settings.resolved_provider} · {settings.resolved_model}{where}")
     session.model = argument
     return Report(f"model switched to {argument}")
+
+
+def _efforts(_: AgentSession) -> list[str]:
+    return [*EFFORTS, "off"]
+
+
+@_command("effort", "how hard the model thinks: low, medium, high, off", "LEVEL", choices=_efforts)
+async def _effort(session: AgentSession, argument: str) -> Outcome:
+    from neocode_tui.providers.effort import effort_note
+
+    if argument in ("off", *EFFORTS):
+        session.effort = next((effort for effort in EFFORTS if effort == argument), None)
+        return Report(effort_note(session.provider, session.effort))
+    shown = effort_note(session.provider, session.effort)
+    return Report(f"{shown}; choose one of: {', '.join(_efforts(session))}",
+                  "warning" if argument else "info")
 
 
 def _modes(_: AgentSession) -> list[str]:

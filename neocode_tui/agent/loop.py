@@ -52,6 +52,8 @@ Approver = Callable[[ApprovalRequested], Awaitable[ApprovalDecision]]
 BeforeTool = Callable[[Tool[Any], list[Path]], Awaitable[None]]
 BetweenTurns = Callable[[], Awaitable[None]]
 """Told each approved call's tool and the paths it will write, just before it runs."""
+BeforeRequest = Callable[[], Awaitable[ErrorInfo | None]]
+"""Asked before each request: why it must not be sent (a budget), or None."""
 
 CUT_SHORT = {
     "length": "the answer was cut off at the model's output token limit",
@@ -113,6 +115,8 @@ class AgentLoop:
         self.between_turns: BetweenTurns | None = None
         """Awaited before each request of a run after its first (the transcript is valid
         then): compaction hooks in here, so a long run goes on inside the window."""
+        self.before_request: BeforeRequest | None = None
+        """A spending limit hooks in here: a refusal ends the run as an error."""
         self.secrets = secrets if secrets is not None else Secrets()
         """The run's holder: scrubs the streamed answer and every tool result before anyone
         sees it (the session shares it with everything else)."""
@@ -206,6 +210,9 @@ class AgentLoop:
         return self._finished("turn_limit")
 
     async def _stream_turn(self, tool_choice: Literal["auto", "none"] = "auto") -> CollectedTurn:
+        refused = await self.before_request() if self.before_request is not None else None
+        if refused is not None:
+            return CollectedTurn(error=refused)
         self.turn += 1
         number = self.turn
         self._emit(TurnStarted(turn=number))
@@ -272,6 +279,7 @@ class AgentLoop:
                     role="assistant",
                     content=self._last_text,
                     reasoning=turn.reasoning,
+                    thinking=turn.thinking,
                     tool_calls=[self._as_tool_call(call) for call in turn.tool_calls],
                 )
             )

@@ -36,6 +36,8 @@ class ModelCost:
     usage: Usage = field(default_factory=Usage)
     requests: int = 0
     cost: Decimal | None = None
+    side: bool = False
+    """Side work (titles, summaries) done by the small model: counted apart."""
 
 
 class Meter:
@@ -57,7 +59,9 @@ class Meter:
         """The last request's usage, while the history is the one it was counted on."""
         self._counted = 0
         """How many messages that request's figure covers; later ones are estimated."""
-        self._costs: dict[str, ModelCost] = {}
+        self._costs: dict[tuple[str, bool], ModelCost] = {}
+        self.largest_output = 0
+        """The longest answer so far, in tokens: what a budget expects the next to be."""
 
     @property
     def context_window(self) -> int | None:
@@ -97,17 +101,33 @@ class Meter:
         known = [entry.cost for entry in self._costs.values() if entry.cost is not None]
         return sum(known, Decimal(0)) if known else None
 
-    def count(self, usage: Usage | None) -> None:
-        """One request's tokens (a turn's or a summary's), priced for the model in use."""
+    @property
+    def cache_hit_rate(self) -> float | None:
+        """The share of input tokens read from the server's cache; None before any input."""
+        total = sum((entry.usage for entry in self._costs.values()), Usage())
+        if not total.input_tokens:
+            return None
+        return (total.cached_input_tokens or 0) / total.input_tokens
+
+    def count(self, usage: Usage | None, model: str | None = None, *, side: bool = False) -> None:
+        """One request's tokens (a turn's or a summary's), priced for ``model`` (the one in
+        use unless named); ``side``: side work, kept apart."""
         if usage is None:
             return
-        model = self._model()
-        entry = self._costs.setdefault(model, ModelCost(model))
+        model = model or self._model()
+        entry = self._costs.setdefault((model, side), ModelCost(model, side=side))
         entry.usage = entry.usage + usage
         entry.requests += 1
+        self.largest_output = max(self.largest_output, usage.output_tokens or 0)
         cost = request_cost(usage, model, self._settings().resolved_base_url)
         if cost is not None:
             entry.cost = (entry.cost or Decimal(0)) + cost
+
+    def next_request_cost(self) -> Decimal | None:
+        """What the next request may cost at most as far as can be told: its whole input at
+        the uncached price and an answer as long as the longest so far; None unpriced."""
+        estimate = Usage(input_tokens=self.context.tokens, output_tokens=self.largest_output)
+        return request_cost(estimate, self._model(), self._settings().resolved_base_url)
 
     def turn_finished(self, usage: Usage | None) -> None:
         """A turn's request, as the server counted it, covers the history as it is now."""

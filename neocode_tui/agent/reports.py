@@ -40,6 +40,14 @@ def _usage(usage: Usage) -> str:
     return f"↑{usage.input_tokens or 0:,}{cached} ↓{usage.output_tokens or 0:,}"
 
 
+def cache_line(usage: Usage) -> str:
+    """"cache: 83% of input tokens read from the cache (…), … written to it"."""
+    read, written = usage.cached_input_tokens or 0, usage.cache_creation_input_tokens or 0
+    rate = read / usage.input_tokens if usage.input_tokens else 0.0
+    line = f"cache: {rate:.0%} of input tokens read from the server's cache ({read:,} of {usage.input_tokens or 0:,})"
+    return line + (f", {written:,} written to it" if written else "")
+
+
 def cost_report(session: AgentSession) -> str:
     entries = session.meter.costs
     counted = sum((entry.usage for entry in entries), Usage())
@@ -47,12 +55,15 @@ def cost_report(session: AgentSession) -> str:
     if not entries and earlier <= 0:
         return "cost: no requests yet in this session"
     lines = ["cost of this session's requests, per model:", ""]
-    width = max((len(entry.model) for entry in entries), default=0)
+    names = {id(entry): entry.model + (" (side work)" if entry.side else "") for entry in entries}
+    width = max((len(name) for name in names.values()), default=0)
     for entry in entries:
         requests = f"{entry.requests} request{'s' * (entry.requests != 1)}"
-        lines.append(f"  {entry.model:<{width}}  {requests:<12}  {_usage(entry.usage):<28}  "
+        lines.append(f"  {names[id(entry)]:<{width}}  {requests:<12}  {_usage(entry.usage):<28}  "
                      f"{format_cost(entry.cost)}")
-    lines += ["", f"  total: {format_cost(session.meter.cost)}"]
+    lines += ["", f"  total: {format_cost(session.meter.cost)}", f"  {cache_line(counted)}"]
+    if any(entry.side for entry in entries):
+        lines.append("  side work: titles and summaries by the small model (small_model)")
     if earlier > 0:
         lines.append(f"  before this session was resumed: ↑{earlier:,} tokens (no model recorded, no price)")
     if any(entry.cost is None for entry in entries):

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from neocode_tui.agent.buffers import Buffers
+from neocode_tui.agent.budget import Budget
 from neocode_tui.agent.checkpoints import Restored
 from neocode_tui.agent.commands import COMMANDS
 from neocode_tui.agent.compaction import compact_messages
@@ -45,6 +46,7 @@ from neocode_tui.agent.meter import Meter
 from neocode_tui.agent.prompt import build_system_prompt
 from neocode_tui.agent.restore import Restorer, UndoPreview
 from neocode_tui.agent.sandbox import choose_sandbox
+from neocode_tui.agent.side_work import SideWork
 from neocode_tui.agent.store import (
     SessionInfo,
     SessionStore,
@@ -61,7 +63,7 @@ from neocode_tui.errors import WorkInProgress
 from neocode_tui.events import ErrorInfo, Usage
 from neocode_tui.known_secrets import known_secrets
 from neocode_tui.providers import Provider, make_provider
-from neocode_tui.vocabulary import ApprovalMode, NoticeLevel
+from neocode_tui.vocabulary import ApprovalMode, Effort, NoticeLevel
 
 if TYPE_CHECKING:
     from neocode_tui.settings import Profiles
@@ -136,6 +138,12 @@ class AgentSession:
             system_prompt=self._system_prompt, tool_specs=self.loop.tools.specs,
         )
         """The context's fill and the session's cost."""
+        self.side = SideWork(lambda: self.settings, lambda: self.provider, self.meter, self.secrets)
+        """The small model's work (titles, summaries); ``side.provider()`` for subagents."""
+        self.budget = Budget(self.meter, lambda: self.settings.max_budget_usd, self.notice)
+        """``max_budget_usd``: a front end that can ask sets ``budget.ask``."""
+        self.loop.before_request = self.budget.before_request
+        self._titling: asyncio.Task[None] | None = None
         self.sandbox = choose_sandbox(settings.sandbox, settings.sandbox_network)
         """How commands run; said once, at the first prompt, when it could not be had."""
         bash = self.loop.tools.get("bash")
@@ -208,6 +216,17 @@ class AgentSession:
         """Takes effect at the next request."""
         self.provider.model = name
 
+    @property
+    def effort(self) -> Effort | None:
+        return self.settings.effort
+
+    @effort.setter
+    def effort(self, effort: Effort | None) -> None:
+        """Takes effect at the next request (the provider reads it as it builds one)."""
+        self.settings = self.settings.model_copy(update={"effort": effort})
+        if hasattr(self.provider, "effort"):
+            self.provider.effort = effort
+
     # -- switching provider ---------------------------------------------------------------
 
     async def use_settings(self, settings: Settings) -> None:
@@ -275,6 +294,8 @@ class AgentSession:
             raise WorkInProgress("the agent is still working on the last prompt")
         turn = self.loop.turn
         finished = await self._prompt(clean_text(text))
+        if self._titling is not None:
+            await asyncio.wait([self._titling])  # it ran alongside; a short wait, if any
         if finished.reason != "cancelled" and self.loop.turn != turn:  # a turn ran and stopped
             await self.hooks.stopped(finished.reason)
         return finished
@@ -324,10 +345,22 @@ class AgentSession:
                 self._emit(
                     SessionTitled(turn=self.loop.turn, session_id=self._store.id, title=self.title)
                 )
+            if self.side.enabled:
+                self._titling = asyncio.create_task(self._small_title(prompt))
         if not self._extensions_told:
             self._extensions_told = True
             for problem in [*self.commands.problems, *self.hooks.notices()]:
                 self.notice("warning", problem)
+
+    async def _small_title(self, prompt: str) -> None:
+        """The small model's title replaces the first line of the prompt, when it gives one."""
+        try:
+            title = await self.side.title(prompt)
+        except Exception:  # providers report failures as events: a bug must not end the prompt
+            return
+        if title and self.title:
+            self.title = title
+            self._emit(SessionTitled(turn=self.loop.turn, session_id=self.id or "", title=title))
 
     async def _make_room(self, prompt: str) -> RunFinished | None:
         """Past the threshold, the older history is compacted before ``prompt`` is sent; the
@@ -413,13 +446,18 @@ class AgentSession:
             self._compaction = None
 
     async def _compact(self, instructions: str, reason: str) -> bool:
+        refused = await self.budget.before_request()  # a summary is a request too
+        if refused is not None:
+            self.notice("error", f"could not compact: {refused.message}")
+            return False
         window = self.meter.working_window
         before = self.meter.context.tokens
         result = await compact_messages(
-            self.provider, self.messages, secrets=self.secrets, instructions=instructions,
+            self.side.provider(), self.messages, secrets=self.secrets, instructions=instructions,
             budget_chars=window * CHARS_PER_TOKEN // 2,
         )
-        self.meter.count(result.usage)
+        self.side.count(result.usage)
+        self.budget.counted(result.usage is not None)
         if result.usage is not None:
             self.loop.usage = self.loop.usage + result.usage
             if self._store is not None:
@@ -529,9 +567,13 @@ class AgentSession:
             compaction.cancel()
             await asyncio.wait([compaction])
         await self.loop.stop()
+        if self._titling is not None:
+            self._titling.cancel()
+            await asyncio.wait([self._titling])
         self._closed_store = self._store
         self._close_store()
         await self.mcp.aclose()
+        await self.side.aclose()
         await self.provider.aclose()
 
     # -- inside ---------------------------------------------------------------------------
@@ -557,6 +599,7 @@ class AgentSession:
     def _emit(self, event: LoopEvent) -> None:
         if isinstance(event, TurnFinished):
             self.meter.turn_finished(event.usage)
+            self.budget.counted(event.usage is not None)
         if self.listener is not None:
             self.listener(event)
 

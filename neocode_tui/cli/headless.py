@@ -4,8 +4,9 @@ Three output formats: ``text`` (the answer on stdout, tool activity on stderr, s
 ``neocode -p ... > answer.md`` keeps just the answer), ``json`` (one object at the end)
 and ``stream-json`` (a ``session`` line, then one line per event as it happens). Exit
 codes: 0 success (the turn limit included: there is a final answer), 1 the run ended in an
-error, 2 bad usage, 130 Ctrl+C, 143 SIGTERM, 129 SIGHUP. Nobody can approve anything here,
-so calls that would ask are refused with a result telling the model (and the user) why.
+error, 2 bad usage, 3 stopped by ``--max-budget-usd``, 130 Ctrl+C, 143 SIGTERM, 129 SIGHUP.
+Nobody can approve anything here, so calls that would ask are refused with a result
+telling the model (and the user) why.
 
 This module must not import Textual: a headless run should start fast.
 """
@@ -21,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from neocode_tui.agent.budget import unpriced
 from neocode_tui.agent.commands import COMMANDS, TextOutcome, parse_command, run_as_text
 from neocode_tui.agent.loop_events import (
     LoopEvent,
@@ -41,7 +43,7 @@ from neocode_tui.errors import NeoCodeError, NoModel
 from neocode_tui.events import StreamRetry, TextDelta
 from neocode_tui.terminal_text import VisibleChunks, for_stream, is_terminal, visible, visible_json
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_BUDGET = 0, 1, 2, 3
 EXIT_SIGNAL = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}
 
 
@@ -128,6 +130,10 @@ async def _run(args: argparse.Namespace, prompt: str, settings: Any, command: tu
         # Nobody can wait for a server later here: its tools are there from the first request.
         session.mcp.start()
         await session.mcp.wait_ready()
+        if command is None and settings.max_budget_usd is not None:
+            refused = unpriced(session.model, settings.resolved_base_url)
+            if refused:
+                raise UsageError(refused)
         printer.start(session)
         if command is not None:
             shown = await run_as_text(session, *command, answer=settings.approval == "full-auto")
@@ -145,7 +151,7 @@ async def _run(args: argparse.Namespace, prompt: str, settings: Any, command: tu
     if stopped_by:
         return EXIT_SIGNAL.get(signal.Signals(stopped_by[0]), EXIT_ERROR)
     if finished.reason == "error":
-        return EXIT_ERROR
+        return EXIT_BUDGET if finished.error and finished.error.kind == "budget" else EXIT_ERROR
     return EXIT_SIGNAL[signal.SIGINT] if finished.reason == "cancelled" else EXIT_OK
 
 
@@ -312,6 +318,9 @@ class _JsonPrinter(_Printer):
             ],
             "usage": finished.usage.model_dump(),
             "cost_usd": float(session.meter.cost) if session.meter.cost is not None else None,
+            "cache_hit_rate": session.meter.cache_hit_rate,
+            "side_cost_usd": _side_cost(session),
+            "effort": session.effort,
             "context": session.meter.context.as_json(),
             "turns": self.turns,
             "session_id": session.id,
@@ -340,6 +349,12 @@ class _StreamJsonPrinter(_Printer):
     def command(self, name: str, shown: TextOutcome, session: AgentSession) -> None:
         line = {"type": "command_result", **_command_json(name, shown, session)}
         self._json_line(json.dumps(line, ensure_ascii=False))
+
+
+def _side_cost(session: AgentSession) -> float | None:
+    """What the small model's side work cost, apart (None: none done, or unpriced)."""
+    costs = [entry.cost for entry in session.meter.costs if entry.side and entry.cost is not None]
+    return float(sum(costs)) if costs else None
 
 
 def _printer(output_format: str, tools: ToolRegistry) -> _Printer:

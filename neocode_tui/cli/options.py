@@ -6,14 +6,20 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from neocode_tui.vocabulary import APPROVAL_MODES, MODE_DESCRIPTIONS, PROVIDER_NAMES, SANDBOX_MODES
+from neocode_tui.vocabulary import (
+    APPROVAL_MODES,
+    EFFORTS,
+    MODE_DESCRIPTIONS,
+    PROVIDER_NAMES,
+    SANDBOX_MODES,
+)
 
 if TYPE_CHECKING:
     from neocode_tui.settings import LoadedSettings
 
 SETTING_FLAGS = (
     "provider", "base_url", "model", "approval", "theme", "max_turns", "sandbox",
-    "sandbox_network", "openai_compat",
+    "sandbox_network", "openai_compat", "effort", "small_model", "max_budget_usd",
 )
 """Flags that are settings: given on the command line, they win over every other source."""
 
@@ -54,6 +60,20 @@ def add_setting_flags(parser: argparse.ArgumentParser, *, again: bool = False) -
     parser.add_argument(
         "--sandbox-network", action="store_const", const=True,
         help="let sandboxed commands reach the network", **keep,
+    )
+    parser.add_argument(
+        "--effort", choices=EFFORTS,
+        help="how hard a reasoning model thinks: OpenAI's reasoning_effort, Anthropic's "
+        "thinking budget (only for models that take them)", **keep,
+    )
+    parser.add_argument(
+        "--small-model", metavar="MODEL",
+        help="a cheaper model of the same provider for side work: titles, summaries", **keep,
+    )
+    parser.add_argument(
+        "--max-budget-usd", type=float, metavar="X",
+        help="with -p: stop before a request would take the session past X dollars "
+        "(the app warns at 80%% and asks)", **keep,
     )
     parser.add_argument(
         "--trust", action="store_true",

@@ -58,10 +58,11 @@ def make_provider(
         from neocode_tui.providers.anthropic import AnthropicProvider
 
         return AnthropicProvider(model=model, base_url=base_url, api_key=key, options=options,
-                                 client=client, secrets=secrets)
+                                 client=client, secrets=secrets, effort=settings.effort,
+                                 cache_control=settings.cache_control)
     from neocode_tui.providers.openai import OpenAIProvider
 
     return OpenAIProvider(
         model=model, base_url=base_url, api_key=key, options=options, client=client,
-        compat=settings.openai_compat, secrets=secrets,
+        compat=settings.openai_compat, secrets=secrets, effort=settings.effort,
     )

@@ -17,6 +17,7 @@ from neocode_tui.chat import ChatRequest, Message
 from neocode_tui.events import (
     MessageDone,
     ReasoningDelta,
+    ReasoningSigned,
     StreamEvent,
     TextDelta,
     ToolCallDelta,
@@ -38,7 +39,10 @@ from neocode_tui.providers.dialect import (
     token_count,
     truncated,
 )
+from neocode_tui.providers.effort import add_thinking, anthropic_thinks, explain_rejection
+from neocode_tui.providers.prompt_cache import add_breakpoints
 from neocode_tui.providers.sse import SSEEvent
+from neocode_tui.vocabulary import Effort
 
 if TYPE_CHECKING:
     import httpx
@@ -56,6 +60,8 @@ class AnthropicDialect:
         self.done = False
         self._new_id = new_id
         self._tools: dict[int, int] = {}  # content block index -> our call index
+        self._thinking: dict[Any, list[str]] = {}  # open thinking block -> signature parts
+        self._redacted: dict[Any, str] = {}  # open redacted_thinking block -> its data
         self._stop_reason: str | None = None
         self._usage: Usage | None = None
 
@@ -92,13 +98,21 @@ class AnthropicDialect:
                 thinking = text_field(delta["thinking"], "thinking")
                 if thinking:
                     out.append(ReasoningDelta.model_construct(text=thinking))
-            # signature_delta and citations_delta carry nothing we show or keep.
+            elif delta_type == "signature_delta" and payload["index"] in self._thinking:
+                signature = text_field(delta.get("signature"), "signature")
+                self._thinking[payload["index"]].append(signature or "")
+            # citations_delta carries nothing we show or keep.
         elif kind == "content_block_start":
             self._block_start(payload["index"], mapping(payload["content_block"], "content_block"), out)
         elif kind == "content_block_stop":
             index = self._tools.get(payload["index"])
             if index is not None:
                 out.append(ToolCallEnd.model_construct(index=index))
+            signed = self._thinking.pop(payload["index"], None)
+            redacted = self._redacted.pop(payload["index"], None)
+            if signed is not None or redacted:
+                out.append(ReasoningSigned.model_construct(
+                    signature="".join(signed or ()), redacted=redacted or ""))
         elif kind == "message_start":
             self._add_usage(mapping(payload["message"], "message").get("usage"), out)
         elif kind == "message_delta":
@@ -129,9 +143,12 @@ class AnthropicDialect:
             if text:
                 out.append(TextDelta.model_construct(text=text))
         elif block_type == "thinking":
+            self._thinking[block_index] = [text_field(block.get("signature"), "signature") or ""]
             thinking = text_field(block.get("thinking"), "thinking")
             if thinking:
                 out.append(ReasoningDelta.model_construct(text=thinking))
+        elif block_type == "redacted_thinking":
+            self._redacted[block_index] = text_field(block.get("data"), "data") or ""
 
     def _add_usage(self, raw: Any, out: list[StreamEvent]) -> None:
         raw = mapping(raw, "usage")
@@ -153,9 +170,12 @@ class AnthropicDialect:
         out.append(UsageEvent.model_construct(usage=usage))
 
 
-def request_body(request: ChatRequest) -> dict[str, Any]:
+def request_body(
+    request: ChatRequest, *, effort: Effort | None = None, cache: bool = True
+) -> dict[str, Any]:
     """The Messages API JSON for a request. Tool results go back as ``tool_result`` blocks
-    in a user message; consecutive messages of one role merge, as the API requires."""
+    in a user message; consecutive messages of one role merge, as the API requires.
+    ``effort``: thinking on, with its budget; ``cache``: with ``cache_control`` breakpoints."""
     messages: list[dict[str, Any]] = []
     for message in request.messages:
         role, blocks = _blocks(message)
@@ -182,6 +202,10 @@ def request_body(request: ChatRequest) -> dict[str, Any]:
             body["tool_choice"] = {"type": "none"}
     if request.temperature is not None:
         body["temperature"] = request.temperature
+    if effort is not None:
+        add_thinking(body, effort)
+    if cache:
+        add_breakpoints(body)
     return body
 
 
@@ -189,7 +213,11 @@ def _blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
     if message.role == "tool":
         return "user", [{"type": "tool_result", "tool_use_id": message.tool_call_id,
                          "content": message.content, "is_error": message.is_error}]
-    blocks: list[dict[str, Any]] = []
+    blocks: list[dict[str, Any]] = [
+        {"type": "redacted_thinking", "data": block.redacted} if block.redacted else
+        {"type": "thinking", "thinking": block.text, "signature": block.signature}
+        for block in message.thinking if block.signature or block.redacted
+    ] if message.role == "assistant" else []
     if message.content:
         blocks.append({"type": "text", "text": message.content})
     for call in message.tool_calls:
@@ -222,11 +250,16 @@ class AnthropicProvider:
         options: HTTPOptions | None = None,
         client: httpx.AsyncClient | None = None,
         secrets: Secrets | None = None,
+        effort: Effort | None = None,
+        cache_control: bool = True,
     ) -> None:
         from neocode_tui.known_secrets import Secrets
         from neocode_tui.providers.http import HTTPStreamer  # replay needs the parser only
 
         self.model = model
+        self.effort = effort
+        """Changed by ``/effort``; sent as a thinking budget to models that think."""
+        self.cache_control = cache_control
         self._url = base_url.rstrip("/") + "/v1/messages"
         self._headers = {"anthropic-version": API_VERSION}
         if api_key:
@@ -236,9 +269,23 @@ class AnthropicProvider:
         self._http = HTTPStreamer(options, secrets, client=client)
 
     def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
-        body = request_body(request)
-        body["model"] = request.model or self.model
-        return self._http.stream(self._url, self._headers, body, lambda: AnthropicDialect(self._ids))
+        model = request.model or self.model
+        effort = self.effort if self.takes_effort(model) else None
+        body = request_body(request, effort=effort, cache=self.cache_control)
+        body["model"] = model
+        events = self._http.stream(self._url, self._headers, body, lambda: AnthropicDialect(self._ids))
+        if effort is None:
+            return events
+        return _explained(events, effort)
+
+    def takes_effort(self, model: str) -> bool:
+        return anthropic_thinks(model)
 
     async def aclose(self) -> None:
         await self._http.aclose()
+
+
+async def _explained(events: AsyncIterator[StreamEvent], effort: Effort) -> AsyncIterator[StreamEvent]:
+    async for event in events:
+        yield explain_rejection(event, effort, "a thinking budget",
+                                "turn it off with /effort off (or leave out --effort / effort)")

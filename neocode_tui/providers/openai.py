@@ -10,6 +10,7 @@ or several calls all sent at index 0 cannot merge two calls or split one.
 from __future__ import annotations
 
 import json
+import secrets as secrets_module
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
@@ -40,8 +41,11 @@ from neocode_tui.providers.dialect import (
     token_count,
     truncated,
 )
+from neocode_tui.providers.effort import explain_rejection, openai_reasons
 from neocode_tui.providers.openai_compat import OpenAICompat
 from neocode_tui.providers.sse import SSEEvent
+from neocode_tui.redact import url_host
+from neocode_tui.vocabulary import Effort
 
 if TYPE_CHECKING:
     import httpx
@@ -310,13 +314,21 @@ class OpenAIProvider:
         client: httpx.AsyncClient | None = None,
         compat: OpenAICompat | None = None,
         secrets: Secrets | None = None,
+        effort: Effort | None = None,
     ) -> None:
         from neocode_tui.known_secrets import Secrets
         from neocode_tui.providers.http import HTTPStreamer  # replay needs the parser only
 
         self.model = model
         self.compat = compat or OpenAICompat()
+        self.effort = effort
+        """Changed by ``/effort``; sent as ``reasoning_effort`` to models that reason."""
         self._url = base_url.rstrip("/") + "/chat/completions"
+        official = url_host(self._url) == "api.openai.com"
+        key_wanted = self.compat.prompt_cache_key
+        self._cache_key = f"neocode-{secrets_module.token_hex(8)}" if (
+            official if key_wanted is None else key_wanted) else None
+        """One per provider, so per session: a session's requests share one cache."""
         self._headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
         self._ids = CallIds(live=True)
         secrets = secrets if secrets is not None else Secrets(keys=[api_key])
@@ -324,8 +336,25 @@ class OpenAIProvider:
 
     def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         body = request_body(request, self.compat)
-        body["model"] = request.model or self.model
-        return self._http.stream(self._url, self._headers, body, lambda: OpenAIDialect(self._ids))
+        body["model"] = model = request.model or self.model
+        if self._cache_key is not None:
+            body["prompt_cache_key"] = self._cache_key
+        effort = self.effort if self.takes_effort(model) else None
+        if effort is not None:
+            body["reasoning_effort"] = effort
+        events = self._http.stream(self._url, self._headers, body, lambda: OpenAIDialect(self._ids))
+        return events if effort is None else _explained(events, effort)
+
+    def takes_effort(self, model: str) -> bool:
+        wanted = self.compat.reasoning_effort
+        return openai_reasons(model) if wanted is None else wanted
 
     async def aclose(self) -> None:
         await self._http.aclose()
+
+
+async def _explained(events: AsyncIterator[StreamEvent], effort: Effort) -> AsyncIterator[StreamEvent]:
+    async for event in events:
+        yield explain_rejection(event, effort, "reasoning_effort",
+                                "turn it off with /effort off, or keep the effort and "
+                                "NEOCODE_OPENAI_COMPAT=reasoning_effort=false to drop the field")

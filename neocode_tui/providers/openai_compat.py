@@ -41,6 +41,12 @@ class OpenAICompat(BaseModel):
     """``None``: not sent. ``true``/``false`` are sent as given."""
     system_role: Literal["system", "developer", "user"] = "system"
     """The role the system prompt is sent as, for servers that refuse ``system``."""
+    reasoning_effort: bool | None = None
+    """``None``: ``reasoning_effort`` is sent (when an effort is set) to models known to
+    take it (o-series, gpt-5, gpt-oss); ``true``: to every model; ``false``: never."""
+    prompt_cache_key: bool | None = None
+    """``None``: a per-session ``prompt_cache_key`` goes to api.openai.com only (it routes
+    a session's requests to one cache); ``true``: to every server; ``false``: never."""
 
 
 _BOOLEANS = {"true": True, "yes": True, "on": True, "1": True,

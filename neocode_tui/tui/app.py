@@ -204,6 +204,7 @@ class NeoCodeApp(App[None]):
             approver=self._approve, built_in_commands=self.slash.built_in_names,
             profiles=self.profiles,
         )
+        session.budget.ask = self._ask_budget
         self.slash.show_custom(session)
         return session
 
@@ -514,6 +515,11 @@ class NeoCodeApp(App[None]):
 
     def _show_context(self) -> None:
         self.status.show_context(self.session)
+
+    async def _ask_budget(self, question: str) -> bool:
+        from neocode_tui.tui.budget import ask_budget  # after the first frame (start-up)
+
+        return await ask_budget(self, question)
 
     async def _approve(self, request: ApprovalRequested) -> ApprovalDecision:
         from neocode_tui.tui.approval import ask  # after the first frame (start-up)

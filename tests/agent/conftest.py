@@ -28,12 +28,15 @@ class Dialect:
     name: str
     server: ModelServer
 
-    def provider(self) -> OpenAIProvider | AnthropicProvider:
+    def provider(self, *, cache_control: bool = False) -> OpenAIProvider | AnthropicProvider:
+        """``cache_control``: Anthropic's breakpoints, which tests of other behaviour leave
+        out so their bodies read as the conversation (tests/agent/test_caching_session.py
+        holds the default, on)."""
         if self.name == "openai":
             return OpenAIProvider(model="gpt-test", base_url=self.server.url + "/v1",
                                   api_key=API_KEY, options=FAST)
         return AnthropicProvider(model="claude-test", base_url=self.server.url,
-                                 api_key=API_KEY, options=FAST)
+                                 api_key=API_KEY, options=FAST, cache_control=cache_control)
 
     def turn(self, text: str = "", calls: Sequence[tuple[str, str, str]] = (), **kw: Any) -> bytes:
         """A turn's SSE body; ``calls`` are ``(id, name, arguments_json)``."""
@@ -63,7 +66,8 @@ class Dialect:
         body = self.request(number)
         if self.name == "openai":
             return body["messages"][0]["content"]
-        return body["system"]
+        system = body["system"]  # a text block with a cache breakpoint, or plain text
+        return "".join(block["text"] for block in system) if isinstance(system, list) else system
 
 
 @pytest.fixture

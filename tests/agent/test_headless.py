@@ -55,6 +55,7 @@ def headless_env(dialect: Dialect, **settings: str) -> dict[str, str]:
         NEOCODE_BASE_URL=dialect.server.url + ("/v1" if dialect.name == "openai" else ""),
         NEOCODE_MODEL="test-model",
         NEOCODE_MAX_RETRIES="0",
+        NEOCODE_CACHE_CONTROL="false",  # on by default: tests/agent/test_caching_session.py
         OPENAI_API_KEY=API_KEY,
         ANTHROPIC_API_KEY=API_KEY,
     )

@@ -43,10 +43,13 @@ async def test_thinking_text_and_tool_use_with_the_request_the_api_wants(anthrop
     assert sent.path == "/v1/messages"
     assert sent.headers["x-api-key"] == API_KEY and sent.headers["anthropic-version"] == "2023-06-01"
     assert "authorization" not in sent.headers
-    assert sent.json["system"] == "be brief" and sent.json["stream"] is True and sent.json["max_tokens"] > 0
-    assert sent.json["tools"] == [{"name": "read_file", "description": "read", "input_schema": {"type": "object"}}]
+    # Breakpoints: the tools, the system prompt and the last block of the last two user messages.
+    assert sent.json["system"] == [{"type": "text", "text": "be brief", "cache_control": {"type": "ephemeral"}}]
+    assert sent.json["stream"] is True and sent.json["max_tokens"] > 0
+    assert sent.json["tools"] == [{"name": "read_file", "description": "read",
+                                   "input_schema": {"type": "object"}, "cache_control": {"type": "ephemeral"}}]
     assert sent.json["messages"] == [
-        {"role": "user", "content": [{"type": "text", "text": "read a and b"}]},
+        {"role": "user", "content": [{"type": "text", "text": "read a and b", "cache_control": {"type": "ephemeral"}}]},
         {"role": "assistant", "content": [
             {"type": "text", "text": "Reading."},
             {"type": "tool_use", "id": "t1", "name": "read_file", "input": {"path": "a"}},
@@ -54,7 +57,7 @@ async def test_thinking_text_and_tool_use_with_the_request_the_api_wants(anthrop
         {"role": "user", "content": [  # consecutive tool results and the next prompt: one user message
             {"type": "tool_result", "tool_use_id": "t1", "content": "A", "is_error": False},
             {"type": "tool_result", "tool_use_id": "t2", "content": "no such file", "is_error": True},
-            {"type": "text", "text": "and now?"}]},
+            {"type": "text", "text": "and now?", "cache_control": {"type": "ephemeral"}}]},
     ]
 
 

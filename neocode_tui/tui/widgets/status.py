@@ -91,6 +91,10 @@ class StatusBar(Widget):
     """How full the model's window is (None: not measured yet)."""
     cost: reactive[Decimal | None] = reactive(None)
     """The session's dollars so far; None when no price is known."""
+    cache_rate: reactive[float | None] = reactive(None)
+    """The share of input tokens read from the server's cache (None or 0: not shown)."""
+    effort = reactive("")
+    """The effort level, when one is set."""
     warn_at = 0.75
     """The context fraction from which the meter takes the warning colour."""
 
@@ -126,6 +130,7 @@ class StatusBar(Widget):
         parts: list[str | tuple[str, str]] = [
             SEPARATOR,
             f"approval: {self.approval}",
+            *([f"  effort: {self.effort}"] if self.effort else []),
             *self._allowed(),
             *self._sandbox(),
             SEPARATOR,
@@ -152,7 +157,8 @@ class StatusBar(Widget):
             return []
         fraction = figure.fraction or 0
         style = "bold $warning" if fraction >= self.warn_at else ""
-        return [SEPARATOR, (f"ctx {_percent(figure)}", style), "  ", format_cost(self.cost)]
+        cached = [(f" cache {self.cache_rate:.0%}", "dim")] if self.cache_rate else []
+        return [SEPARATOR, (f"ctx {_percent(figure)}", style), "  ", format_cost(self.cost), *cached]
     def _sandbox(self) -> list[str | tuple[str, str]]:
         if not self.sandbox:
             return []
@@ -166,12 +172,14 @@ class StatusBar(Widget):
         self.provider = session.provider.name
         self.model = session.model
         self.approval = session.approval
+        self.effort = session.effort or ""
         self.warn_at = max(session.settings.compact_threshold - 0.1, 0.05)
         self.sandbox = session.sandbox.label
 
     def show_context(self, session: AgentSession) -> None:
         self.context = session.meter.context
         self.cost = session.meter.cost
+        self.cache_rate = session.meter.cache_hit_rate
 
     def start_work(self) -> None:
         self.working, self.started_at, self.finished_at = True, self._clock(), None
