@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neocode_tui.agent.buffers import Buffers
 from neocode_tui.agent.budget import Budget
+from neocode_tui.agent.buffers import Buffers
 from neocode_tui.agent.checkpoints import Restored
 from neocode_tui.agent.commands import COMMANDS
 from neocode_tui.agent.compaction import compact_messages
