@@ -41,7 +41,7 @@ from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.mcp.config import Configs
 from neocode_tui.agent.mentions import expand_mentions
 from neocode_tui.agent.meter import Meter
-from neocode_tui.agent.prompt import build_system_prompt
+from neocode_tui.agent.permissions import Permissions, RunOptions
 from neocode_tui.agent.restore import Restorer, UndoPreview
 from neocode_tui.agent.sandbox import choose_sandbox
 from neocode_tui.agent.store import (
@@ -94,12 +94,14 @@ class AgentSession:
         built_in_commands: Iterable[str] = (),
         profiles: Profiles | None = None,
         trusted: bool = False,
+        run: RunOptions | None = None,
     ) -> None:
         """``mcp_configs``: the MCP servers (else those of the config files);
         ``built_in_commands``: the front end's own slash commands, which no custom command
         may take the name of (the core's own never can). ``profiles``: the user's, for
         ``/model NAME``. ``trusted``: the user trusts the folder for this run (``--trust``):
-        its MCP servers and hooks start as in a folder they trusted before."""
+        its MCP servers and hooks start as in a folder they trusted before.
+        ``run``: the command line's permission rules and system prompt addition."""
         refuse_too_wide(workspace)
         self.settings = settings
         self.profiles = profiles
@@ -159,6 +161,13 @@ class AgentSession:
         self.mcp.report = lambda message: self.notice("warning", message)
         self.hooks.session_id = lambda: self.id
         self.loop.hooks = self.hooks
+        run = run or RunOptions()
+        self.permissions = Permissions(
+            self.loop.workspace, trusted=trusted, allowed=run.allowed_tools,
+            disallowed=run.disallowed_tools,
+        )
+        self.loop.permissions = self.permissions
+        self.loop.append_system_prompt = run.append_system_prompt
         self._extensions_told = False
 
     # -- what the front ends show ---------------------------------------------------------
@@ -221,7 +230,7 @@ class AgentSession:
 
     def _system_prompt(self) -> str:
         if self.loop.system_prompt is None:
-            self.loop.system_prompt = build_system_prompt(self.workspace, self.secrets)
+            self.loop.system_prompt = self.loop.built_system_prompt()
         return self.loop.system_prompt
 
     def _not_sent(self, prompt: str) -> RunFinished:
@@ -322,7 +331,8 @@ class AgentSession:
                 )
         if not self._extensions_told:
             self._extensions_told = True
-            for problem in [*self.commands.problems, *self.hooks.notices()]:
+            for problem in [*self.commands.problems, *self.hooks.notices(),
+                            *self.permissions.notices()]:
                 self.notice("warning", problem)
 
     async def _make_room(self, prompt: str) -> RunFinished | None:

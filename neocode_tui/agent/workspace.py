@@ -19,7 +19,7 @@ import os
 import re
 import secrets
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -72,9 +72,16 @@ def refuse_too_wide(root: Path) -> None:
     )
 
 
+def _nothing_hidden(_: Path) -> str | None:
+    return None
+
+
 class Workspace:
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
+        self.hidden: Callable[[Path], str | None] = _nothing_hidden
+        """Why a resolved path may not be read (a deny rule), or None: a search over its
+        folder leaves it out, an @-mention does not attach it."""
 
     def resolve(self, path: str) -> Path:
         """The absolute, symlink-free path for ``path``, or ``PathOutsideWorkspace``."""
