@@ -213,3 +213,45 @@ async def test_permissions_lists_every_rule_with_its_source_and_removes_one(
     assert json.loads((workspace / ".claude" / "settings.json").read_text())["permissions"]["deny"] == []
     assert again.code == 0
     assert openai_only.server.requests == []  # commands alone ask the model nothing
+
+
+SCHEMA = {"type": "object", "properties": {"passed": {"type": "integer"}}, "required": ["passed"]}
+
+
+async def test_json_schema_asks_again_once_and_prints_structured_output(
+    openai_only: Dialect, workspace: Path, tmp_path: Path
+) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps(SCHEMA))
+    openai_only.reply("All 12 tests passed!")
+    openai_only.reply('```json\n{"passed": 12}\n```')
+
+    result = await run(openai_only, workspace, "--json-schema", str(schema), "--output-format", "json")
+
+    assert result.code == 0, result.err
+    output = json.loads(result.out)
+    assert output["structured_output"] == {"passed": 12}
+    assert '"required"' in openai_only.system(1)  # the schema is in the system prompt
+    assert "does not match the JSON Schema: the answer is not JSON" in json.dumps(openai_only.request(2))
+
+
+async def test_json_schema_still_not_matched_has_its_own_exit_code(
+    openai_only: Dialect, workspace: Path, tmp_path: Path
+) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps(SCHEMA))
+    openai_only.reply('{"passed": "twelve"}')
+    openai_only.reply('{"failed": 0}')
+
+    result = await run(openai_only, workspace, "--json-schema", str(schema), "--output-format", "json")
+
+    assert result.code == 3, result.err
+    assert json.loads(result.out)["structured_output"] is None
+    assert "passed: 'twelve' is not of type 'integer'" in json.dumps(openai_only.request(2))
+    assert "the final answer does not match --json-schema: the answer: 'passed' is a required property" \
+        in result.err
+    assert len(openai_only.server.requests) == 2
+
+    schema.write_text('{"type": "nonsense"}')
+    bad = await run(openai_only, workspace, "--json-schema", str(schema))
+    assert bad.code == 2 and "not a valid JSON Schema" in bad.err and "Traceback" not in bad.err
