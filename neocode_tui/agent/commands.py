@@ -385,11 +385,12 @@ async def _permissions(session: AgentSession, argument: str) -> Outcome:
     if verb:
         return Report(f"usage: /permissions (list the rules) or /permissions remove N (N from 1 to "
                       f"{len(entries)})", "warning")
+    ignored = [f"not applied: {line}" for line in session.permissions.ignored]
     if not entries:
-        return Report("no permission rules: add allow, ask and deny lists to [permissions] in "
-                      "config.toml or to .neocode/settings.json")
+        return Report("\n".join(["no permission rules: add allow, ask and deny lists to "
+                                 "[permissions] in config.toml or to .neocode/settings.json", *ignored]))
     lines = [f"{number:>3}  {entry.describe()}" for number, entry in enumerate(entries, 1)]
-    return Report("\n".join(["Permission rules (deny beats ask beats allow):", *lines, "",
+    return Report("\n".join(["Permission rules (deny beats ask beats allow):", *lines, *ignored, "",
                              "/permissions remove N takes rule N out"]))
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -134,7 +135,10 @@ class AgentSession:
             system_prompt=self._system_prompt, tool_specs=self.loop.tools.specs,
         )
         """The context's fill and the session's cost."""
-        self.sandbox = choose_sandbox(settings.sandbox, settings.sandbox_network)
+        run = run or RunOptions()
+        added = [self.loop.workspace.add(folder) for folder in run.add_dirs]
+        self.sandbox = replace(choose_sandbox(settings.sandbox, settings.sandbox_network),
+                               added=tuple(self.loop.workspace.added))
         """How commands run; said once, at the first prompt, when it could not be had."""
         bash = self.loop.tools.get("bash")
         if isinstance(bash, Bash):
@@ -161,13 +165,14 @@ class AgentSession:
         self.mcp.report = lambda message: self.notice("warning", message)
         self.hooks.session_id = lambda: self.id
         self.loop.hooks = self.hooks
-        run = run or RunOptions()
         self.permissions = Permissions(
             self.loop.workspace, trusted=trusted, allowed=run.allowed_tools,
             disallowed=run.disallowed_tools,
         )
         self.loop.permissions = self.permissions
-        self.loop.append_system_prompt = run.append_system_prompt
+        self.loop.append_system_prompt = "\n\n".join(filter(None, [
+            "Besides the workspace you may read and write these folders (use their absolute "
+            "paths): " + ", ".join(map(str, added)) if added else "", run.append_system_prompt]))
         self._extensions_told = False
 
     # -- what the front ends show ---------------------------------------------------------

@@ -79,9 +79,31 @@ def _nothing_hidden(_: Path) -> str | None:
 class Workspace:
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
+        self.added: list[Path] = []
+        """More folders the user let the tools into (``--add-dir``)."""
         self.hidden: Callable[[Path], str | None] = _nothing_hidden
         """Why a resolved path may not be read (a deny rule), or None: a search over its
         folder leaves it out, an @-mention does not attach it."""
+
+    def add(self, folder: Path) -> Path:
+        """Let the tools into ``folder`` too; ``WorkspaceTooWide`` (bad usage) for one that
+        is not a folder or is too wide to work in."""
+        resolved = folder.expanduser().resolve()
+        if not resolved.is_dir():
+            raise WorkspaceTooWide(f"--add-dir {folder}: no such folder")
+        refuse_too_wide(resolved)
+        if not any(resolved.is_relative_to(root) for root in self.roots):
+            self.added.append(resolved)
+        return resolved
+
+    @property
+    def roots(self) -> list[Path]:
+        return [self.root, *self.added]
+
+    def root_of(self, path: Path) -> Path:
+        """The folder a resolved path is in: the workspace root or an added folder."""
+        return max((root for root in self.roots if path.is_relative_to(root)), key=lambda r: len(r.parts),
+                   default=self.root)
 
     def resolve(self, path: str) -> Path:
         """The absolute, symlink-free path for ``path``, or ``PathOutsideWorkspace``."""
@@ -99,10 +121,10 @@ class Workspace:
             resolved = candidate.resolve()
         except RuntimeError:  # a symlink loop
             raise PathOutsideWorkspace(f"{printable(path)!r} is a symlink loop") from None
-        if resolved.is_relative_to(self.root):
+        if any(resolved.is_relative_to(root) for root in self.roots):
             return resolved
         lexical = Path(*_normalise(candidate.parts))
-        if lexical.is_relative_to(self.root):
+        if any(lexical.is_relative_to(root) for root in self.roots):
             raise PathOutsideWorkspace(
                 f"{printable(path)!r} is a symlink that leads outside the workspace "
                 f"({self.root}); only files inside it can be used"
@@ -114,7 +136,10 @@ class Workspace:
 
     def relative(self, path: Path) -> str:
         """How a resolved path is shown to the model and the user: relative, with ``/``,
-        escaped where it is not UTF-8 or not printable (``caf\\xe9.txt``)."""
+        escaped where it is not UTF-8 or not printable (``caf\\xe9.txt``). A path in an
+        added folder is shown whole."""
+        if not path.is_relative_to(self.root):
+            return printable_name(path.as_posix())
         relative = path.relative_to(self.root).as_posix()
         return printable_name(relative) if relative != "." else "."
 
@@ -122,9 +147,10 @@ class Workspace:
     def open_dir(self, path: Path, *, create: bool = False) -> Iterator[int]:
         """A descriptor for the folder ``path`` (resolved, inside the root), reached one
         component at a time without following a symlink; ``create`` makes missing ones."""
-        fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        root = self.root_of(path)
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
-            for part in path.relative_to(self.root).parts:
+            for part in path.relative_to(root).parts:
                 if create:
                     with suppress(FileExistsError):
                         os.mkdir(part, dir_fd=fd)

@@ -123,10 +123,16 @@ def run_options(args: argparse.Namespace) -> RunOptions:
     disallowed = split_rules(getattr(args, "disallowed_tools", None) or [])
     for text in (*allowed, *disallowed):
         Rule.parse(text)
+    from neocode_tui.agent.workspace import Workspace
+
+    folders = getattr(args, "add_dir", None) or []
+    check = Workspace(Path.cwd())
+    for folder in folders:
+        check.add(Path(folder))  # a bad folder is bad usage now, not a failure later
     return RunOptions(
         allowed_tools=allowed, disallowed_tools=disallowed,
         append_system_prompt=getattr(args, "append_system_prompt", "") or "",
-        add_dirs=tuple(Path(folder) for folder in getattr(args, "add_dir", None) or []),
+        add_dirs=tuple(Path(folder) for folder in folders),
     )
 
 

@@ -255,3 +255,32 @@ async def test_json_schema_still_not_matched_has_its_own_exit_code(
     schema.write_text('{"type": "nonsense"}')
     bad = await run(openai_only, workspace, "--json-schema", str(schema))
     assert bad.code == 2 and "not a valid JSON Schema" in bad.err and "Traceback" not in bad.err
+
+
+async def test_add_dir_lets_the_tools_and_sandboxed_commands_into_another_folder(
+    openai_only: Dialect, workspace: Path, tmp_path: Path
+) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    note = shared / "note.txt"
+    calls = [("w", "write_file", json.dumps({"path": str(note), "content": "from the tool\n"})),
+             bash("b", f"echo from the sandbox > {shared}/cmd.txt && cat {note}")]
+    openai_only.reply("", calls)
+    openai_only.reply("Done.")
+
+    result = await run(openai_only, workspace, "--approval", "auto-edit", "--add-dir", str(shared))
+
+    assert result.code == 0, result.err
+    assert note.read_text() == "from the tool\n"
+    assert (shared / "cmd.txt").read_text() == "from the sandbox\n"
+    assert "from the tool" in openai_only.tool_results(2)["b"]
+    assert str(shared) in openai_only.system(1)
+
+    openai_only.reply("", [("w2", "write_file", json.dumps({"path": str(shared / "x"), "content": "x"}))])
+    openai_only.reply("Done.")
+    without = await run(openai_only, workspace, "--approval", "auto-edit")
+    assert "is outside the workspace" in openai_only.tool_results(4)["w2"]
+    assert without.code == 0 and not (shared / "x").exists()
+
+    missing = await run(openai_only, workspace, "--add-dir", str(tmp_path / "nope"))
+    assert missing.code == 2 and "no such folder" in missing.err and "Traceback" not in missing.err
