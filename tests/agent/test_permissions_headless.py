@@ -205,7 +205,7 @@ async def test_permissions_lists_every_rule_with_its_source_and_removes_one(
     assert f"2  allow  bash(npm test:*)  ({config})" in listed.out
     assert f"3  allow  glob  ({config})" in listed.out
 
-    removed = await run(openai_only, workspace, prompt="/permissions remove 2")
+    removed = await run(openai_only, workspace, prompt="/permissions rm 2")
     assert removed.code == 0, removed.err
     assert f"removed allow bash(npm test:*) ({config})" in removed.out
     assert config.read_text() == '# keep me\n[permissions]\nallow = ["glob"]\n'
