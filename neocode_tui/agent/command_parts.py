@@ -24,6 +24,7 @@ WRAPPERS = frozenset({
     "timeout", "stdbuf", "xargs", "ionice", "chrt", "setsid", "unbuffer",
 })
 """Programs that run the rest of their words as a command: a deny rule looks past them."""
+FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "eval"})
 
 
@@ -91,14 +92,17 @@ def _harmless_redirect(node: object) -> bool:
 
 
 def inner_commands(part: Part, depth: int = 0) -> list[Part] | None:
-    """``part`` and every command it may make run, for deny and ask rules: each tail after
-    a wrapper (``sudo -u x rm``, ``timeout 5 rm``, ``xargs rm``) and what ``bash -c '...'``
-    or ``eval`` runs; None when an inner one cannot be proved."""
+    """``part`` and every command it may make run, for deny and ask rules: the program by
+    its name (``/bin/rm``), each tail after a wrapper (``sudo -u x rm``, ``timeout 5 rm``,
+    ``xargs rm``), what ``find -exec`` runs and what ``bash -c '...'`` or ``eval`` runs;
+    None when an inner one cannot be proved."""
     found = [part]
     words = part.words
     program = words[0].rsplit("/", 1)[-1]
     if depth > 4:
         return None
+    if program != words[0]:  # /bin/rm is rm
+        found.append(Part((program, *words[1:])))
     if program in SHELLS:
         script = _script_of(program, list(words[1:]))
         if script is None:
@@ -109,6 +113,8 @@ def inner_commands(part: Part, depth: int = 0) -> list[Part] | None:
         pieces = inner
     elif program in WRAPPERS:
         pieces = [Part(words[index:]) for index in range(1, len(words))]
+    elif program == "find":
+        pieces = [Part(words[index + 1:]) for index, word in enumerate(words[:-1]) if word in FIND_RUNS]
     else:
         return found
     for piece in pieces:

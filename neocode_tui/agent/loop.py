@@ -415,8 +415,8 @@ class AgentLoop:
             reason = decision.reason.strip()
             return "the user denied this call" + (f": {reason}" if reason else "")
         if decision.rule and self.permissions is not None:
-            said = await self.permissions.remember(decision.rule, decision.save_to)
-            self._emit(Notice(turn=self.turn, level="info", message=self.secrets(said)))
+            level, said = await self.permissions.remember(decision.rule, decision.save_to)
+            self._emit(Notice(turn=self.turn, level=level, message=self.secrets(said)))
         return None
 
     def _ruled(self, tool: Tool[Any], args: object) -> Verdict | None:

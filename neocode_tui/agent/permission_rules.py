@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -265,6 +266,7 @@ def _url_matches(pattern: str, url: str) -> bool:
     return host == domain
 
 
+@lru_cache(maxsize=256)
 def _spec(line: str) -> Any:
     import pathspec  # with the first path rule, not at start-up
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from neocode_tui.agent.permission_rules import BEHAVIORS, Behavior, Entry, Rule, RuleSet, Source, parse_rules
-from neocode_tui.agent.workspace import Workspace
+from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
 from neocode_tui.json_files import MISSING, read_json
 from neocode_tui.paths import write_private
 from neocode_tui.protected_files import CLAUDE_SETTINGS, NEOCODE_SETTINGS
@@ -211,7 +211,10 @@ def _edit_json(path: Path, change: Any, workspace: Workspace | None) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_private(path, new)
         return
-    target = workspace.resolve(str(path))
-    workspace.replace_file(target, new)
+    try:
+        target = workspace.resolve(str(path))
+        workspace.replace_file(target, new)
+    except PathOutsideWorkspace as exc:
+        raise OSError(f"{path} was not written: {exc}") from None
     name = target.relative_to(workspace.root).as_posix()
     refresh_fingerprint(workspace.root, name, read.raw, new)

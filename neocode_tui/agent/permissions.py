@@ -25,6 +25,7 @@ from neocode_tui.agent.permission_sources import (
     split_rules,
 )
 from neocode_tui.agent.workspace import Workspace
+from neocode_tui.vocabulary import NoticeLevel
 
 
 @dataclass(frozen=True)
@@ -73,15 +74,21 @@ class Permissions:
         entry = self.rules.hidden(path)
         return None if entry is None else f"denied by the permission rule {entry.rule.text!r} ({entry.source.label})"
 
-    async def remember(self, text: str, where: SaveTo | None) -> str:
+    async def remember(self, text: str, where: SaveTo | None) -> tuple[NoticeLevel, str]:
         """Allow ``text`` from now on: saved to the user's config or the project
-        (``where``), else for this session; returns what the user is told."""
+        (``where``), else for this session; returns what the user is told. A rule that
+        cannot be saved still holds for this session (the user said yes to it)."""
         rule = Rule.parse(text)
         if where is None:
             self.session_rules.append(Entry(rule, "allow", SESSION))
             self.reload()
-            return f"allowed for this session: {rule.text}"
-        path = await asyncio.to_thread(save_rule, rule, "allow", where, self.workspace)
+            return "info", f"allowed for this session: {rule.text}"
+        try:
+            path = await asyncio.to_thread(save_rule, rule, "allow", where, self.workspace)
+        except OSError as exc:
+            self.session_rules.append(Entry(rule, "allow", SESSION))
+            self.reload()
+            return "warning", f"could not save the rule {rule.text} ({exc.strerror or exc}); it holds for this session"
         self.reload()
         said = f"saved the rule allow {rule.text} in {path}"
         if not any(entry.rule == rule and entry.behavior == "allow" for entry in self.rules.entries):
@@ -89,7 +96,7 @@ class Permissions:
             self.session_rules.append(Entry(rule, "allow", SESSION))
             self.reload()
             said += "; this folder's allow rules apply in later sessions once you trust it"
-        return said
+        return "info", said
 
     def listing(self) -> list[Entry]:
         order: dict[Behavior, int] = {"deny": 0, "ask": 1, "allow": 2}

@@ -120,6 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if initial_prompt is not None:
         args.initial_prompt = initial_prompt
+    if args.command is not None and (given := automation_flags_given(args)):
+        print(f"neocode: {', '.join(given)} work with -p (a headless run) only", file=sys.stderr)
+        return 2
     if problem := folder_problem():
         print(f"neocode: {problem}", file=sys.stderr)
         return 2

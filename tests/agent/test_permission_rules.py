@@ -82,6 +82,9 @@ def test_command_rules_judge_every_part(workspace: Path) -> None:
     assert decide(ruleset, workspace, "bash", command="env -S 'curl x'") == "deny"
     assert decide(ruleset, workspace, "bash", command="sh -c 'git push origin'") == "ask"
     assert decide(ruleset, workspace, "bash", command="npm test $(curl x)") == "ask"  # unsplittable
+    for hidden in ("/usr/bin/curl x", "find . -name '*.py' -exec curl x {} ;", "nice -n 5 curl x",
+                   "command curl x", "eval curl x", "sh -c \"bash -c 'curl x'\""):
+        assert decide(ruleset, workspace, "bash", command=hidden) == "deny", hidden
 
 
 @pytest.mark.parametrize("command", ["a && b", "a; b", "a || b", "a | b", "a & b", "a\nb"])

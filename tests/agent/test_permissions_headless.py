@@ -284,3 +284,21 @@ async def test_add_dir_lets_the_tools_and_sandboxed_commands_into_another_folder
 
     missing = await run(openai_only, workspace, "--add-dir", str(tmp_path / "nope"))
     assert missing.code == 2 and "no such folder" in missing.err and "Traceback" not in missing.err
+
+
+async def test_a_project_rule_is_never_saved_through_a_symlink_out_of_the_folder(
+    openai_only: Dialect, workspace: Path, tmp_path: Path
+) -> None:
+    from neocode_tui.agent.permissions import Permissions
+    from neocode_tui.agent.workspace import Workspace
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (workspace / ".neocode").symlink_to(elsewhere)
+    permissions = Permissions(Workspace(workspace))
+
+    level, said = await permissions.remember("bash(npm test:*)", "project")
+
+    assert level == "warning" and "could not save the rule bash(npm test:*)" in said
+    assert list(elsewhere.iterdir()) == []
+    assert permissions.decide("bash", {"command": "npm test"}) is not None  # it holds for now
