@@ -15,6 +15,9 @@ from dataclasses import dataclass
 
 import bashlex  # type: ignore[import-untyped]
 
+MAX_PARSED = 8_000
+"""Characters parsed at most (the parser is pure Python, about a second for this many on a
+busy machine): a longer command is not split."""
 HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 """Where a redirection may point and still write no file."""
 _SMUGGLERS = ("`", "$(", "<(", ">(", "${")
@@ -43,7 +46,7 @@ class Part:
 
 def split_command(command: str) -> list[Part] | None:
     """The simple commands ``command`` runs, or None when that cannot be proved."""
-    if any(smuggler in command for smuggler in _SMUGGLERS):
+    if len(command) > MAX_PARSED or any(smuggler in command for smuggler in _SMUGGLERS):
         return None
     try:
         trees = bashlex.parse(command)

@@ -371,7 +371,7 @@ class AgentLoop:
         refuses whatever the mode or a hook says; a hook's "allow" runs it without asking
         (unless an ask rule is about it), its "ask" or an ask rule asks whatever the mode
         (but plan mode holds); an allow rule stops asking as a yes for the session does."""
-        ruled = self._ruled(tool, args)
+        ruled = await self._ruled(tool, args)
         if ruled is not None and ruled.behavior == "deny":
             return f"not run: denied by {ruled.why}"
         if self.approval == "plan" and tool.kind != "read":
@@ -398,14 +398,15 @@ class AgentLoop:
                 return f"not run: {tool.name} asks for approval by {ruled.why}, and nobody can approve it in this run"
             return refusal_without_approver(tool.name, writes, root, confinement, tool.kind)
         command = tool.command(args)
+        scope = tool.session_scope(args)
+        offered = await asyncio.to_thread(prefix_rule, command, scope) if (
+            command and tool.name == "bash" and self.permissions is not None) else ""
         request = ApprovalRequested(
             turn=self.turn, index=call.index, call_id=call.id, name=tool.name,
             summary=tool.summary(call.arguments_json), command=command,
             diff=self.secrets(preview.diff) if preview else None,
             change=self._scrubbed(preview.change if preview else None),
-            arguments=call.arguments_json, session_scope=tool.session_scope(args),
-            prefix_rule=prefix_rule(command, tool.session_scope(args))
-            if command and tool.name == "bash" and self.permissions is not None else "",
+            arguments=call.arguments_json, session_scope=scope, prefix_rule=offered,
         )
         self._emit(request)
         decision = await self.approver(request)
@@ -419,11 +420,13 @@ class AgentLoop:
             self._emit(Notice(turn=self.turn, level=level, message=self.secrets(said)))
         return None
 
-    def _ruled(self, tool: Tool[Any], args: object) -> Verdict | None:
+    async def _ruled(self, tool: Tool[Any], args: object) -> Verdict | None:
+        """The rule that decides the call; parsing a command takes a thread (a long one
+        would hold the screen)."""
         if self.permissions is None:
             return None
         values = args.model_dump() if isinstance(args, BaseModel) else {}
-        return self.permissions.decide(tool.name, values)
+        return await asyncio.to_thread(self.permissions.decide, tool.name, values)
 
     def _scrubbed(self, change: FileChange | None) -> FileChange | None:
         if change is None:

@@ -99,3 +99,7 @@ def test_lists_and_pipelines_split(command: str) -> None:
 ])
 def test_what_could_hide_a_program_is_not_split(command: str) -> None:
     assert split_command(command) is None
+
+
+def test_a_command_too_long_to_parse_quickly_is_not_split() -> None:
+    assert split_command("npm test && " * 1000 + "npm test") is None
