@@ -106,15 +106,18 @@ async def test_a_trusted_project_s_allow_rules_apply_until_the_file_changes(
     openai_only: Dialect, workspace: Path, tmp_path: Path
 ) -> None:
     settings_json(workspace / ".neocode" / "settings.json", allow=["edit_file(src/**)"])
+    settings_json(workspace / ".claude" / "settings.json", allow=["Bash(npm test:*)"])
+    env = fake_npm(workspace)
     trust(workspace)
     write = ("w", "write_file", json.dumps({"path": "src/new.py", "content": "x = 1\n"}))
     outside = ("o", "write_file", json.dumps({"path": "other.py", "content": "y = 2\n"}))
-    openai_only.reply("", [write, outside])
+    openai_only.reply("", [write, outside, bash("npm", "npm test")])
     openai_only.reply("Done.")
 
-    result = await run(openai_only, workspace)
+    result = await run(openai_only, workspace, **env)
 
     assert result.code == 0, result.err
+    assert "npm ran: test" in openai_only.tool_results(2)["npm"]
     assert (workspace / "src" / "new.py").read_text() == "x = 1\n"
     assert not (workspace / "other.py").exists()
     assert "not run: write_file needs approval" in openai_only.tool_results(2)["o"]
