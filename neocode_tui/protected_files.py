@@ -22,13 +22,16 @@ ENV_FILE = ".env"
 MCP_FILE = ".mcp.json"
 HOOKS_FILE = ".neocode/hooks.json"
 INSTRUCTIONS_FILE = "AGENTS.md"
+NEOCODE_SETTINGS = ".neocode/settings.json"
+CLAUDE_SETTINGS = ".claude/settings.json"
+"""Permission rules: a project's allow rules count only as the user trusted the file."""
 
 GIT_FOLDER = ".git"
 PROTECTED_FOLDERS = frozenset({GIT_FOLDER, ".neocode", ".claude", ".agents"})
 """Everything under a folder of these names (and a file of the name: a worktree's ``.git``)."""
 PROTECTED_FILES = frozenset({MCP_FILE.casefold(), INSTRUCTIONS_FILE.casefold(), ".envrc", ENV_FILE})
 """Files of these names, and every ``.env.*``."""
-TRUST_GATED = (ENV_FILE, MCP_FILE, HOOKS_FILE)
+TRUST_GATED = (ENV_FILE, MCP_FILE, HOOKS_FILE, NEOCODE_SETTINGS, CLAUDE_SETTINGS)
 """What a folder's trust lets grant power (settings, servers, hooks): each counts as
 trusted only with the content it had when the user trusted the folder."""
 

@@ -101,6 +101,24 @@ def trust(folder: Path) -> None:
     write_private(trust_file(), (json.dumps(content, indent=1) + "\n").encode())
 
 
+def refresh_fingerprint(folder: Path, name: str, before: bytes | None, after: bytes) -> None:
+    """NeoCode itself changed the gated file ``name`` for the user (a permission rule they
+    saved or removed): its fingerprint follows, but only from the content they trusted,
+    so a change made behind their back is not blessed with it."""
+    folder = folder.resolve()
+    if not is_trusted(folder):
+        return
+    data = _read()
+    files = _fingerprints(data)
+    key = str(folder / name)
+    if files.get(key) != (fingerprint(before) if before is not None else None):
+        return
+    files[key] = fingerprint(after)
+    content = {"folders": sorted(str(path) for path in trusted_folders()),
+               "files": dict(sorted(files.items()))}
+    write_private(trust_file(), (json.dumps(content, indent=1) + "\n").encode())
+
+
 def _content(path: Path) -> bytes | None:
     """A regular file's bytes; None for no file or anything else (a FIFO would block)."""
     try:

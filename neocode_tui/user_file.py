@@ -65,6 +65,8 @@ def read_user_file(path: Path | None = None) -> UserFile:
                 loaded.problems.append(f"{path}: profile must be a profile's name in quotes")
         elif key == "profiles":
             _read_profiles(value, loaded)
+        elif key == "permissions":
+            continue  # rules, read by neocode_tui.agent.permission_sources
         elif _known(key, path, loaded.problems, extra=("profile", "profiles")):
             loaded.values[key] = value
     return loaded

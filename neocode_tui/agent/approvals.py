@@ -16,7 +16,7 @@ session. Without a sandbox (off, or unavailable) a command asks as before.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from neocode_tui.agent.tools import Confinement, ToolKind
 from neocode_tui.paths import config_dir
@@ -25,8 +25,10 @@ from neocode_tui.vocabulary import ApprovalMode
 
 
 def protected(path: Path, root: Path) -> bool:
-    """Whether writing the resolved ``path`` (inside ``root``) must always be approved."""
-    return path.is_relative_to(config_dir().resolve()) or is_protected(path.relative_to(root))
+    """Whether writing the resolved ``path`` (inside ``root``, or an added folder, whose
+    every component is then looked at) must always be approved."""
+    relative = path.relative_to(root) if path.is_relative_to(root) else PurePath(*path.parts[1:])
+    return path.is_relative_to(config_dir().resolve()) or is_protected(relative)
 
 
 def needs_approval(

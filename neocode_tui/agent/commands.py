@@ -382,6 +382,34 @@ async def _mcp(session: AgentSession, argument: str) -> Outcome:
     return Report(status_text([status], []), "info" if status.state == "connected" else "warning")
 
 
+# -- permission rules -------------------------------------------------------------------
+
+
+def _rule_numbers(session: AgentSession) -> list[str]:
+    return [f"rm {number}" for number in range(1, len(session.permissions.listing()) + 1)]
+
+
+@_command("permissions", "the allow, ask and deny rules and where each is from; rm N takes one out",
+          "[rm N]", choices=_rule_numbers)
+async def _permissions(session: AgentSession, argument: str) -> Outcome:
+    entries = session.permissions.listing()
+    verb, _, number = argument.partition(" ")
+    if verb in ("rm", "remove") and number.strip().isdigit() and 1 <= int(number) <= len(entries):
+        entry = entries[int(number) - 1]
+        await session.permissions.remove(entry)
+        return Report(f"removed {entry.behavior} {entry.rule.text} ({entry.source.label})")
+    if verb:
+        return Report(f"usage: /permissions (list the rules) or /permissions rm N (N from 1 to "
+                      f"{len(entries)})", "warning")
+    ignored = [f"not applied: {line}" for line in session.permissions.ignored]
+    if not entries:
+        return Report("\n".join(["no permission rules: add allow, ask and deny lists to "
+                                 "[permissions] in config.toml or to .neocode/settings.json", *ignored]))
+    lines = [f"{number:>3}  {entry.describe()}" for number, entry in enumerate(entries, 1)]
+    return Report("\n".join(["Permission rules (deny beats ask beats allow):", *lines, *ignored, "",
+                             "/permissions rm N takes rule N out"]))
+
+
 # -- for front ends that show text ------------------------------------------------------
 
 

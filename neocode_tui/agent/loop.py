@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from neocode_tui.agent.approvals import needs_approval, refusal_without_approver
 from neocode_tui.agent.buffers import Buffers
@@ -34,6 +34,8 @@ from neocode_tui.agent.loop_events import (
     TurnFinished,
     TurnStarted,
 )
+from neocode_tui.agent.permission_rules import Verdict
+from neocode_tui.agent.permissions import Permissions, prefix_rule
 from neocode_tui.agent.prompt import PLAN_LEFT, PLAN_MODE, build_system_prompt
 from neocode_tui.agent.store import SessionStore
 from neocode_tui.agent.tools import Tool, ToolError, ToolRegistry, default_tools
@@ -112,6 +114,10 @@ class AgentLoop:
         """Checkpoints hook in here, to save what a call is about to change."""
         self.hooks: Hooks | None = None
         """The user's PreToolUse and PostToolUse hooks, run around each call."""
+        self.permissions: Permissions | None = None
+        """The allow, ask and deny rules: deny beats ask beats allow, and beats the mode."""
+        self.append_system_prompt = ""
+        """The user's words added after the built system prompt (``--append-system-prompt``)."""
         self.between_turns: BetweenTurns | None = None
         """Awaited before each request of a run after its first (the transcript is valid
         then): compaction hooks in here, so a long run goes on inside the window."""
@@ -217,9 +223,7 @@ class AgentLoop:
         number = self.turn
         self._emit(TurnStarted(turn=number))
         if self.system_prompt is None:
-            self.system_prompt = await asyncio.to_thread(
-                build_system_prompt, self.workspace.root, self.secrets
-            )
+            self.system_prompt = await asyncio.to_thread(self.built_system_prompt)
         request = ChatRequest(
             model=self.provider.model,
             system=self._system_for_mode(),
@@ -240,6 +244,11 @@ class AgentLoop:
             turn = CollectedTurn(error=ErrorInfo(kind="stream", message=failure))
         self._finish_turn(number, turn)
         return turn
+
+    def built_system_prompt(self) -> str:
+        """The system prompt from the instruction files, the user's addition after it."""
+        built = build_system_prompt(self.workspace.root, self.secrets)
+        return f"{built}\n\n{self.append_system_prompt}" if self.append_system_prompt else built
 
     def _system_for_mode(self) -> str:
         assert self.system_prompt is not None
@@ -368,30 +377,46 @@ class AgentLoop:
     async def _approve(
         self, tool: Tool[Any], args: object, call: CollectedToolCall, hook: Permission | None = None
     ) -> str | None:
-        """None when the call may run, else the refusal the model is sent. A hook's "allow"
-        runs it without asking, its "ask" asks whatever the mode (but plan mode holds)."""
+        """None when the call may run, else the refusal the model is sent. A deny rule
+        refuses whatever the mode or a hook says; a hook's "allow" runs it without asking
+        (unless an ask rule is about it), its "ask" or an ask rule asks whatever the mode
+        (but plan mode holds); an allow rule stops asking as a yes for the session does."""
+        ruled = await self._ruled(tool, args)
+        if ruled is not None and ruled.behavior == "deny":
+            return f"not run: denied by {ruled.why}"
         if self.approval == "plan" and tool.kind != "read":
             return (
                 f"not run: plan mode is on, so only reading tools run; {tool.name} will be "
                 "available once the user leaves plan mode. Finish the plan instead."
             )
-        if hook == "allow":
+        asked_by_rule = ruled is not None and ruled.behavior == "ask"
+        if hook == "allow" and not asked_by_rule:
             return None
         writes, root = tool.writes(args, self.workspace), self.workspace.root
         confinement = tool.confinement(args)
-        if hook != "ask" and not needs_approval(tool.kind, self.approval, writes, root=root,
-                              allowed_for_session=tool.session_scope(args) in self.allowed_for_session,
-                              confinement=confinement):
+        allowed = (ruled is not None and ruled.behavior == "allow") or (
+            tool.session_scope(args) in self.allowed_for_session
+        )
+        if hook != "ask" and not asked_by_rule and not needs_approval(
+            tool.kind, self.approval, writes, root=root, allowed_for_session=allowed,
+            confinement=confinement,
+        ):
             return None
         preview = await tool.preview(args, self.workspace)
         if self.approver is None:
+            if asked_by_rule and ruled is not None:
+                return f"not run: {tool.name} asks for approval by {ruled.why}, and nobody can approve it in this run"
             return refusal_without_approver(tool.name, writes, root, confinement, tool.kind)
+        command = tool.command(args)
+        scope = tool.session_scope(args)
+        offered = await asyncio.to_thread(prefix_rule, command, scope) if (
+            command and tool.name == "bash" and self.permissions is not None) else ""
         request = ApprovalRequested(
             turn=self.turn, index=call.index, call_id=call.id, name=tool.name,
-            summary=tool.summary(call.arguments_json), command=tool.command(args),
+            summary=tool.summary(call.arguments_json), command=command,
             diff=self.secrets(preview.diff) if preview else None,
             change=self._scrubbed(preview.change if preview else None),
-            arguments=call.arguments_json, session_scope=tool.session_scope(args),
+            arguments=call.arguments_json, session_scope=scope, prefix_rule=offered,
         )
         self._emit(request)
         decision = await self.approver(request)
@@ -400,7 +425,18 @@ class AgentLoop:
         if decision.verdict == "no":
             reason = decision.reason.strip()
             return "the user denied this call" + (f": {reason}" if reason else "")
+        if decision.rule and self.permissions is not None:
+            level, said = await self.permissions.remember(decision.rule, decision.save_to)
+            self._emit(Notice(turn=self.turn, level=level, message=self.secrets(said)))
         return None
+
+    async def _ruled(self, tool: Tool[Any], args: object) -> Verdict | None:
+        """The rule that decides the call; parsing a command takes a thread (a long one
+        would hold the screen)."""
+        if self.permissions is None:
+            return None
+        values = args.model_dump() if isinstance(args, BaseModel) else {}
+        return await asyncio.to_thread(self.permissions.decide, tool.name, values)
 
     def _scrubbed(self, change: FileChange | None) -> FileChange | None:
         if change is None:

@@ -106,6 +106,8 @@ class ApprovalRequested(_LoopEvent):
     """The call's parsed arguments."""
     session_scope: str = ""
     """What "yes for this session" would allow from then on (``bash: pytest …``)."""
+    prefix_rule: str = ""
+    """The rule "always allow commands starting with …" offered to save (``bash(npm test:*)``)."""
     change: FileChange | None = Field(None, exclude=True)
     """What an edit would change, whole."""
 
@@ -170,3 +172,7 @@ class ApprovalDecision(BaseModel):
     verdict: Verdict
     reason: str = ""
     """With "no": sent to the model."""
+    rule: str = ""
+    """With "yes": an allow rule to keep from now on (the request's ``prefix_rule``)."""
+    save_to: Literal["user", "project"] | None = None
+    """Where ``rule`` is saved: the user's config, this project, or (None) this session."""

@@ -93,6 +93,8 @@ def _attach(name: str, workspace: Workspace) -> tuple[str, str, str] | None:
     if not path.exists():
         return None
     shown = workspace.relative(path)
+    if denied := workspace.hidden(path):
+        return shown, "", denied
     try:
         if path.is_dir():
             listing = ListDir().run_sync(ListDirArgs(path=shown), workspace, Budget())

@@ -57,6 +57,8 @@ class Sandbox:
     network: bool = False
     unavailable: str = ""
     bwrap: str = "bwrap"
+    added: tuple[Path, ...] = ()
+    """More folders commands may write, as the workspace (``--add-dir``)."""
 
     @property
     def active(self) -> bool:
@@ -113,6 +115,10 @@ class Sandbox:
         args += home_mounts(workspace, os.environ)
         bind = "--bind" if self.mode == "workspace-write" else "--ro-bind"
         args += [bind, str(workspace), str(workspace)]  # a workspace in /tmp stays visible
+        for folder in self.added:
+            args += [bind, str(folder), str(folder)]
+            if self.mode == "workspace-write":
+                args += read_only_mounts(folder)
         blank = _blanks()
         for path in _secrets(workspace):
             if path.is_dir():

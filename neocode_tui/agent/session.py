@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,7 +44,7 @@ from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.mcp.config import Configs
 from neocode_tui.agent.mentions import expand_mentions
 from neocode_tui.agent.meter import Meter
-from neocode_tui.agent.prompt import build_system_prompt
+from neocode_tui.agent.permissions import Permissions, RunOptions
 from neocode_tui.agent.restore import Restorer, UndoPreview
 from neocode_tui.agent.sandbox import choose_sandbox
 from neocode_tui.agent.side_work import SideWork
@@ -98,13 +99,15 @@ class AgentSession:
         profiles: Profiles | None = None,
         trusted: bool = False,
         buffers: Buffers | None = None,
+        run: RunOptions | None = None,
     ) -> None:
         """``mcp_configs``: the MCP servers (else those of the config files);
         ``built_in_commands``: the front end's own slash commands, which no custom command
         may take the name of (the core's own never can). ``profiles``: the user's, for
         ``/model NAME``. ``trusted``: the user trusts the folder for this run (``--trust``):
         its MCP servers and hooks start as in a folder they trusted before. ``buffers``: an
-        editor's copies of the files, which file tools read and write instead of the disk."""
+        editor's copies of the files, which file tools read and write instead of the disk.
+        ``run``: the command line's permission rules and system prompt addition."""
         refuse_too_wide(workspace)
         self.settings = settings
         self.profiles = profiles
@@ -144,7 +147,10 @@ class AgentSession:
         """``max_budget_usd``: a front end that can ask sets ``budget.ask``."""
         self.loop.before_request = self.budget.before_request
         self._titling: asyncio.Task[None] | None = None
-        self.sandbox = choose_sandbox(settings.sandbox, settings.sandbox_network)
+        run = run or RunOptions()
+        added = [self.loop.workspace.add(folder) for folder in run.add_dirs]
+        self.sandbox = replace(choose_sandbox(settings.sandbox, settings.sandbox_network),
+                               added=tuple(self.loop.workspace.added))
         """How commands run; said once, at the first prompt, when it could not be had."""
         bash = self.loop.tools.get("bash")
         if isinstance(bash, Bash):
@@ -171,6 +177,14 @@ class AgentSession:
         self.mcp.report = lambda message: self.notice("warning", message)
         self.hooks.session_id = lambda: self.id
         self.loop.hooks = self.hooks
+        self.permissions = Permissions(
+            self.loop.workspace, trusted=trusted, allowed=run.allowed_tools,
+            disallowed=run.disallowed_tools,
+        )
+        self.loop.permissions = self.permissions
+        self.loop.append_system_prompt = "\n\n".join(filter(None, [
+            "Besides the workspace you may read and write these folders (use their absolute "
+            "paths): " + ", ".join(map(str, added)) if added else "", run.append_system_prompt]))
         self._extensions_told = False
 
     # -- what the front ends show ---------------------------------------------------------
@@ -244,7 +258,7 @@ class AgentSession:
 
     def _system_prompt(self) -> str:
         if self.loop.system_prompt is None:
-            self.loop.system_prompt = build_system_prompt(self.workspace, self.secrets)
+            self.loop.system_prompt = self.loop.built_system_prompt()
         return self.loop.system_prompt
 
     def _not_sent(self, prompt: str) -> RunFinished:
@@ -349,7 +363,8 @@ class AgentSession:
                 self._titling = asyncio.create_task(self._small_title(prompt))
         if not self._extensions_told:
             self._extensions_told = True
-            for problem in [*self.commands.problems, *self.hooks.notices()]:
+            for problem in [*self.commands.problems, *self.hooks.notices(),
+                            *self.permissions.notices()]:
                 self.notice("warning", problem)
 
     async def _small_title(self, prompt: str) -> None:

@@ -19,7 +19,7 @@ import os
 import re
 import secrets
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -73,11 +73,40 @@ def refuse_too_wide(root: Path) -> None:
     )
 
 
+def _nothing_hidden(_: Path) -> str | None:
+    return None
+
+
 class Workspace:
     def __init__(self, root: Path, buffers: Buffers | None = None) -> None:
         self.root = root.resolve()
         self.buffers = buffers
         """The editor's copies of the files, when a front end has them (see ``buffers``)."""
+        self.added: list[Path] = []
+        """More folders the user let the tools into (``--add-dir``)."""
+        self.hidden: Callable[[Path], str | None] = _nothing_hidden
+        """Why a resolved path may not be read (a deny rule), or None: a search over its
+        folder leaves it out, an @-mention does not attach it."""
+
+    def add(self, folder: Path) -> Path:
+        """Let the tools into ``folder`` too; ``WorkspaceTooWide`` (bad usage) for one that
+        is not a folder or is too wide to work in."""
+        resolved = folder.expanduser().resolve()
+        if not resolved.is_dir():
+            raise WorkspaceTooWide(f"--add-dir {folder}: no such folder")
+        refuse_too_wide(resolved)
+        if not any(resolved.is_relative_to(root) for root in self.roots):
+            self.added.append(resolved)
+        return resolved
+
+    @property
+    def roots(self) -> list[Path]:
+        return [self.root, *self.added]
+
+    def root_of(self, path: Path) -> Path:
+        """The folder a resolved path is in: the workspace root or an added folder."""
+        return max((root for root in self.roots if path.is_relative_to(root)), key=lambda r: len(r.parts),
+                   default=self.root)
 
     def resolve(self, path: str) -> Path:
         """The absolute, symlink-free path for ``path``, or ``PathOutsideWorkspace``."""
@@ -95,10 +124,10 @@ class Workspace:
             resolved = candidate.resolve()
         except RuntimeError:  # a symlink loop
             raise PathOutsideWorkspace(f"{printable(path)!r} is a symlink loop") from None
-        if resolved.is_relative_to(self.root):
+        if any(resolved.is_relative_to(root) for root in self.roots):
             return resolved
         lexical = Path(*_normalise(candidate.parts))
-        if lexical.is_relative_to(self.root):
+        if any(lexical.is_relative_to(root) for root in self.roots):
             raise PathOutsideWorkspace(
                 f"{printable(path)!r} is a symlink that leads outside the workspace "
                 f"({self.root}); only files inside it can be used"
@@ -110,7 +139,10 @@ class Workspace:
 
     def relative(self, path: Path) -> str:
         """How a resolved path is shown to the model and the user: relative, with ``/``,
-        escaped where it is not UTF-8 or not printable (``caf\\xe9.txt``)."""
+        escaped where it is not UTF-8 or not printable (``caf\\xe9.txt``). A path in an
+        added folder is shown whole."""
+        if not path.is_relative_to(self.root):
+            return printable_name(path.as_posix())
         relative = path.relative_to(self.root).as_posix()
         return printable_name(relative) if relative != "." else "."
 
@@ -118,9 +150,10 @@ class Workspace:
     def open_dir(self, path: Path, *, create: bool = False) -> Iterator[int]:
         """A descriptor for the folder ``path`` (resolved, inside the root), reached one
         component at a time without following a symlink; ``create`` makes missing ones."""
-        fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        root = self.root_of(path)
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
-            for part in path.relative_to(self.root).parts:
+            for part in path.relative_to(root).parts:
                 if create:
                     with suppress(FileExistsError):
                         os.mkdir(part, dir_fd=fd)

@@ -4,9 +4,9 @@ Three output formats: ``text`` (the answer on stdout, tool activity on stderr, s
 ``neocode -p ... > answer.md`` keeps just the answer), ``json`` (one object at the end)
 and ``stream-json`` (a ``session`` line, then one line per event as it happens). Exit
 codes: 0 success (the turn limit included: there is a final answer), 1 the run ended in an
-error, 2 bad usage, 3 stopped by ``--max-budget-usd``, 130 Ctrl+C, 143 SIGTERM, 129 SIGHUP.
-Nobody can approve anything here, so calls that would ask are refused with a result
-telling the model (and the user) why.
+error, 2 bad usage, 3 stopped by ``--max-budget-usd``, 4 the answer still does not match
+``--json-schema``, 130 Ctrl+C, 143 SIGTERM, 129 SIGHUP. Nobody can approve anything here,
+so calls that would ask are refused with a result telling the model (and the user) why.
 
 This module must not import Textual: a headless run should start fast.
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import signal
@@ -35,10 +36,12 @@ from neocode_tui.agent.loop_events import (
     TurnFinished,
     TurnStarted,
 )
+from neocode_tui.agent.permissions import RunOptions
 from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.tools import ToolRegistry, default_tools
 from neocode_tui.agent.workspace import refuse_too_wide
-from neocode_tui.cli.options import load_from_args
+from neocode_tui.cli.options import load_from_args, run_options
+from neocode_tui.cli.structured import EXIT_SCHEMA, AnswerSchema
 from neocode_tui.errors import NeoCodeError, NoModel
 from neocode_tui.events import StreamRetry, TextDelta
 from neocode_tui.terminal_text import VisibleChunks, for_stream, is_terminal, visible, visible_json
@@ -61,6 +64,8 @@ def run_headless(args: argparse.Namespace) -> int:
         prompt = _read_prompt(args.prompt)
         loaded = load_from_args(args, Path.cwd())
         settings = loaded.settings
+        options = run_options(args)
+        schema = AnswerSchema(Path(args.json_schema)) if getattr(args, "json_schema", None) else None
         command = _built_in(prompt)
         needs_model = command is None or COMMANDS[command[0]].long
         if needs_model and settings.offline:
@@ -71,7 +76,7 @@ def run_headless(args: argparse.Namespace) -> int:
     for line in loaded.ignored:
         _say(f"neocode: warning: {line}")
     try:
-        return asyncio.run(_run(args, prompt, loaded.settings, command))
+        return asyncio.run(_run(args, prompt, loaded.settings, command, options, schema))
     except KeyboardInterrupt:
         return EXIT_SIGNAL[signal.SIGINT]
     except BrokenPipeError:
@@ -105,11 +110,17 @@ def _read_prompt(flag: str | None) -> str:
     return prompt
 
 
-async def _run(args: argparse.Namespace, prompt: str, settings: Any, command: tuple[str, str] | None) -> int:
+async def _run(
+    args: argparse.Namespace, prompt: str, settings: Any, command: tuple[str, str] | None,
+    options: RunOptions, schema: AnswerSchema | None,
+) -> int:
     tools = default_tools()
     printer = _printer(args.output_format, tools)
+    if schema is not None:
+        addition = "\n\n".join(filter(None, [options.append_system_prompt, schema.instructions]))
+        options = dataclasses.replace(options, append_system_prompt=addition)
     session = AgentSession(
-        settings, Path.cwd(), listener=printer.event, tools=tools, trusted=args.trust
+        settings, Path.cwd(), listener=printer.event, tools=tools, trusted=args.trust, run=options
     )
     stopped_by: list[int] = []
     loop = asyncio.get_running_loop()
@@ -140,7 +151,17 @@ async def _run(args: argparse.Namespace, prompt: str, settings: Any, command: tu
             printer.command(command[0], shown, session)
             return EXIT_OK if shown.level == "info" else EXIT_ERROR
         finished = await session.prompt(prompt)
+        checked = None
+        if schema is not None and finished.reason in ("done", "turn_limit"):
+            checked = schema.check(finished.final_text)
+            if checked.problem:  # asked again once, with the validator's words
+                finished = await session.prompt(schema.again(checked.problem))
+                checked = schema.check(finished.final_text)
+            printer.structured = checked.value if not checked.problem else None
         printer.finish(finished, session)
+        if checked is not None and checked.problem and not stopped_by:
+            _say(f"neocode: the final answer does not match --json-schema: {checked.problem}")
+            return EXIT_SCHEMA
     except NeoCodeError as exc:
         _say(f"neocode: {exc}")
         return exc.exit_code
@@ -166,6 +187,8 @@ class _Printer:
         """stdout is a terminal: a person reads it, so what the model or a tool wrote is
         shown escaped there (a pipe or a file gets it exactly)."""
         self.err_live = is_terminal(self.err)
+        self.structured: Any = None
+        """The final answer as parsed JSON, when ``--json-schema`` asked for it and it matched."""
 
     def start(self, session: AgentSession) -> None:
         pass
@@ -328,6 +351,7 @@ class _JsonPrinter(_Printer):
             "stop_reason": finished.reason,
             "error": finished.error.model_dump() if finished.error else None,
             "sandbox": session.sandbox.describe(),
+            "structured_output": self.structured,
         }
         self._json_line(json.dumps(output, ensure_ascii=False))
 

@@ -8,7 +8,7 @@ import os
 import sys
 
 from neocode_tui import __version__
-from neocode_tui.cli.options import add_setting_flags
+from neocode_tui.cli.options import add_automation_flags, add_setting_flags, automation_flags_given
 from neocode_tui.cli.serve import add_serve_command
 from neocode_tui.paths import folder_problem
 from neocode_tui.vocabulary import DIALECT_NAMES
@@ -21,6 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"neocode {__version__}")
     add_setting_flags(parser)
+    add_automation_flags(parser)
     parser.add_argument("-p", "--print", dest="prompt", metavar="PROMPT",
                         help="run one prompt headless and exit ('-' reads stdin)")
     parser.add_argument("--output-format", choices=["text", "json", "stream-json"],
@@ -119,6 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if initial_prompt is not None:
         args.initial_prompt = initial_prompt
+    if args.command is not None and (given := automation_flags_given(args)):
+        print(f"neocode: {', '.join(given)} work with -p (a headless run) only", file=sys.stderr)
+        return 2
     if problem := folder_problem():
         print(f"neocode: {problem}", file=sys.stderr)
         return 2
@@ -159,6 +163,9 @@ def main(argv: list[str] | None = None) -> int:
         from neocode_tui.cli.headless import run_headless
 
         return run_headless(args)
+    if given := automation_flags_given(args):
+        print(f"neocode: {', '.join(given)} work with -p (a headless run) only", file=sys.stderr)
+        return 2
     from neocode_tui.cli.app import run_app
 
     return run_app(args)

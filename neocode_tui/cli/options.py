@@ -15,6 +15,7 @@ from neocode_tui.vocabulary import (
 )
 
 if TYPE_CHECKING:
+    from neocode_tui.agent.permissions import RunOptions
     from neocode_tui.settings import LoadedSettings
 
 SETTING_FLAGS = (
@@ -99,3 +100,62 @@ def load_from_args(
         workspace, flags, trusted=trusted, profile=profile or getattr(args, "profile", None),
         profile_wins=profile is not None,
     )
+
+
+AUTOMATION_FLAGS = ("allowed_tools", "disallowed_tools", "append_system_prompt", "add_dir", "json_schema")
+"""Claude Code's flags for scripted runs (``-p``)."""
+
+
+def add_automation_flags(parser: argparse.ArgumentParser) -> None:
+    """Flags of headless runs, by Claude Code's names; rules take the permission rule
+    syntax, separated by commas or blanks, and the flags may be repeated."""
+    parser.add_argument(
+        "--allowed-tools", "--allowedTools", action="append", default=[], metavar="RULES",
+        help='rules that run without asking, e.g. "bash(npm test:*) edit_file(src/**)"',
+    )
+    parser.add_argument(
+        "--disallowed-tools", "--disallowedTools", action="append", default=[], metavar="RULES",
+        help='rules that never run, e.g. "bash(git push:*) web_fetch"',
+    )
+    parser.add_argument(
+        "--append-system-prompt", metavar="TEXT", default="",
+        help="add TEXT at the end of the system prompt",
+    )
+    parser.add_argument(
+        "--add-dir", action="append", default=[], metavar="DIR",
+        help="another folder the tools may read and write, and sandboxed commands too",
+    )
+    parser.add_argument(
+        "--json-schema", metavar="FILE",
+        help="the final answer must be JSON matching this JSON Schema; with --output-format "
+        "json it is printed as structured_output (exit code 3 if it still does not match)",
+    )
+
+
+def run_options(args: argparse.Namespace) -> RunOptions:
+    """The session's part of the automation flags (the rules are checked here: a bad one is
+    bad usage)."""
+    from neocode_tui.agent.permission_rules import Rule
+    from neocode_tui.agent.permission_sources import split_rules
+    from neocode_tui.agent.permissions import RunOptions
+
+    allowed = split_rules(getattr(args, "allowed_tools", None) or [])
+    disallowed = split_rules(getattr(args, "disallowed_tools", None) or [])
+    for text in (*allowed, *disallowed):
+        Rule.parse(text)
+    from neocode_tui.agent.workspace import Workspace
+
+    folders = getattr(args, "add_dir", None) or []
+    check = Workspace(Path.cwd())
+    for folder in folders:
+        check.add(Path(folder))  # a bad folder is bad usage now, not a failure later
+    return RunOptions(
+        allowed_tools=allowed, disallowed_tools=disallowed,
+        append_system_prompt=getattr(args, "append_system_prompt", "") or "",
+        add_dirs=tuple(Path(folder) for folder in folders),
+    )
+
+
+def automation_flags_given(args: argparse.Namespace) -> list[str]:
+    """The automation flags given (for a front end that does not take them)."""
+    return [f"--{name.replace('_', '-')}" for name in AUTOMATION_FLAGS if getattr(args, name, None)]

@@ -1,13 +1,15 @@
 """The approval modal: the loop waits on it while the rest of the app stays live.
 
 y = yes once, a = yes for this tool for the rest of the session, n = no (then an optional
-reason for the model, Enter sends it), Esc = no without a reason.
+reason for the model, Enter sends it), Esc = no without a reason. For a simple command,
+p = always allow commands starting with its program (``npm test``), then where to keep
+the rule: u = the user's config, w = this project, s = this session only.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -55,6 +57,9 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
     ApprovalScreen #reason { display: none; margin-top: 1; }
     ApprovalScreen.-asking-reason #reason { display: block; }
     ApprovalScreen.-asking-reason #keys { display: none; }
+    ApprovalScreen #where { display: none; margin-top: 1; }
+    ApprovalScreen.-asking-where #where { display: block; }
+    ApprovalScreen.-asking-where #keys { display: none; }
     """
 
     BINDINGS = [
@@ -62,6 +67,10 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         Binding("a", "decide('session')", "Yes for this session", show=False),
         Binding("n", "ask_reason", "No", show=False),
         Binding("escape", "decide('no')", "No", show=False),
+        Binding("p", "always", "Always allow commands starting so", show=False),
+        Binding("u", "save('user')", show=False),
+        Binding("w", "save('project')", show=False),
+        Binding("s", "save('')", show=False),
         Binding("up", "scroll(-1)", show=False),
         Binding("down", "scroll(1)", show=False),
         Binding("pageup", "page(-1)", show=False),
@@ -88,11 +97,24 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                 yield Static(
                     Content.from_markup(
                         "[b]y[/b] yes   [b]a[/b] yes to [i]$scope[/i] for this session   "
-                        "[b]n[/b] no (with a reason)   [b]esc[/b] no",
+                        "[b]n[/b] no (with a reason)   [b]esc[/b] no" + (
+                            "\n[b]p[/b] always allow commands starting with [i]$prefix[/i]"
+                            if request.prefix_rule else ""),
                         scope=visible(request.session_scope.removeprefix("bash: ") or request.name),
+                        prefix=self._prefix,
                     ),
                     id="keys",
                 )
+                if request.prefix_rule:
+                    yield Static(
+                        Content.from_markup(
+                            "Always allow commands starting with [b]$prefix[/b]: [b]u[/b] save in your "
+                            "config   [b]w[/b] save in this project   [b]s[/b] this session only   "
+                            "[b]esc[/b] back",
+                            prefix=self._prefix,
+                        ),
+                        id="where",
+                    )
                 reason = Input(
                     placeholder="Why not? Enter sends it to the model (empty: no reason)", id="reason"
                 )
@@ -141,8 +163,27 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         else:
             body.scroll_home(animate=False)
 
+    @property
+    def _prefix(self) -> str:
+        """``npm test`` of the offered rule ``bash(npm test:*)``."""
+        return visible(self.request.prefix_rule.removeprefix("bash(").removesuffix(":*)"))
+
     def action_decide(self, verdict: Verdict) -> None:
+        if self.has_class("-asking-where"):  # esc: back to the question
+            self.remove_class("-asking-where")
+            return
         self.dismiss(ApprovalDecision(verdict=verdict))
+
+    def action_always(self) -> None:
+        if self.request.prefix_rule and not self.has_class("-asking-reason"):
+            self.add_class("-asking-where")
+
+    def action_save(self, where: str) -> None:
+        if not self.has_class("-asking-where"):
+            return
+        save_to: Literal["user", "project"] | None = "user" if where == "user" else (
+            "project" if where == "project" else None)
+        self.dismiss(ApprovalDecision(verdict="yes", rule=self.request.prefix_rule, save_to=save_to))
 
     def action_ask_reason(self) -> None:
         self.add_class("-asking-reason")

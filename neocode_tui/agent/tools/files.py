@@ -221,7 +221,7 @@ class ListDir(FileTool[ListDirArgs]):
             raise ToolError(f"{shown} is a file, not a folder (use read_file)") from None
         skipped: list[str] = []
         if not args.include_ignored:
-            ignored = ignore_rules(workspace.root, path)
+            ignored = ignore_rules(workspace.root_of(path), path)
             skipped = [name + mark for name, mark in entries if ignored(name, mark == "/")]
             entries = [entry for entry in entries if entry[0] + entry[1] not in skipped]
         entries.sort(key=lambda entry: (not entry[1].endswith("/"), entry[0]))

@@ -210,7 +210,11 @@ class Glob(Tool[GlobArgs]):
         )
         if not out.total:
             return ToolOutput("\n".join(filter(None, [f"no files match {_quoted(pattern)}", note])))
-        shown = [workspace.relative(base / os.fsdecode(line)) for line in out.records]
+        found = [base / os.fsdecode(line) for line in out.records]
+        visible = [path for path in found if not workspace.hidden(path)]
+        shown = [workspace.relative(path) for path in visible]
+        if len(visible) < len(found):
+            note = "\n".join(filter(None, [note, _DENIED_NOTE.format(len(found) - len(visible))]))
         if out.total > len(shown):
             shown.append(f"[{out.total - len(shown)} more files; narrow the pattern]")
         if note:
@@ -275,7 +279,10 @@ class Grep(Tool[GrepArgs]):
             raise ToolError(f"grep failed: {errors or 'ripgrep stopped with exit code 2'}")
         if not out.total:
             return ToolOutput(f"no matches for {_quoted(args.pattern)}")
-        matches = [_match_line(line, prefix, single=not out.named) for line in out.records]
+        records = [line for line in out.records if not (out.named and _hidden(workspace, target, line))]
+        matches = [_match_line(line, prefix, single=not out.named) for line in records]
+        if len(records) < len(out.records):
+            matches.append(_DENIED_NOTE.format(len(out.records) - len(records)))
         if out.total > len(matches):
             matches.append(f"[{out.total - len(matches)} more matches; narrow the search]")
         return capped(ToolOutput("\n".join(matches)))
@@ -302,6 +309,15 @@ async def _grep_file(
             )
     finally:
         os.close(fd)
+
+
+_DENIED_NOTE = "[{} results in files your permission rules deny reading were left out]"
+
+
+def _hidden(workspace: Workspace, folder: Path, line: bytes) -> bool:
+    """Whether a match of a folder search is in a file a deny rule keeps from being read."""
+    raw_path = line.partition(b"\0")[0].removeprefix(b"./")
+    return workspace.hidden(folder / os.fsdecode(raw_path)) is not None
 
 
 def _match_line(line: bytes, prefix: str, *, single: bool) -> str:
