@@ -97,11 +97,12 @@ class Meter:
         known = [entry.cost for entry in self._costs.values() if entry.cost is not None]
         return sum(known, Decimal(0)) if known else None
 
-    def count(self, usage: Usage | None) -> None:
-        """One request's tokens (a turn's or a summary's), priced for the model in use."""
+    def count(self, usage: Usage | None, model: str | None = None) -> None:
+        """One request's tokens (a turn's, a summary's, a subagent's), priced for ``model``
+        (the one in use when not given)."""
         if usage is None:
             return
-        model = self._model()
+        model = model or self._model()
         entry = self._costs.setdefault(model, ModelCost(model))
         entry.usage = entry.usage + usage
         entry.requests += 1
