@@ -188,3 +188,17 @@ def _line(text: str, length: int) -> str:
     line = next((part.strip() for part in text.splitlines() if part.strip()), "")
     line = "".join(ch if ch.isprintable() else "?" for ch in line)
     return line if len(line) <= length else line[: length - 1] + "…"
+
+
+def agents_text(catalog: AgentCatalog) -> str:
+    """``/agents``: each agent, where it comes from and what it may use; then the files not used."""
+    lines = []
+    for agent in catalog.agents.values():
+        where = f"{agent.source}, {agent.path}" if agent.path else agent.source
+        tools = ", ".join(agent.tools) if agent.tools is not None else "the session's tools"
+        model = agent.model if agent.model and agent.model_allowed else "the session's model"
+        lines += [f"{agent.name} ({where})", f"  {agent.description}", f"  tools: {tools} · model: {model}"]
+    if catalog.problems:
+        lines += ["", "Not used:", *(f"  {problem}" for problem in catalog.problems)]
+    lines += ["", "New or changed agent files are read when the next session starts."]
+    return "\n".join(lines)

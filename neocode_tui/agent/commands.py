@@ -366,6 +366,13 @@ async def _mcp(session: AgentSession, argument: str) -> Outcome:
     return Report(status_text([status], []), "info" if status.state == "connected" else "warning")
 
 
+@_command("agents", "the subagents the task tool can run: where each comes from, its tools")
+async def _agents(session: AgentSession, _: str) -> Outcome:
+    from neocode_tui.agent.agent_files import agents_text
+
+    return Report(agents_text(session.agents))
+
+
 # -- for front ends that show text ------------------------------------------------------
 
 

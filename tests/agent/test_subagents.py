@@ -269,3 +269,20 @@ def test_workspace_agents_narrow_and_never_pick_a_profile_untrusted(workspace: P
     assert "'mine' is taken by" in problems
     trust(workspace)
     assert load_agents(workspace).agents["fast"].model_allowed
+
+
+async def test_agents_command_lists_every_agent_and_the_files_not_used(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    from neocode_tui.agent.commands import run_as_text
+
+    agent_file(workspace / ".claude" / "agents", "reviewer", "description: Reviews code\ntools: Read")
+    (workspace / ".claude" / "agents" / "broken.md").write_text("no front matter\n")
+    session, _ = make_session(openai_only, workspace)
+
+    shown = await run_as_text(session, "agents", "", answer=False)
+
+    assert shown.text.startswith("explore (built-in)\n  Read-only research")
+    assert "reviewer (project, " in shown.text and "tools: read_file · model: the session's model" in shown.text
+    assert "broken.md: no front matter" in shown.text
+    await session.aclose()
