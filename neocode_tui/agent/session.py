@@ -137,6 +137,8 @@ class AgentSession:
             stop_hook=lambda agent, active: self.hooks.subagent_stopped(agent, active),
             record=self._record_child,
         )
+        self.child_transcripts: dict[str, list[Message]] = {}
+        """The subagents' transcripts of the session last resumed, by ``task`` call id."""
         if self.loop.tools.get("task") is None:
             self.loop.tools.add(TaskTool(self.subagents))
         self.meter = Meter(
@@ -487,6 +489,7 @@ class AgentSession:
         self.require_idle("/clear")
         self._close_store()
         self.loop.messages.clear()
+        self.child_transcripts = {}
         self.loop.usage = Usage.unknown()
         self.meter.history_replaced(costs=True)
         self.title = ""
@@ -515,6 +518,7 @@ class AgentSession:
         for problem in loaded.problems:
             self.notice("warning", problem)
         self.loop.messages[:] = messages
+        self.child_transcripts = loaded.subagents
         self.loop.usage = loaded.usage
         self.meter.history_replaced(costs=True)
         self.title = loaded.info.title
