@@ -32,7 +32,7 @@ from neocode_tui.agent.loop_events import (
     TurnFinished,
 )
 from neocode_tui.agent.tools import Tool, ToolError, ToolOutput, ToolRegistry
-from neocode_tui.agent.tools.base import OutputCallback
+from neocode_tui.agent.tools.base import RESULT_CAP, OutputCallback, cap_text
 from neocode_tui.agent.tools.bash import Bash, BashArgs
 from neocode_tui.agent.workspace import Workspace
 from neocode_tui.events import TextDelta, Usage
@@ -180,9 +180,9 @@ class Subagents:
         spent = f"[{agent.name}: {usage.input_tokens or 0:,} input and {usage.output_tokens or 0:,} output tokens]"
         if finished.reason == "error":
             problem = finished.error.message if finished.error else "it failed"
-            return ToolOutput(f"the {agent.name} agent failed: {problem}\n{finished.final_text}\n{spent}",
-                              is_error=True)
-        answer = finished.final_text.strip() or "(the agent gave no answer)"
+            partial = cap_text(finished.final_text, RESULT_CAP)
+            return ToolOutput(f"the {agent.name} agent failed: {problem}\n{partial}\n{spent}", is_error=True)
+        answer = cap_text(finished.final_text.strip(), RESULT_CAP) or "(the agent gave no answer)"
         return ToolOutput(f"{answer}\n\n{spent}")
 
     def _tools(self, agent: AgentFile) -> ToolRegistry:

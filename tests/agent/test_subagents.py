@@ -286,3 +286,48 @@ async def test_agents_command_lists_every_agent_and_the_files_not_used(
     assert "reviewer (project, " in shown.text and "tools: read_file · model: the session's model" in shown.text
     assert "broken.md: no front matter" in shown.text
     await session.aclose()
+
+
+async def test_at_most_four_tasks_run_at_once(openai_only: Dialect, workspace: Path) -> None:
+    prompts = [f"look at part {n}" for n in range(5)]
+    openai_only.reply("", [(f"t{n}", "task", task(f"part {n}", prompt)) for n, prompt in enumerate(prompts)])
+    four_asked = asyncio.Event()
+    asked: list[str] = []
+
+    def child(body: dict[str, Any]) -> Response:
+        [prompt] = user_texts(openai_only, body)
+        asked.append(prompt)
+        if len(asked) == 4:
+            four_asked.set()
+        return Response(body=openai_only.turn(f"seen {prompt}"), wait=four_asked)
+
+    openai_only.server.enqueue(*[child] * 5)
+    openai_only.reply("All seen.")
+    session, recorder = make_session(openai_only, workspace)
+
+    await session.prompt(PARENT_PROMPT)
+
+    running, most = set(), 0
+    for event in recorder.events:
+        if isinstance(event, SubagentEvent) and event.event.type == "turn_started":
+            running.add(event.call_id)
+            most = max(most, len(running))
+        elif isinstance(event, SubagentDone):
+            running.discard(event.call_id)
+    assert most == 4
+    results = openai_only.tool_results(7)
+    assert [results[f"t{n}"].splitlines()[0] for n in range(5)] == [f"seen {p}" for p in prompts]
+    await session.aclose()
+
+
+async def test_the_task_tool_stays_the_same_bytes_all_session(openai_only: Dialect, workspace: Path) -> None:
+    openai_only.reply("First.")
+    openai_only.reply("Second.")
+    session, _ = make_session(openai_only, workspace)
+    await session.prompt("one")
+    agent_file(workspace / ".claude" / "agents", "late", "description: Added mid-session")
+    await session.prompt("two")
+
+    specs = [[t for t in openai_only.request(n)["tools"] if t["function"]["name"] == "task"] for n in (1, 2)]
+    assert specs[0] == specs[1] and "late" not in json.dumps(specs[1])
+    await session.aclose()
