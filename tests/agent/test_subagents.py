@@ -24,7 +24,7 @@ from neocode_tui.agent.transcript import STOPPED
 from neocode_tui.config import Settings
 from neocode_tui.paths import config_dir
 from neocode_tui.trust import trust
-from tests.agent.conftest import Dialect, Recorder, assert_transcript_valid
+from tests.agent.conftest import API_KEY, Dialect, Recorder, assert_transcript_valid
 from tests.helpers import wait_until
 from tests.http_model_server import Response
 
@@ -330,4 +330,27 @@ async def test_the_task_tool_stays_the_same_bytes_all_session(openai_only: Diale
 
     specs = [[t for t in openai_only.request(n)["tools"] if t["function"]["name"] == "task"] for n in (1, 2)]
     assert specs[0] == specs[1] and "late" not in json.dumps(specs[1])
+    await session.aclose()
+
+
+async def test_an_agents_model_picks_a_profile_only_where_it_may(openai_only: Dialect, workspace: Path) -> None:
+    from neocode_tui.settings import Profiles
+
+    cheap = Settings(provider="openai", base_url=openai_only.server.url + "/v1", model="cheap-model",
+                     openai_api_key=API_KEY, max_retries=0)
+    profiles = Profiles(names=["cheap"], load=lambda name: cheap)
+    agent_file(config_dir() / "agents", "mine", "description: The user's\nmodel: cheap")
+    agent_file(workspace / ".claude" / "agents", "theirs", "description: The project's\nmodel: cheap")
+    openai_only.reply("", [("t1", "task", task("a", "use yours", "mine"))])
+    openai_only.reply("Mine.")
+    openai_only.reply("", [("t2", "task", task("b", "use theirs", "theirs"))])
+    openai_only.reply("Theirs.")
+    openai_only.reply("Done.")
+    session, _ = make_session(openai_only, workspace, profiles=profiles)
+
+    await session.prompt(PARENT_PROMPT)
+
+    models = [r.json["model"] for r in openai_only.server.requests]
+    assert models == ["gpt-test", "cheap-model", "gpt-test", "gpt-test", "gpt-test"]
+    assert {cost.model: cost.requests for cost in session.meter.costs} == {"gpt-test": 4, "cheap-model": 1}
     await session.aclose()
