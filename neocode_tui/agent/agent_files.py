@@ -153,28 +153,41 @@ def _read(path: Path, source: Source, problems: list[str]) -> AgentFile | None:
     if not isinstance(data, dict):
         problems.append(f"{path}: front matter is not a mapping")
         return None
-    name = _line(str(data.get("name") or path.stem), 60).lower()
+    fields = {key: _scalar(data.get(key)) for key in ("name", "description", "model")}
+    wrong = [key for key, value in fields.items() if value is None and data.get(key) is not None]
+    if wrong:
+        problems.append(f"{path}: {', '.join(wrong)} must be text")
+        return None
+    name = _line(fields.get("name") or path.stem, 60).lower()
     if not NAME.fullmatch(name):
         problems.append(f"{path}: {name!r} is not a usable agent name (a-z, 0-9, - and _)")
         return None
-    description = _line(str(data.get("description") or ""), DESCRIPTION_CAP)
+    description = _line(fields.get("description") or "", DESCRIPTION_CAP)
     prompt = text[match.end():].strip()
     if not description or not prompt:
         problems.append(f"{path}: an agent needs a description and a prompt")
         return None
     tools = _tools(data.get("tools"), path, problems)
-    model = _line(str(data.get("model") or ""), 60)
+    model = _line(fields.get("model") or "", 60)
     model = "" if model.lower() == "inherit" else model
     return AgentFile(name, description, prompt, tools, model, source, path)
+
+
+def _scalar(value: object) -> str | None:
+    """A front matter value as text; None for a list or mapping, which is never turned into
+    text (YAML aliases can make a small file stand for a structure too large to print)."""
+    if isinstance(value, str | int | float | bool):
+        return str(value)
+    return None
 
 
 def _tools(value: object, path: Path, problems: list[str]) -> tuple[str, ...] | None:
     if value is None or value == "":
         return None
-    names = value if isinstance(value, list) else str(value).split(",")
+    names = value if isinstance(value, list) else (_scalar(value) or "").split(",")
     tools: list[str] = []
     for item in names:
-        word = str(item).strip()
+        word = (_scalar(item) or "").strip()
         ours = CLAUDE_TOOLS.get(word.lower(), word)
         if word and ours not in tools:
             tools.append(ours)

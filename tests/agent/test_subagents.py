@@ -354,3 +354,25 @@ async def test_an_agents_model_picks_a_profile_only_where_it_may(openai_only: Di
     assert models == ["gpt-test", "cheap-model", "gpt-test", "gpt-test", "gpt-test"]
     assert {cost.model: cost.requests for cost in session.meter.costs} == {"gpt-test": 4, "cheap-model": 1}
     await session.aclose()
+
+
+BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+"""YAML aliases: each level ten times the last; a few more and printing it takes the machine."""
+
+
+def test_front_matter_that_is_not_text_is_refused_never_printed(workspace: Path) -> None:
+    folder = workspace / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "bomb.md").write_text(f"---\n{BOMB}name: *b\ndescription: Fine\n---\nPrompt.\n")
+    (folder / "tools.md").write_text(f"---\n{BOMB}description: Fine\ntools: [Read, *b]\n---\nPrompt.\n")
+    commands = workspace / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "bomb.md").write_text(f"---\n{BOMB}description: *b\n---\nReview the code.\n")
+
+    catalog = load_agents(workspace)
+
+    assert "bomb.md: name must be text" in "\n".join(catalog.problems)
+    assert catalog.agents["tools"].tools == ("read_file",)
+    from neocode_tui.agent.custom_commands import load_commands
+
+    assert load_commands(workspace).commands["bomb"].description == "Review the code."
