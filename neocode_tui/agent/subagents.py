@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -32,9 +33,10 @@ from neocode_tui.agent.loop_events import (
     TurnFinished,
 )
 from neocode_tui.agent.tools import Tool, ToolError, ToolOutput, ToolRegistry
-from neocode_tui.agent.tools.base import RESULT_CAP, OutputCallback, cap_text
+from neocode_tui.agent.tools.base import RESULT_CAP, Confinement, OutputCallback, Preview, cap_text
 from neocode_tui.agent.tools.bash import Bash, BashArgs
 from neocode_tui.agent.workspace import Workspace
+from neocode_tui.chat import ToolSpec
 from neocode_tui.events import TextDelta, Usage
 from neocode_tui.providers import Provider
 from neocode_tui.vocabulary import ApprovalMode
@@ -105,6 +107,43 @@ class ReadOnlyBash(Bash):
         return await super().run(args, workspace, on_output)
 
 
+class OneAtATime(Tool[Any]):
+    """A tool that changes things, run by one child at a time: concurrent children share
+    the workspace, and two edits of one file at once would lose one of them."""
+
+    def __init__(self, inner: Tool[Any], lock: asyncio.Lock) -> None:
+        self.inner, self.lock = inner, lock
+        self.name, self.description, self.kind = inner.name, inner.description, inner.kind
+        self.args_model = inner.args_model
+
+    def spec(self) -> ToolSpec:
+        return self.inner.spec()
+
+    def summary(self, args: Mapping[str, Any]) -> str:
+        return self.inner.summary(args)
+
+    def writes(self, args: Any, workspace: Workspace) -> list[Path]:
+        return self.inner.writes(args, workspace)
+
+    def session_scope(self, args: Any) -> str:
+        return self.inner.session_scope(args)
+
+    def command(self, args: Any) -> str | None:
+        return self.inner.command(args)
+
+    def confinement(self, args: Any) -> Confinement:
+        return self.inner.confinement(args)
+
+    async def preview(self, args: Any, workspace: Workspace) -> Preview | None:
+        return await self.inner.preview(args, workspace)
+
+    async def run(
+        self, args: Any, workspace: Workspace, on_output: OutputCallback | None = None
+    ) -> ToolOutput:
+        async with self.lock:
+            return await self.inner.run(args, workspace, on_output)
+
+
 class TaskTool(Tool[TaskArgs]):
     name = TASK_NAME
     kind = "read"
@@ -145,6 +184,8 @@ class Subagents:
         self.record = record
         self._asking = asyncio.Lock()
         """One child's question at a time: concurrent children share the user."""
+        self._changing = asyncio.Lock()
+        """One child's edit or command at a time (``OneAtATime``)."""
 
     async def run(self, args: TaskArgs, on_output: OutputCallback | None) -> ToolOutput:
         agent = self.catalog.agents.get(args.agent.strip().lower() or EXPLORE)
@@ -196,7 +237,7 @@ class Subagents:
                 continue
             if agent.name == EXPLORE and isinstance(tool, Bash):
                 tool = ReadOnlyBash(tool)
-            tools.append(tool)
+            tools.append(tool if tool.kind == "read" else OneAtATime(tool, self._changing))
         return ToolRegistry(tools)
 
     def _system_prompt(self, agent: AgentFile) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -376,3 +377,30 @@ def test_front_matter_that_is_not_text_is_refused_never_printed(workspace: Path)
     from neocode_tui.agent.custom_commands import load_commands
 
     assert load_commands(workspace).commands["bomb"].description == "Review the code."
+
+
+async def test_concurrent_children_change_things_one_at_a_time(openai_only: Dialect, workspace: Path) -> None:
+    """Two commands that could only finish together (each end of one pipe): run one at a
+    time, each waits for the other until its time limit ends it."""
+    os.mkfifo(workspace / "pipe")
+    agent_file(workspace / ".neocode" / "agents", "runner", "description: Runs commands\ntools: Bash")
+    commands = {"speak": "echo hello > pipe", "listen": "cat pipe"}
+    openai_only.reply("", [(f"t-{name}", "task", task(name, name, "runner")) for name in commands])
+
+    def child(body: dict[str, Any]) -> Response:
+        [prompt] = user_texts(openai_only, body)
+        if len(body["messages"]) == 2:
+            command = json.dumps({"command": commands[prompt], "timeout": 1})
+            return Response(body=openai_only.turn("", [(f"c-{prompt}", "bash", command)]))
+        return Response(body=openai_only.turn(f"{prompt} ended"))
+
+    openai_only.server.enqueue(*[child] * 4)
+    openai_only.reply("Both ended.")
+    session, recorder = make_session(openai_only, workspace, approval="full-auto")
+
+    await session.prompt(PARENT_PROMPT)
+
+    results = {e.event.call_id: e.event.result for e in recorder.of(SubagentEvent)
+               if isinstance(e.event, ToolFinished)}
+    assert all("timed out after 1s" in results[f"c-{name}"] for name in commands), results
+    await session.aclose()
