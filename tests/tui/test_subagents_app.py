@@ -10,7 +10,7 @@ import pytest
 from neocode_tui.chat import ChatRequest
 from neocode_tui.events import StreamEvent, Usage
 from neocode_tui.providers.scripted import scripted_reply
-from neocode_tui.tui.scenarios import Release, Scenario, Type, play
+from neocode_tui.tui.scenarios import Press, Release, Scenario, Type, play
 from tests.helpers import screen_shows
 
 FILES = {
@@ -85,3 +85,34 @@ async def test_a_resumed_session_shows_the_task_folded_with_its_transcript(tmp_p
                            "ctrl+t: the agent's whole transcript (4 messages)")
         await pilot.press("ctrl+t")
         await screen_shows(app, pilot, "› Where is the --verbose flag handled in src?")
+
+
+def writer_model(request: ChatRequest) -> list[StreamEvent]:
+    if "working for another agent" in request.system:
+        if len(request.messages) == 1:
+            note = json.dumps({"path": "NOTES.md", "content": "- check --verbose\n"})
+            return scripted_reply("", [("write_file", note)])
+        return scripted_reply("Wrote NOTES.md.")
+    if len(request.messages) == 1:
+        arguments = json.dumps({"description": "note it", "prompt": "Note the flag", "agent": "writer"})
+        return scripted_reply("", [("task", arguments)])
+    return scripted_reply("Noted.")
+
+
+WRITER = Scenario(
+    "task-asks", "a subagent's write asked about", lambda: writer_model, (Type("Take a note"), Release()),
+    files={**FILES, ".neocode/agents/writer.md": "---\nname: writer\ndescription: Writes notes\n"
+                                                 "tools: Write\n---\nYou write notes.\n"},
+)
+
+
+async def test_a_childs_write_asks_in_the_dialog_naming_the_agent(tmp_path: Path) -> None:
+    workspace = WRITER.prepare(tmp_path)
+    app = WRITER.build_app(workspace)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await play(WRITER, pilot)
+        await screen_shows(app, pilot, "the writer agent asks: Allow write_file? write NOTES.md",
+                           "awaiting your approval")
+        await play(WRITER, pilot, [Press("y"), Release()])
+        await screen_shows(app, pilot, "Wrote NOTES.md.", "Noted.")
+    assert (workspace / "NOTES.md").read_text() == "- check --verbose\n"

@@ -42,6 +42,8 @@ class TaskBlock(ToolBlock):
         if event.type == "tool_started":
             self.tools_used += 1
             self.doing = f"→ {event.name} {_brief(event.arguments)}".rstrip()
+        elif event.type == "approval_requested":
+            self.doing = f"? {event.summary} (awaiting your approval)"
         elif event.type == "stream" and event.event.type == "text_delta":
             self.text_tail = (self.text_tail + event.event.text)[-TEXT_TAIL:]
         else:
