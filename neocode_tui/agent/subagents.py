@@ -224,7 +224,7 @@ class Subagents:
             partial = cap_text(finished.final_text, RESULT_CAP)
             return ToolOutput(f"the {agent.name} agent failed: {problem}\n{partial}\n{spent}", is_error=True)
         answer = cap_text(finished.final_text.strip(), RESULT_CAP) or "(the agent gave no answer)"
-        return ToolOutput(f"{answer}\n\n{spent}")
+        return ToolOutput(f"{answer}\n{spent}")
 
     def _tools(self, agent: AgentFile) -> ToolRegistry:
         """What the agent file lists, of what the parent has (never ``task``): a file
