@@ -47,6 +47,8 @@ class Response:
     cut_after: int | None = None
     stall: float = 0.0
     stall_at: int = 0
+    wait: asyncio.Event | None = None
+    """The body waits for this event after the headers (a reply held until the test says)."""
 
     def writes(self) -> Iterable[bytes]:
         """The body split into the pieces written one by one (cut and stall applied)."""
@@ -160,6 +162,8 @@ class ModelServer:
         head += "transfer-encoding: chunked\r\n\r\n"
         writer.write(head.encode("latin-1"))
         await writer.drain()
+        if response.wait is not None:
+            await response.wait.wait()
         sent = 0
         for index, piece in enumerate(response.writes()):
             if response.stall and sent == response.stall_at:

@@ -408,6 +408,11 @@ async def _permissions(session: AgentSession, argument: str) -> Outcome:
     lines = [f"{number:>3}  {entry.describe()}" for number, entry in enumerate(entries, 1)]
     return Report("\n".join(["Permission rules (deny beats ask beats allow):", *lines, *ignored, "",
                              "/permissions rm N takes rule N out"]))
+@_command("agents", "the subagents the task tool can run: where each comes from, its tools")
+async def _agents(session: AgentSession, _: str) -> Outcome:
+    from neocode_tui.agent.agent_files import agents_text
+
+    return Report(agents_text(session.agents))
 
 
 # -- for front ends that show text ------------------------------------------------------

@@ -191,7 +191,10 @@ def _read(path: Path, name: str, source: Source, problems: list[str]) -> CustomC
         try:
             data = yaml.safe_load(match.group(1))
             if isinstance(data, dict):
-                front = _FrontMatter.model_validate({k: str(v) for k, v in data.items() if v is not None})
+                # Text values only: YAML aliases can make a small list stand for one too
+                # large to turn into text.
+                front = _FrontMatter.model_validate(
+                    {k: str(v) for k, v in data.items() if isinstance(v, str | int | float | bool)})
         except (yaml.YAMLError, ValidationError) as exc:
             problems.append(f"{path}: front matter is not valid YAML ({_first_line(str(exc))})")
     template = text.strip()

@@ -38,7 +38,7 @@ from neocode_tui.vocabulary import NoticeLevel
 
 USER_FILE = "hooks.json"
 WORKSPACE_FILE = HOOKS_FILE
-EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop")
+EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop")
 BLOCK = 2
 """The exit code with which a hook blocks what it was asked about."""
 OUTPUT_CAP = 64_000
@@ -51,7 +51,7 @@ CLAUDE_TOOL_NAMES = {
 }
 """A matcher written for Claude Code's tools ("Edit|Write") matches ours too."""
 
-Event = Literal["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop"]
+Event = Literal["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop"]
 Permission = Literal["allow", "deny", "ask"]
 Report = Callable[[NoticeLevel, str], None]
 """Told (level, message) of a hook that failed or blocked."""
@@ -217,6 +217,15 @@ class Hooks:
 
     async def stopped(self, reason: str) -> None:
         await self._run("Stop", {"stop_hook_active": False, "stop_reason": reason})
+
+    async def subagent_stopped(self, agent: str, active: bool) -> str | None:
+        """Why a hook keeps the subagent ``agent`` going (it blocked its stop), else None;
+        ``active``: it was sent back by one already (a hook checks it not to loop)."""
+        fields = {"stop_hook_active": active, "agent_type": agent}
+        for run in await self._run("SubagentStop", fields, agent):
+            if (reason := run.blocked) is not None:
+                return reason
+        return None
 
     async def _run(self, event: Event, fields: dict[str, Any], tool: str | None = None) -> list[HookRun]:
         chosen = [

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from neocode_tui.agent.approvals import needs_approval, refusal_without_approver
 from neocode_tui.agent.buffers import Buffers
+from neocode_tui.agent.call_context import CURRENT_CALL, RunningCall
 from neocode_tui.agent.hooks import Hooks, Permission, ToolVerdict
 from neocode_tui.agent.loop_events import (
     ApprovalDecision,
@@ -66,6 +67,8 @@ FINAL_ANSWER_REQUEST = (
     "Answer now, without tools: what you did, what is left to do, and how to continue."
 )
 TURN_LIMIT_RESULT = "not run: the turn limit was reached"
+CONCURRENT_CALLS = 4
+"""Calls of a concurrent tool (``task``) running at once; the rest of the batch waits."""
 
 
 class AgentLoop:
@@ -129,8 +132,8 @@ class AgentLoop:
         self.turn = 0
         """The last turn number; it keeps growing across runs, so (turn, index) stays unique."""
         self._call_index: dict[str, int] = {}
-        self._running: str | None = None
-        """The id of the call whose tool is running: a cancel stops it part way."""
+        self._running: set[str] = set()
+        """The ids of the calls whose tools are running: a cancel stops them part way."""
         self._last_text = ""
         self._planned = False
         """The last request was made in plan mode: the next one out of it says so."""
@@ -198,12 +201,8 @@ class AgentLoop:
                 return self._failed(turn)
             if not turn.tool_calls and not turn.dropped_tool_calls:
                 return self._finished("done")
-            for call in turn.tool_calls:
-                finished = await self._run_call(call)
-                if finished.status == "ok":
-                    finished = await self._post_tool_hooks(call, finished)
-                self._add(tool_result(self._as_tool_call(call), finished.result, finished.is_error))
-                self._emit(finished)
+            for batch in self._batches(turn.tool_calls):
+                await self._run_batch(batch)
             if turn.dropped_tool_calls:
                 self._note_dropped(turn.dropped_tool_calls)
         # The tools stay defined (Anthropic rejects a history with tool calls and no tool
@@ -214,6 +213,51 @@ class AgentLoop:
             return self._failed(turn)
         self._close_unanswered(TURN_LIMIT_RESULT, "skipped")
         return self._finished("turn_limit")
+
+    def _batches(self, calls: list[CollectedToolCall]) -> list[list[CollectedToolCall]]:
+        """The calls in order, those of a concurrent tool next to each other in one batch."""
+        batches: list[list[CollectedToolCall]] = []
+        for call in calls:
+            tool = self.tools.get(call.name)
+            together = tool is not None and tool.concurrent
+            if together and batches and batches[-1][-1].name == call.name:
+                batches[-1].append(call)
+            else:
+                batches.append([call])
+        return batches
+
+    async def _run_batch(self, calls: list[CollectedToolCall]) -> None:
+        """One call, or a batch of concurrent ones, ``CONCURRENT_CALLS`` at a time; each is
+        shown finished when it is, and the results go to the transcript in the calls' order
+        (those finished before a cancel too: the others get "interrupted")."""
+        if len(calls) == 1:
+            self._answer(calls[0], await self._finished_call(calls[0]))
+            return
+        gate = asyncio.Semaphore(CONCURRENT_CALLS)
+        results: dict[str, ToolFinished] = {}
+
+        async def one(call: CollectedToolCall) -> None:
+            async with gate:
+                finished = results[call.id] = await self._finished_call(call)
+            self._emit(finished)
+
+        try:
+            await asyncio.gather(*(one(call) for call in calls))
+        finally:
+            for call in calls:
+                if call.id in results:
+                    self._answer(call, results[call.id], emit=False)
+
+    async def _finished_call(self, call: CollectedToolCall) -> ToolFinished:
+        finished = await self._run_call(call)
+        if finished.status == "ok":
+            finished = await self._post_tool_hooks(call, finished)
+        return finished
+
+    def _answer(self, call: CollectedToolCall, finished: ToolFinished, *, emit: bool = True) -> None:
+        self._add(tool_result(self._as_tool_call(call), finished.result, finished.is_error))
+        if emit:
+            self._emit(finished)
 
     async def _stream_turn(self, tool_choice: Literal["auto", "none"] = "auto") -> CollectedTurn:
         refused = await self.before_request() if self.before_request is not None else None
@@ -342,9 +386,10 @@ class AgentLoop:
                     arguments=call.arguments_json,
                 )
             )
-            self._running = call.id
+            self._running.add(call.id)
+            CURRENT_CALL.set(RunningCall(self.turn, call.index, call.id))
             output = await tool.run(args, self.workspace, self._live_output(call))
-            self._running = None
+            self._running.discard(call.id)
         except (ToolError, PathOutsideWorkspace) as exc:
             return result(str(exc))
         except OSError as exc:
@@ -474,9 +519,9 @@ class AgentLoop:
     def _close_unanswered(self, text: str, status: ToolStatus, running_text: str = "") -> None:
         """Give each call of the last assistant message that has no result this one
         (``running_text`` for the call whose tool was running, if any)."""
-        running, self._running = self._running, None
+        running, self._running = self._running, set()
         for call in unanswered_calls(self.messages):
-            result = running_text if running_text and call.id == running else text
+            result = running_text if running_text and call.id in running else text
             self._add(tool_result(call, result, is_error=True))
             self._emit(
                 ToolFinished(

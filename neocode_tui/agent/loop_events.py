@@ -110,6 +110,9 @@ class ApprovalRequested(_LoopEvent):
     """The rule "always allow commands starting with …" offered to save (``bash(npm test:*)``)."""
     change: FileChange | None = Field(None, exclude=True)
     """What an edit would change, whole."""
+    agent: str = ""
+    """The subagent that asks ("" the main agent), and the parent's ``task`` call it runs in."""
+    parent_call_id: str = ""
 
 
 class Notice(_LoopEvent):
@@ -146,6 +149,31 @@ class TranscriptReplaced(_LoopEvent):
     messages: list[Message] = Field(default_factory=list)
     session_id: str | None = None
     title: str = ""
+    subagents: dict[str, list[Message]] = Field(default_factory=dict)
+    """``resumed``: the transcripts of the subagents the session ran, by ``task`` call id."""
+
+
+class SubagentEvent(_LoopEvent):
+    """One event of a subagent's own loop (its own turns), inside the parent's ``task`` call
+    ``call_id`` of ``turn``: front ends show the child's progress on that call."""
+
+    type: Literal["subagent_event"] = "subagent_event"
+    index: int
+    call_id: str
+    agent: str
+    event: Any
+    """The child's ``LoopEvent``."""
+
+
+class SubagentDone(_LoopEvent):
+    """A subagent ended (also when cancelled): its whole transcript, for the panel to unfold."""
+
+    type: Literal["subagent_done"] = "subagent_done"
+    index: int
+    call_id: str
+    agent: str
+    messages: list[Message] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
 
 
 LoopEvent = Annotated[
@@ -159,7 +187,9 @@ LoopEvent = Annotated[
     | Notice
     | RunFinished
     | SessionTitled
-    | TranscriptReplaced,
+    | TranscriptReplaced
+    | SubagentEvent
+    | SubagentDone,
     Field(discriminator="type"),
 ]
 

@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from neocode_tui.agent.agent_files import AgentFile, load_agents
 from neocode_tui.agent.budget import Budget
 from neocode_tui.agent.buffers import Buffers
 from neocode_tui.agent.checkpoints import Restored
@@ -55,12 +56,13 @@ from neocode_tui.agent.store import (
     list_sessions,
     title_of,
 )
+from neocode_tui.agent.subagents import Subagents, TaskTool
 from neocode_tui.agent.tools import ToolRegistry
 from neocode_tui.agent.tools.bash import Bash
 from neocode_tui.agent.workspace import refuse_too_wide
 from neocode_tui.chat import Message, clean_text
 from neocode_tui.config import Settings
-from neocode_tui.errors import WorkInProgress
+from neocode_tui.errors import NeoCodeError, WorkInProgress
 from neocode_tui.events import ErrorInfo, Usage
 from neocode_tui.known_secrets import known_secrets
 from neocode_tui.providers import Provider, make_provider
@@ -136,6 +138,18 @@ class AgentSession:
             secrets=self.secrets,
             buffers=buffers,
         )
+        self.agents = load_agents(self.workspace)
+        """The subagents ``task`` may run, as the session started (the tool's definition
+        stays the same bytes all session)."""
+        self.subagents = Subagents(
+            self.loop, self.agents, provider_for=self._agent_provider, count=self._count_child,
+            stop_hook=lambda agent, active: self.hooks.subagent_stopped(agent, active),
+            record=self._record_child,
+        )
+        self.child_transcripts: dict[str, list[Message]] = {}
+        """The subagents' transcripts of the session last resumed, by ``task`` call id."""
+        if self.loop.tools.get("task") is None:
+            self.loop.tools.add(TaskTool(self.subagents))
         self.meter = Meter(
             settings=lambda: self.settings, model=lambda: self.model, messages=lambda: self.messages,
             system_prompt=self._system_prompt, tool_specs=self.loop.tools.specs,
@@ -254,6 +268,33 @@ class AgentSession:
         self.loop.provider, self.settings = self.provider, settings
         await old.aclose()
 
+    # -- subagents (``self.subagents``) ----------------------------------------------------
+
+    def _agent_provider(self, agent: AgentFile) -> Provider | None:
+        """A provider for the profile an agent file names, when it may name one; None: the
+        session's own."""
+        if not (agent.model and agent.model_allowed and self.profiles is not None
+                and agent.model in self.profiles.names):
+            return None
+        try:
+            settings = self.profiles.load(agent.model)
+        except NeoCodeError as exc:
+            self.notice("warning", f"agent {agent.name}: profile {agent.model}: {exc}; using {self.model}")
+            return None
+        self.secrets.add(keys=settings.secrets)
+        return make_provider(settings, secrets=self.secrets)
+
+    def _count_child(self, usage: Usage, model: str) -> None:
+        """A subagent's request: in the session's totals and cost, and its file."""
+        self.meter.count(usage, model)
+        self.loop.usage = self.loop.usage + usage
+        if self._store is not None:
+            self._store.append_usage(usage)
+
+    def _record_child(self, call_id: str, agent: str, messages: list[Message]) -> None:
+        if self._store is not None:
+            self._store.append_subagent(call_id, agent, messages)
+
     # -- context and cost (``self.meter``) ---------------------------------------------------
 
     def _system_prompt(self) -> str:
@@ -364,7 +405,7 @@ class AgentSession:
         if not self._extensions_told:
             self._extensions_told = True
             for problem in [*self.commands.problems, *self.hooks.notices(),
-                            *self.permissions.notices()]:
+                            *self.permissions.notices(), *self.agents.problems]:
                 self.notice("warning", problem)
 
     async def _small_title(self, prompt: str) -> None:
@@ -505,6 +546,7 @@ class AgentSession:
         self.require_idle("/clear")
         self._close_store()
         self.loop.messages.clear()
+        self.child_transcripts = {}
         self.loop.usage = Usage.unknown()
         self.meter.history_replaced(costs=True)
         self.title = ""
@@ -533,13 +575,14 @@ class AgentSession:
         for problem in loaded.problems:
             self.notice("warning", problem)
         self.loop.messages[:] = messages
+        self.child_transcripts = loaded.subagents
         self.loop.usage = loaded.usage
         self.meter.history_replaced(costs=True)
         self.title = loaded.info.title
         self._emit(
             TranscriptReplaced(
                 turn=self.loop.turn, reason="resumed", messages=list(messages),
-                session_id=loaded.info.id, title=self.title,
+                session_id=loaded.info.id, title=self.title, subagents=loaded.subagents,
             )
         )
         return loaded.info

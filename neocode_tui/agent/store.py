@@ -83,6 +83,8 @@ class LoadedSession:
     usage: Usage = field(default_factory=Usage.unknown)
     problems: list[str] = field(default_factory=list)
     """What was skipped or repaired on loading, in words for the user; empty when nothing."""
+    subagents: dict[str, list[Message]] = field(default_factory=dict)
+    """The subagents' transcripts, by the parent's ``task`` call id."""
 
 
 class SessionStore:
@@ -184,6 +186,13 @@ class SessionStore:
         """From here on the transcript is ``messages``; the records above stay, whole."""
         self._write({
             "type": "compaction",
+            "messages": [message.model_dump(exclude_defaults=True) for message in messages],
+        })
+
+    def append_subagent(self, call_id: str, agent: str, messages: list[Message]) -> None:
+        """A subagent's whole transcript, once it ended: kept to show, never sent again."""
+        self._write({
+            "type": "subagent", "call_id": call_id, "agent": agent,
             "messages": [message.model_dump(exclude_defaults=True) for message in messages],
         })
 
@@ -467,6 +476,9 @@ def _load(info: SessionInfo) -> LoadedSession:
                     messages.append(Message.model_validate(record.get("message")))
                 elif record.get("type") == "compaction":
                     messages = [Message.model_validate(m) for m in record.get("messages") or []]
+                elif record.get("type") == "subagent" and isinstance(record.get("call_id"), str):
+                    session.subagents[record["call_id"]] = [
+                        Message.model_validate(m) for m in record.get("messages") or []]
                 elif record.get("type") == "usage":
                     session.usage = session.usage + Usage.model_validate(record.get("usage"))
             except ValidationError:

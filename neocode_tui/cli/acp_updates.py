@@ -253,8 +253,11 @@ class UpdateTranslator:
     # -- approvals ------------------------------------------------------------------------
 
     async def permission_call(self, request: ApprovalRequested) -> ToolCallUpdate:
-        """The tool call as the permission request shows it: what it would do, and the diff."""
-        call = self._find(request.turn, request.index, request.call_id, request.name)
+        """The tool call as the permission request shows it: what it would do, and the diff.
+        A subagent's call is asked about on the parent's ``task`` call, which the editor
+        shows (the child's own calls are that call's content), titled with the agent."""
+        parent = self._by_model_id.get(request.parent_call_id) if request.parent_call_id else None
+        call = parent or self._find(request.turn, request.index, request.call_id, request.name)
         self._send(call, force=True)
         tool = self.tools.get(request.name)
         arguments = request.arguments if isinstance(request.arguments, dict) else call.raw_input()
@@ -264,8 +267,9 @@ class UpdateTranslator:
         else:
             shown = request.command or request.diff or request.summary
             content = [tool_content(text_block(fenced(shown)))]
+        asking = f"{request.agent}: {request.summary}" if request.agent else request.summary
         return ToolCallUpdate(
-            tool_call_id=call.acp_id, title=request.summary, kind=kind(tool, request.name),
+            tool_call_id=call.acp_id, title=asking, kind=kind(tool, request.name),
             status="pending", content=content, raw_input=arguments,
             locations=locations(arguments, self.workspace),
         )

@@ -31,6 +31,7 @@ from neocode_tui.agent.loop_events import (
     Notice,
     RunFinished,
     Streamed,
+    SubagentEvent,
     ToolFinished,
     ToolStarted,
     TurnFinished,
@@ -250,6 +251,10 @@ class _TextPrinter(_Printer):
             self._note(f"  ✗ {event.name} {event.status}: {first}")
         elif isinstance(event, Notice):
             self._note(event.message)
+        elif isinstance(event, SubagentEvent) and isinstance(event.event, ToolStarted):
+            tool = self.tools.get(event.event.name)
+            arguments = event.event.arguments if isinstance(event.event.arguments, dict) else {}
+            self._note(f"  → {event.agent}: {tool.summary(arguments) if tool else event.event.name}")
 
     def _text(self, text: str) -> None:
         if self.new_turn and self.wrote_text and not self.pending:
@@ -368,6 +373,13 @@ class _StreamJsonPrinter(_Printer):
         print(json.dumps(header), file=self.out, flush=True)
 
     def event(self, event: LoopEvent) -> None:
+        if isinstance(event, SubagentEvent):
+            # A child's own event, as a line of its own marked with the parent's call (the
+            # way Claude Code marks a subagent's messages).
+            line = LoopEventAdapter.dump_python(event.event, mode="json")
+            line.update(parent_tool_use_id=event.call_id, agent=event.agent)
+            self._json_line(json.dumps(line, ensure_ascii=False))
+            return
         self._json_line(LoopEventAdapter.dump_json(event).decode())
 
     def command(self, name: str, shown: TextOutcome, session: AgentSession) -> None:

@@ -485,6 +485,8 @@ class NeoCodeApp(App[None]):
             self.call_attention(RUN_ENDED[event.reason])
         elif isinstance(event, ApprovalRequested):
             self.call_attention(f"approval needed: {event.summary}")
+        elif event.type == "subagent_event" and isinstance(event.event, ApprovalRequested):
+            self.call_attention(f"approval needed ({event.agent}): {event.event.summary}")
 
     def call_attention(self, message: str) -> None:
         if self.app_focus or self._driver is None:
@@ -511,7 +513,7 @@ class NeoCodeApp(App[None]):
             message.model_copy(update={"content": typed_part(message.content)})
             if message.role == "user" else message
             for message in messages
-        ])
+        ], self.session.child_transcripts)
 
     def _show_context(self) -> None:
         self.status.show_context(self.session)

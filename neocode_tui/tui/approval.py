@@ -88,6 +88,8 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         with Vertical(id="dialog"):
             yield Static(
                 Content.assemble(
+                    *(("the ", (visible(request.agent), "bold $accent"), " agent asks: ")
+                       if request.agent else ()),
                     "Allow ", (visible(request.name), "bold $accent"), "? ", visible(request.summary)
                 ),
                 id="title",

@@ -54,6 +54,11 @@ class ToolRegistry:
         self._specs = [tool.spec() for tool in self._tools.values()]  # sent every turn
         self._sources: list[ToolSource] = []
 
+    def add(self, tool: Tool[Any]) -> None:
+        """One more built-in tool (before any source is added: they get what is left)."""
+        self._tools[tool.name] = tool
+        self._specs = [tool.spec() for tool in self._tools.values()]
+
     def add_source(self, source: ToolSource) -> None:
         taken = len(self._tools) + sum(earlier.room for earlier in self._sources)
         source.room = max(MAX_TOOLS - taken, 0)

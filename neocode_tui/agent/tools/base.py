@@ -91,6 +91,8 @@ class Tool(ABC, Generic[ArgsT]):
     description: str
     kind: ToolKind
     args_model: type[ArgsT]
+    concurrent = False
+    """Calls of this tool next to each other in one message run at the same time (bounded)."""
 
     def spec(self) -> ToolSpec:
         return ToolSpec(

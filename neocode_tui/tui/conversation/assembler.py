@@ -20,6 +20,7 @@ from neocode_tui.tui.conversation.blocks import (
     UserBlock,
 )
 from neocode_tui.tui.conversation.markdown_split import MarkdownSplitter, Piece
+from neocode_tui.tui.conversation.task_block import TaskBlock
 from neocode_tui.vocabulary import NoticeLevel
 
 if TYPE_CHECKING:
@@ -94,8 +95,9 @@ class Assembler:
         """Notices belong to no stream attempt: a retry never takes one back."""
         self._sink.append(NoticeBlock(level, message))
 
-    def transcript(self, messages: list[Message]) -> None:
-        """A resumed session: every message settled, rendered lazily by the view."""
+    def transcript(self, messages: list[Message], children: dict[str, list[Message]] | None = None) -> None:
+        """A resumed session: every message settled, rendered lazily by the view;
+        ``children``: the subagents' transcripts by ``task`` call id."""
         results = {m.tool_call_id: m for m in messages if m.role == "tool" and m.tool_call_id}
         for message in messages:
             if message.role == "user":
@@ -106,7 +108,10 @@ class Assembler:
                 if message.content.strip():
                     self._sink.append(MarkdownBlock(message.content), render=False)
                 for index, call in enumerate(message.tool_calls):
-                    self._sink.append(_finished_call(index, call, results.get(call.id)), render=False)
+                    block = _finished_call(index, call, results.get(call.id))
+                    if isinstance(block, TaskBlock):
+                        block.child_done((children or {}).get(call.id, []))
+                    self._sink.append(block, render=False)
 
     # --- loop events ----------------------------------------------------------------
 
@@ -150,6 +155,14 @@ class Assembler:
                 self._sink.touch(running)
         elif event.type == "approval_requested":
             self._set_status(self._tool(event.index, event.name, event.call_id), "approval")
+        elif event.type in ("subagent_event", "subagent_done"):
+            task = self._tools.get(event.index)
+            if isinstance(task, TaskBlock):
+                if event.type == "subagent_done":
+                    task.child_done(event.messages)
+                else:
+                    task.child_event(event.event)
+                self._sink.touch(task)
         elif event.type == "tool_finished":
             tool = self._tool(event.index, event.name, event.call_id)
             status = "error" if event.is_error and event.status == "ok" else event.status
@@ -260,7 +273,7 @@ class Assembler:
         """The panel for this call's index in this turn, created on first sight."""
         tool = self._tools.get(index)
         if tool is None:
-            tool = self._tools[index] = ToolBlock(index, name, call_id)
+            tool = self._tools[index] = _panel(index, name, call_id)
             self._add(tool)
         elif (name and not tool.name) or (call_id and not tool.call_id):
             tool.name = tool.name or name
@@ -281,8 +294,12 @@ class Assembler:
         self.notice("error", error_message(message, kind))
 
 
+def _panel(index: int, name: str, call_id: str) -> ToolBlock:
+    return (TaskBlock if name == "task" else ToolBlock)(index, name, call_id)
+
+
 def _finished_call(index: int, call: ToolCall, result: Message | None) -> ToolBlock:
-    tool = ToolBlock(index, call.name, call.id)
+    tool = _panel(index, call.name, call.id)
     tool.feed(call.arguments)
     if result is None:
         tool.set_status("interrupted")

@@ -94,10 +94,13 @@ class ConversationView(ScrollView, can_focus=True):
     def clear(self) -> None:
         self._enqueue(self._clear_now)
 
-    def load_transcript(self, messages: list[Message]) -> None:
+    def load_transcript(
+        self, messages: list[Message], children: dict[str, list[Message]] | None = None
+    ) -> None:
         """Show a resumed session, settled; blocks are rendered as they come into view, and
-        nothing is done for the rest of the history until the reader scrolls to it."""
-        self._enqueue(lambda: self._assembler.transcript(messages))
+        nothing is done for the rest of the history until the reader scrolls to it.
+        ``children``: the subagents' transcripts, folded in their ``task`` panels."""
+        self._enqueue(lambda: self._assembler.transcript(messages, children))
 
     def toggle_latest(self) -> bool:
         """Fold or unfold the newest block that folds (tool output, thinking); False if none."""

@@ -204,6 +204,8 @@ class StatusBar(Widget):
         elif event.type == "turn_finished" and event.usage is not None:
             self.turn_usage = event.usage
             self.session_usage = session.usage
+        elif event.type == "subagent_event" and event.event.type == "turn_finished":
+            self.session_usage = session.usage  # a subagent's request counts in the session's
 
     def render(self) -> Content:
         right = self._right()

@@ -1,0 +1,118 @@
+"""A ``task`` call on screen: one panel following the child, folding to its answer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from neocode_tui.chat import ChatRequest
+from neocode_tui.events import StreamEvent, Usage
+from neocode_tui.providers.scripted import scripted_reply
+from neocode_tui.tui.scenarios import Press, Release, Scenario, Type, play
+from tests.helpers import screen_shows
+
+FILES = {
+    "README.md": "# Demo project\n",
+    "src/app.py": 'def main():\n    print("hello")\n    # TODO: handle --verbose\n',
+}
+TASK = json.dumps({"description": "find --verbose handling",
+                   "prompt": "Where is the --verbose flag handled in src?"})
+GREP = json.dumps({"pattern": "verbose", "path": "src"})
+ANSWER = ("`--verbose` is not handled yet: `src/app.py` line 3 has a TODO for it.\n"
+          "Nothing else in `src` reads the flag.")
+
+
+def model(request: ChatRequest) -> list[StreamEvent]:
+    """The parent asks an explorer; the child greps, then answers."""
+    usage = Usage(input_tokens=900, output_tokens=60)
+    if "working for another agent" in request.system:
+        if len(request.messages) == 1:
+            return scripted_reply("Searching src for the flag.\n", [("grep", GREP)], usage=usage)
+        return scripted_reply(ANSWER, usage=usage)
+    if len(request.messages) == 1:
+        return scripted_reply("I'll have an explorer find where the flag is handled.", [("task", TASK)],
+                              usage=usage)
+    return scripted_reply("The flag is not handled yet; the TODO in `src/app.py` marks the spot.",
+                          usage=usage)
+
+
+PROMPT = Type("Is --verbose handled?")
+RUNNING = Scenario("task-running", "a subagent at work in its panel", lambda: model,
+                   (PROMPT, Release(53)), files=FILES)
+FOLDED = Scenario("task-folded", "a subagent's panel folded to its answer", lambda: model,
+                  (PROMPT, Release()), files=FILES)
+
+
+@pytest.fixture(autouse=True)
+def own_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+@pytest.mark.parametrize("scenario", [RUNNING, FOLDED], ids=["running", "folded"])
+def test_task_panel(scenario: Scenario, size: tuple[int, int], snap_compare, tmp_path: Path) -> None:
+    app = scenario.build_app(scenario.prepare(tmp_path))
+    assert snap_compare(app, terminal_size=size, run_before=lambda pilot: play(scenario, pilot))
+
+
+async def test_the_panel_follows_the_child_folds_and_unfolds_to_its_transcript(tmp_path: Path) -> None:
+    app = RUNNING.build_app(RUNNING.prepare(tmp_path))
+    async with app.run_test(size=(100, 32)) as pilot:
+        await play(RUNNING, pilot)
+        await screen_shows(app, pilot, "task · explore: find --verbose handling", "→ grep verbose in src",
+                           "◐ running · 1 tool")
+        await play(RUNNING, pilot, [Release()])
+        await screen_shows(app, pilot, "line 3 has a TODO", "ctrl+t: the agent's whole transcript",
+                           "✓ done · 1 tool", gone=["Where is the --verbose flag"])
+        await pilot.press("ctrl+t")
+        await screen_shows(app, pilot, "› Where is the --verbose flag handled in src?",
+                           "Searching src for the flag.", "→ grep verbose in src",
+                           gone=["ctrl+t: the agent's whole transcript"])
+
+
+async def test_a_resumed_session_shows_the_task_folded_with_its_transcript(tmp_path: Path) -> None:
+    workspace = FOLDED.prepare(tmp_path)
+    first = FOLDED.build_app(workspace)
+    async with first.run_test(size=(100, 32)) as pilot:
+        await play(FOLDED, pilot)
+        saved = first.session.id
+    app = FOLDED.build_app(workspace)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await play(FOLDED, pilot, [Type(f"/resume {saved}")])
+        await screen_shows(app, pilot, "task · explore: find --verbose handling", "line 3 has a TODO",
+                           "ctrl+t: the agent's whole transcript (4 messages)")
+        await pilot.press("ctrl+t")
+        await screen_shows(app, pilot, "› Where is the --verbose flag handled in src?")
+
+
+def writer_model(request: ChatRequest) -> list[StreamEvent]:
+    if "working for another agent" in request.system:
+        if len(request.messages) == 1:
+            note = json.dumps({"path": "NOTES.md", "content": "- check --verbose\n"})
+            return scripted_reply("", [("write_file", note)])
+        return scripted_reply("Wrote NOTES.md.")
+    if len(request.messages) == 1:
+        arguments = json.dumps({"description": "note it", "prompt": "Note the flag", "agent": "writer"})
+        return scripted_reply("", [("task", arguments)])
+    return scripted_reply("Noted.")
+
+
+WRITER = Scenario(
+    "task-asks", "a subagent's write asked about", lambda: writer_model, (Type("Take a note"), Release()),
+    files={**FILES, ".neocode/agents/writer.md": "---\nname: writer\ndescription: Writes notes\n"
+                                                 "tools: Write\n---\nYou write notes.\n"},
+)
+
+
+async def test_a_childs_write_asks_in_the_dialog_naming_the_agent(tmp_path: Path) -> None:
+    workspace = WRITER.prepare(tmp_path)
+    app = WRITER.build_app(workspace)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await play(WRITER, pilot)
+        await screen_shows(app, pilot, "the writer agent asks: Allow write_file? write NOTES.md",
+                           "awaiting your approval")
+        await play(WRITER, pilot, [Press("y"), Release()])
+        await screen_shows(app, pilot, "Wrote NOTES.md.", "Noted.")
+    assert (workspace / "NOTES.md").read_text() == "- check --verbose\n"
