@@ -366,6 +366,27 @@ async def _mcp(session: AgentSession, argument: str) -> Outcome:
     return Report(status_text([status], []), "info" if status.state == "connected" else "warning")
 
 
+# -- background commands ----------------------------------------------------------------
+
+
+def _running_jobs(session: AgentSession) -> list[str]:
+    return [f"kill {job.id}" for job in session.jobs.running]
+
+
+@_command("ps", "background commands: state, time, latest lines; kill ID stops one",
+          "[kill ID]", choices=_running_jobs)
+async def _ps(session: AgentSession, argument: str) -> Outcome:
+    verb, _, job_id = argument.partition(" ")
+    if not verb:
+        return Report(session.jobs.listing())
+    if verb != "kill" or not job_id.strip():
+        return Report("usage: /ps (list the background commands) or /ps kill ID", "warning")
+    job = await session.jobs.kill(job_id.strip(), "the user")
+    if job.killed_by != "the user":
+        return Report(f"{job.id} had already ended ({job.status})")
+    return Report(f"stopped {job.id} ({job.summary}) and everything it started")
+
+
 # -- for front ends that show text ------------------------------------------------------
 
 

@@ -9,6 +9,7 @@ every way a run can end: every tool call in it has exactly one result.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -111,6 +112,11 @@ class AgentLoop:
         self.between_turns: BetweenTurns | None = None
         """Awaited before each request of a run after its first (the transcript is valid
         then): compaction hooks in here, so a long run goes on inside the window."""
+        self.clock: Callable[[], float] = time.monotonic
+        """What tool durations are measured with."""
+        self.pending_notes: Callable[[], list[str]] | None = None
+        """Lines the model is told before its next request, appended after the messages it
+        has seen (which stay as they were sent): background commands that ended."""
         self.secrets = secrets if secrets is not None else Secrets()
         """The run's holder: scrubs the streamed answer and every tool result before anyone
         sees it (the session shares it with everything else)."""
@@ -190,7 +196,8 @@ class AgentLoop:
                 finished = await self._run_call(call)
                 if finished.status == "ok":
                     finished = await self._post_tool_hooks(call, finished)
-                self._add(tool_result(self._as_tool_call(call), finished.result, finished.is_error))
+                self._add(tool_result(self._as_tool_call(call), finished.result, finished.is_error,
+                                      finished.duration))
                 self._emit(finished)
             if turn.dropped_tool_calls:
                 self._note_dropped(turn.dropped_tool_calls)
@@ -207,6 +214,8 @@ class AgentLoop:
         self.turn += 1
         number = self.turn
         self._emit(TurnStarted(turn=number))
+        if self.pending_notes is not None and (notes := self.pending_notes()):
+            self._add(Message(role="user", content="\n".join(f"[{note}]" for note in notes)))
         if self.system_prompt is None:
             self.system_prompt = await asyncio.to_thread(
                 build_system_prompt, self.workspace.root, self.secrets
@@ -277,14 +286,17 @@ class AgentLoop:
     async def _run_call(self, call: CollectedToolCall) -> ToolFinished:
         """Validate, approve and run one call; every failure becomes a result for the model."""
 
+        started: float | None = None
+
         def result(
             text: str, status: ToolStatus = "error", *, diff: str | None = None,
             change: FileChange | None = None,
         ) -> ToolFinished:
+            duration = None if started is None else round(self.clock() - started, 3)
             return ToolFinished(
                 turn=self.turn, index=call.index, call_id=call.id, name=call.name,
                 result=self.secrets(text), is_error=status != "ok", status=status,
-                diff=self.secrets.optional(diff), change=self._scrubbed(change),
+                diff=self.secrets.optional(diff), change=self._scrubbed(change), duration=duration,
             )
 
         tool = self.tools.get(call.name)
@@ -324,6 +336,7 @@ class AgentLoop:
                 )
             )
             self._running = call.id
+            started = self.clock()
             output = await tool.run(args, self.workspace, self._live_output(call))
             self._running = None
         except (ToolError, PathOutsideWorkspace) as exc:

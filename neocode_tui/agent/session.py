@@ -10,10 +10,12 @@ commands; it never wires the pieces itself, so a feature added here reaches all 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from neocode_tui.agent.background import BackgroundJobs, Job, seconds, stopped_words
 from neocode_tui.agent.checkpoints import Restored
 from neocode_tui.agent.commands import COMMANDS
 from neocode_tui.agent.compaction import compact_messages
@@ -94,12 +96,14 @@ class AgentSession:
         built_in_commands: Iterable[str] = (),
         profiles: Profiles | None = None,
         trusted: bool = False,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """``mcp_configs``: the MCP servers (else those of the config files);
         ``built_in_commands``: the front end's own slash commands, which no custom command
         may take the name of (the core's own never can). ``profiles``: the user's, for
         ``/model NAME``. ``trusted``: the user trusts the folder for this run (``--trust``):
-        its MCP servers and hooks start as in a folder they trusted before."""
+        its MCP servers and hooks start as in a folder they trusted before. ``clock``: what
+        commands are timed with."""
         refuse_too_wide(workspace)
         self.settings = settings
         self.profiles = profiles
@@ -137,6 +141,14 @@ class AgentSession:
         bash = self.loop.tools.get("bash")
         if isinstance(bash, Bash):
             bash.sandbox, bash.secrets = self.sandbox, self.secrets.keys
+        self.jobs = bash.jobs if isinstance(bash, Bash) else BackgroundJobs()
+        """Background commands: ``bash_output`` and ``kill_bash`` for the model, ``/ps`` and
+        Ctrl+B for the user."""
+        self.jobs.scrub, self.jobs.report = self.secrets, self._job_ended
+        self.jobs.clock = self.loop.clock = clock
+        self.loop.pending_notes = self.jobs.take_notes
+        self.stopped_at_close: list[Job] = []
+        """The background commands the end of the session killed (front ends say so)."""
         self._sandbox_told = not self.sandbox.unavailable
         self.files = FileIndex(self.workspace)
         """The workspace's files for the ``@`` picker; a front end starts its first scan."""
@@ -525,6 +537,9 @@ class AgentSession:
             compaction.cancel()
             await asyncio.wait([compaction])
         await self.loop.stop()
+        self.stopped_at_close = await self.jobs.aclose()
+        if self.stopped_at_close:
+            self.notice("warning", stopped_words(self.stopped_at_close) + " as the session ended")
         self._closed_store = self._store
         self._close_store()
         await self.mcp.aclose()
@@ -542,6 +557,10 @@ class AgentSession:
             self._store = None
             self.loop.session = None
 
+    def _job_ended(self, job: Job) -> None:
+        self.notice("info", f"background command {job.id} ({job.summary}) ended: {job.status}, "
+                    f"after {seconds(job.elapsed())}")
+
     def _store_problem(self, problem: str) -> None:
         self.notice("warning", problem)
 
@@ -555,4 +574,5 @@ class AgentSession:
             self.meter.turn_finished(event.usage)
         if self.listener is not None:
             self.listener(event)
+
 
