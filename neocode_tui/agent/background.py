@@ -167,7 +167,8 @@ class BackgroundJobs:
         job = self.jobs.get(job_id.strip())
         if job is None:
             known = ", ".join(self.jobs) or "none"
-            raise JobNotFound(f"no background command with id {job_id!r} (the ids: {known})")
+            asked = job_id if len(job_id) <= 40 else job_id[:40] + "…"
+            raise JobNotFound(f"no background command with id {asked!r} (the ids: {known})")
         return job
 
     async def kill(self, job_id: str, by: str) -> Job:

@@ -55,7 +55,7 @@ class BashArgs(BaseModel):
         "asked every time.",
     )
     run_in_background: bool = Field(
-        False, description="Return at once with an id (no timeout); read with bash_output.",
+        False, description="Return at once with an id; no timeout.",
     )
 
 
@@ -64,8 +64,8 @@ class Bash(Tool[BashArgs]):
     description = (
         "Run a shell command with bash in the workspace root; stdout and stderr are "
         "returned together. No input is available (stdin is empty). Long output is cut "
-        "in the middle. Jobs left running (&) are stopped when it ends: use "
-        "run_in_background for those. Commands may "
+        "in the middle. Jobs left running (&) are stopped at its end (see run_in_background). "
+        "Commands may "
         "run in a sandbox: the workspace and /tmp writable, the rest read-only, no network."
     )
     kind = "command"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from neocode_tui.agent.background import BackgroundJobs, JobNotFound
 from neocode_tui.agent.tools.base import OutputCallback, Tool, ToolError, ToolOutput
@@ -18,7 +18,7 @@ from neocode_tui.agent.workspace import Workspace
 class JobArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    id: str = Field(description="The id bash returned.", max_length=40)
+    id: str
 
 
 class _JobTool(Tool[JobArgs]):
@@ -34,7 +34,7 @@ class _JobTool(Tool[JobArgs]):
 
 class BashOutput(_JobTool):
     name = "bash_output"
-    description = "New output of a background bash command since the last read, and its exit code once done."
+    description = "Output of a background bash command (by id) since the last read; its exit code once ended."
 
     async def run(
         self, args: JobArgs, workspace: Workspace, on_output: OutputCallback | None = None
@@ -47,7 +47,7 @@ class BashOutput(_JobTool):
 
 class KillBash(_JobTool):
     name = "kill_bash"
-    description = "Stop a background bash command and everything it started."
+    description = "Stop a background bash command (by id) and all it started."
 
     async def run(
         self, args: JobArgs, workspace: Workspace, on_output: OutputCallback | None = None
