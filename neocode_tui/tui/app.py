@@ -593,7 +593,7 @@ class NeoCodeApp(App[None]):
         call returns with its id); /ps lists it."""
         problem = self.session.jobs.send_to_background()
         if problem is not None:
-            self.notify(problem[0].upper() + problem[1:] + ".", timeout=3)
+            self.conversation.add_notice("info", f"Ctrl+B: {problem}")
 
     def action_transcript(self) -> None:
         expanded = self.conversation.toggle_transcript()

@@ -59,7 +59,7 @@ async def test_ctrl_b_sends_the_running_command_to_the_background_and_ps_stops_i
         await screen_shows(app, pilot, f"stopped b1 (echo serving on 8000; sleep {token}; echo never)")
         assert sleepers(token) == []
         await pilot.press("ctrl+b")  # nothing runs now: said, and nothing breaks
-        await screen_shows(app, pilot, "No command is running in the foreground.")
+        await screen_shows(app, pilot, "Ctrl+B: no command is running in the foreground")
 
 
 async def test_quitting_stops_background_commands_and_the_exit_line_says_so(
