@@ -153,10 +153,13 @@ class BackgroundJobs:
                 "most at once; stop one with kill_bash or wait for one to finish"
             )
 
-    def adopt(self, running: RunningCommand, command: str, started: float) -> Job:
-        """``running`` goes on as a job (``check_room`` first)."""
+    def adopt(self, running: RunningCommand, command: str, started: float, so_far: str = "") -> Job:
+        """``running`` goes on as a job (``check_room`` first); ``so_far``: what it printed
+        before, for its latest lines."""
         self._numbered += 1
         job = Job(f"b{self._numbered}", command, running, started, self)
+        if so_far:
+            job.latest.feed(self.scrub(so_far) + "\n")
         self.jobs[job.id] = job
         finished = [old for old in self.jobs.values() if old.finished]
         for old in finished[: max(len(finished) - KEEP_FINISHED, 0)]:
@@ -232,11 +235,13 @@ class BackgroundJobs:
         """What ``/ps`` shows: each job, its state and time, its latest lines."""
         if not self.jobs:
             return "no background commands (bash run_in_background, or Ctrl+B on a running command)"
-        lines = []
+        running = len(self.running)
+        lines = [f"background commands, {running} running:"]
         for job in self.jobs.values():
-            lines.append(f"{job.id}  {job.status:<24} {seconds(job.elapsed()):>10}  {job.summary}")
-            lines += [f"      {line}" for line in job.latest.lines]
-        if self.running:
+            state = f"{job.status}, {seconds(job.elapsed())}"
+            lines.append(f"  {job.id:<4}{state:<22}  {job.summary}")
+            lines += [f"        {line}" for line in job.latest.lines]
+        if running:
             lines += ["", "/ps kill ID stops one"]
         return self.scrub("\n".join(lines))
 

@@ -58,6 +58,9 @@ async def test_a_background_command_is_read_back_with_output_since_the_last_read
     (workspace / "go1").touch()
     job = session.jobs.get("b1")
     await wait_until(lambda: job.latest.lines == ["one"], what="the first line")
+    header, row, latest, *_ = session.jobs.listing().split("\n")
+    assert (header, latest) == ("background commands, 1 running:", "        one")
+    assert row.startswith("  b1  running, ") and row.endswith(f"  {command[:59]}…")
     await run(session, dialect, job_call("c2", "bash_output", "b1"))
     assert last_result(recorder).startswith("one\n[still running after ")
 

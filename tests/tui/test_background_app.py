@@ -52,8 +52,10 @@ async def test_ctrl_b_sends_the_running_command_to_the_background_and_ps_stops_i
 
         clock[0] = 112.0
         await pilot.press(*"/ps", "enter")
-        listed = await screen_shows(app, pilot, "b1  running", "12 s", "serving on 8000", "/ps kill ID stops one")
-        assert f"sleep {token}" in listed
+        listed = await screen_shows(app, pilot, "background commands, 1 running:", "/ps kill ID stops one")
+        listing = " ".join(listed[listed.index("background commands, 1 running:"):].split())
+        assert listing.startswith(f"background commands, 1 running: b1 running, 12 s echo serving on 8000; "
+                                  f"sleep {token}; echo never serving on 8000 /ps kill ID"), listing
 
         await pilot.press(*"/ps kill b1", "enter")
         await screen_shows(app, pilot, f"stopped b1 (echo serving on 8000; sleep {token}; echo never)")

@@ -126,12 +126,12 @@ class Bash(Tool[BashArgs]):
             args.command, sandbox, workspace.root, capture, self.secrets
         )
         if args.run_in_background:
-            return self._adopted(running, args.command, started, "")
+            return self._adopted(running, args.command, started, "running in the background")
         try:
             with self.jobs.foreground() as detach:
                 ending = await running.wait(args.timeout, detach)
             if ending == "detached":
-                return self._adopted(running, args.command, started, "sent to the background by the user; ")
+                return self._adopted(running, args.command, started, "sent to the background by the user")
             notes = await running.settle()
         except BaseException:  # a cancel, or a bug: nothing it started is left behind
             running.kill()
@@ -152,11 +152,11 @@ class Bash(Tool[BashArgs]):
         return ToolOutput(text, is_error=code != 0)
 
     def _adopted(self, running: RunningCommand, command: str, started: float, how: str) -> ToolOutput:
-        job = self.jobs.adopt(running, command, started)
         so_far = running.capture.take()
+        job = self.jobs.adopt(running, command, started, so_far)
         return ToolOutput(
-            f"id: {job.id}\n[{how}running in the background: bash_output {job.id} reads its "
-            f"output, kill_bash {job.id} stops it]\n{so_far or '(no output yet)'}"
+            f"id: {job.id}\n[{how}: bash_output {job.id} reads its output, kill_bash {job.id} "
+            f"stops it]\n{so_far or '(no output yet)'}"
         )
 
 
