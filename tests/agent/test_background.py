@@ -4,12 +4,13 @@ end of the session, bounded in number, and the model told when one ends by itsel
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 from pathlib import Path
 
 from neocode_tui.agent.background import MAX_RUNNING
-from neocode_tui.agent.loop_events import Notice, ToolFinished
+from neocode_tui.agent.loop_events import Notice, ToolFinished, ToolStarted
 from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.store import find_session, load_session
 from tests.agent.conftest import Dialect, Recorder
@@ -112,6 +113,8 @@ async def test_kill_bash_ends_the_whole_tree(dialect: Dialect, workspace: Path) 
     assert last_result(recorder) == "b1 had already ended (stopped by kill_bash)"
     await run(session, dialect, job_call("c4", "bash_output", "b9"))
     assert last_result(recorder) == "no background command with id 'b9' (the ids: b1)"
+    sent = json.dumps([request.json["messages"] for request in dialect.server.requests])
+    assert "ended: stopped" not in sent, "what the model stopped itself is not announced"
     await session.aclose()
 
 
@@ -146,6 +149,16 @@ async def test_more_than_the_bound_is_refused_with_a_clear_message(dialect: Dial
         "stop one with kill_bash or wait for one to finish"
     )
     await wait_until(lambda: len(sleepers(token)) == MAX_RUNNING, what="the eight sleepers")
+
+    dialect.reply("", [bash("f1", waiting_for("never"))])
+    running = asyncio.create_task(session.prompt("and one in the foreground"))
+    await wait_until(lambda: recorder.of(ToolStarted) and recorder.of(ToolStarted)[-1].call_id == "f1",
+                     what="the foreground command")
+    assert session.jobs.send_to_background() == (
+        f"{MAX_RUNNING} background commands are already running, the most at once: /ps kill ID stops one"
+    )
+    session.cancel()
+    assert (await running).reason == "cancelled"
     await session.aclose()
     assert sleepers(token) == []
 

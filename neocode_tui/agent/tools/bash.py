@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from neocode_tui.agent.background import BackgroundJobs, TooManyJobs
 from neocode_tui.agent.sandbox import Sandbox, failure_note
 from neocode_tui.agent.tools.base import Confinement, OutputCallback, Tool, ToolError, ToolOutput
-from neocode_tui.agent.tools.shell import Capture, RunningCommand
+from neocode_tui.agent.tools.shell import Capture, Ending, RunningCommand
 from neocode_tui.agent.workspace import Workspace
 
 OUTPUT_CAP = 30_000
@@ -121,27 +121,37 @@ class Bash(Tool[BashArgs]):
             except TooManyJobs as exc:
                 raise ToolError(str(exc)) from None
         started = self.jobs.clock()
-        capture = Capture(self.output_cap, None if args.run_in_background else on_output)
-        running = await RunningCommand.start(
-            args.command, sandbox, workspace.root, capture, self.secrets
-        )
         if args.run_in_background:
+            running = await RunningCommand.start(
+                args.command, sandbox, workspace.root, Capture(self.output_cap), self.secrets
+            )
             return self._adopted(running, args.command, started, "running in the background")
-        try:
-            with self.jobs.foreground() as detach:
+        # Ctrl+B counts from the moment the call runs, the command's start included.
+        with self.jobs.foreground() as detach:
+            capture = Capture(self.output_cap, on_output)
+            running = await RunningCommand.start(
+                args.command, sandbox, workspace.root, capture, self.secrets
+            )
+            try:
                 ending = await running.wait(args.timeout, detach)
-            if ending == "detached":
-                return self._adopted(running, args.command, started, "sent to the background by the user")
-            notes = await running.settle()
-        except BaseException:  # a cancel, or a bug: nothing it started is left behind
-            running.kill()
-            running.close()
-            raise
+                if ending == "detached":
+                    return self._adopted(running, args.command, started, "sent to the background by the user")
+                notes = await running.settle()
+            except BaseException:  # a cancel, or a bug: nothing it started is left behind
+                running.kill()
+                running.close()
+                raise
+        return self._result(running, sandbox, args, ending, notes)
+
+    def _result(
+        self, running: RunningCommand, sandbox: Sandbox, args: BashArgs, ending: Ending,
+        notes: list[str],
+    ) -> ToolOutput:
         if ending == "timeout":
             notes.insert(0, f"[timed out after {args.timeout}s; the command and everything it "
                          "started were stopped]")
         code = running.returncode
-        output = capture.text()
+        output = running.capture.text()
         if code != 0 and not notes:
             notes.append(f"[exit code {code}]")
             if hint := failure_note(sandbox, output):
