@@ -102,7 +102,7 @@ class Job:
     def read(self) -> str:
         """The output since the last read (its head and tail, if long); once the command
         has ended, how it ended."""
-        text = self.running.capture.take() or "(no new output)"
+        text = self.running.capture.take(whole_lines=self.ended is None) or "(no new output)"
         if self.ended is None:
             return f"{text}\n[still running after {seconds(self.elapsed())}]"
         self.told = True

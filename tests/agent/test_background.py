@@ -13,6 +13,7 @@ from neocode_tui.agent.background import MAX_RUNNING
 from neocode_tui.agent.loop_events import Notice, ToolFinished, ToolStarted
 from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.store import find_session, load_session
+from neocode_tui.config import Settings
 from tests.agent.conftest import Dialect, Recorder
 from tests.agent.helpers import sleepers
 from tests.agent.test_session import make_session
@@ -185,3 +186,28 @@ async def test_how_long_a_command_ran_is_kept_in_the_session_file(dialect: Diale
     [result] = [m for m in saved.messages if m.role == "tool"]
     assert result.duration == finished.duration
     assert "duration" not in json.dumps(dialect.request(2)), "never sent to the model"
+
+
+async def test_a_key_printed_across_two_reads_is_still_scrubbed(dialect: Dialect, workspace: Path) -> None:
+    key = "zz9-Q7wP3nX9vL2kR5tY8-bgtest"
+    # Its start too short to be taken for a piece of it, its rest written backwards: the
+    # command the model sends holds no part of the key that the scrubber would know.
+    head, rest = key[:6], key[6:]
+    settings = Settings(provider=dialect.name, approval="full-auto", openai_api_key=key)
+    recorder = Recorder()
+    session = AgentSession(settings, workspace, provider=dialect.provider(), listener=recorder)
+    command = f"printf '{head}'; {waiting_for('go')}; echo '{rest[::-1]}' | rev; echo and more"
+    await run(session, dialect, bash("c1", command, run_in_background=True))
+    job = session.jobs.get("b1")
+    await wait_until(lambda: bytes(job.running.capture.head).endswith(head.encode()), what="the first half")
+
+    await run(session, dialect, job_call("c2", "bash_output", "b1"))
+    first = last_result(recorder)
+    (workspace / "go").touch()
+    await wait_until(lambda: job.finished, what="the command's end")
+    await run(session, dialect, job_call("c3", "bash_output", "b1"))
+    second = last_result(recorder)
+
+    assert first.startswith("(no new output)\n[still running"), "the open line waits for its end"
+    assert second.startswith("[redacted]\nand more\n[exit code 0; ran ")
+    await session.aclose()

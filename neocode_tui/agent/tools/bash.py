@@ -162,7 +162,7 @@ class Bash(Tool[BashArgs]):
         return ToolOutput(text, is_error=code != 0)
 
     def _adopted(self, running: RunningCommand, command: str, started: float, how: str) -> ToolOutput:
-        so_far = running.capture.take()
+        so_far = running.capture.take(whole_lines=True)
         job = self.jobs.adopt(running, command, started, so_far)
         return ToolOutput(
             f"id: {job.id}\n[{how}: bash_output {job.id} reads its output, kill_bash {job.id} "

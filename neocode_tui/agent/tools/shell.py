@@ -188,10 +188,20 @@ class Capture:
             self.cut += excess
             del self.tail[:excess]
 
-    def take(self) -> str:
-        """What was kept so far, and a fresh start: the next ``take`` has what came after."""
+    def take(self, whole_lines: bool = False) -> str:
+        """What was kept so far, and a fresh start: the next ``take`` has what came after.
+        ``whole_lines`` (the command still runs): the line still being written is held
+        back for the next one, so no read ends inside a key (each read is scrubbed alone)
+        or inside a character; a line longer than the tail is given as it is."""
+        held = b""
+        if whole_lines:
+            kept = self.tail if self.tail or self.cut else self.head
+            end = kept.rfind(b"\n")
+            if end >= 0 or kept is self.head:
+                held = bytes(kept[end + 1 :])
+                del kept[end + 1 :]
         text = self.text()
-        self.head, self.tail, self.cut = bytearray(), bytearray(), 0
+        self.head, self.tail, self.cut = bytearray(held), bytearray(), 0
         return text
 
     def text(self) -> str:
