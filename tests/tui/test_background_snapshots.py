@@ -49,7 +49,13 @@ def test_background_screen(screen: str, size: str, snap_compare, tmp_path: Path)
             clock[0] = 12.0
             await pilot.press(*"/ps", "enter")
             await shows(pilot, "/ps kill ID stops one")
-        await app.conversation.settled()
+        # Every block drawn once, so the scrollbar measures real heights, not estimates
+        # (which blocks got drawn before scrolling away depends on the machine's speed).
+        view = app.conversation
+        view.scroll_to(y=0, animate=False, immediate=True)
+        await view.settled()
+        view.scroll_to_latest()
+        await view.settled()
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)
