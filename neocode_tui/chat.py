@@ -56,6 +56,8 @@ class Message(BaseModel):
     name: str | None = None
     """For ``role="tool"``: the tool's name (Anthropic and some servers want it)."""
     is_error: bool = False
+    duration: float | None = None
+    """For ``role="tool"``: seconds the tool ran, kept for the screen (never sent)."""
 
 
 class ToolSpec(BaseModel):

@@ -408,11 +408,34 @@ async def _permissions(session: AgentSession, argument: str) -> Outcome:
     lines = [f"{number:>3}  {entry.describe()}" for number, entry in enumerate(entries, 1)]
     return Report("\n".join(["Permission rules (deny beats ask beats allow):", *lines, *ignored, "",
                              "/permissions rm N takes rule N out"]))
+
+
 @_command("agents", "the subagents the task tool can run: where each comes from, its tools")
 async def _agents(session: AgentSession, _: str) -> Outcome:
     from neocode_tui.agent.agent_files import agents_text
 
     return Report(agents_text(session.agents))
+
+
+# -- background commands ----------------------------------------------------------------
+
+
+def _running_jobs(session: AgentSession) -> list[str]:
+    return [f"kill {job.id}" for job in session.jobs.running]
+
+
+@_command("ps", "background commands: state, time, latest lines; kill ID stops one",
+          "[kill ID]", choices=_running_jobs)
+async def _ps(session: AgentSession, argument: str) -> Outcome:
+    verb, _, job_id = argument.partition(" ")
+    if not verb:
+        return Report(session.jobs.listing())
+    if verb != "kill" or not job_id.strip():
+        return Report("usage: /ps (list the background commands) or /ps kill ID", "warning")
+    job = await session.jobs.kill(job_id.strip(), "the user")
+    if job.killed_by != "the user":
+        return Report(f"{job.id} had already ended ({job.status})")
+    return Report(f"stopped {job.id} ({job.summary}) and everything it started")
 
 
 # -- for front ends that show text ------------------------------------------------------

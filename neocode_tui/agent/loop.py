@@ -9,6 +9,7 @@ every way a run can end: every tool call in it has exactly one result.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -126,6 +127,11 @@ class AgentLoop:
         then): compaction hooks in here, so a long run goes on inside the window."""
         self.before_request: BeforeRequest | None = None
         """A spending limit hooks in here: a refusal ends the run as an error."""
+        self.clock: Callable[[], float] = time.monotonic
+        """What tool durations are measured with."""
+        self.pending_notes: Callable[[], list[str]] | None = None
+        """Lines the model is told before its next request, appended after the messages it
+        has seen (which stay as they were sent): background commands that ended."""
         self.secrets = secrets if secrets is not None else Secrets()
         """The run's holder: scrubs the streamed answer and every tool result before anyone
         sees it (the session shares it with everything else)."""
@@ -255,7 +261,8 @@ class AgentLoop:
         return finished
 
     def _answer(self, call: CollectedToolCall, finished: ToolFinished, *, emit: bool = True) -> None:
-        self._add(tool_result(self._as_tool_call(call), finished.result, finished.is_error))
+        self._add(tool_result(self._as_tool_call(call), finished.result, finished.is_error,
+                              finished.duration))
         if emit:
             self._emit(finished)
 
@@ -266,6 +273,8 @@ class AgentLoop:
         self.turn += 1
         number = self.turn
         self._emit(TurnStarted(turn=number))
+        if self.pending_notes is not None and (notes := self.pending_notes()):
+            self._add(Message(role="user", content="\n".join(f"[{note}]" for note in notes)))
         if self.system_prompt is None:
             self.system_prompt = await asyncio.to_thread(self.built_system_prompt)
         request = ChatRequest(
@@ -340,14 +349,17 @@ class AgentLoop:
     async def _run_call(self, call: CollectedToolCall) -> ToolFinished:
         """Validate, approve and run one call; every failure becomes a result for the model."""
 
+        started: float | None = None
+
         def result(
             text: str, status: ToolStatus = "error", *, diff: str | None = None,
             change: FileChange | None = None,
         ) -> ToolFinished:
+            duration = None if started is None else round(self.clock() - started, 3)
             return ToolFinished(
                 turn=self.turn, index=call.index, call_id=call.id, name=call.name,
                 result=self.secrets(text), is_error=status != "ok", status=status,
-                diff=self.secrets.optional(diff), change=self._scrubbed(change),
+                diff=self.secrets.optional(diff), change=self._scrubbed(change), duration=duration,
             )
 
         tool = self.tools.get(call.name)
@@ -388,6 +400,7 @@ class AgentLoop:
             )
             self._running.add(call.id)
             CURRENT_CALL.set(RunningCall(self.turn, call.index, call.id))
+            started = self.clock()
             output = await tool.run(args, self.workspace, self._live_output(call))
             self._running.discard(call.id)
         except (ToolError, PathOutsideWorkspace) as exc:

@@ -91,6 +91,8 @@ class ToolFinished(_LoopEvent):
     diff: str | None = None
     """A unified diff, for tools that changed a file (shown colored on screen)."""
     change: FileChange | None = Field(None, exclude=True)
+    duration: float | None = None
+    """Seconds the tool ran (None: it did not run)."""
 
 
 class ApprovalRequested(_LoopEvent):

@@ -10,12 +10,14 @@ commands; it never wires the pieces itself, so a feature added here reaches all 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from neocode_tui.agent.agent_files import AgentFile, load_agents
+from neocode_tui.agent.background import BackgroundJobs, Job, seconds, stopped_words
 from neocode_tui.agent.budget import Budget
 from neocode_tui.agent.buffers import Buffers
 from neocode_tui.agent.checkpoints import Restored
@@ -102,6 +104,7 @@ class AgentSession:
         trusted: bool = False,
         buffers: Buffers | None = None,
         run: RunOptions | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """``mcp_configs``: the MCP servers (else those of the config files);
         ``built_in_commands``: the front end's own slash commands, which no custom command
@@ -109,7 +112,8 @@ class AgentSession:
         ``/model NAME``. ``trusted``: the user trusts the folder for this run (``--trust``):
         its MCP servers and hooks start as in a folder they trusted before. ``buffers``: an
         editor's copies of the files, which file tools read and write instead of the disk.
-        ``run``: the command line's permission rules and system prompt addition."""
+        ``run``: the command line's permission rules and system prompt addition. ``clock``:
+        what commands are timed with."""
         refuse_too_wide(workspace)
         self.settings = settings
         self.profiles = profiles
@@ -169,6 +173,14 @@ class AgentSession:
         bash = self.loop.tools.get("bash")
         if isinstance(bash, Bash):
             bash.sandbox, bash.secrets = self.sandbox, self.secrets.keys
+        self.jobs = bash.jobs if isinstance(bash, Bash) else BackgroundJobs()
+        """Background commands: ``bash_output`` and ``kill_bash`` for the model, ``/ps`` and
+        Ctrl+B for the user."""
+        self.jobs.scrub, self.jobs.report = self.secrets, self._job_ended
+        self.jobs.clock = self.loop.clock = clock
+        self.loop.pending_notes = self.jobs.take_notes
+        self.stopped_at_close: list[Job] = []
+        """The background commands the end of the session killed (front ends say so)."""
         self._sandbox_told = not self.sandbox.unavailable
         self.files = FileIndex(self.workspace)
         """The workspace's files for the ``@`` picker; a front end starts its first scan."""
@@ -628,6 +640,9 @@ class AgentSession:
         if self._titling is not None:
             self._titling.cancel()
             await asyncio.wait([self._titling])
+        self.stopped_at_close = await self.jobs.aclose()
+        if self.stopped_at_close:
+            self.notice("warning", stopped_words(self.stopped_at_close) + " as the session ended")
         self._closed_store = self._store
         self._close_store()
         await self.mcp.aclose()
@@ -646,6 +661,10 @@ class AgentSession:
             self._store = None
             self.loop.session = None
 
+    def _job_ended(self, job: Job) -> None:
+        self.notice("info", f"background command {job.id} ({job.summary}) ended: {job.status}, "
+                    f"after {seconds(job.elapsed())}")
+
     def _store_problem(self, problem: str) -> None:
         self.notice("warning", problem)
 
@@ -660,4 +679,5 @@ class AgentSession:
             self.budget.counted(event.usage is not None)
         if self.listener is not None:
             self.listener(event)
+
 

@@ -31,9 +31,12 @@ def unanswered_calls(messages: list[Message]) -> list[ToolCall]:
     return []
 
 
-def tool_result(call: ToolCall, content: str, is_error: bool = False) -> Message:
+def tool_result(
+    call: ToolCall, content: str, is_error: bool = False, duration: float | None = None
+) -> Message:
     return Message(
-        role="tool", content=content, tool_call_id=call.id, name=call.name, is_error=is_error
+        role="tool", content=content, tool_call_id=call.id, name=call.name, is_error=is_error,
+        duration=duration,
     )
 
 

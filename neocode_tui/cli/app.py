@@ -117,6 +117,10 @@ def exit_line(app: NeoCodeApp) -> str:
     stopped = "the running turn was interrupted; " if app.quit_while_working else ""
     if session is None or session.id is None:
         return "neocode: nothing was said, so no session was saved"
+    if session.stopped_at_close:
+        from neocode_tui.agent.background import stopped_words
+
+        stopped += f"{stopped_words(session.stopped_at_close)}; "
     if not session.saving:
         return f"neocode: {stopped}this session could not be saved"
     return f"neocode: {stopped}session {session.id} saved; continue it with: neocode --continue"

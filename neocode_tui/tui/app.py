@@ -86,6 +86,7 @@ class NeoCodeApp(App[None]):
         Binding("f1", "key_help", "Keys", show=False, priority=True),
         Binding("ctrl+t", "toggle_latest_fold", "Fold", show=False, priority=True),
         Binding("ctrl+o", "transcript", "Transcript", show=False, priority=True),
+        Binding("ctrl+b", "background", "Background", show=False, priority=True),
         # The keyboard stays in the input; these reach the conversation from there.
         Binding("pageup", "page(-1)", "Scroll up", show=False, priority=True),
         Binding("pagedown", "page(1)", "Scroll down", show=False, priority=True),
@@ -202,7 +203,7 @@ class NeoCodeApp(App[None]):
         session = AgentSession(
             settings, self.workspace, provider=provider, listener=self._on_loop_event,
             approver=self._approve, built_in_commands=self.slash.built_in_names,
-            profiles=self.profiles,
+            profiles=self.profiles, clock=self.clock,
         )
         session.budget.ask = self._ask_budget
         self.slash.show_custom(session)
@@ -212,7 +213,7 @@ class NeoCodeApp(App[None]):
         # Held, not queried: the loop keeps reporting while a modal is up or the app closes.
         completion = SlashCompletion(id="completion")
         self.mention_picker = MentionPicker(lambda: self.session.files, id="mentions")
-        self.conversation = ConversationView(id="conversation")
+        self.conversation = ConversationView(id="conversation", clock=self.clock)
         self.queued = QueuedPrompts(id="queued")
         self.prompt = PromptInput(
             completion, self.slash.complete, unqueue=self.queued.take_last,
@@ -594,6 +595,13 @@ class NeoCodeApp(App[None]):
 
     def action_toggle_latest_fold(self) -> None:
         self.conversation.toggle_latest()
+
+    def action_background(self) -> None:
+        """Ctrl+B: the command running in the foreground goes on in the background (its
+        call returns with its id); /ps lists it."""
+        problem = self.session.jobs.send_to_background()
+        if problem is not None:
+            self.conversation.add_notice("info", f"Ctrl+B: {problem}")
 
     def action_transcript(self) -> None:
         expanded = self.conversation.toggle_transcript()

@@ -15,6 +15,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("Shift+Tab", "cycle the mode: ask, auto-edit, plan"),
     ("Ctrl+T", "fold or unfold the latest tool output or thinking"),
     ("Ctrl+O", "transcript: unfold everything, or fold it back"),
+    ("Ctrl+B", "send the running command to the background (/ps lists them)"),
     ("PageUp / PageDown", "scroll the conversation"),
     ("End", "jump to the latest (on an empty prompt)"),
     ("Ctrl+P", "command palette"),

@@ -17,6 +17,7 @@ from neocode_tui.agent.tools.base import (
 from neocode_tui.agent.tools.bash import Bash
 from neocode_tui.agent.tools.edit import EditFile, WriteFile
 from neocode_tui.agent.tools.files import ListDir, ReadFile
+from neocode_tui.agent.tools.jobs import BashOutput, KillBash
 from neocode_tui.agent.tools.search import Glob, Grep
 from neocode_tui.chat import ToolSpec
 
@@ -84,6 +85,8 @@ class ToolRegistry:
 
 
 def default_tools() -> ToolRegistry:
+    bash = Bash()  # its background commands are what the two after it read and stop
     return ToolRegistry(
-        [ReadFile(), ListDir(), Glob(), Grep(), WriteFile(), EditFile(), Bash()]
+        [ReadFile(), ListDir(), Glob(), Grep(), WriteFile(), EditFile(), bash,
+         BashOutput(bash.jobs), KillBash(bash.jobs)]
     )

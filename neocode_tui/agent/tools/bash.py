@@ -4,7 +4,9 @@ Everything the command started is the unit of cleanup (``ProcessTree``: its grou
 process that left it, such as a ``setsid`` child): on timeout, on cancel, and once the
 shell has exited, all of it is killed, so nothing the model started outlives the call.
 Output is capped by keeping its head and its tail (an error is usually at the end) with a
-note of how much was cut between them.
+note of how much was cut between them (``shell``). ``run_in_background``, or the user's
+Ctrl+B while it runs, makes it a job (``neocode_tui.agent.background``) that outlives the
+call instead, until it ends, is stopped, or the session ends.
 
 With a ``Sandbox`` in force the command runs inside it (``neocode_tui.agent.sandbox``);
 ``unsandboxed: true`` runs it outside, which is asked for in every mode short of
@@ -16,27 +18,20 @@ its result says so.
 
 from __future__ import annotations
 
-import asyncio
-import codecs
-import dataclasses
-import os
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from neocode_tui.agent.processes import ProcessTree
-from neocode_tui.agent.sandbox import Sandbox, failure_note, secret_free
-from neocode_tui.agent.sandbox_files import CreatedEntries, set_aside_note
-from neocode_tui.agent.tools.base import Confinement, OutputCallback, Tool, ToolOutput
+from neocode_tui.agent.background import BackgroundJobs, TooManyJobs
+from neocode_tui.agent.sandbox import Sandbox, failure_note
+from neocode_tui.agent.tools.base import Confinement, OutputCallback, Tool, ToolError, ToolOutput
+from neocode_tui.agent.tools.shell import Capture, Ending, RunningCommand
 from neocode_tui.agent.workspace import Workspace
 
 OUTPUT_CAP = 30_000
 """Bytes of output kept per command: half from the start, half from the end."""
-LINGER = 0.5
-"""Seconds to wait for the pipe to close once the shell has exited."""
-CHUNK = 65536
 
 
 _SHELL_OPERATORS = re.compile(r"[;&|<>`$(){}\n\\*?]")
@@ -59,6 +54,9 @@ class BashArgs(BaseModel):
         "sandbox and must reach the network or files outside the workspace; the user is "
         "asked every time.",
     )
+    run_in_background: bool = Field(
+        False, description="Return at once with an id; no timeout.",
+    )
 
 
 class Bash(Tool[BashArgs]):
@@ -66,7 +64,8 @@ class Bash(Tool[BashArgs]):
     description = (
         "Run a shell command with bash in the workspace root; stdout and stderr are "
         "returned together. No input is available (stdin is empty). Long output is cut "
-        "in the middle. Background jobs are stopped when the command ends. Commands may "
+        "in the middle. Jobs left running (&) are stopped at its end (see run_in_background). "
+        "Commands may "
         "run in a sandbox: the workspace and /tmp writable, the rest read-only, no network."
     )
     kind = "command"
@@ -74,9 +73,11 @@ class Bash(Tool[BashArgs]):
 
     def __init__(
         self, output_cap: int = OUTPUT_CAP, sandbox: Sandbox | None = None,
-        secrets: Sequence[str] = (),
+        secrets: Sequence[str] = (), jobs: BackgroundJobs | None = None,
     ) -> None:
         self.output_cap = output_cap
+        self.jobs = jobs or BackgroundJobs()
+        """Where a command started in the background, or sent there, goes on."""
         self.sandbox = sandbox or Sandbox()
         self.secrets = secrets
         """NeoCode's own keys (the session's list, which grows): no variable holding one
@@ -114,162 +115,58 @@ class Bash(Tool[BashArgs]):
         self, args: BashArgs, workspace: Workspace, on_output: OutputCallback | None = None
     ) -> ToolOutput:
         sandbox = Sandbox() if args.unsandboxed else self.sandbox
-        created = CreatedEntries(workspace.root) if sandbox.mode == "workspace-write" else None
-        try:
-            with sandbox.prepared(workspace.root):
-                output = await self._run(args, sandbox, workspace, on_output)
-        finally:
-            moved = created.set_aside() if created is not None else []
-        if note := set_aside_note(moved):
-            return dataclasses.replace(output, text=f"{output.text}\n{note}")
-        return output
-
-    async def _run(
-        self, args: BashArgs, sandbox: Sandbox, workspace: Workspace,
-        on_output: OutputCallback | None,
-    ) -> ToolOutput:
-        loop = asyncio.get_running_loop()
-        tree = ProcessTree()
-        argv = sandbox.command(["bash", "-c", args.command], workspace.root)
-        env = sandbox.environment(secret_free(_child_env(), self.secrets))
-        spawn = asyncio.ensure_future(
-            loop.subprocess_exec(
-                lambda: _ExitAwareProtocol(loop),
-                *argv,
-                cwd=workspace.root,
-                env=tree.environment(env),
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT,
-                start_new_session=True,
-            )
-        )
-        try:
-            transport, protocol = await asyncio.shield(spawn)
-        except asyncio.CancelledError:
-            # The command may already be running: let the start finish, then stop it all.
-            transport, _ = await spawn
-            tree.started(transport.get_pid())
-            tree.kill()
-            transport.close()
-            raise
-        tree.started(transport.get_pid())
-        process = asyncio.subprocess.Process(transport, protocol, loop)
-        assert process.stdout is not None
-        capture = _Capture(self.output_cap, on_output)
-        reader = asyncio.create_task(capture.drain(process.stdout))
-        notes: list[str] = []
-        try:
+        if args.run_in_background:
             try:
-                async with asyncio.timeout(args.timeout):
-                    await asyncio.shield(protocol.exited)
-            except TimeoutError:
-                tree.kill()
-                notes.append(
-                    f"[timed out after {args.timeout}s; the command and everything it "
-                    "started were stopped]"
-                )
-                await protocol.exited
-            if not await _finished_within(reader, LINGER):
-                tree.kill()
-                notes.append("[background processes still running were stopped]")
-                if not await _finished_within(reader, LINGER):
-                    transport.close()  # something beyond the tree's reach holds the pipe
-            await reader
-        except asyncio.CancelledError:
-            tree.kill()
-            transport.close()  # never wait on a pipe that something outside the tree holds
-            reader.cancel()
-            raise
-        tree.kill()  # a job that closed its output but still runs
-        code = transport.get_returncode()
-        output = capture.text()
+                self.jobs.check_room()
+            except TooManyJobs as exc:
+                raise ToolError(str(exc)) from None
+        started = self.jobs.clock()
+        if args.run_in_background:
+            running = await RunningCommand.start(
+                args.command, sandbox, workspace.root, Capture(self.output_cap), self.secrets
+            )
+            return self._adopted(running, args.command, started, "running in the background")
+        # Ctrl+B counts from the moment the call runs, the command's start included.
+        with self.jobs.foreground() as detach:
+            capture = Capture(self.output_cap, on_output)
+            running = await RunningCommand.start(
+                args.command, sandbox, workspace.root, capture, self.secrets
+            )
+            try:
+                ending = await running.wait(args.timeout, detach)
+                if ending == "detached":
+                    return self._adopted(running, args.command, started, "sent to the background by the user")
+                notes = await running.settle()
+            except BaseException:  # a cancel, or a bug: nothing it started is left behind
+                running.kill()
+                running.close()
+                raise
+        return self._result(running, sandbox, args, ending, notes)
+
+    def _result(
+        self, running: RunningCommand, sandbox: Sandbox, args: BashArgs, ending: Ending,
+        notes: list[str],
+    ) -> ToolOutput:
+        if ending == "timeout":
+            notes.insert(0, f"[timed out after {args.timeout}s; the command and everything it "
+                         "started were stopped]")
+        code = running.returncode
+        output = running.capture.text()
         if code != 0 and not notes:
             notes.append(f"[exit code {code}]")
             if hint := failure_note(sandbox, output):
                 notes.append(hint)
+        if note := running.close():
+            notes.append(note)
         text = "\n".join([output or "(no output)", *notes])
         return ToolOutput(text, is_error=code != 0)
 
-
-async def _finished_within(task: asyncio.Task[None], seconds: float) -> bool:
-    done, _ = await asyncio.wait({task}, timeout=seconds)
-    return bool(done)
-
-
-class _ExitAwareProtocol(asyncio.subprocess.SubprocessStreamProtocol):
-    """Tells when the shell itself exits. ``Process.wait()`` also waits for the output
-    pipe to close, which a background job can hold open for as long as it runs."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        super().__init__(limit=CHUNK, loop=loop)
-        self.exited: asyncio.Future[None] = loop.create_future()
-
-    def process_exited(self) -> None:
-        super().process_exited()
-        if not self.exited.done():
-            self.exited.set_result(None)
+    def _adopted(self, running: RunningCommand, command: str, started: float, how: str) -> ToolOutput:
+        so_far = running.capture.take(whole_lines=True)
+        job = self.jobs.adopt(running, command, started, so_far)
+        return ToolOutput(
+            f"id: {job.id}\n[{how}: bash_output {job.id} reads its output, kill_bash {job.id} "
+            f"stops it]\n{so_far or '(no output yet)'}"
+        )
 
 
-class _Capture:
-    """Keeps the first and last ``cap / 2`` bytes of a stream and counts what fell between.
-
-    Everything is also passed on live as it arrives: a build or a test run shows its
-    latest lines while it runs (the screen keeps only those, at a cost per frame that
-    does not grow with the output).
-    """
-
-    def __init__(self, cap: int, on_output: OutputCallback | None = None) -> None:
-        self.half = cap // 2
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.cut = 0
-        self.on_output = on_output
-        self.live = codecs.getincrementaldecoder("utf-8")(errors="replace")
-
-    async def drain(self, stream: asyncio.StreamReader) -> None:
-        while chunk := await stream.read(CHUNK):
-            self.feed(chunk)
-
-    def feed(self, chunk: bytes) -> None:
-        if self.on_output is not None:
-            text = self.live.decode(chunk)
-            if text:
-                self.on_output(text)
-        room = self.half - len(self.head)
-        if room > 0:
-            self.head += chunk[:room]
-            chunk = chunk[room:]
-        self.tail += chunk
-        excess = len(self.tail) - self.half
-        if excess > 0:
-            self.cut += excess
-            del self.tail[:excess]
-
-    def text(self) -> str:
-        """Head and tail, cut at line ends where a line ends near the cut: a key never
-        spans lines, so no piece of one is left at either side of the gap."""
-        head, tail, cut = bytes(self.head), bytes(self.tail), self.cut
-        if cut:
-            end = head.rfind(b"\n")
-            if end >= len(head) // 2:
-                cut += len(head) - end - 1
-                head = head[: end + 1]
-            start = tail.find(b"\n")
-            if 0 <= start < len(tail) // 2:
-                cut += start + 1
-                tail = tail[start + 1 :]
-        head_text = head.decode("utf-8", errors="replace")
-        tail_text = tail.decode("utf-8", errors="replace")
-        if cut:
-            gap = f"[… {cut} bytes of output cut …]"
-            return f"{head_text.rstrip(chr(10))}\n{gap}\n{tail_text}".rstrip("\n")
-        return (head_text + tail_text).rstrip("\n")
-
-
-def _child_env() -> dict[str, str]:
-    """The user's environment with pagers off, since nobody can page (API keys are taken
-    out by the caller: a command's output reaches the screen and the session file)."""
-    env = dict(os.environ)
-    env.update(PAGER="cat", GIT_PAGER="cat", TERM="dumb")
-    return env

@@ -8,6 +8,8 @@ view through ``BlockSink`` so the rules can be read without any rendering code a
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from neocode_tui.tui.conversation.blocks import (
@@ -65,8 +67,9 @@ class _Segment:
 
 
 class Assembler:
-    def __init__(self, sink: BlockSink) -> None:
+    def __init__(self, sink: BlockSink, clock: Callable[[], float] = time.monotonic) -> None:
         self._sink = sink
+        self._clock = clock
         self._turn: int | None = None
         self._awaiting_run = False
         self._reset_turn()
@@ -113,6 +116,26 @@ class Assembler:
                         block.child_done((children or {}).get(call.id, []))
                     self._sink.append(block, render=False)
 
+    # --- time ------------------------------------------------------------------------
+
+    @property
+    def timing(self) -> bool:
+        """Something shows a time that grows: a running command, a thought."""
+        return self._reasoning is not None or any(
+            tool.status == "running" for tool in self._tools.values()
+        )
+
+    def tick(self) -> None:
+        """Now and then while ``timing``: the growing times move on."""
+        now = self._clock()
+        for block in [self._reasoning, *self._tools.values()]:
+            if isinstance(block, ToolBlock) and block.status != "running":
+                continue
+            if block is not None and block.started_at is not None:
+                block.took = now - block.started_at
+                block.changed()
+                self._sink.touch(block)
+
     # --- loop events ----------------------------------------------------------------
 
     def apply(self, event: LoopEvent) -> None:
@@ -146,6 +169,7 @@ class Assembler:
             tool = self._tool(event.index, event.name, event.call_id)
             if not tool.raw.length and event.arguments is not None:
                 tool.feed(json.dumps(event.arguments))
+            tool.started_at = self._clock()
             self._set_status(tool, "running")
         elif event.type == "tool_output_delta":
             # Kept as a bounded tail and drawn once per frame, however fast it comes.
@@ -166,6 +190,7 @@ class Assembler:
         elif event.type == "tool_finished":
             tool = self._tool(event.index, event.name, event.call_id)
             status = "error" if event.is_error and event.status == "ok" else event.status
+            tool.duration = event.duration
             tool.finish(status, event.result, event.diff)
             self._sink.touch(tool)
 
@@ -184,6 +209,7 @@ class Assembler:
             if self._reasoning is None:
                 self._close_open_text()
                 self._reasoning = ReasoningBlock()
+                self._reasoning.started_at = self._clock()
                 self._add(self._reasoning)
             self._reasoning.text.append(event.text)
             self._reasoning.changed()
@@ -264,6 +290,8 @@ class Assembler:
                 self._insert_settled(segment, piece)
             self._sink.remove(segment.live)
         if self._reasoning is not None:
+            if self._reasoning.started_at is not None:
+                self._reasoning.took = self._clock() - self._reasoning.started_at
             self._reasoning.finish()
             self._sink.touch(self._reasoning)
             self._reasoning = None
@@ -304,6 +332,7 @@ def _finished_call(index: int, call: ToolCall, result: Message | None) -> ToolBl
     if result is None:
         tool.set_status("interrupted")
     else:
+        tool.duration = result.duration
         tool.finish("error" if result.is_error else "ok", result.content, None)
     return tool
 

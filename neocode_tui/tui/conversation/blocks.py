@@ -16,6 +16,7 @@ from rich.panel import Panel
 from rich.segment import Segment
 from rich.text import Text
 
+from neocode_tui.agent.background import seconds
 from neocode_tui.live_output import LiveTail
 from neocode_tui.partial_json import GrowingText, PartialField, PartialJSON
 from neocode_tui.terminal_text import visible
@@ -40,6 +41,8 @@ where an error usually is."""
 LIVE_TAIL_LINES = 6
 """How many of the latest lines a growing argument or thought shows while it streams."""
 _LONG_LINE = 200
+SHOWN_AFTER = 1.0
+"""Seconds after which a running command or a thought shows how long it has taken."""
 
 
 def _lines(count: int) -> str:
@@ -48,6 +51,13 @@ def _lines(count: int) -> str:
 
 def _indent(renderable: RenderableType) -> Padding:
     return Padding(renderable, (0, 0, 0, 2))
+
+
+def _took(seconds_so_far: float | None) -> str:
+    """`` · 3.1 s`` once something has taken a while, else ""."""
+    if seconds_so_far is None or seconds_so_far < SHOWN_AFTER:
+        return ""
+    return f" · {seconds(seconds_so_far)}"
 
 
 class Block:
@@ -170,6 +180,9 @@ class ReasoningBlock(Block):
         self.text.append(text)
         self.live = not text
         self.collapsed = bool(text)
+        self.started_at: float | None = None
+        self.took: float | None = None
+        """Seconds it has been thinking (so far, while live), where the clock was seen."""
 
     def finish(self) -> None:
         self.live = False
@@ -183,12 +196,13 @@ class ReasoningBlock(Block):
     def renderable(self, palette: Palette) -> RenderableType:
         lines = self.text.line_count
         style = f"italic {palette.muted}"
+        took = _took(self.took)
         if self.live:
-            header = Text(f"∴ Thinking… ({_lines(lines)})", style=style)
+            header = Text(f"∴ Thinking… ({_lines(lines)}){took}", style=style)
             return Group(header, _indent(Text(visible(self.text.tail(LIVE_TAIL_LINES)), style=style)))
         if self.collapsed:
-            return Text(f"∴ Thought for {_lines(lines)} · click to expand", style=style)
-        header = Text("∴ Thought · click to collapse", style=style)
+            return Text(f"∴ Thought for {_lines(lines)}{took} · click to expand", style=style)
+        header = Text(f"∴ Thought{took} · click to collapse", style=style)
         return Group(header, _indent(Text(visible(self.text.text.strip()), style=style)))
 
     def estimate(self, width: int) -> int:
@@ -262,6 +276,11 @@ class ToolBlock(Block):
         self.diff: str | None = None
         self.output: LiveTail | None = None
         """What a running command has printed so far (its last lines only)."""
+        self.started_at: float | None = None
+        self.took: float | None = None
+        """Seconds it has run so far, while it runs (as of the last tick)."""
+        self.duration: float | None = None
+        """Seconds it ran, once finished (the tool's own measure, kept in the session)."""
 
     @property
     def finished(self) -> bool:
@@ -312,7 +331,7 @@ class ToolBlock(Block):
         icon, words, colour_name = _STATUS[self.status]
         colour = getattr(palette, colour_name)
         title = Text.assemble((f" {visible(self.name) or 'tool'} ", f"bold {palette.foreground}"))
-        subtitle = Text(f" {icon} {words} ", style=colour)
+        subtitle = Text(f" {icon} {words}{self._time_words()} ", style=colour)
         parts: list[RenderableType] = self._argument_lines(palette)
         if self.output is not None and (self.result is None or self.status == "interrupted"):
             parts.append(self._live_output(self.output, palette))
@@ -368,6 +387,14 @@ class ToolBlock(Block):
             body.append(f"… {output.hidden:,} earlier lines\n", style=f"italic {palette.muted}")
         body.append(visible("\n".join(output.lines)))
         return body
+
+    def _time_words(self) -> str:
+        """How long a command ran (``ran 8.2 s``), or has run so far while it runs."""
+        if not self._is_command:
+            return ""
+        if self.finished:
+            return "" if self.duration is None else f" · ran {seconds(self.duration)}"
+        return _took(self.took) if self.status == "running" else ""
 
     @property
     def _is_command(self) -> bool:

@@ -14,6 +14,7 @@ as many screen updates as one streaming 60.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
     from neocode_tui.agent.loop_events import LoopEvent
     from neocode_tui.chat import Message
 
+_TICK_SECONDS = 0.5
+"""How often the times shown of what runs move on."""
 _FALLBACK_SECONDS = 0.1
 """Events reach the screen with the next frame; if no frame comes this soon, without one."""
 _DRAWN_LINES = 1_000
@@ -54,7 +57,10 @@ class ConversationView(ScrollView, can_focus=True):
     """
     BINDINGS = [Binding("end", "scroll_to_latest", "Latest", show=False)]
 
-    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self, *, name: str | None = None, id: str | None = None, classes: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._lines = BlockLines()
         self._pending: list[LoopEvent | Callable[[], None]] = []
@@ -70,7 +76,7 @@ class ConversationView(ScrollView, can_focus=True):
         """Finished strips by line, reused while the lines above and at them are unchanged."""
         self._anchored = True
         self._moving = False
-        self._assembler = Assembler(self._lines)
+        self._assembler = Assembler(self._lines, clock)
         self._transcript = False
         """Everything unfolded (Ctrl+O)."""
 
@@ -184,8 +190,14 @@ class ConversationView(ScrollView, can_focus=True):
 
     def on_mount(self) -> None:
         self.watch(self.app, "theme", self._theme_changed, init=False)
+        self.set_interval(_TICK_SECONDS, self._tick, name="conversation-clock")
         if self._pending:
             self._schedule()
+
+    def _tick(self) -> None:
+        """A running command's and a thought's time move on; nothing is done otherwise."""
+        if self._assembler.timing:
+            self._enqueue(self._assembler.tick)
 
     def _flush(self) -> None:
         """Apply every buffered event, then lay out and draw once."""

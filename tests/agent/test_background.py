@@ -1,0 +1,213 @@
+"""Background commands through the session, against the loopback model: started with
+``run_in_background``, read back with ``bash_output``, stopped with ``kill_bash`` or by the
+end of the session, bounded in number, and the model told when one ends by itself."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from pathlib import Path
+
+from neocode_tui.agent.background import MAX_RUNNING
+from neocode_tui.agent.loop_events import Notice, ToolFinished, ToolStarted
+from neocode_tui.agent.session import AgentSession
+from neocode_tui.agent.store import find_session, load_session
+from neocode_tui.config import Settings
+from tests.agent.conftest import Dialect, Recorder
+from tests.agent.helpers import sleepers
+from tests.agent.test_session import make_session
+from tests.helpers import wait_until
+
+
+def bash(call_id: str, command: str, **more: object) -> tuple[str, str, str]:
+    return (call_id, "bash", json.dumps({"command": command, **more}))
+
+
+def job_call(call_id: str, tool: str, job_id: str) -> tuple[str, str, str]:
+    return (call_id, tool, json.dumps({"id": job_id}))
+
+
+def waiting_for(name: str) -> str:
+    """Shell that waits until the test creates ``name`` in the workspace: the command goes
+    on exactly when the test says, whatever the machine's load."""
+    return f"until [ -e {name} ]; do sleep 0.02; done"
+
+
+def last_result(recorder: Recorder) -> str:
+    return recorder.of(ToolFinished)[-1].result
+
+
+async def run(session: AgentSession, dialect: Dialect, *calls: tuple[str, str, str]) -> None:
+    """One prompt: the model makes ``calls``, then says it is done."""
+    dialect.reply("", list(calls))
+    dialect.reply("Done.")
+    finished = await session.prompt("go on")
+    assert finished.reason == "done"
+
+
+async def test_a_background_command_is_read_back_with_output_since_the_last_read_and_its_exit_code(
+    dialect: Dialect, workspace: Path
+) -> None:
+    session, recorder = make_session(dialect, workspace, approval="full-auto")
+    command = f"{waiting_for('go1')}; echo one; {waiting_for('go2')}; echo two; exit 3"
+
+    await run(session, dialect, bash("c1", command, run_in_background=True))
+    started = last_result(recorder)
+    assert started.startswith("id: b1\n") and "(no output yet)" in started
+    assert "bash_output b1" in started and "kill_bash b1" in started
+
+    (workspace / "go1").touch()
+    job = session.jobs.get("b1")
+    await wait_until(lambda: job.latest.lines == ["one"], what="the first line")
+    header, row, latest, *_ = session.jobs.listing().split("\n")
+    assert (header, latest) == ("background commands, 1 running:", "        one")
+    assert row.startswith("  b1  running, ") and row.endswith(f"  {command[:59]}…")
+    await run(session, dialect, job_call("c2", "bash_output", "b1"))
+    assert last_result(recorder).startswith("one\n[still running after ")
+
+    (workspace / "go2").touch()
+    await wait_until(lambda: job.finished, what="the command's end")
+    await run(session, dialect, job_call("c3", "bash_output", "b1"))
+    read = last_result(recorder)
+    assert read.startswith("two\n[exit code 3; ran ") and "one" not in read
+    await session.aclose()
+
+
+async def test_the_model_is_told_at_its_next_request_and_what_it_saw_before_is_sent_unchanged(
+    dialect: Dialect, workspace: Path
+) -> None:
+    session, recorder = make_session(dialect, workspace, approval="full-auto")
+    await run(session, dialect, bash("c1", f"{waiting_for('go')}; exit 7", run_in_background=True))
+    (workspace / "go").touch()
+    job = session.jobs.get("b1")
+    await wait_until(lambda: job.finished, what="the command's end")
+    [ended] = [n for n in recorder.of(Notice) if "b1" in n.message]
+    assert ended.message.startswith("background command b1 (until [ -e go ]") and "exit code 7" in ended.message
+
+    dialect.reply("Noted.")
+    await session.prompt("anything new?")
+    dialect.reply("Still noted.")
+    await session.prompt("and now?")
+
+    before, told, after = (dialect.request(number)["messages"] for number in (2, 3, 4))
+    assert told[: len(before)] == before, "the messages the model saw are sent byte for byte again"
+    note = json.dumps(told[len(before) + 1:])
+    assert "background command b1" in note and "ended: exit code 7" in note and "bash_output b1" in note
+    assert "background command b1" not in json.dumps(after[len(told):]), "told once"
+    await session.aclose()
+
+
+async def test_kill_bash_ends_the_whole_tree(dialect: Dialect, workspace: Path) -> None:
+    token = f"31{secrets.randbelow(10**6)}"
+    command = f"setsid sleep {token} & sleep {token} & echo up; wait"
+    session, recorder = make_session(dialect, workspace, approval="full-auto")
+    await run(session, dialect, bash("c1", command, run_in_background=True))
+    await wait_until(lambda: len(sleepers(token)) == 2, what="both sleepers")
+
+    await run(session, dialect, job_call("c2", "kill_bash", "b1"))
+
+    assert sleepers(token) == []
+    assert last_result(recorder).startswith("stopped b1; its last output:\n")
+    assert "[stopped by kill_bash; ran " in last_result(recorder)
+    await run(session, dialect, job_call("c3", "kill_bash", "b1"))
+    assert last_result(recorder) == "b1 had already ended (stopped by kill_bash)"
+    await run(session, dialect, job_call("c4", "bash_output", "b9"))
+    assert last_result(recorder) == "no background command with id 'b9' (the ids: b1)"
+    sent = json.dumps([request.json["messages"] for request in dialect.server.requests])
+    assert "ended: stopped" not in sent, "what the model stopped itself is not announced"
+    await session.aclose()
+
+
+async def test_the_end_of_the_session_kills_them_and_says_so(dialect: Dialect, workspace: Path) -> None:
+    token = f"32{secrets.randbelow(10**6)}"
+    session, recorder = make_session(dialect, workspace, approval="full-auto")
+    await run(session, dialect, bash("c1", f"setsid sleep {token} & wait", run_in_background=True))
+    await wait_until(lambda: len(sleepers(token)) == 1, what="the sleeper")
+
+    await session.aclose()
+
+    assert sleepers(token) == []
+    assert recorder.of(Notice)[-1].message == (
+        f"stopped 1 background command (b1: setsid sleep {token} & wait) as the session ended"
+    )
+    assert [job.id for job in session.stopped_at_close] == ["b1"]
+
+
+async def test_more_than_the_bound_is_refused_with_a_clear_message(dialect: Dialect, workspace: Path) -> None:
+    token = f"33{secrets.randbelow(10**6)}"
+    session, recorder = make_session(dialect, workspace, approval="full-auto")
+    calls = [bash(f"c{n}", f"sleep {token}", run_in_background=True) for n in range(MAX_RUNNING + 1)]
+
+    await run(session, dialect, *calls)
+
+    results = [event.result for event in recorder.of(ToolFinished)]
+    assert [result.split("\n")[0] for result in results[:MAX_RUNNING]] == [
+        f"id: b{n}" for n in range(1, MAX_RUNNING + 1)
+    ]
+    assert results[-1] == (
+        f"not started: {MAX_RUNNING} background commands are already running, the most at once; "
+        "stop one with kill_bash or wait for one to finish"
+    )
+    await wait_until(lambda: len(sleepers(token)) == MAX_RUNNING, what="the eight sleepers")
+
+    dialect.reply("", [bash("f1", waiting_for("never"))])
+    running = asyncio.create_task(session.prompt("and one in the foreground"))
+    await wait_until(lambda: recorder.of(ToolStarted) and recorder.of(ToolStarted)[-1].call_id == "f1",
+                     what="the foreground command")
+    assert session.jobs.send_to_background() == (
+        f"{MAX_RUNNING} background commands are already running, the most at once: /ps kill ID stops one"
+    )
+    session.cancel()
+    assert (await running).reason == "cancelled"
+    await session.aclose()
+    assert sleepers(token) == []
+
+
+async def test_a_background_command_asks_as_a_foreground_one_does(dialect: Dialect, workspace: Path) -> None:
+    session, recorder = make_session(dialect, workspace, approval="ask")  # and nobody to ask
+    await run(session, dialect, bash("c1", "echo hi > made.txt", run_in_background=True),
+              bash("c2", "echo hi > made.txt"))
+
+    background, foreground = (event.result for event in recorder.of(ToolFinished))
+    assert background == foreground and background.startswith("not run")
+    assert session.jobs.jobs == {} and not (workspace / "made.txt").exists()
+    await session.aclose()
+
+
+async def test_how_long_a_command_ran_is_kept_in_the_session_file(dialect: Dialect, workspace: Path) -> None:
+    session, recorder = make_session(dialect, workspace, approval="full-auto")
+    await run(session, dialect, bash("c1", "echo hi"))
+    [finished] = recorder.of(ToolFinished)
+    assert finished.duration is not None and finished.duration > 0
+    await session.aclose()
+
+    saved = load_session(find_session(workspace, session.id))
+    [result] = [m for m in saved.messages if m.role == "tool"]
+    assert result.duration == finished.duration
+    assert "duration" not in json.dumps(dialect.request(2)), "never sent to the model"
+
+
+async def test_a_key_printed_across_two_reads_is_still_scrubbed(dialect: Dialect, workspace: Path) -> None:
+    key = "zz9-Q7wP3nX9vL2kR5tY8-bgtest"
+    # Its start too short to be taken for a piece of it, its rest written backwards: the
+    # command the model sends holds no part of the key that the scrubber would know.
+    head, rest = key[:6], key[6:]
+    settings = Settings(provider=dialect.name, approval="full-auto", openai_api_key=key)
+    recorder = Recorder()
+    session = AgentSession(settings, workspace, provider=dialect.provider(), listener=recorder)
+    command = f"printf '{head}'; {waiting_for('go')}; echo '{rest[::-1]}' | rev; echo and more"
+    await run(session, dialect, bash("c1", command, run_in_background=True))
+    job = session.jobs.get("b1")
+    await wait_until(lambda: bytes(job.running.capture.head).endswith(head.encode()), what="the first half")
+
+    await run(session, dialect, job_call("c2", "bash_output", "b1"))
+    first = last_result(recorder)
+    (workspace / "go").touch()
+    await wait_until(lambda: job.finished, what="the command's end")
+    await run(session, dialect, job_call("c3", "bash_output", "b1"))
+    second = last_result(recorder)
+
+    assert first.startswith("(no new output)\n[still running"), "the open line waits for its end"
+    assert second.startswith("[redacted]\nand more\n[exit code 0; ran ")
+    await session.aclose()

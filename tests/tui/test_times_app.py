@@ -1,0 +1,52 @@
+"""How long things took, on screen: a thought while and after the model thinks, a command's
+``ran N s`` kept in the session file and shown again on resume. The app's clock is the
+test's, so each time is exact."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from neocode_tui.agent.store import SessionStore
+from neocode_tui.chat import Message, ToolCall
+from neocode_tui.config import Settings
+from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
+from neocode_tui.tui.app import NeoCodeApp
+from neocode_tui.tui.scenarios import SIZE, StepProvider
+from tests.helpers import screen_shows, started, wait_until
+
+
+async def test_a_thought_shows_how_long_it_took(tmp_path: Path) -> None:
+    clock = [50.0]
+    provider = StepProvider(ScriptedProvider([scripted_reply("Done.", reasoning="Let me think.", delta=5)]))
+    app = NeoCodeApp(Settings(provider="scripted"), provider, tmp_path, clock=lambda: clock[0],
+                     remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+        await pilot.press(*"think", "enter")
+        provider.allow(2)
+        await wait_until(lambda: provider.held, pause=pilot.pause, what="two deltas of thought")
+        await screen_shows(app, pilot, "∴ Thinking… (1 line)", gone=["(1 line) ·"])
+        clock[0] = 53.1
+        await screen_shows(app, pilot, "∴ Thinking… (1 line) · 3.1 s")
+        clock[0] = 54.0
+        provider.allow(math.inf)
+        await screen_shows(app, pilot, "∴ Thought for 1 line · 4.0 s · click to expand", "Done.")
+
+
+async def test_a_resumed_command_panel_says_how_long_it_ran(tmp_path: Path) -> None:
+    store = SessionStore.create(tmp_path, provider="openai", model="m")
+    call = ToolCall(id="c1", name="bash", arguments=json.dumps({"command": "make test"}))
+    for message in (
+        Message(role="user", content="run the tests"),
+        Message(role="assistant", tool_calls=[call]),
+        Message(role="tool", content="all passed", tool_call_id="c1", name="bash", duration=83.4),
+        Message(role="assistant", content="They pass."),
+    ):
+        store.append_message(message)
+    store.close()
+    app = NeoCodeApp(Settings(provider="scripted"), None, tmp_path, resume=store.id, remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+        await screen_shows(app, pilot, "$ make test", "✓ done · ran 1 min 23 s", "They pass.")
