@@ -44,6 +44,7 @@ from neocode_tui.agent.meter import Meter
 from neocode_tui.agent.prompt import build_system_prompt
 from neocode_tui.agent.restore import Restorer, UndoPreview
 from neocode_tui.agent.sandbox import choose_sandbox
+from neocode_tui.agent.session_tools import SessionTools
 from neocode_tui.agent.store import (
     SessionInfo,
     SessionStore,
@@ -146,6 +147,13 @@ class AgentSession:
         )
         """Checkpoints, /undo, /rewind's files and /diff."""
         self.loop.before_tool = self.restore.before_tool
+        self.own_tools = SessionTools(
+            mode=lambda: self.approval, set_mode=lambda mode: setattr(self, "approval", mode),
+            emit=self._emit, turn=lambda: self.loop.turn, scrub=self.secrets,
+            store=lambda todos: self._store.append_todos(todos) if self._store else None,
+        )
+        """The task list and the plan hand-off (a front end sets ``plan_approver``)."""
+        self.loop.tools.add_source(self.own_tools)
         # MCP servers: from the config files unless given; started by the front end or
         # the first prompt, their tools offered at each request once connected.
         self.mcp = McpManager(self.workspace, configs=mcp_configs, trusted=trusted, secrets=self.secrets)
@@ -454,6 +462,7 @@ class AgentSession:
         self.id = None
         self.restore.forget_unsaved()
         self._emit(TranscriptReplaced(turn=self.loop.turn, reason="cleared"))
+        self.own_tools.set_todos([], save=False)
 
     def resume(self, session_id: str | None = None) -> SessionInfo:
         """Continue a saved session (by id or id prefix; the latest here when None).
@@ -485,6 +494,7 @@ class AgentSession:
                 session_id=loaded.info.id, title=self.title,
             )
         )
+        self.own_tools.set_todos(loaded.todos, save=False)
         return loaded.info
 
     # -- taking back what the agent did (the files: ``self.restore``) ------------------------
@@ -505,6 +515,8 @@ class AgentSession:
         if self.ensure_saved() and self._store is not None:
             for message in kept:
                 self._store.append_message(message)
+            if self.own_tools.todos:
+                self._store.append_todos(self.own_tools.todos)
         await self.restore.rewound(store, checkpoint.number, self.id)
         if not kept:
             self.title = ""
@@ -551,6 +563,7 @@ class AgentSession:
         self._emit(Notice(turn=self.loop.turn, level=level, message=self.secrets(message)))
 
     def _emit(self, event: LoopEvent) -> None:
+        self.own_tools.seen(event)
         if isinstance(event, TurnFinished):
             self.meter.turn_finished(event.usage)
         if self.listener is not None:

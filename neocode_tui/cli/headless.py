@@ -26,6 +26,7 @@ from neocode_tui.agent.loop_events import (
     LoopEvent,
     LoopEventAdapter,
     Notice,
+    PlanProposed,
     RunFinished,
     Streamed,
     ToolFinished,
@@ -221,6 +222,10 @@ class _TextPrinter(_Printer):
             self._note(f"  ✗ {event.name} {event.status}: {first}")
         elif isinstance(event, Notice):
             self._note(event.message)
+        elif isinstance(event, PlanProposed):  # nobody here to decide: the plan is the answer
+            self.new_turn = True
+            self._text(event.plan)
+            self._flush()
 
     def _text(self, text: str) -> None:
         if self.new_turn and self.wrote_text and not self.pending:
@@ -319,6 +324,7 @@ class _JsonPrinter(_Printer):
             "stop_reason": finished.reason,
             "error": finished.error.model_dump() if finished.error else None,
             "sandbox": session.sandbox.describe(),
+            "todos": [todo.model_dump() for todo in session.own_tools.todos],
         }
         self._json_line(json.dumps(output, ensure_ascii=False))
 
