@@ -36,14 +36,14 @@ HANDED_OVER = "The plan was handed to the user, who will decide on it; stop here
 
 
 class SessionTools:
-    """``room`` is set by the registry; two tools need two places."""
+    """A tool source of two tools: it takes two places of the registry's room at most."""
 
     def __init__(
         self, *, mode: Callable[[], ApprovalMode], set_mode: Callable[[ApprovalMode], None],
         emit: Emit, turn: Callable[[], int], scrub: Callable[[str], str],
         store: Callable[[list[Todo]], None],
     ) -> None:
-        self.room = 0
+        self._room = 0
         self._mode, self._set_mode, self._emit, self._turn = mode, set_mode, emit, turn
         self._scrub, self._store = scrub, store
         self.todos: list[Todo] = []
@@ -53,6 +53,15 @@ class SessionTools:
         self._todo = TodoWrite(self._todos_changed)
         self._plan = ExitPlanMode(self._hand_off)
         self._call: ToolStarted | None = None
+
+    @property
+    def room(self) -> int:
+        return self._room
+
+    @room.setter
+    def room(self, room: int) -> None:
+        """What is left for the sources after this one (MCP's) is counted from what it keeps."""
+        self._room = min(room, 2)
 
     def tools(self) -> Iterable[Tool[Any]]:
         offered: list[Tool[Any]] = [self._todo]
@@ -69,7 +78,10 @@ class SessionTools:
             self._call = event
 
     def set_todos(self, todos: list[Todo], *, save: bool = True) -> None:
-        """The list is ``todos`` (a resumed session's, a cleared one's none); front ends hear."""
+        """The list is ``todos`` (a resumed session's, a cleared one's none); front ends hear
+        of a change."""
+        if todos == self.todos:
+            return
         self.todos = todos
         if save:
             self._store(todos)
