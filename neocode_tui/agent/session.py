@@ -44,6 +44,7 @@ from neocode_tui.agent.meter import Meter
 from neocode_tui.agent.prompt import build_system_prompt
 from neocode_tui.agent.restore import Restorer, UndoPreview
 from neocode_tui.agent.sandbox import choose_sandbox
+from neocode_tui.agent.session_hooks import SessionHooks
 from neocode_tui.agent.session_tools import SessionTools
 from neocode_tui.agent.store import (
     SessionInfo,
@@ -68,6 +69,8 @@ if TYPE_CHECKING:
 
 Listener = Callable[[LoopEvent], None]
 
+ON_REQUEST = "on request"
+"""Why a compaction the user asked for (/compact) runs: PreCompact's ``manual`` trigger."""
 CONTINUE_AFTER_OVERFLOW = (
     "The history was compacted because it no longer fitted your context window. "
     "Continue the task from where you left off."
@@ -167,6 +170,11 @@ class AgentSession:
         self.mcp.report = lambda message: self.notice("warning", message)
         self.hooks.session_id = lambda: self.id
         self.loop.hooks = self.hooks
+        self.lifecycle = SessionHooks(self.hooks)
+        """SessionStart, SessionEnd, PermissionRequest and Notification."""
+        if approver is not None:
+            self.loop.approver = self.lifecycle.asking(approver)
+        self.own_tools.on_ask = lambda: self.lifecycle.notify("NeoCode has a plan for you to review")
         self._extensions_told = False
 
     # -- what the front ends show ---------------------------------------------------------
@@ -298,6 +306,7 @@ class AgentSession:
         not_sent = await self._make_room(expanded.text)
         if not_sent is not None:
             return not_sent
+        started = await self.lifecycle.start_context(self.model)
         submitted = await self.hooks.prompt_submitted(text)
         if submitted.blocked is not None:
             message = f"the prompt was blocked by a UserPromptSubmit hook: {submitted.blocked}"
@@ -307,9 +316,9 @@ class AgentSession:
         except OSError as exc:
             self.notice("warning", f"could not save a checkpoint: {exc.strerror or exc}")
         text = self.restore.take_note() + expanded.text
-        if submitted.context:
-            context = self.secrets(submitted.context)
-            text += f"\n\n<user-prompt-submit-hook>\n{context}\n</user-prompt-submit-hook>"
+        for tag, context in (("session-start-hook", started), ("user-prompt-submit-hook", submitted.context)):
+            if context:
+                text += f"\n\n<{tag}>\n{self.secrets(context)}\n</{tag}>"
         return await self._run_compacting(text)
 
     def _say_once(self, prompt: str) -> None:
@@ -399,7 +408,7 @@ class AgentSession:
         if not self.messages:
             self.notice("info", "nothing to compact yet")
             return False
-        return await self._compact_guarded(instructions, "on request")
+        return await self._compact_guarded(instructions, ON_REQUEST)
 
     async def _compact_guarded(self, instructions: str, reason: str) -> bool:
         self._compaction_cancelled = False
@@ -417,6 +426,10 @@ class AgentSession:
             self._compaction = None
 
     async def _compact(self, instructions: str, reason: str) -> bool:
+        blocked = await self.hooks.pre_compact("manual" if reason == ON_REQUEST else "auto", instructions)
+        if blocked is not None:
+            self.notice("warning", f"not compacted: a PreCompact hook blocked it: {blocked}")
+            return False
         window = self.meter.working_window
         before = self.meter.context.tokens
         result = await compact_messages(
@@ -432,6 +445,7 @@ class AgentSession:
             self.notice("error", f"could not compact: {result.error}")
             return False
         self.loop.messages[:] = result.messages
+        self.lifecycle.restart("compact")
         self.meter.history_replaced(costs=False)
         if self._store is not None:
             self._store.append_compaction(result.messages)
@@ -454,6 +468,7 @@ class AgentSession:
     def clear(self) -> None:
         """Start a fresh conversation; the current one stays saved."""
         self.require_idle("/clear")
+        self.lifecycle.restart("clear")  # while the id is still the ended session's
         self._close_store()
         self.loop.messages.clear()
         self.loop.usage = Usage.unknown()
@@ -495,6 +510,7 @@ class AgentSession:
             )
         )
         self.own_tools.set_todos(loaded.todos, save=False)
+        self.lifecycle.restart("resume")
         return loaded.info
 
     # -- taking back what the agent did (the files: ``self.restore``) ------------------------
@@ -528,8 +544,9 @@ class AgentSession:
         )
         return checkpoint.prompt, result
 
-    async def aclose(self) -> None:
-        """Stop whatever runs (the pending call is recorded as interrupted), close the file."""
+    async def aclose(self, reason: str = "other") -> None:
+        """Stop whatever runs (the pending call is recorded as interrupted), run the SessionEnd
+        hooks (``reason``: ``prompt_input_exit`` when the user quit), close the file."""
         await self.files.aclose()
         await asyncio.to_thread(self.restore.forget_unsaved)
         compaction = self._compaction
@@ -537,6 +554,7 @@ class AgentSession:
             compaction.cancel()
             await asyncio.wait([compaction])
         await self.loop.stop()
+        await self.lifecycle.end(reason)
         self._closed_store = self._store
         self._close_store()
         await self.mcp.aclose()

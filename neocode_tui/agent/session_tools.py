@@ -50,6 +50,8 @@ class SessionTools:
         """The agent's task list as it last set it."""
         self.plan_approver: PlanApprover | None = None
         """The front end's question about a plan; None: nobody is there to answer."""
+        self.on_ask: Callable[[], None] = lambda: None
+        """Told as the user is asked about a plan (Notification hooks)."""
         self._todo = TodoWrite(self._todos_changed)
         self._plan = ExitPlanMode(self._hand_off)
         self._call: ToolStarted | None = None
@@ -102,6 +104,7 @@ class SessionTools:
         self._emit(proposed)
         if self.plan_approver is None:
             return ToolOutput(HANDED_OVER, final=proposed.plan)
+        self.on_ask()
         decision = await self.plan_approver(proposed)
         if decision.mode == "plan":
             feedback = decision.feedback.strip()

@@ -620,7 +620,7 @@ class NeoCodeApp(App[None]):
         # The session records what was running as interrupted and sends nothing more.
         self.quit_while_working = self.working
         if self._session is not None:
-            await self._session.aclose()
+            await self._session.aclose("prompt_input_exit")
         if self._work is not None:
             await asyncio.wait([self._work])
 
