@@ -141,3 +141,20 @@ async def test_n_keeps_planning_and_the_feedback_reaches_the_model(model_server,
     results = [m["content"] for m in model_server.requests[1].json["messages"] if m["role"] == "tool"]
     assert "keep planning" in results[0] and "update the README too" in results[0]
     assert PLAN.splitlines()[0] in json.dumps(model_server.requests[1].json["messages"])
+
+
+async def test_what_the_model_puts_in_the_list_or_the_plan_reaches_the_terminal_escaped(
+    model_server, workspace: Path
+) -> None:
+    from tests.helpers import terminal_output
+
+    hostile = [{"content": "Deploy\x1b[2J\x1b]0;pwned\x07 now\nsecond line", "status": "in_progress"}]
+    reply(model_server, "", [todo_call("t", hostile)])
+    reply(model_server, "", [plan_call("p", "1. Wipe\x1b[2J the screen")])
+    app = http_app(model_server, workspace, approval="plan")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(app, pilot, "go")
+        await wait_until(lambda: isinstance(app.screen, PlanScreen), pause=pilot.pause, what="the plan")
+        await screen_shows(app, pilot, "Deploy", "now second line", "Wipe")
+        drawn = terminal_output(app)
+        assert "\x1b[2J" not in drawn and "\x1b]0;pwned" not in drawn
