@@ -168,3 +168,11 @@ async def test_a_headless_plan_run_ends_with_the_plan_as_its_result(
     dialect.reply("", [plan_call()])
     text = await neocode(dialect, workspace, "-p", "add a flag", "--approval", "plan")
     assert text.code == 0 and text.out == PLAN + "\n"
+
+    dialect.reply("", [plan_call()])
+    streamed = await neocode(dialect, workspace, "-p", "add a flag", "--approval", "plan",
+                             "--output-format", "stream-json")
+    lines = [json.loads(line) for line in streamed.out.splitlines()]
+    [plan] = [line for line in lines if line["type"] == "plan"]
+    assert (plan["plan"], plan["call_id"]) == (PLAN, "p1")
+    assert lines[-1]["type"] == "run_finished" and lines[-1]["final_text"] == PLAN

@@ -148,9 +148,6 @@ class Assembler:
             if running is not None and not running.finished:
                 running.add_output(event.text)
                 self._sink.touch(running)
-        elif event.type == "plan":  # the plan handed over, as the model wrote it
-            self._close_open_text()
-            self._add(MarkdownBlock(event.plan))
         elif event.type == "approval_requested":
             self._set_status(self._tool(event.index, event.name, event.call_id), "approval")
         elif event.type == "tool_finished":
