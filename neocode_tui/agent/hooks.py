@@ -38,7 +38,10 @@ from neocode_tui.vocabulary import NoticeLevel
 
 USER_FILE = "hooks.json"
 WORKSPACE_FILE = HOOKS_FILE
-EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop")
+EVENTS = (
+    "PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop",
+    "SessionStart", "SessionEnd", "PreCompact", "Notification", "PermissionRequest",
+)
 BLOCK = 2
 """The exit code with which a hook blocks what it was asked about."""
 OUTPUT_CAP = 64_000
@@ -51,7 +54,12 @@ CLAUDE_TOOL_NAMES = {
 }
 """A matcher written for Claude Code's tools ("Edit|Write") matches ours too."""
 
-Event = Literal["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop"]
+Event = Literal[
+    "PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop",
+    "SessionStart", "SessionEnd", "PreCompact", "Notification", "PermissionRequest",
+]
+StartSource = Literal["startup", "resume", "clear", "compact"]
+"""Why a session starts, as SessionStart hooks (and their matcher) are told."""
 Permission = Literal["allow", "deny", "ask"]
 Report = Callable[[NoticeLevel, str], None]
 """Told (level, message) of a hook that failed or blocked."""
@@ -201,19 +209,47 @@ class Hooks:
         return "\n".join(notes)
 
     async def prompt_submitted(self, prompt: str) -> PromptVerdict:
-        context: list[str] = []
-        for run in await self._run("UserPromptSubmit", {"prompt": prompt}):
+        runs = await self._run("UserPromptSubmit", {"prompt": prompt})
+        for run in runs:
             reason = run.blocked
             if reason is not None:
                 return PromptVerdict(blocked=reason)
-            if run.code != 0:
-                continue
-            added = run.specific.get("additionalContext")
-            if added:
-                context.append(str(added))
-            elif not run.answer and run.stdout.strip():
-                context.append(run.stdout.strip())
-        return PromptVerdict(context="\n".join(context))
+        return PromptVerdict(context=_context(runs))
+
+    async def session_started(self, source: StartSource, model: str) -> str:
+        """What the SessionStart hooks add for the model: their stdout, or their
+        ``additionalContext`` (the matcher is matched against ``source``). Nothing blocks."""
+        return _context(await self._run("SessionStart", {"source": source, "model": model}, source))
+
+    async def session_ended(self, reason: str, session_id: str | None = None) -> None:
+        """``reason``: ``clear``, ``prompt_input_exit`` (the user quit) or ``other``;
+        ``session_id``: the ended session's, where the session has gone on to another."""
+        fields = {"reason": reason, **({"session_id": session_id} if session_id else {})}
+        await self._run("SessionEnd", fields, reason)
+
+    async def pre_compact(self, trigger: Literal["manual", "auto"], instructions: str) -> str | None:
+        """The reason, when a PreCompact hook blocks the compaction (exit 2 or ``block``)."""
+        fields = {"trigger": trigger, "custom_instructions": instructions}
+        reasons = [run.blocked for run in await self._run("PreCompact", fields, trigger)]
+        return next((reason for reason in reasons if reason is not None), None)
+
+    async def notify(self, message: str, kind: str) -> None:
+        """The agent waits for the user (``kind`` ``permission_prompt``): hooks can tell them."""
+        fields = {"message": message, "notification_type": kind, "title": "NeoCode"}
+        await self._run("Notification", fields, kind)
+
+    async def permission_requested(self, tool: str, tool_input: Any) -> ToolVerdict:
+        """Before the user is asked about a call: a hook may answer for them. Exit 2 or
+        ``{"decision": {"behavior": "deny"}}`` refuses (any deny wins), ``"allow"`` runs it."""
+        fields = {"tool_name": tool, "tool_input": tool_input, "permission_suggestions": []}
+        verdicts: list[ToolVerdict] = []
+        for run in await self._run("PermissionRequest", fields, tool):
+            decision = run.specific.get("decision")
+            if run.code == BLOCK:
+                verdicts.append(ToolVerdict("deny", run.stderr.strip() or "denied by a hook"))
+            elif isinstance(decision, dict) and decision.get("behavior") in ("allow", "deny"):
+                verdicts.append(ToolVerdict(decision["behavior"], str(decision.get("message") or "")))
+        return next((v for p in ("deny", "allow") for v in verdicts if v.permission == p), ToolVerdict())
 
     async def stopped(self, reason: str) -> None:
         await self._run("Stop", {"stop_hook_active": False, "stop_reason": reason})
@@ -373,6 +409,20 @@ class _Capped:
 
     def text(self) -> str:
         return self.data.decode("utf-8", errors="replace")
+
+
+def _context(runs: list[HookRun]) -> str:
+    """What hooks that exited 0 add for the model: ``additionalContext``, else plain stdout."""
+    context: list[str] = []
+    for run in runs:
+        if run.code != 0:
+            continue
+        added = run.specific.get("additionalContext")
+        if added:
+            context.append(str(added))
+        elif not run.answer and run.stdout.strip():
+            context.append(run.stdout.strip())
+    return "\n".join(context)
 
 
 def _first_line(text: str) -> str:

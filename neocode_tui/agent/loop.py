@@ -143,6 +143,8 @@ class AgentLoop:
         self._last_text = ""
         self._planned = False
         """The last request was made in plan mode: the next one out of it says so."""
+        self._final: str | None = None
+        """The answer a tool ended the run with (``ToolOutput.final``)."""
         self._work: asyncio.Task[RunFinished] | None = None
         self._stopped: RunFinished | None = None
 
@@ -162,7 +164,7 @@ class AgentLoop:
         if self.running:
             raise RuntimeError("a run is already in progress")
         self._last_text = ""
-        self._stopped = None
+        self._stopped = self._final = None
         self._add(Message(role="user", content=prompt))
         self._work = work = asyncio.create_task(self._run_reporting())
         try:
@@ -211,6 +213,9 @@ class AgentLoop:
                 await self._run_batch(batch)
             if turn.dropped_tool_calls:
                 self._note_dropped(turn.dropped_tool_calls)
+            if self._final is not None:
+                self._last_text, self._final = self._final, None
+                return self._finished("done")
         # The tools stay defined (Anthropic rejects a history with tool calls and no tool
         # definitions) but may not be called; a call a server makes anyway is not run.
         self._add(Message(role="user", content=FINAL_ANSWER_REQUEST))
@@ -410,6 +415,8 @@ class AgentLoop:
             return result(f"{tool.name} failed: {exc.strerror or exc}{where}")
         except Exception as exc:  # a tool bug must not end the session
             return result(f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}")
+        if output.final is not None:
+            self._final = self.secrets(output.final)
         return result(
             output.text, "error" if output.is_error else "ok", diff=output.diff,
             change=output.change,

@@ -11,9 +11,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from neocode_tui.agent.todos import Todo
 from neocode_tui.chat import Message
 from neocode_tui.events import ErrorInfo, StreamEvent, Usage
-from neocode_tui.vocabulary import NoticeLevel
+from neocode_tui.vocabulary import ApprovalMode, NoticeLevel
 
 StopReason = Literal["done", "cancelled", "error", "turn_limit"]
 ToolStatus = Literal["ok", "error", "denied", "interrupted", "skipped"]
@@ -178,6 +179,29 @@ class SubagentDone(_LoopEvent):
     usage: Usage = Field(default_factory=Usage)
 
 
+class TodosChanged(_LoopEvent):
+    """The agent's task list is now ``todos``, whole (empty: there is none)."""
+
+    type: Literal["todo"] = "todo"
+    todos: list[Todo] = Field(default_factory=list)
+
+
+class PlanProposed(_LoopEvent):
+    """In plan mode the model handed over its plan (``exit_plan_mode``): the user decides."""
+
+    type: Literal["plan"] = "plan"
+    index: int
+    call_id: str
+    plan: str
+
+
+class ModeChanged(_LoopEvent):
+    """The approval mode changed on the user's answer during a run (a plan carried out)."""
+
+    type: Literal["mode_changed"] = "mode_changed"
+    mode: ApprovalMode
+
+
 LoopEvent = Annotated[
     TurnStarted
     | Streamed
@@ -191,11 +215,24 @@ LoopEvent = Annotated[
     | SessionTitled
     | TranscriptReplaced
     | SubagentEvent
-    | SubagentDone,
+    | SubagentDone
+    | TodosChanged
+    | PlanProposed
+    | ModeChanged,
     Field(discriminator="type"),
 ]
 
 LoopEventAdapter: TypeAdapter[LoopEvent] = TypeAdapter(LoopEvent, config=ConfigDict(defer_build=True))
+
+
+class PlanDecision(BaseModel):
+    """What the user made of a plan: carry it out in ``auto-edit`` or ``ask``, or go on
+    planning (``plan``) with ``feedback`` for the model."""
+
+    model_config = ConfigDict(defer_build=True)
+
+    mode: Literal["auto-edit", "ask", "plan"]
+    feedback: str = ""
 
 
 class ApprovalDecision(BaseModel):

@@ -40,9 +40,9 @@ PLAN_MODE = """\
 # Plan mode
 
 The user has switched on plan mode: only reading tools (read_file, list_dir, glob, grep) run; \
-edits and commands are refused. Explore what you need, then answer with a concise, numbered \
-plan: the files to change and how, and how to check the result. Do not claim to have changed \
-anything. The user will leave plan mode when they want the plan carried out.\
+edits and commands are refused. Explore what you need, then hand over a concise, numbered \
+plan with exit_plan_mode: the files to change and how, and how to check the result. Do not \
+claim to have changed anything. The user decides whether the plan is carried out.\
 """
 PLAN_LEFT = """\
 # Plan mode is over

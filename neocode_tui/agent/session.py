@@ -50,6 +50,8 @@ from neocode_tui.agent.meter import Meter
 from neocode_tui.agent.permissions import Permissions, RunOptions
 from neocode_tui.agent.restore import Restorer, UndoPreview
 from neocode_tui.agent.sandbox import choose_sandbox
+from neocode_tui.agent.session_hooks import SessionHooks
+from neocode_tui.agent.session_tools import SessionTools
 from neocode_tui.agent.side_work import SideWork
 from neocode_tui.agent.store import (
     SessionInfo,
@@ -75,6 +77,8 @@ if TYPE_CHECKING:
 
 Listener = Callable[[LoopEvent], None]
 
+ON_REQUEST = "on request"
+"""Why a compaction the user asked for (/compact) runs: PreCompact's ``manual`` trigger."""
 CONTINUE_AFTER_OVERFLOW = (
     "The history was compacted because it no longer fitted your context window. "
     "Continue the task from where you left off."
@@ -190,6 +194,13 @@ class AgentSession:
         )
         """Checkpoints, /undo, /rewind's files and /diff."""
         self.loop.before_tool = self.restore.before_tool
+        self.own_tools = SessionTools(
+            mode=lambda: self.approval, set_mode=lambda mode: setattr(self, "approval", mode),
+            emit=self._emit, turn=lambda: self.loop.turn, scrub=self.secrets,
+            store=lambda todos: self._store.append_todos(todos) if self._store else None,
+        )
+        """The task list and the plan hand-off (a front end sets ``plan_approver``)."""
+        self.loop.tools.add_source(self.own_tools)
         # MCP servers: from the config files unless given; started by the front end or
         # the first prompt, their tools offered at each request once connected.
         self.mcp = McpManager(self.workspace, configs=mcp_configs, trusted=trusted, secrets=self.secrets)
@@ -211,6 +222,11 @@ class AgentSession:
         self.loop.append_system_prompt = "\n\n".join(filter(None, [
             "Besides the workspace you may read and write these folders (use their absolute "
             "paths): " + ", ".join(map(str, added)) if added else "", run.append_system_prompt]))
+        self.lifecycle = SessionHooks(self.hooks)
+        """SessionStart, SessionEnd, PermissionRequest and Notification."""
+        if approver is not None:
+            self.loop.approver = self.lifecycle.asking(approver)
+        self.own_tools.on_ask = lambda: self.lifecycle.notify("NeoCode has a plan for you to review")
         self._extensions_told = False
 
     # -- what the front ends show ---------------------------------------------------------
@@ -382,6 +398,7 @@ class AgentSession:
         not_sent = await self._make_room(expanded.text)
         if not_sent is not None:
             return not_sent
+        started = await self.lifecycle.start_context(self.model)
         submitted = await self.hooks.prompt_submitted(text)
         if submitted.blocked is not None:
             message = f"the prompt was blocked by a UserPromptSubmit hook: {submitted.blocked}"
@@ -391,9 +408,9 @@ class AgentSession:
         except OSError as exc:
             self.notice("warning", f"could not save a checkpoint: {exc.strerror or exc}")
         text = self.restore.take_note() + expanded.text
-        if submitted.context:
-            context = self.secrets(submitted.context)
-            text += f"\n\n<user-prompt-submit-hook>\n{context}\n</user-prompt-submit-hook>"
+        for tag, context in (("session-start-hook", started), ("user-prompt-submit-hook", submitted.context)):
+            if context:
+                text += f"\n\n<{tag}>\n{self.secrets(context)}\n</{tag}>"
         return await self._run_compacting(text)
 
     def _say_once(self, prompt: str) -> None:
@@ -496,7 +513,7 @@ class AgentSession:
         if not self.messages:
             self.notice("info", "nothing to compact yet")
             return False
-        return await self._compact_guarded(instructions, "on request")
+        return await self._compact_guarded(instructions, ON_REQUEST)
 
     async def _compact_guarded(self, instructions: str, reason: str) -> bool:
         self._compaction_cancelled = False
@@ -514,6 +531,10 @@ class AgentSession:
             self._compaction = None
 
     async def _compact(self, instructions: str, reason: str) -> bool:
+        blocked = await self.hooks.pre_compact("manual" if reason == ON_REQUEST else "auto", instructions)
+        if blocked is not None:
+            self.notice("warning", f"not compacted: a PreCompact hook blocked it: {blocked}")
+            return False
         refused = await self.budget.before_request()  # a summary is a request too
         if refused is not None:
             self.notice("error", f"could not compact: {refused.message}")
@@ -534,6 +555,7 @@ class AgentSession:
             self.notice("error", f"could not compact: {result.error}")
             return False
         self.loop.messages[:] = result.messages
+        self.lifecycle.restart("compact")
         self.meter.history_replaced(costs=False)
         if self._store is not None:
             self._store.append_compaction(result.messages)
@@ -556,6 +578,7 @@ class AgentSession:
     def clear(self) -> None:
         """Start a fresh conversation; the current one stays saved."""
         self.require_idle("/clear")
+        self.lifecycle.restart("clear")  # while the id is still the ended session's
         self._close_store()
         self.loop.messages.clear()
         self.child_transcripts = {}
@@ -565,6 +588,7 @@ class AgentSession:
         self.id = None
         self.restore.forget_unsaved()
         self._emit(TranscriptReplaced(turn=self.loop.turn, reason="cleared"))
+        self.own_tools.set_todos([], save=False)
 
     def resume(self, session_id: str | None = None) -> SessionInfo:
         """Continue a saved session (by id or id prefix; the latest here when None).
@@ -597,6 +621,8 @@ class AgentSession:
                 session_id=loaded.info.id, title=self.title, subagents=loaded.subagents,
             )
         )
+        self.own_tools.set_todos(loaded.todos, save=False)
+        self.lifecycle.restart("resume")
         return loaded.info
 
     # -- taking back what the agent did (the files: ``self.restore``) ------------------------
@@ -617,6 +643,8 @@ class AgentSession:
         if self.ensure_saved() and self._store is not None:
             for message in kept:
                 self._store.append_message(message)
+            if self.own_tools.todos:
+                self._store.append_todos(self.own_tools.todos)
         await self.restore.rewound(store, checkpoint.number, self.id)
         if not kept:
             self.title = ""
@@ -628,8 +656,9 @@ class AgentSession:
         )
         return checkpoint.prompt, result
 
-    async def aclose(self) -> None:
-        """Stop whatever runs (the pending call is recorded as interrupted), close the file."""
+    async def aclose(self, reason: str = "other") -> None:
+        """Stop whatever runs (the pending call is recorded as interrupted), run the SessionEnd
+        hooks (``reason``: ``prompt_input_exit`` when the user quit), close the file."""
         await self.files.aclose()
         await asyncio.to_thread(self.restore.forget_unsaved)
         compaction = self._compaction
@@ -643,6 +672,7 @@ class AgentSession:
         self.stopped_at_close = await self.jobs.aclose()
         if self.stopped_at_close:
             self.notice("warning", stopped_words(self.stopped_at_close) + " as the session ended")
+        await self.lifecycle.end(reason)
         self._closed_store = self._store
         self._close_store()
         await self.mcp.aclose()
@@ -674,6 +704,7 @@ class AgentSession:
         self._emit(Notice(turn=self.loop.turn, level=level, message=self.secrets(message)))
 
     def _emit(self, event: LoopEvent) -> None:
+        self.own_tools.seen(event)
         if isinstance(event, TurnFinished):
             self.meter.turn_finished(event.usage)
             self.budget.counted(event.usage is not None)

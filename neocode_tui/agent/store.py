@@ -32,6 +32,7 @@ from typing import IO, Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
+from neocode_tui.agent.todos import Todo
 from neocode_tui.agent.transcript import repair
 from neocode_tui.chat import Message
 from neocode_tui.errors import SessionBusy, SessionNotFound
@@ -81,6 +82,8 @@ class LoadedSession:
     messages: list[Message] = field(default_factory=list)
     """Repaired: valid for the next request whatever the file held."""
     usage: Usage = field(default_factory=Usage.unknown)
+    todos: list[Todo] = field(default_factory=list)
+    """The agent's task list as it last set it."""
     problems: list[str] = field(default_factory=list)
     """What was skipped or repaired on loading, in words for the user; empty when nothing."""
     subagents: dict[str, list[Message]] = field(default_factory=dict)
@@ -177,6 +180,8 @@ class SessionStore:
             store.append_message(message)
         if session.usage != Usage.unknown():
             store.append_usage(session.usage)
+        if session.todos:
+            store.append_todos(session.todos)
         return store, list(session.messages)
 
     def append_message(self, message: Message) -> None:
@@ -195,6 +200,9 @@ class SessionStore:
             "type": "subagent", "call_id": call_id, "agent": agent,
             "messages": [message.model_dump(exclude_defaults=True) for message in messages],
         })
+    def append_todos(self, todos: list[Todo]) -> None:
+        """The agent's task list from here on, whole."""
+        self._write({"type": "todos", "todos": [todo.model_dump() for todo in todos]})
 
     def append_usage(self, usage: Usage) -> None:
         self._write({"type": "usage", "usage": usage.model_dump()})
@@ -479,6 +487,8 @@ def _load(info: SessionInfo) -> LoadedSession:
                 elif record.get("type") == "subagent" and isinstance(record.get("call_id"), str):
                     session.subagents[record["call_id"]] = [
                         Message.model_validate(m) for m in record.get("messages") or []]
+                elif record.get("type") == "todos":
+                    session.todos = [Todo.model_validate(todo) for todo in record.get("todos") or []]
                 elif record.get("type") == "usage":
                     session.usage = session.usage + Usage.model_validate(record.get("usage"))
             except ValidationError:

@@ -59,7 +59,13 @@ from pydantic import ValidationError
 
 from neocode_tui import __version__
 from neocode_tui.agent.commands import COMMANDS, parse_command
-from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, Verdict
+from neocode_tui.agent.loop_events import (
+    ApprovalDecision,
+    ApprovalRequested,
+    PlanDecision,
+    PlanProposed,
+    Verdict,
+)
 from neocode_tui.agent.mcp.config import (
     CLIENT,
     Configs,
@@ -91,6 +97,12 @@ MODE_NAMES: dict[ApprovalMode, str] = {
 """How an editor's mode menu names each mode (its description is the app's own)."""
 VERDICTS: dict[str, Verdict] = {"allow": "yes", "allow-always": "session", "reject": "no"}
 """Permission option ids to NeoCode's approval verdicts."""
+PLAN_OPTIONS = [
+    PermissionOption(option_id="auto-edit", name="Yes, carry it out (auto-edit)", kind="allow_always"),
+    PermissionOption(option_id="ask", name="Yes, carry it out asking before each change", kind="allow_once"),
+    PermissionOption(option_id="plan", name="No, keep planning", kind="reject_once"),
+]
+"""How a plan handed over in plan mode is answered: the option id is the mode that follows."""
 
 
 def run_acp(args: argparse.Namespace) -> int:
@@ -294,6 +306,7 @@ class NeoCodeAgent:
                             trusted=trusted, buffers=buffers)
         # A new session gets its file now: its id is the one session/load will be given.
         session = _Session(session_id or core.ensure_saved() or "", core, outbox, updates)
+        core.own_tools.plan_approver = lambda proposed: self._ask_plan(session, proposed)
         core.mcp.start()  # connecting in the background: its tools join once it is up
         for notice in core.mcp.notices():
             log.warning(notice)
@@ -319,6 +332,13 @@ class NeoCodeAgent:
         if isinstance(outcome, AllowedOutcome) and outcome.option_id in VERDICTS:
             return ApprovalDecision(verdict=VERDICTS[outcome.option_id])
         return ApprovalDecision(verdict="no")
+
+    async def _ask_plan(self, session: _Session, proposed: PlanProposed) -> PlanDecision:
+        """The plan as a permission request; an editor that cannot answer keeps planning."""
+        answer = await self._request(session, await session.updates.plan_call(proposed), PLAN_OPTIONS)
+        outcome = answer.outcome if answer is not None else None
+        chosen = outcome.option_id if isinstance(outcome, AllowedOutcome) else "plan"
+        return PlanDecision(mode="auto-edit" if chosen == "auto-edit" else "ask" if chosen == "ask" else "plan")
 
     async def _request(self, session: _Session, tool_call: ToolCallUpdate,
                        options: list[PermissionOption]) -> RequestPermissionResponse | None:

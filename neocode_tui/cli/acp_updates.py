@@ -27,9 +27,12 @@ from acp import (
     update_tool_call,
     update_user_message_text,
 )
+from acp.helpers import update_current_mode
 from acp.schema import (
+    AgentPlanUpdate,
     Cost,
     FileEditToolCallContent,
+    PlanEntry,
     SessionInfoUpdate,
     StopReason,
     ToolCallLocation,
@@ -44,10 +47,13 @@ from neocode_tui.agent.loop_events import (
     ApprovalRequested,
     FileChange,
     LoopEvent,
+    ModeChanged,
     Notice,
+    PlanProposed,
     RunFinished,
     SessionTitled,
     Streamed,
+    TodosChanged,
     ToolFinished,
     ToolOutputDelta,
     ToolStarted,
@@ -175,6 +181,10 @@ class UpdateTranslator:
             self.replay(event.messages)
         elif isinstance(event, RunFinished):
             self._flush_all()
+        elif isinstance(event, TodosChanged):
+            self.put(plan_update(event))
+        elif isinstance(event, ModeChanged):
+            self.put(update_current_mode(event.mode))
 
     def stop_reason(self, finished: RunFinished) -> StopReason:
         """ACP's name for how a run ended (an ``error`` run is answered with an error)."""
@@ -272,6 +282,15 @@ class UpdateTranslator:
             tool_call_id=call.acp_id, title=asking, kind=kind(tool, request.name),
             status="pending", content=content, raw_input=arguments,
             locations=locations(arguments, self.workspace),
+        )
+
+    async def plan_call(self, proposed: PlanProposed) -> ToolCallUpdate:
+        """The ``exit_plan_mode`` call as the plan's question shows it: the plan itself."""
+        call = self._find(proposed.turn, proposed.index, proposed.call_id, "exit_plan_mode")
+        self._send(call, force=True)
+        return ToolCallUpdate(
+            tool_call_id=call.acp_id, title="Carry out this plan?", kind="think", status="pending",
+            content=[tool_content(text_block(proposed.plan))],
         )
 
     # -- replay ---------------------------------------------------------------------------
@@ -388,6 +407,11 @@ def usage_update(meter: Meter) -> UsageUpdate:
         session_update="usage_update", used=figure.tokens, size=meter.working_window,
         cost=Cost(amount=float(cost), currency="USD") if cost is not None else None,
     )
+def plan_update(event: TodosChanged) -> AgentPlanUpdate:
+    """The task list as ACP's plan: every entry, whole, each time (the schema's rule)."""
+    return AgentPlanUpdate(session_update="plan", entries=[
+        PlanEntry(content=todo.content, priority="medium", status=todo.status) for todo in event.todos
+    ])
 
 
 def kind(tool: Tool | None, name: str) -> ToolKind:

@@ -29,6 +29,7 @@ from neocode_tui.agent.loop_events import (
     LoopEvent,
     LoopEventAdapter,
     Notice,
+    PlanProposed,
     RunFinished,
     Streamed,
     SubagentEvent,
@@ -255,6 +256,10 @@ class _TextPrinter(_Printer):
             tool = self.tools.get(event.event.name)
             arguments = event.event.arguments if isinstance(event.event.arguments, dict) else {}
             self._note(f"  → {event.agent}: {tool.summary(arguments) if tool else event.event.name}")
+        elif isinstance(event, PlanProposed):  # nobody here to decide: the plan is the answer
+            self.new_turn = True
+            self._text(event.plan)
+            self._flush()
 
     def _text(self, text: str) -> None:
         if self.new_turn and self.wrote_text and not self.pending:
@@ -357,6 +362,7 @@ class _JsonPrinter(_Printer):
             "error": finished.error.model_dump() if finished.error else None,
             "sandbox": session.sandbox.describe(),
             "structured_output": self.structured,
+            "todos": [todo.model_dump() for todo in session.own_tools.todos],
         }
         self._json_line(json.dumps(output, ensure_ascii=False))
 

@@ -39,10 +39,17 @@ from neocode_tui.tui.widgets.mention_picker import MentionPicker
 from neocode_tui.tui.widgets.prompt import PromptInput
 from neocode_tui.tui.widgets.queue import QueuedPrompts
 from neocode_tui.tui.widgets.status import StatusBar
+from neocode_tui.tui.widgets.todo_list import TodoList
 from neocode_tui.vocabulary import ApprovalMode, mode_notice
 
 if TYPE_CHECKING:
-    from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, LoopEvent
+    from neocode_tui.agent.loop_events import (
+        ApprovalDecision,
+        ApprovalRequested,
+        LoopEvent,
+        PlanDecision,
+        PlanProposed,
+    )
     from neocode_tui.agent.session import AgentSession
     from neocode_tui.chat import Message
     from neocode_tui.config import Settings
@@ -206,6 +213,7 @@ class NeoCodeApp(App[None]):
             profiles=self.profiles, clock=self.clock,
         )
         session.budget.ask = self._ask_budget
+        session.own_tools.plan_approver = self._review_plan
         self.slash.show_custom(session)
         return session
 
@@ -215,6 +223,7 @@ class NeoCodeApp(App[None]):
         self.mention_picker = MentionPicker(lambda: self.session.files, id="mentions")
         self.conversation = ConversationView(id="conversation", clock=self.clock)
         self.queued = QueuedPrompts(id="queued")
+        self.todo_list = TodoList(id="todos")
         self.prompt = PromptInput(
             completion, self.slash.complete, unqueue=self.queued.take_last,
             mentions=self.mention_picker, id="prompt",
@@ -224,6 +233,7 @@ class NeoCodeApp(App[None]):
         yield self.conversation
         yield completion
         yield self.mention_picker
+        yield self.todo_list
         yield self.queued
         yield self.prompt
         yield self.status
@@ -296,6 +306,7 @@ class NeoCodeApp(App[None]):
         self._started_session = True
         self._show_settings(context=False)
         self.run_worker(self._show_context_soon(), group="context")
+        self.todo_list.show(self.session.own_tools.todos)
         if self.session.messages:
             self._show_transcript("resumed", self.session.messages)
             self.conversation.add_notice("info", f"resumed session {self.session.id}: {self.session.title}")
@@ -415,6 +426,7 @@ class NeoCodeApp(App[None]):
 
     def start_task(self, work: Awaitable[object]) -> None:
         self.status.start_work()
+        self.todo_list.set_working(True)
         self.prompt.add_class("-busy")
         self._work = asyncio.create_task(self._guarded(work))
 
@@ -430,6 +442,7 @@ class NeoCodeApp(App[None]):
                 self.conversation.add_notice("error", f"internal error: {type(exc).__name__}: {exc}")
         finally:
             self.status.end_work()
+            self.todo_list.set_working(False)
             self.prompt.remove_class("-busy")
         if self._on_screen:
             self._after_work(finished)
@@ -465,6 +478,10 @@ class NeoCodeApp(App[None]):
         if isinstance(event, TranscriptReplaced):
             self._show_transcript(event.reason, event.messages)
             return
+        if event.type == "todo":
+            self.todo_list.show(event.todos)
+        elif event.type == "mode_changed":
+            self.status.approval = event.mode
         if isinstance(event, Notice) and not self.session.loop.running:
             # The session's own word (a compaction, a resume): no run's turn to belong to.
             self.conversation.add_notice(event.level, event.message)
@@ -530,6 +547,14 @@ class NeoCodeApp(App[None]):
         decision = await ask(self, self.conversation, request)
         if decision.verdict == "session":
             self.status.allowed = (*self.status.allowed, request.session_scope)
+        return decision
+
+    async def _review_plan(self, proposed: PlanProposed) -> PlanDecision:
+        from neocode_tui.tui.plan_review import DECIDED, review  # after the first frame (start-up)
+
+        decision = await review(self, self.conversation, proposed)
+        feedback = f": {decision.feedback}" if decision.feedback else ""
+        self.conversation.add_notice("info", DECIDED[decision.mode] + feedback)
         return decision
 
     def action_interrupt(self) -> None:
@@ -611,7 +636,7 @@ class NeoCodeApp(App[None]):
         # The session records what was running as interrupted and sends nothing more.
         self.quit_while_working = self.working
         if self._session is not None:
-            await self._session.aclose()
+            await self._session.aclose("prompt_input_exit")
         if self._work is not None:
             await asyncio.wait([self._work])
 

@@ -9,7 +9,7 @@ the rule: u = the user's config, w = this project, s = this session only.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -25,6 +25,8 @@ from neocode_tui.tui.conversation.palette import Palette
 
 if TYPE_CHECKING:
     from neocode_tui.tui.conversation import ConversationView
+
+T = TypeVar("T")
 
 
 class ApprovalScreen(ModalScreen[ApprovalDecision]):
@@ -201,14 +203,18 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
 async def ask(app: App[Any], view: ConversationView, request: ApprovalRequested) -> ApprovalDecision:
     """Show the modal over the conversation as it is now and wait for its answer; the app
     keeps drawing meanwhile. A question still open when the run is interrupted closes."""
-    answer: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
+    return await ask_with(app, view, ApprovalScreen(request), ApprovalDecision(verdict="no"))
 
-    def deliver(decision: ApprovalDecision | None) -> None:
+
+async def ask_with(app: App[Any], view: ConversationView, screen: ModalScreen[T], otherwise: T) -> T:
+    """``screen``'s answer (``otherwise`` when it closes without one), asked as ``ask`` asks."""
+    answer: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+
+    def deliver(decision: T | None) -> None:
         if not answer.done():
-            answer.set_result(decision or ApprovalDecision(verdict="no"))
+            answer.set_result(otherwise if decision is None else decision)
 
     await _laid_out(app, view)
-    screen = ApprovalScreen(request)
     app.push_screen(screen, deliver)
     try:
         return await answer

@@ -76,6 +76,9 @@ class ToolOutput:
     diff: str | None = None
     is_error: bool = False
     change: FileChange | None = None
+    final: str | None = None
+    """Set: the run ends once this message's calls have run, with this as its answer (a
+    plan handed to a user who is not there to decide)."""
 
 
 @dataclass(frozen=True)

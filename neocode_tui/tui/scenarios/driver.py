@@ -28,6 +28,7 @@ from neocode_tui.providers import Provider
 from neocode_tui.providers.scripted import ScriptedProvider, TurnSource
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.approval import ApprovalScreen
+from neocode_tui.tui.plan_review import PlanScreen
 from neocode_tui.vocabulary import ApprovalMode
 
 SIZE = (100, 32)
@@ -212,7 +213,7 @@ class Driver:
 
     def _idle(self) -> bool:
         """Nothing will happen without the user: no run, or a question waits for an answer."""
-        return not self.app.working or isinstance(self.app.screen, ApprovalScreen)
+        return not self.app.working or isinstance(self.app.screen, ApprovalScreen | PlanScreen)
 
     async def settle(self) -> None:
         """Wait until the model is held, a question is on screen or the run is over."""
