@@ -41,7 +41,6 @@ from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.mcp.config import Configs
 from neocode_tui.agent.mentions import expand_mentions
 from neocode_tui.agent.meter import Meter
-from neocode_tui.agent.prompt import build_system_prompt
 from neocode_tui.agent.restore import Restorer, UndoPreview
 from neocode_tui.agent.sandbox import choose_sandbox
 from neocode_tui.agent.store import (
@@ -53,6 +52,7 @@ from neocode_tui.agent.store import (
 )
 from neocode_tui.agent.tools import ToolRegistry
 from neocode_tui.agent.tools.bash import Bash
+from neocode_tui.agent.tools.web import configure_web_fetch
 from neocode_tui.agent.workspace import refuse_too_wide
 from neocode_tui.chat import Message, clean_text
 from neocode_tui.config import Settings
@@ -138,6 +138,7 @@ class AgentSession:
         if isinstance(bash, Bash):
             bash.sandbox, bash.secrets = self.sandbox, self.secrets.keys
         self._sandbox_told = not self.sandbox.unavailable
+        configure_web_fetch(self.loop.tools, settings, self.secrets)
         self.files = FileIndex(self.workspace)
         """The workspace's files for the ``@`` picker; a front end starts its first scan."""
         self.restore = Restorer(
@@ -221,7 +222,7 @@ class AgentSession:
 
     def _system_prompt(self) -> str:
         if self.loop.system_prompt is None:
-            self.loop.system_prompt = build_system_prompt(self.workspace, self.secrets)
+            self.loop.system_prompt = self.loop.build_prompt()
         return self.loop.system_prompt
 
     def _not_sent(self, prompt: str) -> RunFinished:
@@ -424,6 +425,8 @@ class AgentSession:
             self.notice("error", f"could not compact: {result.error}")
             return False
         self.loop.messages[:] = result.messages
+        if self.loop.memory.folders:  # the folders' instructions move into the prompt
+            self.loop.system_prompt = None
         self.meter.history_replaced(costs=False)
         if self._store is not None:
             self._store.append_compaction(result.messages)

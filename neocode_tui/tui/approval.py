@@ -89,7 +89,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                     Content.from_markup(
                         "[b]y[/b] yes   [b]a[/b] yes to [i]$scope[/i] for this session   "
                         "[b]n[/b] no (with a reason)   [b]esc[/b] no",
-                        scope=visible(request.session_scope.removeprefix("bash: ") or request.name),
+                        scope=visible(request.session_scope.removeprefix(f"{request.name}: ") or request.name),
                     ),
                     id="keys",
                 )

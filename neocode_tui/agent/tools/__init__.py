@@ -18,6 +18,8 @@ from neocode_tui.agent.tools.bash import Bash
 from neocode_tui.agent.tools.edit import EditFile, WriteFile
 from neocode_tui.agent.tools.files import ListDir, ReadFile
 from neocode_tui.agent.tools.search import Glob, Grep
+from neocode_tui.agent.tools.skill import SkillFolders, UseSkill
+from neocode_tui.agent.tools.web import WebFetch
 from neocode_tui.chat import ToolSpec
 
 __all__ = [
@@ -79,6 +81,8 @@ class ToolRegistry:
 
 
 def default_tools() -> ToolRegistry:
+    skills = SkillFolders()  # what skill opens, read_file reads
     return ToolRegistry(
-        [ReadFile(), ListDir(), Glob(), Grep(), WriteFile(), EditFile(), Bash()]
+        [ReadFile(skills), ListDir(), Glob(), Grep(), WriteFile(), EditFile(), Bash(),
+         WebFetch(), UseSkill(skills)]
     )
