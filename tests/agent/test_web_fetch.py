@@ -29,7 +29,9 @@ def fetch(call_id: str, url: str) -> tuple[str, str, str]:
     return (call_id, "web_fetch", json.dumps({"url": url}))
 
 
-def session_for(dialect: Dialect, workspace: Path, approval: str = "full-auto", **options) -> tuple[AgentSession, Recorder]:
+def session_for(
+    dialect: Dialect, workspace: Path, approval: str = "full-auto", **options
+) -> tuple[AgentSession, Recorder]:
     """The session as a run gets it: settings from the user's environment and files."""
     settings = load_settings(workspace, {"provider": "openai", "approval": approval}).settings
     recorder = Recorder()
@@ -83,7 +85,8 @@ async def test_a_redirect_to_an_address_the_user_did_not_allow_is_refused(
         other.pages["/secret"] = Page(b"<p>INTERNAL_ONLY</p>")
         site.pages["/to-other"] = Page(b"", 302, {"Location": f"{other.url}/secret"})
         site.pages["/to-metadata"] = Page(b"", 301, {"Location": "http://169.254.169.254/latest/meta-data/"})
-        site.pages["/to-mapped"] = Page(b"", 307, {"Location": f"http://[::ffff:10.0.0.1]:{other.url.rsplit(':', 1)[1]}/"})
+        mapped = f"http://[::ffff:10.0.0.1]:{other.url.rsplit(':', 1)[1]}/"
+        site.pages["/to-mapped"] = Page(b"", 307, {"Location": mapped})
         site.pages["/to-file"] = Page(b"", 302, {"Location": "file:///etc/passwd"})
         openai_only.reply("", [fetch("a", f"{site.url}/to-other"), fetch("b", f"{site.url}/to-metadata"),
                                fetch("c", f"{site.url}/to-mapped"), fetch("d", f"{site.url}/to-file")])
