@@ -98,7 +98,9 @@ def find_skills(root: Path, home: Path | None = None) -> SkillCatalogue:
             if len(catalogue.skills) >= MAX_SKILLS:
                 catalogue.problems.append(f"{base}: only the first {MAX_SKILLS} skills are used")
                 return catalogue
-            skill = _read_skill(folder, base, origin, catalogue.problems)
+            where = base / folder.name
+            shown = where.relative_to(workspace.root).as_posix() if origin == "workspace" else str(where)
+            skill = _read_skill(folder, shown, origin, catalogue.problems)
             if skill is None:
                 continue
             taken = catalogue.skills.get(skill.name)
@@ -129,8 +131,7 @@ def _subfolders(base: Path, workspace: Workspace | None, catalogue: SkillCatalog
     return folders
 
 
-def _read_skill(folder: Path, base: Path, origin: Origin, problems: list[str]) -> Skill | None:
-    where = f"{base}/{folder.name}"
+def _read_skill(folder: Path, where: str, origin: Origin, problems: list[str]) -> Skill | None:
     text = read_skill_file(folder)
     if text is None:
         return None  # a folder without a SKILL.md is no skill (nor a problem)
@@ -142,7 +143,9 @@ def _read_skill(folder: Path, base: Path, origin: Origin, problems: list[str]) -
         try:
             data = yaml.safe_load(match.group(1))
         except yaml.YAMLError:
-            data = None
+            problems.append(f"{where}/{SKILL_FILE}: the front matter is not valid YAML "
+                            "(a description with ': ' in it needs quotes)")
+            return None
     if not isinstance(data, dict):
         problems.append(f"{where}/{SKILL_FILE}: no front matter with a name and a description")
         return None
