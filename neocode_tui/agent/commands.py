@@ -392,7 +392,8 @@ async def _memory(session: AgentSession, argument: str) -> Outcome:
     session.require_idle("editing an instruction file")
     session.loop.system_prompt = None  # the next request reads the file as edited
     path = files[int(argument) - 1].path
-    return Report(f"editing {path}; the model reads it as edited from the next request", edit=path)
+    return Report(f"instruction file {argument}: {path}; the model reads it as it is then "
+                  "from the next request", edit=path)
 
 
 # -- for front ends that show text ------------------------------------------------------

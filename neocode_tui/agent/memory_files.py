@@ -27,9 +27,8 @@ from typing import Literal
 
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
 from neocode_tui.paths import config_dir
-from neocode_tui.protected_files import INSTRUCTIONS_FILE
+from neocode_tui.protected_files import FALLBACK_INSTRUCTIONS_FILE, INSTRUCTIONS_FILE
 
-FALLBACK_FILE = "CLAUDE.md"
 MAX_FILE = 20_000
 """Characters of one file kept (the rest is cut, with a note)."""
 MAX_TOTAL = 60_000
@@ -119,7 +118,7 @@ class MemoryFiles:
     # -- reading --------------------------------------------------------------------------
 
     def _folder_file(self, folder: Path, layer: Layer) -> str:
-        for name in (INSTRUCTIONS_FILE, FALLBACK_FILE):
+        for name in (INSTRUCTIONS_FILE, FALLBACK_INSTRUCTIONS_FILE):
             found = self._read_inside(folder / name)
             if found is not None:
                 path, raw = found
