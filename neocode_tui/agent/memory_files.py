@@ -92,6 +92,15 @@ class MemoryFiles:
         the summary replaced must not take them with it."""
         return "\n\n".join(f"## {entry.file.shown}\n\n{entry.text}" for entry in self.folders)
 
+    def forget_arrivals(self) -> bool:
+        """A conversation started afresh (cleared, resumed, rewound) has none of the folders'
+        files: each arrives again with the next read there. True if there were any."""
+        had = bool(self.folders)
+        self.files = [f for f in self.files if f.layer != "folder"]
+        self.folders.clear()
+        self._seen = {self.workspace.root}
+        return had
+
     # -- as the agent works ---------------------------------------------------------------
 
     def reached(self, paths: Iterable[Path]) -> list[Arrived]:

@@ -425,8 +425,6 @@ class AgentSession:
             self.notice("error", f"could not compact: {result.error}")
             return False
         self.loop.messages[:] = result.messages
-        if self.loop.memory.folders:  # the folders' instructions move into the prompt
-            self.loop.system_prompt = None
         self.meter.history_replaced(costs=False)
         if self._store is not None:
             self._store.append_compaction(result.messages)
@@ -535,6 +533,13 @@ class AgentSession:
 
     # -- inside ---------------------------------------------------------------------------
 
+    def _instructions_after(self, reason: str) -> None:
+        """A summary keeps the folders' instructions (they move into the system prompt);
+        a history cleared, resumed or rewound gets them again as work reaches them."""
+        memory = self.loop.memory
+        if memory.folders if reason == "compacted" else memory.forget_arrivals():
+            self.loop.system_prompt = None
+
     def require_idle(self, what: str) -> None:
         if self.running:
             raise WorkInProgress(f"{what} waits for the current answer (interrupt it first)")
@@ -556,6 +561,8 @@ class AgentSession:
     def _emit(self, event: LoopEvent) -> None:
         if isinstance(event, TurnFinished):
             self.meter.turn_finished(event.usage)
+        if isinstance(event, TranscriptReplaced):
+            self._instructions_after(event.reason)
         if self.listener is not None:
             self.listener(event)
 

@@ -73,8 +73,9 @@ class Target:
 
     def headers(self) -> dict[str, str]:
         """The ``Host`` the server expects, as the name (with a port that is not the default)."""
-        port = self.url.port
-        return {"Host": self.host if port is None else f"{self.host}:{port}"}
+        port, host = self.url.port, self.host
+        host = f"[{host}]" if ":" in host else host  # an IPv6 literal
+        return {"Host": host if port is None else f"{host}:{port}"}
 
     def extensions(self) -> dict[str, str]:
         """TLS is checked against the name, as if the name had been dialled."""

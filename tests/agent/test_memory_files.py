@@ -136,3 +136,19 @@ async def test_memory_opens_one_and_the_model_reads_it_as_edited_from_the_next_r
     assert "ROOT RULES, EDITED" in system
     assert "SUB RULES" in system, "the compaction did not take the folder's instructions away"
     assert "The user looked at sub/x.py." in json.dumps(openai_only.request(4)["messages"])
+
+
+async def test_a_cleared_conversation_gets_a_folders_instructions_again_with_the_next_read(
+    openai_only: Dialect, layered: Path
+) -> None:
+    openai_only.reply("", [call("r1", "read_file", path="sub/x.py")])
+    openai_only.reply("Read.")
+    openai_only.reply("", [call("r2", "read_file", path="sub/x.py")])
+    openai_only.reply("Read again.")
+    session, _ = session_in(openai_only, layered)
+    await session.prompt("read x")
+    session.clear()
+    await session.prompt("read x again")
+    await session.aclose()
+    assert "SUB RULES" in openai_only.tool_results(2)["r1"]
+    assert "SUB RULES" in openai_only.tool_results(4)["r2"], "the fresh conversation had not seen them"

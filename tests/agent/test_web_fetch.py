@@ -203,3 +203,18 @@ def test_only_the_user_sets_the_allow_list_never_a_workspace(
     config_dir().mkdir(parents=True, exist_ok=True)
     (config_dir() / "config.toml").write_text('web_fetch_allow = ["docs.internal", "127.0.0.1"]\n')
     assert load_settings(workspace).settings.web_fetch_allow == ["docs.internal", "127.0.0.1"]
+
+
+async def test_an_ipv6_host_the_user_allowed_is_reached_with_its_own_host_header(
+    openai_only: Dialect, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NEOCODE_WEB_FETCH_ALLOW", "::1")
+    async with WebServer("::1") as site:
+        site.pages["/v6"] = Page(b"<p>over IPv6</p>")
+        openai_only.reply("", [fetch("1", f"{site.url}/v6")])
+        openai_only.reply("Done.")
+        session, _ = session_for(openai_only, workspace)
+        await session.prompt("read it")
+        await session.aclose()
+    assert "over IPv6" in openai_only.tool_results(2)["1"]
+    assert site.requests[0].headers["host"] == site.url.removeprefix("http://")

@@ -32,7 +32,8 @@ class WebServer:
     async def __aenter__(self) -> WebServer:
         self._server = await asyncio.start_server(self._serve, self.host, 0)
         port = self._server.sockets[0].getsockname()[1]
-        self.url = f"http://{self.host}:{port}"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        self.url = f"http://{host}:{port}"
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
