@@ -21,7 +21,8 @@ ARTICLE = b"""<!doctype html><html><head><title>Release notes</title>
 <body><nav><a href="/">NAV_HOME</a> <a href="/blog">NAV_BLOG</a></nav>
 <header>SITE_BANNER</header>
 <main><h1>Version 2.0</h1><p>The <b>parser</b> is faster. Key: """ + API_KEY.encode() + b"""</p>
-<ul><li>first change</li><li>second change</li></ul><pre><code>pip install thing</code></pre></main>
+<ul><li>first change</li><li>second change</li></ul><pre><code>pip install thing</code></pre>
+<p>esc \x1b]0;pwned\x07 here</p></main>
 <footer>FOOTER_LINKS</footer><div role="navigation">ROLE_NAV</div></body></html>"""
 
 
@@ -72,6 +73,7 @@ async def test_a_local_page_is_refused_until_the_user_allows_its_host_then_read_
                    "FOOTER_LINKS", "ROLE_NAV"):
         assert chrome not in page
     assert API_KEY not in page and REDACTED in page
+    assert "esc ]0;pwned here" in page and "\x1b" not in page, "no terminal control reaches anyone"
     assert [event.status for event in recorder.of(ToolFinished)] == ["ok"]
     await refused.aclose()
     await allowed.aclose()
