@@ -26,8 +26,10 @@ USER_AGENT = "NeoCode-web_fetch/0.1 (+coding agent; one page on request)"
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 TEXT_TYPES = ("application/json", "application/xml", "application/javascript", "application/x-yaml")
 DROPPED = ("script", "style", "noscript", "template", "iframe", "object", "embed", "svg",
-           "canvas", "form", "button", "select", "nav", "header", "footer", "aside", "link", "meta")
+           "canvas", "form", "button", "select", "nav", "aside", "link", "meta")
 """Elements that are no part of a page's text: code, styling, navigation and chrome."""
+CHROME = ("header", "footer")
+"""The page's banner and footer, but not an article's own (its title, its byline)."""
 NAVIGATION_ROLES = ("navigation", "banner", "contentinfo", "complementary", "search", "menu")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 _BLANK_LINES = re.compile(r"\n[ \t]*(?:\n[ \t]*){2,}")
@@ -123,6 +125,9 @@ def html_to_markdown(raw: bytes, charset: str | None = None) -> str:
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
     for element in soup(DROPPED):
         element.decompose()
+    for element in soup(CHROME):
+        if not element.decomposed and element.find_parent(("main", "article")) is None:
+            element.decompose()
     for element in soup.find_all(True):
         if element.decomposed:
             continue

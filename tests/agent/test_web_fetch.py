@@ -20,9 +20,10 @@ ARTICLE = b"""<!doctype html><html><head><title>Release notes</title>
 <style>body { color: STYLE_RULE }</style><script>var tracker = "SCRIPT_CODE";</script></head>
 <body><nav><a href="/">NAV_HOME</a> <a href="/blog">NAV_BLOG</a></nav>
 <header>SITE_BANNER</header>
-<main><h1>Version 2.0</h1><p>The <b>parser</b> is faster. Key: """ + API_KEY.encode() + b"""</p>
+<main><article><header><h1>Version 2.0</h1></header>
+<p>The <b>parser</b> is faster. Key: """ + API_KEY.encode() + b"""</p>
 <ul><li>first change</li><li>second change</li></ul><pre><code>pip install thing</code></pre>
-<p>esc \x1b]0;pwned\x07 here</p></main>
+<p>esc \x1b]0;pwned\x07 here</p></article></main>
 <footer>FOOTER_LINKS</footer><div role="navigation">ROLE_NAV</div></body></html>"""
 
 
