@@ -30,6 +30,11 @@ DEFAULT_BASE_URLS: dict[str, str] = {
 }
 
 
+def _host_list(value: Any) -> Any:
+    """The environment gives ``a,b`` text; ``config.toml`` a list or the same text."""
+    return [part for part in value.split(",") if part.strip()] if isinstance(value, str) else value
+
+
 def _compat(value: Any) -> Any:
     """The environment gives ``key=value,...`` text; code may pass the model or a dict."""
     return parse_compat(value) if isinstance(value, str) else value
@@ -83,6 +88,10 @@ class Settings(BaseModel):
     sandbox: SandboxMode | None = Field(None, validation_alias="NEOCODE_SANDBOX")
     """Where commands may write (None: ``workspace-write`` where bubblewrap works)."""
     sandbox_network: bool = Field(False, validation_alias="NEOCODE_SANDBOX_NETWORK")
+    web_fetch_allow: Annotated[list[str], BeforeValidator(_host_list)] = Field(
+        default_factory=list, validation_alias="NEOCODE_WEB_FETCH_ALLOW")
+    """Hosts, addresses or networks web_fetch may reach although they are not public
+    (``127.0.0.1,docs.internal``); the user's alone (never a workspace's ``.env``)."""
 
     effort: Effort | None = Field(None, validation_alias="NEOCODE_EFFORT")
     """How hard the model thinks: OpenAI's ``reasoning_effort``, Anthropic's thinking budget

@@ -2,7 +2,7 @@
 
 git runs ``.git/hooks`` and what ``.git/config`` names; NeoCode starts the servers of
 ``.mcp.json`` and the hooks of ``.neocode/hooks.json``, takes its settings from ``.env``
-and its instructions from ``AGENTS.md``; Claude Code and other agents read commands,
+and its instructions from ``AGENTS.md`` (``CLAUDE.md``); Claude Code and other agents read commands,
 sub-agents, skills and hook settings from ``.claude/`` and ``.agents/``; direnv runs
 ``.envrc``; most project tooling reads ``.env.*``. A write to any of them is a command
 run later, so the same list serves three guards: a sandboxed command cannot change them
@@ -25,11 +25,14 @@ INSTRUCTIONS_FILE = "AGENTS.md"
 NEOCODE_SETTINGS = ".neocode/settings.json"
 CLAUDE_SETTINGS = ".claude/settings.json"
 """Permission rules: a project's allow rules count only as the user trusted the file."""
+FALLBACK_INSTRUCTIONS_FILE = "CLAUDE.md"
+"""Read for a folder's instructions where it has no ``AGENTS.md``."""
 
 GIT_FOLDER = ".git"
 PROTECTED_FOLDERS = frozenset({GIT_FOLDER, ".neocode", ".claude", ".agents"})
 """Everything under a folder of these names (and a file of the name: a worktree's ``.git``)."""
-PROTECTED_FILES = frozenset({MCP_FILE.casefold(), INSTRUCTIONS_FILE.casefold(), ".envrc", ENV_FILE})
+PROTECTED_FILES = frozenset({MCP_FILE.casefold(), INSTRUCTIONS_FILE.casefold(),
+                             FALLBACK_INSTRUCTIONS_FILE.casefold(), ".envrc", ENV_FILE})
 """Files of these names, and every ``.env.*``."""
 TRUST_GATED = (ENV_FILE, MCP_FILE, HOOKS_FILE, NEOCODE_SETTINGS, CLAUDE_SETTINGS)
 """What a folder's trust lets grant power (settings, servers, hooks): each counts as

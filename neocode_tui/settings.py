@@ -41,6 +41,9 @@ TIGHTENING = {
 }
 """Values an untrusted workspace may also set: they only take power away (the user's own
 environment and flags still win), never the sandbox off or the network on."""
+USER_ONLY = frozenset({"NEOCODE_WEB_FETCH_ALLOW"})
+"""What no workspace sets, trusted or not: which of the user's own machines and networks
+the agent may reach is the user's word (the repository would point it at their servers)."""
 
 
 OriginKind = Literal["flag", "profile", "environment", "workspace", "config", "default"]
@@ -172,6 +175,10 @@ def load_settings(
     for variable, value in env_values.items():
         name = aliases.get(variable)
         if name is None or value in (None, ""):
+            continue
+        if variable in USER_ONLY:  # said, but trusting the folder would not change it
+            ignored.append(f"{variable} in {env_file} was ignored: only you set it "
+                           "(your environment or config.toml), never a workspace")
             continue
         if untrusted and not _harmless(variable, value):
             ignored_names.append(variable)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from neocode_tui.errors import NeoCodeError
@@ -33,6 +34,9 @@ class Report:
     text: str
     level: NoticeLevel = "info"
     prefill: str = ""
+    edit: Path | None = None
+    """A file to open in the user's editor: the app suspends and runs it; text front ends
+    show the text, which names the file."""
 
 
 @dataclass(frozen=True)
@@ -436,6 +440,30 @@ async def _ps(session: AgentSession, argument: str) -> Outcome:
     if job.killed_by != "the user":
         return Report(f"{job.id} had already ended ({job.status})")
     return Report(f"stopped {job.id} ({job.summary}) and everything it started")
+# -- what the agent knows ---------------------------------------------------------------
+
+
+@_command("skills", "the skills the model can load, and where each came from")
+async def _skills(session: AgentSession, _: str) -> Outcome:
+    from neocode_tui.agent.knowledge_reports import skills_report
+
+    return Report(await skills_report(session))
+
+
+@_command("memory", "the instruction files loaded (AGENTS.md...); N opens one in $EDITOR", "[N]")
+async def _memory(session: AgentSession, argument: str) -> Outcome:
+    from neocode_tui.agent.knowledge_reports import loaded_memory, memory_report
+
+    files = await loaded_memory(session)
+    if not argument:
+        return Report(memory_report(files))
+    if not argument.isdigit() or not 1 <= int(argument) <= len(files):
+        return Report(f"/memory N takes a number from the list (1 to {len(files)})", "warning")
+    session.require_idle("editing an instruction file")
+    session.loop.system_prompt = None  # the next request reads the file as edited
+    path = files[int(argument) - 1].path
+    return Report(f"instruction file {argument}: {path}; the model reads it as it is then "
+                  "from the next request", edit=path)
 
 
 # -- for front ends that show text ------------------------------------------------------

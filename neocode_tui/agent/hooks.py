@@ -51,6 +51,7 @@ LINGER = 0.5
 CLAUDE_TOOL_NAMES = {
     "bash": "Bash", "write_file": "Write", "edit_file": "Edit", "read_file": "Read",
     "list_dir": "LS", "glob": "Glob", "grep": "Grep",
+    "web_fetch": "WebFetch", "skill": "Skill",
 }
 """A matcher written for Claude Code's tools ("Edit|Write") matches ours too."""
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -36,11 +37,13 @@ from neocode_tui.agent.loop_events import (
     TurnFinished,
     TurnStarted,
 )
+from neocode_tui.agent.memory_files import MemoryFiles
 from neocode_tui.agent.permission_rules import Verdict
 from neocode_tui.agent.permissions import Permissions, prefix_rule
 from neocode_tui.agent.prompt import PLAN_LEFT, PLAN_MODE, build_system_prompt
 from neocode_tui.agent.store import SessionStore
-from neocode_tui.agent.tools import Tool, ToolError, ToolRegistry, default_tools
+from neocode_tui.agent.tools import Tool, ToolError, ToolOutput, ToolRegistry, default_tools
+from neocode_tui.agent.tools.skill import UseSkill
 from neocode_tui.agent.transcript import INTERRUPTED, STOPPED, tool_result, unanswered_calls
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
 from neocode_tui.chat import ChatRequest, Message, ToolCall
@@ -135,6 +138,8 @@ class AgentLoop:
         self.secrets = secrets if secrets is not None else Secrets()
         """The run's holder: scrubs the streamed answer and every tool result before anyone
         sees it (the session shares it with everything else)."""
+        self.memory = MemoryFiles(self.workspace.root, self.secrets)
+        """The instruction files loaded: at the start, and each folder's as work reaches it."""
         self.turn = 0
         """The last turn number; it keeps growing across runs, so (turn, index) stays unique."""
         self._call_index: dict[str, int] = {}
@@ -304,8 +309,11 @@ class AgentLoop:
         return turn
 
     def built_system_prompt(self) -> str:
-        """The system prompt from the instruction files, the user's addition after it."""
-        built = build_system_prompt(self.workspace.root, self.secrets)
+        """The system prompt from the files as they are now (the skills listed, the user's
+        addition after it); reads them, so call it in a thread from async code."""
+        skill = self.tools.get("skill")
+        skills = skill.catalogue(self.workspace.root).listing() if isinstance(skill, UseSkill) else ""
+        built = build_system_prompt(self.workspace.root, self.secrets, self.memory, skills)
         return f"{built}\n\n{self.append_system_prompt}" if self.append_system_prompt else built
 
     def _system_for_mode(self) -> str:
@@ -408,6 +416,7 @@ class AgentLoop:
             started = self.clock()
             output = await tool.run(args, self.workspace, self._live_output(call))
             self._running.discard(call.id)
+            output = await self._with_instructions(tool.touches(args, self.workspace), output)
         except (ToolError, PathOutsideWorkspace) as exc:
             return result(str(exc))
         except OSError as exc:
@@ -421,6 +430,23 @@ class AgentLoop:
             output.text, "error" if output.is_error else "ok", diff=output.diff,
             change=output.change,
         )
+
+    async def _with_instructions(self, paths: list[Path], output: ToolOutput) -> ToolOutput:
+        """The instructions of a folder reached for the first time come with the result
+        (once, and said on screen)."""
+        if output.is_error or not paths:
+            return output
+        arrived = await asyncio.to_thread(self.memory.reached, paths)
+        for entry in arrived:
+            self._emit(Notice(turn=self.turn, level="info", message=(
+                f"{entry.file.shown} joins the context ({entry.file.size} bytes): "
+                f"the instructions of {entry.folder}/")))
+        notes = "".join(
+            f"\n\n<instructions file=\"{entry.file.shown}\">\nInstructions for the files under "
+            f"{entry.folder}/ (they apply from now on):\n\n{entry.text}\n</instructions>"
+            for entry in arrived
+        )
+        return replace(output, text=output.text + notes) if notes else output
 
     async def _pre_tool_hooks(self, call: CollectedToolCall) -> ToolVerdict:
         if self.hooks is None:

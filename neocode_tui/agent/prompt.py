@@ -1,26 +1,19 @@
 """The system prompt: who the agent is, where it works, and the user's standing instructions.
 
-Instructions come from two files: ``AGENTS.md`` at the workspace root (the project's, the
-same file other agents read) and ``AGENTS.md`` in the user's config folder (theirs, for
-every project). The project's file comes from a folder nobody has vetted, so it is read
-as the tools read: not through a symlink out of the workspace, only if it is a regular
-file (a FIFO would hang the start), and only its first part. Keys in use are scrubbed
-from both, since the prompt is saved and shown.
+The instruction files (the user's, the project's, a folder's, and what they import) are
+``memory_files``' job; the skills listing is ``skills``'. Keys in use are scrubbed from
+all of them, since the prompt is saved and shown.
 """
 
 from __future__ import annotations
 
-import os
 import platform
-import stat
 from collections.abc import Callable
 from pathlib import Path
 
-from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
-from neocode_tui.paths import config_dir
-from neocode_tui.protected_files import INSTRUCTIONS_FILE
+from neocode_tui.agent.memory_files import MAX_FILE, MemoryFiles
 
-MAX_INSTRUCTIONS = 20_000
+MAX_INSTRUCTIONS = MAX_FILE
 
 BASE_PROMPT = """\
 You are NeoCode, a coding agent working in a terminal on {system}. The project is the folder \
@@ -52,56 +45,22 @@ commands as needed.\
 """
 
 
-def user_instructions_path() -> Path:
-    return config_dir() / INSTRUCTIONS_FILE
-
-
-def build_system_prompt(root: Path, secrets: Callable[[str], str] = str) -> str:
+def build_system_prompt(
+    root: Path, secrets: Callable[[str], str] = str, memory: MemoryFiles | None = None,
+    skills: str = "",
+) -> str:
     """Reads the instruction files, so call it in a thread from async code. ``secrets``
-    (the run's holder) scrubs the instructions."""
+    (the run's holder) scrubs the instructions; ``memory`` records what was loaded (for
+    /memory) and brings the folders' files that arrived before a compaction."""
+    memory = memory if memory is not None else MemoryFiles(root, secrets)
     parts = [BASE_PROMPT.format(system=platform.system() or "Unix", root=root)]
     for title, text in (
-        ("Project instructions (AGENTS.md)", _project_instructions(root)),
-        ("The user's instructions", _user_instructions()),
+        ("Project instructions (AGENTS.md)", memory.project()),
+        ("The user's instructions", memory.user()),
+        ("Instructions of the folders worked in", memory.arrived_section()),
     ):
-        text = _cut(secrets(text).strip())
-        if text:
-            parts.append(f"# {title}\n\n{text}")
+        if text.strip():
+            parts.append(f"# {title}\n\n{text.strip()}")
+    if skills:
+        parts.append(skills)
     return "\n\n".join(parts)
-
-
-def _project_instructions(root: Path) -> str:
-    workspace = Workspace(root)
-    try:
-        fd, _ = workspace.open_file(workspace.resolve(INSTRUCTIONS_FILE))
-    except (OSError, PathOutsideWorkspace):
-        return ""  # none (the usual case), unreadable, not a file, or a link out: no instructions
-    return _read_head(fd)
-
-
-def _user_instructions() -> str:
-    """The user's own file may be a symlink (into their dotfiles, say): it is trusted."""
-    try:
-        fd = os.open(user_instructions_path(), os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return ""
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        return ""
-    return _read_head(fd)
-
-
-def _read_head(fd: int) -> str:
-    """Enough of an open file to fill ``MAX_INSTRUCTIONS`` characters, and closes it."""
-    try:
-        with os.fdopen(fd, "rb") as handle:
-            return handle.read(4 * MAX_INSTRUCTIONS + 1).decode("utf-8", "replace")
-    except OSError:
-        return ""
-
-
-def _cut(text: str) -> str:
-    """Cut after scrubbing, so no part of a key is left at the cut."""
-    if len(text) > MAX_INSTRUCTIONS:
-        text = text[:MAX_INSTRUCTIONS] + f"\n[… cut at {MAX_INSTRUCTIONS} characters]"
-    return text

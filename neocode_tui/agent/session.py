@@ -63,6 +63,7 @@ from neocode_tui.agent.store import (
 from neocode_tui.agent.subagents import Subagents, TaskTool
 from neocode_tui.agent.tools import ToolRegistry
 from neocode_tui.agent.tools.bash import Bash
+from neocode_tui.agent.tools.web import configure_web_fetch
 from neocode_tui.agent.workspace import refuse_too_wide
 from neocode_tui.chat import Message, clean_text
 from neocode_tui.config import Settings
@@ -186,6 +187,7 @@ class AgentSession:
         self.stopped_at_close: list[Job] = []
         """The background commands the end of the session killed (front ends say so)."""
         self._sandbox_told = not self.sandbox.unavailable
+        configure_web_fetch(self.loop.tools, settings, self.secrets)
         self.files = FileIndex(self.workspace)
         """The workspace's files for the ``@`` picker; a front end starts its first scan."""
         self.restore = Restorer(
@@ -681,6 +683,13 @@ class AgentSession:
 
     # -- inside ---------------------------------------------------------------------------
 
+    def _instructions_after(self, reason: str) -> None:
+        """A summary keeps the folders' instructions (they move into the system prompt);
+        a history cleared, resumed or rewound gets them again as work reaches them."""
+        memory = self.loop.memory
+        if memory.folders if reason == "compacted" else memory.forget_arrivals():
+            self.loop.system_prompt = None
+
     def require_idle(self, what: str) -> None:
         if self.running:
             raise WorkInProgress(f"{what} waits for the current answer (interrupt it first)")
@@ -708,6 +717,8 @@ class AgentSession:
         if isinstance(event, TurnFinished):
             self.meter.turn_finished(event.usage)
             self.budget.counted(event.usage is not None)
+        if isinstance(event, TranscriptReplaced):
+            self._instructions_after(event.reason)
         if self.listener is not None:
             self.listener(event)
 

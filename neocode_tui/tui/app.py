@@ -647,6 +647,11 @@ class NeoCodeApp(App[None]):
         self.prompt.move_cursor(self.prompt.document.end)
         self.prompt.focus()
 
+    def edit_file(self, path: Path) -> None:
+        from neocode_tui.tui.editor import edit_in_editor  # only when a file is edited
+
+        edit_in_editor(self, path, self.conversation.add_notice)
+
     def show_settings(self) -> None:
         if self._on_screen:
             self.settings = self.session.settings

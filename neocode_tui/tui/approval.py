@@ -104,7 +104,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                         "[b]n[/b] no (with a reason)   [b]esc[/b] no" + (
                             "\n[b]p[/b] always allow commands starting with [i]$prefix[/i]"
                             if request.prefix_rule else ""),
-                        scope=visible(request.session_scope.removeprefix("bash: ") or request.name),
+                        scope=visible(request.session_scope.removeprefix(f"{request.name}: ") or request.name),
                         prefix=self._prefix,
                     ),
                     id="keys",

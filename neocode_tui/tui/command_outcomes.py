@@ -3,6 +3,7 @@ its preview, a list to pick from. The command decides what happens; this only sh
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Protocol
 
 from textual.screen import Screen
@@ -25,6 +26,8 @@ class Host(Protocol):
 
     async def push_screen_wait(self, screen: Screen[Any]) -> Any: ...
 
+    def edit_file(self, path: Path) -> None: ...
+
 
 async def present(host: Host, outcome: Outcome) -> None:
     """Show ``outcome``; a question or a list is asked, and what its answer gives shown in
@@ -35,6 +38,8 @@ async def present(host: Host, outcome: Outcome) -> None:
                 host.conversation.add_notice(outcome.level, outcome.text)
             if outcome.prefill:
                 host.prefill_input(outcome.prefill)
+            if outcome.edit is not None:
+                host.edit_file(outcome.edit)
             return
         if isinstance(outcome, ShowDiff):
             host.push_screen(DiffScreen(outcome.title, outcome.diff))

@@ -6,6 +6,7 @@ starts them the way the app runs work and shows what they answer."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from neocode_tui.agent.commands import COMMANDS, Outcome, parse_command, run_command
@@ -43,6 +44,8 @@ class SlashHost(Protocol):
     def push_screen(self, screen: Screen[Any]) -> Any: ...
 
     async def push_screen_wait(self, screen: Screen[Any]) -> Any: ...
+
+    def edit_file(self, path: Path) -> None: ...
 
     def show_settings(self) -> None:
         """What a command may have changed: the model, the mode, a profile."""

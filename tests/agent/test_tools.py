@@ -291,7 +291,7 @@ async def test_bash_passes_output_on_while_the_command_runs(project: Path) -> No
 def test_every_tool_has_a_json_schema_from_its_arguments() -> None:
     specs = {spec.name: spec for spec in TOOLS.specs()}
     assert set(specs) == {"read_file", "list_dir", "glob", "grep", "write_file", "edit_file", "bash",
-                          "bash_output", "kill_bash"}
+                          "bash_output", "kill_bash", "web_fetch", "skill"}
     edit = specs["edit_file"].parameters
     assert edit["type"] == "object"
     assert edit["required"] == ["path", "old_string", "new_string"]

@@ -18,7 +18,7 @@ from tests.agent.conftest import Dialect
 PROTECTED = [
     ".git/config", ".git/hooks/pre-commit", "vendor/lib/.git/hooks/post-checkout", ".GIT/config",
     ".neocode/settings.json", ".neocode/hooks.json", ".env", ".env.local", "api/.env", ".envrc",
-    ".mcp.json", "sub/.mcp.json", "AGENTS.md", "agents.md", ".claude/settings.json",
+    ".mcp.json", "sub/.mcp.json", "AGENTS.md", "agents.md", "CLAUDE.md", "sub/CLAUDE.md", ".claude/settings.json",
     ".claude/settings.local.json", ".claude/commands/x.md", ".claude/agents/a.md",
     ".claude/skills/s/SKILL.md", ".agents/skills/s/SKILL.md",
 ]

@@ -179,3 +179,38 @@ SCREENS["command-running"] = Scenario(
     lambda: [scripted_reply("Running the test suite.", [_RUN_TESTS])],
     (Type("Run the tests"),), files={"run_tests.sh": _TEST_RUN}, approval="full-auto",
 )
+
+
+# -- web pages, skills and instruction files -------------------------------------------------
+
+_SKILL = "---\nname: {name}\ndescription: {description}\n---\n{body}\n"
+_KNOWLEDGE_FILES = {
+    "AGENTS.md": "Run the tests with pytest before you answer.\n@docs/style.md\n",
+    "docs/style.md": "Type hints everywhere; short docstrings that say why.\n",
+    "src/cli/AGENTS.md": "The CLI keeps its flags in args.py, one per line.\n",
+    "src/cli/args.py": "import argparse\n",
+    ".neocode/skills/release/SKILL.md": _SKILL.format(
+        name="release", description="Cut a release; bump the version, write the changelog, tag.",
+        body="1. Bump the version in pyproject.toml."),
+    ".claude/skills/db-migrate/SKILL.md": _SKILL.format(
+        name="db-migrate", description="Write and check a database migration with alembic.",
+        body="Run alembic revision --autogenerate."),
+}
+SCREENS |= {
+    "web-fetch-approval": Scenario(
+        "web-fetch-approval", "web_fetch asking about a page, yes for its domain offered",
+        lambda: [scripted_reply("", [("web_fetch", json.dumps(
+            {"url": "http://localhost:8080/docs/getting-started"}))])],
+        (Type("Read the getting-started guide"), Release()),
+    ),
+    "skills-report": Scenario(
+        "skills-report", "/skills: the skills and where each came from", lambda: [],
+        (Type("/skills"),), files=_KNOWLEDGE_FILES,
+    ),
+    "memory-report": Scenario(
+        "memory-report", "/memory after a read in src/cli brought that folder's AGENTS.md",
+        lambda: [scripted_reply("", [("read_file", json.dumps({"path": "src/cli/args.py"}))]),
+                 scripted_reply("It parses the arguments with argparse.")],
+        (Type("What does src/cli/args.py do?"), Release(), Type("/memory")), files=_KNOWLEDGE_FILES,
+    ),
+}

@@ -13,7 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from neocode_tui.agent.tools.web import configure_web_fetch
+from neocode_tui.config import Settings
 from neocode_tui.tui.app import NeoCodeApp
+from neocode_tui.tui.approval import ApprovalScreen
 from neocode_tui.tui.rewind import DiffScreen, RestoreScreen, RewindScreen
 from neocode_tui.tui.scenarios import SIZE, Step, Type, play
 from neocode_tui.tui.session_picker import SessionPicker
@@ -120,3 +123,25 @@ def test_a_running_command_streams_its_latest_lines(snap_compare, tmp_path: Path
         await _command_printed(pilot, app)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("name", ["web-fetch-approval", "skills-report", "memory-report"])
+def test_web_skills_and_memory_screens_at_80x24(name: str, snap_compare, tmp_path: Path) -> None:
+    """The web_fetch question (yes for the domain), /skills and /memory in a small terminal."""
+    scenario = SCENARIOS[name]
+    app = scenario.build_app(scenario.prepare(tmp_path))
+    ready = {
+        "web-fetch-approval": lambda: isinstance(app.screen, ApprovalScreen),
+        "skills-report": lambda: "db-migrate" in screen_text(app),
+        "memory-report": lambda: "/memory N opens one" in screen_text(app),
+    }[name]
+
+    async def run_before(pilot) -> None:
+        # The user allowed the host (NEOCODE_WEB_FETCH_ALLOW=localhost): the page can be asked about.
+        configure_web_fetch(app.session.loop.tools, Settings(web_fetch_allow=["localhost"]), str)
+        await play(scenario, pilot)
+        await wait_until(ready, pause=pilot.pause, what=f"the {name} screen")
+        await app.conversation.settled()
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

@@ -19,6 +19,8 @@ from neocode_tui.agent.tools.edit import EditFile, WriteFile
 from neocode_tui.agent.tools.files import ListDir, ReadFile
 from neocode_tui.agent.tools.jobs import BashOutput, KillBash
 from neocode_tui.agent.tools.search import Glob, Grep
+from neocode_tui.agent.tools.skill import SkillFolders, UseSkill
+from neocode_tui.agent.tools.web import WebFetch
 from neocode_tui.chat import ToolSpec
 
 __all__ = [
@@ -86,7 +88,8 @@ class ToolRegistry:
 
 def default_tools() -> ToolRegistry:
     bash = Bash()  # its background commands are what the two after it read and stop
+    skills = SkillFolders()  # what skill opens, read_file reads
     return ToolRegistry(
-        [ReadFile(), ListDir(), Glob(), Grep(), WriteFile(), EditFile(), bash,
-         BashOutput(bash.jobs), KillBash(bash.jobs)]
+        [ReadFile(skills), ListDir(), Glob(), Grep(), WriteFile(), EditFile(), bash,
+         BashOutput(bash.jobs), KillBash(bash.jobs), WebFetch(), UseSkill(skills)]
     )

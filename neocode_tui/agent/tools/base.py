@@ -112,6 +112,11 @@ class Tool(ABC, Generic[ArgsT]):
         """The resolved paths this call would change (approval looks at them)."""
         return []
 
+    def touches(self, args: ArgsT, workspace: Workspace) -> list[Path]:
+        """The resolved paths this call reads or changes (a folder's instructions join
+        the context with the first one under it)."""
+        return self.writes(args, workspace)
+
     def session_scope(self, args: ArgsT) -> str:
         """What a "yes for this session" to this call allows from then on: by default the
         tool, whatever its arguments."""

@@ -11,13 +11,16 @@ import os
 import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from neocode_tui.agent.tools.base import Budget, FileTool, ToolError, ToolOutput
 from neocode_tui.agent.tools.text import CHUNK, editor_text, open_text_file
-from neocode_tui.agent.workspace import Workspace, printable_name
+from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace, printable_name
+
+if TYPE_CHECKING:
+    from neocode_tui.agent.tools.skill import SkillFolders
 
 MAX_LINES = 2000
 MAX_CHARS = 100_000
@@ -45,15 +48,35 @@ class ReadFile(FileTool[ReadFileArgs]):
     kind = "read"
     args_model = ReadFileArgs
 
+    def __init__(self, skills: SkillFolders | None = None) -> None:
+        self.skills = skills
+        """The folders of loaded skills: the only files outside the workspace it reads."""
+
+    def touches(self, args: ReadFileArgs, workspace: Workspace) -> list[Path]:
+        try:
+            return [workspace.resolve(args.path)]
+        except PathOutsideWorkspace:
+            return []
+
+    def _where(self, path: str, workspace: Workspace) -> tuple[Workspace, Path, str]:
+        """The root the file is read from (the workspace, or a loaded skill's folder)."""
+        try:
+            resolved = workspace.resolve(path)
+        except PathOutsideWorkspace:
+            found = self.skills.find(path) if self.skills is not None else None
+            if found is None:
+                raise
+            return found[0], found[1], printable_name(str(found[1]))
+        return workspace, resolved, workspace.relative(resolved)
+
     def summary(self, args: Mapping[str, Any]) -> str:
         path = args.get("path", "")
         offset = args.get("offset")
         return f"read {path}" + (f" from line {offset}" if offset else "")
 
     def run_sync(self, args: ReadFileArgs, workspace: Workspace, budget: Budget) -> ToolOutput:
-        path = workspace.resolve(args.path)
-        shown = workspace.relative(path)
-        with open_text_file(workspace, path, shown) as (fd, status):
+        root, path, shown = self._where(args.path, workspace)
+        with open_text_file(root, path, shown) as (fd, status):
             window = _Window(args.offset, args.offset + args.limit)
             if workspace.buffers is not None:  # the editor's text, unsaved changes included
                 window.feed(editor_text(workspace, path, shown).encode("utf-8", "surrogateescape"))

@@ -1,0 +1,87 @@
+"""``skill``: the model loads a skill's instructions by name, when a task needs them.
+
+The catalogue is read once per session (the first prompt), so what the model was told
+the skills are and what ``skill`` finds are the same. Loading a skill opens its folder to
+``read_file`` (``SkillFolders``) and to nothing else: a skill's scripts and references may
+live in the user's home, outside the workspace, and the rest of the home stays closed.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from neocode_tui.agent.skills import SkillCatalogue, find_skills, skill_body, skill_files
+from neocode_tui.agent.tools.base import Budget, FileTool, ToolError, ToolOutput
+from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
+
+
+class SkillFolders:
+    """The folders of the skills loaded so far, which read_file may read outside the
+    workspace (through the same no-symlink opens, each folder its own root)."""
+
+    def __init__(self) -> None:
+        self._folders: dict[Path, Workspace] = {}
+
+    def add(self, folder: Path) -> None:
+        self._folders.setdefault(folder, Workspace(folder))
+
+    def find(self, path: str) -> tuple[Workspace, Path] | None:
+        """The skill folder holding ``path`` and its resolved form, if any does."""
+        for folder in self._folders.values():
+            try:
+                return folder, folder.resolve(path)
+            except PathOutsideWorkspace:
+                continue
+        return None
+
+
+class SkillArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="The skill's name, as listed under Skills.")
+
+
+class UseSkill(FileTool[SkillArgs]):
+    name = "skill"
+    description = (
+        "Load a skill's instructions by name (the skills are listed in the system prompt), "
+        "with the list of its other files, which read_file can then read."
+    )
+    kind = "read"
+    args_model = SkillArgs
+
+    def __init__(self, folders: SkillFolders) -> None:
+        self.folders = folders
+        self._catalogue: SkillCatalogue | None = None
+        self._lock = threading.Lock()
+
+    def catalogue(self, root: Path) -> SkillCatalogue:
+        """The skills, found on the first call (in a thread: it reads folders)."""
+        with self._lock:
+            if self._catalogue is None:
+                self._catalogue = find_skills(root)
+            return self._catalogue
+
+    def summary(self, args: Mapping[str, Any]) -> str:
+        return f"load skill {args.get('name', '')}"
+
+    def run_sync(self, args: SkillArgs, workspace: Workspace, budget: Budget) -> ToolOutput:
+        skills = self.catalogue(workspace.root).skills
+        skill = skills.get(args.name.strip())
+        if skill is None:
+            known = ", ".join(skills) or "none"
+            raise ToolError(f"there is no skill named {args.name!r}; the skills are: {known}")
+        self.folders.add(skill.folder)
+        inside = skill.folder.is_relative_to(workspace.root)
+        where = workspace.relative(skill.folder) if inside else str(skill.folder)
+        files, more = skill_files(skill)
+        listed = "\n".join(f"- {where}/{name}" for name in files)
+        if more:
+            listed += f"\n- … {more} more files not listed"
+        extra = f"\n\n## Files of this skill (read them with read_file)\n\n{listed}" if files else ""
+        return ToolOutput(f"# Skill {skill.name} ({where})\n\n{skill_body(skill)}{extra}")

@@ -1,0 +1,146 @@
+"""Getting one web page for ``web_fetch``, and turning it into Markdown.
+
+The fetch is a stranger's: a fresh client that reads no environment (no proxy settings,
+no ``.netrc``), holds no cookies and sends no credentials, only a User-Agent and Accept.
+Redirects are followed here, one hop at a time, so each new address is checked
+(``web_guard``) before anything is sent to it; a connection is never reused, so a second
+host on the same address gets a TLS handshake of its own. Time and size are bounded: the
+whole fetch, and the bytes read (the rest is never downloaded; a compressed body is
+decoded a network read at a time, so it is bounded by the same count).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass
+
+import httpx
+
+from neocode_tui.agent.web_guard import AllowList, Refused, check, parse_url
+
+MAX_REDIRECTS = 5
+MAX_BYTES = 2_000_000
+TIME_LIMIT = 30.0
+USER_AGENT = "NeoCode-web_fetch/0.1 (+coding agent; one page on request)"
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+TEXT_TYPES = ("application/json", "application/xml", "application/javascript", "application/x-yaml")
+DROPPED = ("script", "style", "noscript", "template", "iframe", "object", "embed", "svg",
+           "canvas", "form", "button", "select", "nav", "aside", "link", "meta")
+"""Elements that are no part of a page's text: code, styling, navigation and chrome."""
+CHROME = ("header", "footer")
+"""The page's banner and footer, but not an article's own (its title, its byline)."""
+NAVIGATION_ROLES = ("navigation", "banner", "contentinfo", "complementary", "search", "menu")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+_BLANK_LINES = re.compile(r"\n[ \t]*(?:\n[ \t]*){2,}")
+
+
+@dataclass(frozen=True)
+class Page:
+    url: str
+    """Where it was found, after redirects."""
+    content_type: str
+    text: str
+    """Markdown for a page, the text itself for other text."""
+    truncated: bool
+
+
+async def fetch_page(url: str, allow: AllowList, *, time_limit: float = TIME_LIMIT) -> Page:
+    """The page at ``url`` as Markdown, or ``Refused`` saying why not."""
+    try:
+        async with asyncio.timeout(time_limit):
+            return await _fetch(url, allow)
+    except TimeoutError:
+        raise Refused(f"stopped after {time_limit:g}s, the time limit for a fetch") from None
+    except httpx.HTTPError as exc:
+        raise Refused(f"the fetch failed: {type(exc).__name__}: {exc or 'no details'}") from None
+
+
+async def _fetch(text: str, allow: AllowList) -> Page:
+    url = parse_url(text)
+    async with httpx.AsyncClient(
+        trust_env=False, follow_redirects=False, timeout=httpx.Timeout(15.0),
+        limits=httpx.Limits(max_keepalive_connections=0),
+        headers={"User-Agent": USER_AGENT,
+                 "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5",
+                 "Accept-Encoding": "gzip, deflate"},
+    ) as client:
+        for _ in range(MAX_REDIRECTS + 1):
+            target = await check(url, allow)
+            client.cookies.clear()  # nothing a server set is sent back, not even to itself
+            request = client.build_request(
+                "GET", target.connect_url(), headers=target.headers(), extensions=target.extensions()
+            )
+            response = await client.send(request, stream=True)
+            try:
+                location = response.headers.get("location") if response.is_redirect else None
+                if location is None:
+                    return await _read(response, str(url))
+            finally:
+                await response.aclose()
+            url = parse_url(str(url.join(location)))
+    raise Refused(f"more than {MAX_REDIRECTS} redirects; the last one went to {url}")
+
+
+async def _read(response: httpx.Response, url: str) -> Page:
+    if response.status_code >= 400:
+        raise Refused(f"{url} answered {response.status_code} {response.reason_phrase}")
+    content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    is_html = content_type in HTML_TYPES or not content_type
+    if not (is_html or content_type.startswith("text/") or content_type in TEXT_TYPES
+            or content_type.endswith(("+json", "+xml"))):
+        raise Refused(f"{url} is {content_type}, not a page or text web_fetch can read")
+    body = bytearray()
+    truncated = False
+    async for chunk in response.aiter_bytes():
+        body += chunk
+        if len(body) > MAX_BYTES:
+            truncated = True
+            del body[MAX_BYTES:]
+            break
+    charset = response.charset_encoding
+    if is_html:
+        text = await asyncio.to_thread(html_to_markdown, bytes(body), charset)
+    else:
+        text = bytes(body).decode(_codec(charset), "replace")
+    return Page(url, content_type or "text/html", clean(text), truncated)
+
+
+def _codec(charset: str | None) -> str:
+    import codecs
+
+    try:
+        return codecs.lookup(charset or "utf-8").name
+    except LookupError:
+        return "utf-8"
+
+
+def html_to_markdown(raw: bytes, charset: str | None = None) -> str:
+    """The page's main content as Markdown: its ``<main>`` or ``<article>`` if it has one,
+    else its body, without scripts, styles, navigation, headers, footers and forms."""
+    from bs4 import BeautifulSoup
+    from markdownify import MarkdownConverter
+
+    soup = BeautifulSoup(raw, "html.parser", from_encoding=charset)
+    title = soup.title.get_text(" ", strip=True) if soup.title else ""
+    for element in soup(DROPPED):
+        element.decompose()
+    for element in soup(CHROME):
+        if not element.decomposed and element.find_parent(("main", "article")) is None:
+            element.decompose()
+    for element in soup.find_all(True):
+        if element.decomposed:
+            continue
+        if element.get("role") in NAVIGATION_ROLES or element.has_attr("hidden"):
+            element.decompose()
+    main = soup.find("main") or soup.find("article") or soup.body or soup
+    markdown = MarkdownConverter(heading_style="ATX", bullets="-", strip=["img"]).convert_soup(main)
+    heading = f"# {title}\n\n" if title and title not in markdown[:500] else ""
+    return heading + markdown
+
+
+def clean(text: str) -> str:
+    """No control characters (a terminal escape, a bidi override) and no runs of blank
+    lines: what is left is the page's words."""
+    text = _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    return _BLANK_LINES.sub("\n\n", text).strip()
