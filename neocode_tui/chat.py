@@ -30,6 +30,26 @@ class ToolCall(BaseModel):
     """The raw JSON text the model sent (sent back verbatim, even when it did not parse)."""
 
 
+class Image(BaseModel):
+    """An image as the model is sent it: already scaled and encoded (``agent.images``).
+    The session file keeps ``data`` apart, once per ``sha256`` (``agent.image_store``)."""
+
+    model_config = DEFERRED
+
+    media_type: str
+    """``image/png``, ``image/jpeg``, ``image/gif`` or ``image/webp``."""
+    data: str = Field("", repr=False)
+    """The encoded bytes, base64."""
+    sha256: str
+    """Of the encoded bytes: the name it is stored under."""
+    name: str = ""
+    """Where it came from, for the screen (a file name, "clipboard")."""
+    width: int
+    height: int
+    size: int
+    """Bytes as sent (before base64)."""
+
+
 class Message(BaseModel):
     model_config = DEFERRED
 
@@ -42,6 +62,8 @@ class Message(BaseModel):
     name: str | None = None
     """For ``role="tool"``: the tool's name (Anthropic and some servers want it)."""
     is_error: bool = False
+    images: list[Image] = Field(default_factory=list)
+    """Attached to a user prompt or a tool result; sent after ``content``."""
 
 
 class ToolSpec(BaseModel):

@@ -83,6 +83,8 @@ class Settings(BaseModel):
     sandbox: SandboxMode | None = Field(None, validation_alias="NEOCODE_SANDBOX")
     """Where commands may write (None: ``workspace-write`` where bubblewrap works)."""
     sandbox_network: bool = Field(False, validation_alias="NEOCODE_SANDBOX_NETWORK")
+    images: bool = Field(True, validation_alias="NEOCODE_IMAGES")
+    """Whether the model takes images; ``false`` sends a line in place of each one."""
 
     @property
     def resolved_provider(self) -> ProviderName:

@@ -9,7 +9,7 @@ every way a run can end: every tool call in it has exactly one result.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from neocode_tui.agent.approvals import needs_approval, refusal_without_approver
 from neocode_tui.agent.hooks import Hooks, Permission, ToolVerdict
+from neocode_tui.agent.images import without_images
 from neocode_tui.agent.loop_events import (
     ApprovalDecision,
     ApprovalRequested,
@@ -38,7 +39,7 @@ from neocode_tui.agent.store import SessionStore
 from neocode_tui.agent.tools import Tool, ToolError, ToolRegistry, default_tools
 from neocode_tui.agent.transcript import INTERRUPTED, STOPPED, tool_result, unanswered_calls
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
-from neocode_tui.chat import ChatRequest, Message, ToolCall
+from neocode_tui.chat import ChatRequest, Image, Message, ToolCall
 from neocode_tui.collector import CollectedToolCall, CollectedTurn, Collector
 from neocode_tui.events import ErrorInfo, StreamEvent, Usage
 from neocode_tui.known_secrets import Secrets
@@ -114,6 +115,9 @@ class AgentLoop:
         self.secrets = secrets if secrets is not None else Secrets()
         """The run's holder: scrubs the streamed answer and every tool result before anyone
         sees it (the session shares it with everything else)."""
+        self.images = True
+        """Whether the model takes images; without, each is sent as a line saying it was
+        not sent (``images = false`` in the settings)."""
         self.turn = 0
         """The last turn number; it keeps growing across runs, so (turn, index) stays unique."""
         self._call_index: dict[str, int] = {}
@@ -129,7 +133,7 @@ class AgentLoop:
     def running(self) -> bool:
         return self._work is not None and not self._work.done()
 
-    async def run(self, prompt: str) -> RunFinished:
+    async def run(self, prompt: str, images: Sequence[Image] = ()) -> RunFinished:
         """Run ``prompt`` until the model stops calling tools, an error, or the turn limit.
 
         However a run ends, the partial answer is kept and every call not run gets a
@@ -142,7 +146,7 @@ class AgentLoop:
             raise RuntimeError("a run is already in progress")
         self._last_text = ""
         self._stopped = None
-        self._add(Message(role="user", content=prompt))
+        self._add(Message(role="user", content=prompt, images=list(images)))
         self._work = work = asyncio.create_task(self._run_reporting())
         try:
             return await work
@@ -190,7 +194,8 @@ class AgentLoop:
                 finished = await self._run_call(call)
                 if finished.status == "ok":
                     finished = await self._post_tool_hooks(call, finished)
-                self._add(tool_result(self._as_tool_call(call), finished.result, finished.is_error))
+                self._add(tool_result(self._as_tool_call(call), finished.result, finished.is_error,
+                                      finished.images))
                 self._emit(finished)
             if turn.dropped_tool_calls:
                 self._note_dropped(turn.dropped_tool_calls)
@@ -214,7 +219,7 @@ class AgentLoop:
         request = ChatRequest(
             model=self.provider.model,
             system=self._system_for_mode(),
-            messages=list(self.messages),
+            messages=list(self.messages) if self.images else without_images(self.messages),
             tools=self.tools.specs(),
             tool_choice=tool_choice,
         )
@@ -279,12 +284,13 @@ class AgentLoop:
 
         def result(
             text: str, status: ToolStatus = "error", *, diff: str | None = None,
-            change: FileChange | None = None,
+            change: FileChange | None = None, images: Sequence[Image] = (),
         ) -> ToolFinished:
             return ToolFinished(
                 turn=self.turn, index=call.index, call_id=call.id, name=call.name,
                 result=self.secrets(text), is_error=status != "ok", status=status,
                 diff=self.secrets.optional(diff), change=self._scrubbed(change),
+                images=list(images),
             )
 
         tool = self.tools.get(call.name)
@@ -335,7 +341,7 @@ class AgentLoop:
             return result(f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}")
         return result(
             output.text, "error" if output.is_error else "ok", diff=output.diff,
-            change=output.change,
+            change=output.change, images=output.images,
         )
 
     async def _pre_tool_hooks(self, call: CollectedToolCall) -> ToolVerdict:

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from neocode_tui.chat import Message
+from neocode_tui.chat import Image, Message
 from neocode_tui.events import ErrorInfo, StreamEvent, Usage
 from neocode_tui.vocabulary import NoticeLevel
 
@@ -91,6 +91,8 @@ class ToolFinished(_LoopEvent):
     diff: str | None = None
     """A unified diff, for tools that changed a file (shown colored on screen)."""
     change: FileChange | None = Field(None, exclude=True)
+    images: list[Image] = Field(default_factory=list, exclude=True)
+    """What the result carries besides its text (an image ``read_file`` read)."""
 
 
 class ApprovalRequested(_LoopEvent):

@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from neocode_tui.agent.loop_events import FileChange
 from neocode_tui.agent.workspace import Workspace, printable
-from neocode_tui.chat import ToolSpec
+from neocode_tui.chat import Image, ToolSpec
 
 ToolKind = Literal["read", "edit", "command"]
 Confinement = Literal["none", "sandboxed", "escape"]
@@ -76,6 +76,9 @@ class ToolOutput:
     diff: str | None = None
     is_error: bool = False
     change: FileChange | None = None
+    images: tuple[Image, ...] = ()
+    """Sent with the text (as the next user content where a dialect's tool results
+    carry no images)."""
 
 
 @dataclass(frozen=True)

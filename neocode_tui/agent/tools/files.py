@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from neocode_tui.agent.images import ImageError, describe, read_image
 from neocode_tui.agent.tools.base import Budget, FileTool, ToolError, ToolOutput
 from neocode_tui.agent.tools.text import CHUNK, open_text_file
 from neocode_tui.agent.workspace import Workspace, printable_name
@@ -40,7 +41,8 @@ class ReadFile(FileTool[ReadFileArgs]):
     name = "read_file"
     description = (
         "Read a text file. Lines come numbered (number, tab, text); the numbers are not "
-        "part of the file. Use offset and limit to read a long file in parts."
+        "part of the file. Use offset and limit to read a long file in parts. An image file "
+        "(PNG, JPEG, GIF, WebP, BMP, TIFF) comes back as the image itself."
     )
     kind = "read"
     args_model = ReadFileArgs
@@ -53,6 +55,9 @@ class ReadFile(FileTool[ReadFileArgs]):
     def run_sync(self, args: ReadFileArgs, workspace: Workspace, budget: Budget) -> ToolOutput:
         path = workspace.resolve(args.path)
         shown = workspace.relative(path)
+        image = _image(workspace, path, shown, budget)
+        if image is not None:
+            return image
         with open_text_file(workspace, path, shown) as (fd, status):
             window = _Window(args.offset, args.offset + args.limit)
             counting = status.st_size <= COUNT_BYTES
@@ -82,6 +87,20 @@ class ReadFile(FileTool[ReadFileArgs]):
                 f"read on with offset={last + 1}]"
             )
         return ToolOutput(text)
+
+
+def _image(workspace: Workspace, path: Path, shown: str, budget: Budget) -> ToolOutput | None:
+    """The file as an image, if it is one; a file that cannot be opened is left to the
+    text reader, which says why."""
+    try:
+        image = read_image(workspace, path, shown, budget)
+    except ImageError as exc:
+        raise ToolError(str(exc)) from None
+    except OSError:
+        return None
+    if image is None:
+        return None
+    return ToolOutput(f"{shown} is an image ({describe(image)}), attached", images=(image,))
 
 
 class _Window:
