@@ -302,7 +302,7 @@ def _messages(transcript: list[Message], compat: OpenAICompat) -> list[dict[str,
 
 
 def _user(message: Message, before: list[dict[str, Any]]) -> dict[str, Any]:
-    parts = [*before, {"type": "text", "text": message.content}]
+    parts = [*before, *([{"type": "text", "text": message.content}] if message.content else [])]
     parts += [_image_part(image) for image in message.images]
     return {"role": "user", "content": parts}
 
