@@ -12,6 +12,7 @@ import base64
 import hashlib
 import io
 import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -159,3 +160,25 @@ def without_images(messages: list[Message]) -> list[Message]:
         if message.images else message
         for message in messages
     ]
+
+
+def read_pasted(path: Path, workspace: Workspace) -> Image:
+    """An image file the user pasted or dropped. Inside the workspace it is read exactly as
+    ``read_file`` reads (a link out of it stays refused); elsewhere it is the user's own
+    choice, read without following a link and only if it is a regular file."""
+    if Path(os.path.abspath(workspace.root / path)).is_relative_to(workspace.root):
+        # Named inside the workspace: its rules, whatever a link in it says.
+        inside = workspace.resolve(str(path))
+        image = read_image(workspace, inside, workspace.relative(inside))
+        if image is None:
+            raise ImageError(f"{workspace.relative(inside)} is not an image")
+        return image
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_SOURCE_BYTES:
+            raise ImageError(f"{path.name} is not an image file of at most {MAX_SOURCE_BYTES} bytes")
+        data = os.read(fd, MAX_SOURCE_BYTES + 1)
+    finally:
+        os.close(fd)
+    return prepare(data, path.name)

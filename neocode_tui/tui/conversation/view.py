@@ -34,6 +34,7 @@ from neocode_tui.tui.conversation.palette import Palette
 if TYPE_CHECKING:
     from neocode_tui.agent.loop_events import LoopEvent
     from neocode_tui.chat import Message
+    from neocode_tui.tui.attachments import Attachment
 
 _FALLBACK_SECONDS = 0.1
 """Events reach the screen with the next frame; if no frame comes this soon, without one."""
@@ -81,8 +82,8 @@ class ConversationView(ScrollView, can_focus=True):
         """True while the view follows the latest output; False once the user scrolled up."""
         return self._anchored
 
-    def add_user_message(self, text: str) -> None:
-        self._enqueue(lambda: self._assembler.user_message(text))
+    def add_user_message(self, text: str, attachments: list[Attachment] | None = None) -> None:
+        self._enqueue(lambda: self._assembler.user_message(text, attachments))
 
     def post(self, event: LoopEvent) -> None:
         """Buffer a loop event; it reaches the screen with the next frame, in order."""
