@@ -96,3 +96,66 @@ def test_the_image_chip_at_80x24(snap_compare, tmp_path: Path) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+WL_PASTE = """#!{python}
+import sys
+if sys.argv[1:] == ["--list-types"]:
+    print("text/plain\\nimage/png")
+elif sys.argv[1:] == ["--no-newline", "--type", "image/png"]:
+    sys.stdout.buffer.write(open({image!r}, "rb").read())
+else:
+    sys.exit(1)
+"""
+
+
+async def test_ctrl_v_attaches_the_clipboard_s_image(
+    tmp_path: Path, monkeypatch, model_server: ModelServer
+) -> None:
+    """Through the clipboard tool the desktop has (here a stand-in ``wl-paste`` that holds
+    a screenshot), run as a subprocess while the app goes on."""
+    import sys
+
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    copied = screenshot(tmp_path / "copied.png", (800, 450))
+    (tools / "wl-paste").write_text(WL_PASTE.format(python=sys.executable, image=str(copied)))
+    (tools / "wl-paste").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-test")
+    model_server.enqueue(Response(body=openai_turn("Sky and grass.")))
+    settings = Settings(provider="openai", base_url=model_server.url + "/v1", openai_api_key="sk-test",
+                        max_retries=0)
+    app = NeoCodeApp(settings, None, project(tmp_path), remember_theme=False)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await started(app, pilot)
+        await pilot.press("ctrl+v")
+        await screen_shows(app, pilot, "▣ clipboard · 800×450")
+        await pilot.press("enter")
+        await screen_shows(app, pilot, "Sky and grass.")
+
+    [message] = [m for m in model_server.requests[0].json["messages"] if m["role"] == "user"]
+    [image] = message["content"]
+    assert image["image_url"]["url"].startswith("data:image/png;base64,")
+
+
+async def test_without_a_clipboard_image_ctrl_v_pastes_text_and_backspace_drops_a_chip(
+    tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.delenv("DISPLAY", raising=False)
+    workspace = project(tmp_path)
+    screenshot(workspace / "shot.png", (64, 32))
+    app = NeoCodeApp(Settings(), None, workspace, remember_theme=False)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await started(app, pilot)
+        app.copy_to_clipboard("copied words")
+        await pilot.press("ctrl+v")
+        await screen_shows(app, pilot, "no clipboard tool for images: install wl-clipboard")
+        await wait_until(lambda: app.prompt.text == "copied words", pause=pilot.pause)
+        await pilot.press("ctrl+u")
+        app.post_message(events.Paste("shot.png"))  # relative: the workspace's
+        await screen_shows(app, pilot, "▣ shot.png · 64×32")
+        await pilot.press("backspace")
+        await screen_shows(app, pilot, "no clipboard tool", gone=["▣ shot.png"])
+        assert app.image_chips.attachments == []

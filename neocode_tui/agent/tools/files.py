@@ -41,8 +41,7 @@ class ReadFile(FileTool[ReadFileArgs]):
     name = "read_file"
     description = (
         "Read a text file. Lines come numbered (number, tab, text); the numbers are not "
-        "part of the file. Use offset and limit to read a long file in parts. An image file "
-        "(PNG, JPEG, GIF, WebP, BMP, TIFF) comes back as the image itself."
+        "part of the file. Use offset and limit to read a long file in parts. Images come as images."
     )
     kind = "read"
     args_model = ReadFileArgs
