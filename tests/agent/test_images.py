@@ -238,3 +238,12 @@ def test_bad_images_get_a_clear_message() -> None:
     PIL.new("1", (20_000, 20_000)).save(bomb, "PNG")  # a few KB that claim 400 M pixels
     with pytest.raises(ImageError, match="bomb.png claims more pixels than the"):
         prepare(bomb.getvalue(), "bomb.png")
+
+
+def test_an_image_counts_towards_the_context() -> None:
+    from neocode_tui.agent.context import message_tokens
+    from neocode_tui.chat import Message
+
+    image = prepare(noise(300), "noise.png")
+    plain = Message(role="user", content="look")
+    assert message_tokens(plain.model_copy(update={"images": [image]})) == message_tokens(plain) + 120

@@ -159,3 +159,20 @@ async def test_without_a_clipboard_image_ctrl_v_pastes_text_and_backspace_drops_
         await pilot.press("backspace")
         await screen_shows(app, pilot, "no clipboard tool", gone=["▣ shot.png"])
         assert app.image_chips.attachments == []
+
+
+async def test_a_resumed_session_shows_its_images_as_chips(tmp_path: Path) -> None:
+    from neocode_tui.agent.session import AgentSession
+
+    workspace = project(tmp_path)
+    screenshot(workspace / "shot.png", (320, 180))
+    provider = ScriptedProvider([[TextDelta(text="Seen it."), MessageDone(finish_reason="stop")]])
+    session = AgentSession(Settings(provider="scripted"), workspace, provider=provider)
+    await session.prompt("look at @shot.png")
+    await session.aclose()
+
+    app = NeoCodeApp(Settings(provider="scripted"), None, workspace, remember_theme=False, resume="")
+    async with app.run_test(size=(100, 32)) as pilot:
+        await started(app, pilot)
+        text = await screen_shows(app, pilot, "look at @shot.png", "▣ shot.png · 320×180", "Seen it.")
+    assert "base64" not in text and "iVBOR" not in text
