@@ -17,6 +17,9 @@ from acp.schema import ImageContentBlock
 from neocode_tui.agent.images import ImageError, prepare
 from neocode_tui.chat import Image
 
+MAX_PROMPT_IMAGES = 20
+"""Images one prompt may carry: each is decoded, and each goes with every later request."""
+
 
 class BadImage(ValueError):
     """An image block that cannot be sent; the message says which and why."""
@@ -31,6 +34,9 @@ async def prompt_images(blocks: list[Any]) -> list[Image]:
 
 
 def _prepared(blocks: list[Any]) -> list[Image]:
+    count = sum(isinstance(block, ImageContentBlock) for block in blocks)
+    if count > MAX_PROMPT_IMAGES:
+        raise BadImage(f"the prompt has {count} images; at most {MAX_PROMPT_IMAGES} go in one prompt")
     images: list[Image] = []
     for block in blocks:
         if not isinstance(block, ImageContentBlock):

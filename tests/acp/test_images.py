@@ -7,7 +7,8 @@ import base64
 import io
 from pathlib import Path
 
-from acp import image_block, text_block
+import pytest
+from acp import RequestError, image_block, text_block
 from PIL import Image as PIL
 
 from tests.acp.conftest import agent_env, editor
@@ -31,6 +32,9 @@ async def test_an_image_prompt_is_sent_to_the_model_scaled(model: Dialect, works
         prompt = [text_block("what is this?"),
                   image_block(encoded_png((2000, 1000)), "image/png", uri="file:///tmp/shot.png")]
         reply = await asyncio.wait_for(ed.conn.prompt(session_id=session.session_id, prompt=prompt), 30)
+        many = [image_block(encoded_png((8, 8)), "image/png") for _ in range(21)]
+        with pytest.raises(RequestError, match="the prompt has 21 images; at most 20"):
+            await asyncio.wait_for(ed.conn.prompt(session_id=session.session_id, prompt=many), 30)
 
     assert reply.stop_reason == "end_turn"
     [(media_type, picture, message)] = sent_images(model, 1)

@@ -247,3 +247,23 @@ def test_an_image_counts_towards_the_context() -> None:
     image = prepare(noise(300), "noise.png")
     plain = Message(role="user", content="look")
     assert message_tokens(plain.model_copy(update={"images": [image]})) == message_tokens(plain) + 120
+
+
+async def test_an_image_that_cannot_be_stored_apart_stays_in_its_line(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    png(workspace / "shot.png", (32, 32))
+    images_dir().parent.mkdir(parents=True)
+    images_dir().write_text("a file where the folder would be")
+    openai_only.reply("Seen.")
+    openai_only.reply("Still seen.")
+    session = session_for(openai_only, workspace)
+    await session.prompt("@shot.png")
+    session_id = session.id
+    await session.aclose()
+
+    resumed = session_for(openai_only, workspace)
+    resumed.resume(session_id)
+    await resumed.prompt("again?")
+    assert [picture.size for _, picture, _ in sent_images(openai_only, 2)] == [(32, 32)]
+    await resumed.aclose()
