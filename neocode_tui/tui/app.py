@@ -218,8 +218,7 @@ class NeoCodeApp(ImageAttaching):
         self.image_chips = ImageChips(id="images")
         self.prompt = PromptInput(
             completion, self.slash.complete, unqueue=self.queued.take_last,
-            mentions=self.mention_picker, drop_image=self.image_chips.drop_last,
-            workspace=self.workspace, id="prompt",
+            mentions=self.mention_picker, drop_image=self.image_chips.drop_last, id="prompt",
         )
         self.prompt.cursor_blink = self.blink
         self.status = StatusBar(self.clock, id="status")

@@ -36,8 +36,10 @@ class Attachment:
     """Rows of cells, each (upper pixel, lower pixel); empty when none was made."""
 
 
-def pasted_paths(text: str, workspace: Path) -> list[Path] | None:
-    """The image files a paste names, when it names nothing else; None for ordinary text."""
+def pasted_paths(text: str) -> list[Path] | None:
+    """The image files a paste names, when it names nothing else; None for ordinary text.
+    Only whole paths count (as a dropped file comes): a bare ``shot.png`` pasted into a
+    sentence is text (``@shot.png`` attaches it)."""
     text = text.strip()
     if not text or len(text) > 10_000:
         return None
@@ -50,8 +52,7 @@ def pasted_paths(text: str, workspace: Path) -> list[Path] | None:
         if word.startswith("file://"):
             word = unquote(urlparse(word).path)
         path = Path(word).expanduser()
-        path = path if path.is_absolute() else workspace / path
-        if path.suffix.lower() not in IMAGE_SUFFIXES or not path.is_file():
+        if not path.is_absolute() or path.suffix.lower() not in IMAGE_SUFFIXES or not path.is_file():
             return None
         paths.append(path)
     return paths or None

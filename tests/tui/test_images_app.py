@@ -154,7 +154,11 @@ async def test_without_a_clipboard_image_ctrl_v_pastes_text_and_backspace_drops_
         await screen_shows(app, pilot, "no clipboard tool for images: install wl-clipboard")
         await wait_until(lambda: app.prompt.text == "copied words", pause=pilot.pause)
         await pilot.press("ctrl+u")
-        app.post_message(events.Paste("shot.png"))  # relative: the workspace's
+        app.post_message(events.Paste("shot.png"))  # a bare name in a sentence is text
+        await wait_until(lambda: app.prompt.text == "shot.png", pause=pilot.pause)
+        await pilot.press("ctrl+u")
+        monkeypatch.setenv("HOME", str(tmp_path))
+        app.post_message(events.Paste("~/project/shot.png"))
         await screen_shows(app, pilot, "▣ shot.png · 64×32")
         await pilot.press("backspace")
         await screen_shows(app, pilot, "no clipboard tool", gone=["▣ shot.png"])

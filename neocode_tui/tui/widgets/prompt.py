@@ -104,12 +104,10 @@ class PromptInput(TextArea):
         unqueue: Callable[[], str | None] = lambda: None,
         mentions: MentionPicker | None = None,
         drop_image: Callable[[], bool] = lambda: False,
-        workspace: Path | None = None,
         id: str | None = None,
     ) -> None:
         """``unqueue``: takes the last queued message back (Up on an empty prompt);
-        ``drop_image``: removes the last attached image (Backspace on an empty prompt);
-        ``workspace``: where a pasted relative path is looked for."""
+        ``drop_image``: removes the last attached image (Backspace on an empty prompt)."""
         super().__init__(
             id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="indent", compact=True
         )
@@ -122,7 +120,6 @@ class PromptInput(TextArea):
         history, even when it is a slash command that would open the completion list."""
         self.mentions = mentions
         self._drop_image = drop_image
-        self._workspace = workspace or Path.cwd()
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self._refresh_completion()
@@ -255,7 +252,7 @@ class PromptInput(TextArea):
     async def _on_paste(self, event: events.Paste) -> None:
         from neocode_tui.tui.attachments import pasted_paths
 
-        paths = pasted_paths(event.text, self._workspace)
+        paths = pasted_paths(event.text)
         if paths is None:
             return  # text: TextArea's own handler (the next in line) types it
         event.stop()
