@@ -4,6 +4,8 @@ Every image, whatever brought it (a mention, a paste, ``read_file``, an MCP tool
 editor), goes through ``prepare``: decoded (so what is sent is an image, not bytes that
 claim to be one), bounded in pixels before decoding (a decompression bomb is refused),
 scaled so its long side is at most ``MAX_SIDE`` and re-encoded until it fits ``MAX_BYTES``.
+An image that carries metadata (EXIF with a phone's GPS position, XMP, text chunks) is
+re-encoded without it even when it fits: what is sent is the picture, not where it was taken.
 """
 
 from __future__ import annotations
@@ -37,6 +39,12 @@ SENT = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "i
 """Formats every API takes as they are; any other is re-encoded as PNG or JPEG."""
 _MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"BM", b"II*\0", b"MM\0*")
 TEXT_ONLY = "this model takes no images (images = false in its settings)"
+_PLAIN_INFO = frozenset({
+    "dpi", "gamma", "transparency", "aspect", "jfif", "jfif_version", "jfif_unit", "jfif_density",
+    "progressive", "progression", "interlace", "duration", "loop", "background", "version",
+    "srgb", "adobe", "adobe_transform", "icc_profile", "chromaticity",
+})
+"""What Pillow reads from an image that says how to show it, not anything about it."""
 
 
 class ImageError(ValueError):
@@ -62,7 +70,8 @@ def prepare(raw: bytes, name: str) -> Image:
                 raise ImageError(f"{name} is {width}×{height} pixels, more than the {MAX_PIXELS} decoded")
             picture.load()
             media_type = SENT.get(picture.format or "")
-            if media_type and max(width, height) <= MAX_SIDE and len(raw) <= MAX_BYTES:
+            plain = not set(picture.info) - _PLAIN_INFO
+            if media_type and plain and max(width, height) <= MAX_SIDE and len(raw) <= MAX_BYTES:
                 return _image(raw, media_type, name, width, height)
             return _shrunk(picture, name)
     except UnidentifiedImageError:
@@ -76,23 +85,28 @@ def prepare(raw: bytes, name: str) -> Image:
 
 
 def _shrunk(picture: Picture, name: str) -> Image:
-    """Scaled to ``MAX_SIDE``, as PNG where that fits ``MAX_BYTES`` and as JPEG (smaller
-    each try) where it does not. An animation keeps its first frame."""
+    """Scaled to ``MAX_SIDE``, upright (EXIF's orientation applied, as it is then dropped),
+    as PNG where that fits ``MAX_BYTES`` and as JPEG (smaller each try) where it does not;
+    a photo (a JPEG) tries JPEG first. An animation keeps its first frame."""
     from PIL import Image as PIL
+    from PIL import ImageOps
 
     side = MAX_SIDE
-    frame = picture.convert("RGBA" if _has_alpha(picture) else "RGB")
+    photo = picture.format == "JPEG"
+    upright = ImageOps.exif_transpose(picture)
+    frame = upright.convert("RGBA" if _has_alpha(picture) else "RGB")
     while True:
         scaled = frame.copy()
         scaled.thumbnail((side, side), PIL.Resampling.LANCZOS)
-        for media_type, data in _encodings(scaled):
+        for media_type, data in _encodings(scaled, photo):
             if len(data) <= MAX_BYTES:
                 return _image(data, media_type, name, *scaled.size)
         side = side * 3 // 4
 
 
-def _encodings(picture: Picture) -> Iterable[tuple[str, bytes]]:
-    yield "image/png", _encoded(picture, "PNG", optimize=True)
+def _encodings(picture: Picture, photo: bool) -> Iterable[tuple[str, bytes]]:
+    if not photo:
+        yield "image/png", _encoded(picture, "PNG", optimize=True)
     opaque = picture.convert("RGB") if picture.mode != "RGB" else picture
     for quality in (85, 70):
         yield "image/jpeg", _encoded(opaque, "JPEG", quality=quality)

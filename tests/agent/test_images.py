@@ -267,3 +267,19 @@ async def test_an_image_that_cannot_be_stored_apart_stays_in_its_line(
     await resumed.prompt("again?")
     assert [picture.size for _, picture, _ in sent_images(openai_only, 2)] == [(32, 32)]
     await resumed.aclose()
+
+
+def test_metadata_is_dropped_and_a_photo_stays_upright() -> None:
+    picture = PIL.new("RGB", (200, 100), (250, 250, 250))
+    picture.paste((0, 0, 0), (0, 0, 100, 100))  # dark left half, as stored
+    exif = PIL.Exif()
+    exif[0x0112] = 6  # orientation: shown turned 90° clockwise
+    exif[0x8825] = {2: (52.0, 31.0, 12.0)}  # a GPS latitude
+    out = io.BytesIO()
+    picture.save(out, "JPEG", exif=exif, quality=95)
+
+    image = prepare(out.getvalue(), "photo.jpg")
+    sent = PIL.open(io.BytesIO(base64.b64decode(image.data)))
+    assert image.media_type == "image/jpeg" and sent.size == (100, 200) == (image.width, image.height)
+    assert not sent.getexif() and "exif" not in sent.info
+    assert sum(sent.getpixel((50, 20))) < 100  # the dark half is now on top
