@@ -40,6 +40,24 @@ class ThinkingBlock(BaseModel):
     text: str = ""
     signature: str = ""
     redacted: str = ""
+class Image(BaseModel):
+    """An image as the model is sent it: already scaled and encoded (``agent.images``).
+    The session file keeps ``data`` apart, once per ``sha256`` (``agent.image_store``)."""
+
+    model_config = DEFERRED
+
+    media_type: str
+    """``image/png``, ``image/jpeg``, ``image/gif`` or ``image/webp``."""
+    data: str = Field("", repr=False)
+    """The encoded bytes, base64."""
+    sha256: str
+    """Of the encoded bytes: the name it is stored under."""
+    name: str = ""
+    """Where it came from, for the screen (a file name, "clipboard")."""
+    width: int
+    height: int
+    size: int
+    """Bytes as sent (before base64)."""
 
 
 class Message(BaseModel):
@@ -58,6 +76,8 @@ class Message(BaseModel):
     is_error: bool = False
     duration: float | None = None
     """For ``role="tool"``: seconds the tool ran, kept for the screen (never sent)."""
+    images: list[Image] = Field(default_factory=list)
+    """Attached to a user prompt or a tool result; sent after ``content``."""
 
 
 class ToolSpec(BaseModel):

@@ -104,6 +104,8 @@ class Settings(BaseModel):
     and asks before passing it (``neocode_tui.agent.budget``)."""
     small_model: str | None = Field(None, validation_alias="NEOCODE_SMALL_MODEL")
     """The model for side work (titles, summaries, explore subagents), same provider."""
+    images: bool = Field(True, validation_alias="NEOCODE_IMAGES")
+    """Whether the model takes images; ``false`` sends a line in place of each one."""
 
     @property
     def resolved_provider(self) -> ProviderName:

@@ -74,7 +74,12 @@ def message_tokens(message: Message) -> int:
     chars = len(message.content) + len(message.reasoning)
     for call in message.tool_calls:
         chars += len(call.name) + len(call.arguments)
-    return -(-chars // CHARS_PER_TOKEN) + MESSAGE_OVERHEAD
+    images = sum(-(-image.width * image.height // PIXELS_PER_TOKEN) for image in message.images)
+    return -(-chars // CHARS_PER_TOKEN) + MESSAGE_OVERHEAD + images
+
+
+PIXELS_PER_TOKEN = 750
+"""Anthropic's published rule for an image's tokens (OpenAI's tiles come out close)."""
 
 
 class ContextPart(BaseModel):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
@@ -21,6 +21,7 @@ from neocode_tui.agent.approvals import needs_approval, refusal_without_approver
 from neocode_tui.agent.buffers import Buffers
 from neocode_tui.agent.call_context import CURRENT_CALL, RunningCall
 from neocode_tui.agent.hooks import Hooks, Permission, ToolVerdict
+from neocode_tui.agent.images import without_images
 from neocode_tui.agent.loop_events import (
     ApprovalDecision,
     ApprovalRequested,
@@ -46,7 +47,7 @@ from neocode_tui.agent.tools import Tool, ToolError, ToolOutput, ToolRegistry, d
 from neocode_tui.agent.tools.skill import UseSkill
 from neocode_tui.agent.transcript import INTERRUPTED, STOPPED, tool_result, unanswered_calls
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
-from neocode_tui.chat import ChatRequest, Message, ToolCall
+from neocode_tui.chat import ChatRequest, Image, Message, ToolCall
 from neocode_tui.collector import CollectedToolCall, CollectedTurn, Collector
 from neocode_tui.events import ErrorInfo, StreamEvent, Usage
 from neocode_tui.known_secrets import Secrets
@@ -140,6 +141,9 @@ class AgentLoop:
         sees it (the session shares it with everything else)."""
         self.memory = MemoryFiles(self.workspace.root, self.secrets)
         """The instruction files loaded: at the start, and each folder's as work reaches it."""
+        self.images = True
+        """Whether the model takes images; without, each is sent as a line saying it was
+        not sent (``images = false`` in the settings)."""
         self.turn = 0
         """The last turn number; it keeps growing across runs, so (turn, index) stays unique."""
         self._call_index: dict[str, int] = {}
@@ -157,7 +161,7 @@ class AgentLoop:
     def running(self) -> bool:
         return self._work is not None and not self._work.done()
 
-    async def run(self, prompt: str) -> RunFinished:
+    async def run(self, prompt: str, images: Sequence[Image] = ()) -> RunFinished:
         """Run ``prompt`` until the model stops calling tools, an error, or the turn limit.
 
         However a run ends, the partial answer is kept and every call not run gets a
@@ -170,7 +174,7 @@ class AgentLoop:
             raise RuntimeError("a run is already in progress")
         self._last_text = ""
         self._stopped = self._final = None
-        self._add(Message(role="user", content=prompt))
+        self._add(Message(role="user", content=prompt, images=list(images)))
         self._work = work = asyncio.create_task(self._run_reporting())
         try:
             return await work
@@ -272,7 +276,7 @@ class AgentLoop:
 
     def _answer(self, call: CollectedToolCall, finished: ToolFinished, *, emit: bool = True) -> None:
         self._add(tool_result(self._as_tool_call(call), finished.result, finished.is_error,
-                              finished.duration))
+                              finished.duration, finished.images))
         if emit:
             self._emit(finished)
 
@@ -290,7 +294,7 @@ class AgentLoop:
         request = ChatRequest(
             model=self.provider.model,
             system=self._system_for_mode(),
-            messages=list(self.messages),
+            messages=list(self.messages) if self.images else without_images(self.messages),
             tools=self.tools.specs(),
             tool_choice=tool_choice,
         )
@@ -366,13 +370,14 @@ class AgentLoop:
 
         def result(
             text: str, status: ToolStatus = "error", *, diff: str | None = None,
-            change: FileChange | None = None,
+            change: FileChange | None = None, images: Sequence[Image] = (),
         ) -> ToolFinished:
             duration = None if started is None else round(self.clock() - started, 3)
             return ToolFinished(
                 turn=self.turn, index=call.index, call_id=call.id, name=call.name,
                 result=self.secrets(text), is_error=status != "ok", status=status,
                 diff=self.secrets.optional(diff), change=self._scrubbed(change), duration=duration,
+                images=list(images),
             )
 
         tool = self.tools.get(call.name)
@@ -428,7 +433,7 @@ class AgentLoop:
             self._final = self.secrets(output.final)
         return result(
             output.text, "error" if output.is_error else "ok", diff=output.diff,
-            change=output.change,
+            change=output.change, images=output.images,
         )
 
     async def _with_instructions(self, paths: list[Path], output: ToolOutput) -> ToolOutput:

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from neocode_tui.agent.todos import Todo
-from neocode_tui.chat import Message
+from neocode_tui.chat import Image, Message
 from neocode_tui.events import ErrorInfo, StreamEvent, Usage
 from neocode_tui.vocabulary import ApprovalMode, NoticeLevel
 
@@ -94,6 +94,8 @@ class ToolFinished(_LoopEvent):
     change: FileChange | None = Field(None, exclude=True)
     duration: float | None = None
     """Seconds the tool ran (None: it did not run)."""
+    images: list[Image] = Field(default_factory=list, exclude=True)
+    """What the result carries besides its text (an image ``read_file`` read)."""
 
 
 class ApprovalRequested(_LoopEvent):

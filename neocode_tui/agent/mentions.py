@@ -1,8 +1,8 @@
 """``@path`` in a prompt: the file (or folder) goes along with the request.
 
 The prompt keeps the mention as the user typed it; what the model gets after it is each
-mentioned file as ``read_file`` shows it (numbered lines, capped) and each folder as
-``list_dir`` does, read through the same confined, no-follow opens. A word after ``@``
+mentioned file as ``read_file`` shows it (numbered lines, capped; an image as the image
+itself) and each folder as ``list_dir`` does, read through the same confined, no-follow opens. A word after ``@``
 that names nothing in the workspace (``@property`` in pasted code, an e-mail address) is
 left alone; one that names something that cannot be attached (outside the workspace, a
 binary file) is reported to the user, never sent.
@@ -18,6 +18,7 @@ from pathlib import Path
 from neocode_tui.agent.tools.base import RESULT_CAP, Budget, ToolError, cap_text
 from neocode_tui.agent.tools.files import ListDir, ListDirArgs, ReadFile, ReadFileArgs
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
+from neocode_tui.chat import Image
 
 MENTION = re.compile(r'(?<![\w@])@(?:"([^"\n]+)"|([^\s"]+))')
 """``@src/app.py`` or, for a name with spaces, ``@"my notes.md"``."""
@@ -39,6 +40,8 @@ class Expanded:
     """What the model is sent: the prompt, then what its mentions name."""
     attached: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    images: list[Image] = field(default_factory=list)
+    """The mentioned images, sent with the prompt (the text says where each came from)."""
 
 
 def expand_mentions(
@@ -53,12 +56,13 @@ def expand_mentions(
         found = _attach(quoted, workspace) if quoted else _attach_bare(bare, workspace)
         if found is None:
             continue
-        shown, block, problem = found
+        shown, block, problem = found[:3]
         if problem:
             result.problems.append(f"@{shown} was not attached: {problem}")
         elif shown not in result.attached:
             result.attached.append(shown)
             blocks.append(block)
+            result.images += found[3:]
     if blocks:
         attached = cap_text(secrets("\n\n".join(blocks)), TOTAL_CAP)
         result.text = f"{text}{ATTACHED}{attached}"
@@ -71,7 +75,11 @@ def typed_part(content: str) -> str:
     return content.split(ATTACHED, 1)[0]
 
 
-def _attach_bare(word: str, workspace: Workspace) -> tuple[str, str, str] | None:
+Found = tuple[str, str, str] | tuple[str, str, str, Image]
+"""(shown path, block, problem), and the image where the file is one."""
+
+
+def _attach_bare(word: str, workspace: Workspace) -> Found | None:
     """A mention without quotes, tried as typed and then without trailing punctuation."""
     candidates = [word]
     stripped = word.rstrip(TRAILING)
@@ -84,8 +92,8 @@ def _attach_bare(word: str, workspace: Workspace) -> tuple[str, str, str] | None
     return None
 
 
-def _attach(name: str, workspace: Workspace) -> tuple[str, str, str] | None:
-    """(shown path, block, problem) for a mentioned name; None when it names nothing."""
+def _attach(name: str, workspace: Workspace) -> Found | None:
+    """What a mentioned name attaches; None when it names nothing."""
     try:
         path = workspace.resolve(name)
     except PathOutsideWorkspace as exc:
@@ -102,6 +110,8 @@ def _attach(name: str, workspace: Workspace) -> tuple[str, str, str] | None:
         content = ReadFile().run_sync(ReadFileArgs(path=shown), workspace, Budget())
     except (ToolError, OSError) as exc:
         return shown, "", str(exc) if isinstance(exc, ToolError) else (exc.strerror or str(exc))
+    if content.images:
+        return shown, f'<image path="{shown}">{content.text}</image>', "", content.images[0]
     return shown, f'<file path="{shown}">\n{content.text}\n</file>', ""
 
 

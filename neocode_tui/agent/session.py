@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -33,6 +33,7 @@ from neocode_tui.agent.context import (
 from neocode_tui.agent.custom_commands import CustomCommands, load_commands
 from neocode_tui.agent.file_index import FileIndex
 from neocode_tui.agent.hooks import load_hooks
+from neocode_tui.agent.images import TEXT_ONLY
 from neocode_tui.agent.loop import AgentLoop, Approver
 from neocode_tui.agent.loop_events import (
     LoopEvent,
@@ -65,7 +66,7 @@ from neocode_tui.agent.tools import ToolRegistry
 from neocode_tui.agent.tools.bash import Bash
 from neocode_tui.agent.tools.web import configure_web_fetch
 from neocode_tui.agent.workspace import refuse_too_wide
-from neocode_tui.chat import Message, clean_text
+from neocode_tui.chat import Image, Message, clean_text
 from neocode_tui.config import Settings
 from neocode_tui.errors import NeoCodeError, WorkInProgress
 from neocode_tui.events import ErrorInfo, Usage
@@ -229,6 +230,7 @@ class AgentSession:
         if approver is not None:
             self.loop.approver = self.lifecycle.asking(approver)
         self.own_tools.on_ask = lambda: self.lifecycle.notify("NeoCode has a plan for you to review")
+        self.loop.images = settings.images
         self._extensions_told = False
 
     # -- what the front ends show ---------------------------------------------------------
@@ -296,6 +298,7 @@ class AgentSession:
         self.secrets.add(keys=settings.secrets)
         old, self.provider = self.provider, make_provider(settings, secrets=self.secrets)
         self.loop.provider, self.settings = self.provider, settings
+        self.loop.images = settings.images
         await old.aclose()
 
     # -- subagents (``self.subagents``) ----------------------------------------------------
@@ -372,20 +375,21 @@ class AgentSession:
         self.commands = load_commands(self.workspace, self._built_in_commands)
         return self.commands
 
-    async def prompt(self, text: str) -> RunFinished:
-        """Run ``text`` to the end; ``cancel()`` ends it early (``reason="cancelled"``).
-        ``/name args`` of a custom command sends the command's prompt."""
+    async def prompt(self, text: str, images: Sequence[Image] = ()) -> RunFinished:
+        """Run ``text`` (and ``images``, pasted or sent by an editor) to the end; ``cancel()``
+        ends it early (``reason="cancelled"``). ``/name args`` of a custom command sends the
+        command's prompt."""
         if self.running:
             raise WorkInProgress("the agent is still working on the last prompt")
         turn = self.loop.turn
-        finished = await self._prompt(clean_text(text))
+        finished = await self._prompt(clean_text(text), list(images))
         if self._titling is not None:
             await asyncio.wait([self._titling])  # it ran alongside; a short wait, if any
         if finished.reason != "cancelled" and self.loop.turn != turn:  # a turn ran and stopped
             await self.hooks.stopped(finished.reason)
         return finished
 
-    async def _prompt(self, text: str) -> RunFinished:
+    async def _prompt(self, text: str, images: list[Image]) -> RunFinished:
         await self.restore.repository()  # before any command can change what git would find
         self.mcp.start()
         self.ensure_saved()
@@ -396,6 +400,9 @@ class AgentSession:
         )
         for problem in expanded.problems:
             self.notice("warning", problem)
+        images += expanded.images
+        if images and not self.loop.images:
+            self.notice("warning", f"{len(images)} image(s) not sent: {TEXT_ONLY}; the model is told")
         self._compacted_in_run = False
         not_sent = await self._make_room(expanded.text)
         if not_sent is not None:
@@ -413,7 +420,7 @@ class AgentSession:
         for tag, context in (("session-start-hook", started), ("user-prompt-submit-hook", submitted.context)):
             if context:
                 text += f"\n\n<{tag}>\n{self.secrets(context)}\n</{tag}>"
-        return await self._run_compacting(text)
+        return await self._run_compacting(text, images)
 
     def _say_once(self, prompt: str) -> None:
         """What the first prompt brings: the sandbox's absence, the title, the problems of
@@ -467,10 +474,10 @@ class AgentSession:
         self._emit(finished)
         return finished
 
-    async def _run_compacting(self, text: str) -> RunFinished:
+    async def _run_compacting(self, text: str, images: list[Image]) -> RunFinished:
         """The run; when the server says the context overflowed, the history is compacted
         and the prompt sent again, once: a history that overflows after that will not fit."""
-        finished = await self.loop.run(text)
+        finished = await self.loop.run(text, images)
         if finished.reason != "error" or not is_overflow(finished.error):
             return finished
         unanswered = self.messages[-1] if self.messages else None
@@ -483,7 +490,9 @@ class AgentSession:
             if unanswered is not None:
                 self.loop.messages.append(unanswered)
             return finished
-        return await self.loop.run(text if unanswered is not None else CONTINUE_AFTER_OVERFLOW)
+        if unanswered is None:
+            return await self.loop.run(CONTINUE_AFTER_OVERFLOW)
+        return await self.loop.run(text, images)
 
     def ensure_saved(self) -> str | None:
         """Create the session file now, if it is saved at all; returns its id."""

@@ -32,6 +32,7 @@ from typing import IO, Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
+from neocode_tui.agent.image_store import restored, stored
 from neocode_tui.agent.todos import Todo
 from neocode_tui.agent.transcript import repair
 from neocode_tui.chat import Message
@@ -185,13 +186,13 @@ class SessionStore:
         return store, list(session.messages)
 
     def append_message(self, message: Message) -> None:
-        self._write({"type": "message", "message": message.model_dump(exclude_defaults=True)})
+        self._write({"type": "message", "message": stored(message)})
 
     def append_compaction(self, messages: list[Message]) -> None:
         """From here on the transcript is ``messages``; the records above stay, whole."""
         self._write({
             "type": "compaction",
-            "messages": [message.model_dump(exclude_defaults=True) for message in messages],
+            "messages": [stored(message) for message in messages],
         })
 
     def append_subagent(self, call_id: str, agent: str, messages: list[Message]) -> None:
@@ -495,7 +496,11 @@ def _load(info: SessionInfo) -> LoadedSession:
                 reader.damaged.append(number)
     except OSError as exc:
         raise SessionNotFound(f"cannot read session {info.id}: {exc.strerror or exc}") from None
+    lost: list[str] = []
+    for position, message in enumerate(messages):
+        messages[position], missing = restored(message)
+        lost += missing
     repaired = repair(messages)
     session.messages = repaired.messages
-    session.problems = [p for p in (reader.problem(), *repaired.notes) if p]
+    session.problems = [p for p in (reader.problem(), *repaired.notes, *lost) if p]
     return session

@@ -81,6 +81,7 @@ from neocode_tui.agent.tools import default_tools
 from neocode_tui.agent.workspace import WorkspaceTooWide, refuse_too_wide
 from neocode_tui.cli.acp_buffers import EditorBuffers, offers_buffers
 from neocode_tui.cli.acp_commands import commands_update, run_built_in
+from neocode_tui.cli.acp_images import BadImage, has_images, prompt_images
 from neocode_tui.cli.acp_updates import Outbox, UpdateTranslator, usage_update
 from neocode_tui.cli.acp_wire import READ_AHEAD_BYTES, JsonRpcLines
 from neocode_tui.cli.options import load_from_args
@@ -189,7 +190,7 @@ class NeoCodeAgent:
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(
-                    embedded_context=True, image=False, audio=False
+                    embedded_context=True, image=True, audio=False
                 ),
                 session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
                 mcp_capabilities=McpCapabilities(http=True, sse=False),
@@ -252,10 +253,14 @@ class NeoCodeAgent:
                                lambda call, options: self._request(session, call, options))
             await session.outbox.flush()
             return PromptResponse(stop_reason="end_turn")
+        try:
+            images = await prompt_images(prompt)
+        except BadImage as exc:
+            raise _error(RequestError.invalid_params, str(exc)) from None
         await session.core.mcp.wait_ready()  # the MCP tools are offered from the first request
         session.updates.start_run()
         try:
-            finished = await session.core.prompt(text)
+            finished = await session.core.prompt(text, images)
         except WorkInProgress as exc:
             raise _error(RequestError.invalid_request, str(exc)) from None
         finally:
@@ -381,11 +386,11 @@ def prompt_text(blocks: list[Any]) -> str:
                 parts.append(f"[{resource.uri}: binary content, not included]")
         elif isinstance(block, ResourceContentBlock):
             parts.append(f"[{block.name}]({block.uri})")
-        else:
+        elif not has_images([block]):
             raise _error(RequestError.invalid_params,
-                         "neocode takes text and embedded text files, not images or audio")
+                         "neocode takes text, images and embedded text files, not audio")
     text = "".join(parts)
-    if not text.strip():
+    if not text.strip() and not has_images(blocks):
         raise _error(RequestError.invalid_params, "the prompt is empty")
     return text
 

@@ -13,7 +13,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from neocode_tui.chat import ChatRequest, Message
+from neocode_tui.chat import ChatRequest, Image, Message
 from neocode_tui.events import (
     MessageDone,
     ReasoningDelta,
@@ -211,8 +211,11 @@ def request_body(
 
 def _blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
     if message.role == "tool":
+        content: str | list[dict[str, Any]] = message.content
+        if message.images:
+            content = [{"type": "text", "text": message.content}, *map(_image_block, message.images)]
         return "user", [{"type": "tool_result", "tool_use_id": message.tool_call_id,
-                         "content": message.content, "is_error": message.is_error}]
+                         "content": content, "is_error": message.is_error}]
     blocks: list[dict[str, Any]] = [
         {"type": "redacted_thinking", "data": block.redacted} if block.redacted else
         {"type": "thinking", "thinking": block.text, "signature": block.signature}
@@ -220,10 +223,16 @@ def _blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
     ] if message.role == "assistant" else []
     if message.content:
         blocks.append({"type": "text", "text": message.content})
+    blocks += map(_image_block, message.images)
     for call in message.tool_calls:
         blocks.append({"type": "tool_use", "id": call.id, "name": call.name,
                        "input": _tool_input(call.arguments)})
     return message.role, blocks
+
+
+def _image_block(image: Image) -> dict[str, Any]:
+    return {"type": "image", "source": {"type": "base64", "media_type": image.media_type,
+                                        "data": image.data}}
 
 
 def _tool_input(arguments: str) -> dict[str, Any]:

@@ -259,6 +259,8 @@ class HTTPStreamer:
         detail = server_message(text) or response.reason_phrase or "no details"
         if status != 429 and is_context_overflow(detail, text[:2000]):  # not "tokens per minute"
             return _AttemptFailed(context_overflow(f"{detail} (HTTP {status})", status))
+        if kind == "bad_request" and _IMAGE_REFUSED.search(detail):
+            detail += f" — {IMAGES_HINT}"
         error = _error(kind, f"{label} (HTTP {status} from {host}): {detail}",
                        retryable=retryable, status=status)
         return _AttemptFailed(error, _retry_after(response.headers) if retryable else None)
@@ -287,6 +289,11 @@ class HTTPStreamer:
             await self._client.aclose()
             self._client = None
 
+
+
+_IMAGE_REFUSED = re.compile(r"image|vision|multimodal|multi-modal", re.IGNORECASE)
+IMAGES_HINT = ("this model may not take images: set images = false in its profile (or "
+               "NEOCODE_IMAGES=false), and each image is sent as a line saying it was there")
 
 
 def _redirected(response: httpx.Response, url: str, host: str) -> StreamError:

@@ -14,7 +14,7 @@ import secrets as secrets_module
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from neocode_tui.chat import ChatRequest, Message
+from neocode_tui.chat import ChatRequest, Image, Message
 from neocode_tui.events import (
     MessageDone,
     ReasoningDelta,
@@ -239,7 +239,7 @@ def request_body(request: ChatRequest, compat: OpenAICompat | None = None) -> di
     messages: list[dict[str, Any]] = []
     if request.system:
         messages.append({"role": compat.system_role, "content": request.system})
-    messages += [_message(message, compat) for message in request.messages]
+    messages += _messages(request.messages, compat)
     body: dict[str, Any] = {
         "model": request.model,
         "messages": messages,
@@ -281,7 +281,43 @@ def _tool_choice(request: ChatRequest, compat: OpenAICompat) -> str | dict[str, 
     return {"type": "function", "function": {"name": choice}}
 
 
+def _messages(transcript: list[Message], compat: OpenAICompat) -> list[dict[str, Any]]:
+    """The transcript as chat messages. A tool message carries text only, so the images
+    of a run of tool results follow it as user content: in the next user message, or in
+    one of their own."""
+    sent: list[dict[str, Any]] = []
+    pending: list[dict[str, Any]] = []
+    for message in transcript:
+        if message.role != "tool" and pending:
+            if message.role == "user":
+                sent.append(_user(message, pending))
+                pending = []
+                continue
+            sent.append({"role": "user", "content": pending})
+            pending = []
+        sent.append(_message(message, compat))
+        if message.role == "tool" and message.images:
+            pending.append({"type": "text", "text": f"The images {message.name or 'a tool'} returned "
+                                                    f"(call {message.tool_call_id}):"})
+            pending += [_image_part(image) for image in message.images]
+    if pending:
+        sent.append({"role": "user", "content": pending})
+    return sent
+
+
+def _user(message: Message, before: list[dict[str, Any]]) -> dict[str, Any]:
+    parts = [*before, *([{"type": "text", "text": message.content}] if message.content else [])]
+    parts += [_image_part(image) for image in message.images]
+    return {"role": "user", "content": parts}
+
+
+def _image_part(image: Image) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": f"data:{image.media_type};base64,{image.data}"}}
+
+
 def _message(message: Message, compat: OpenAICompat) -> dict[str, Any]:
+    if message.role == "user" and message.images:
+        return _user(message, [])
     if message.role == "tool":
         return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
     if message.role == "assistant" and message.tool_calls:

@@ -31,10 +31,12 @@ from neocode_tui.tui.attention import notification
 from neocode_tui.tui.commands import SlashCommandsProvider
 from neocode_tui.tui.control_filter import ControlFilter
 from neocode_tui.tui.conversation import ConversationView
+from neocode_tui.tui.image_attach import ImageAttaching
 from neocode_tui.tui.keys import next_mode
 from neocode_tui.tui.slash import SlashLine
 from neocode_tui.tui.themes import ThemeChoice, discover_themes
 from neocode_tui.tui.widgets.completion import SlashCompletion
+from neocode_tui.tui.widgets.image_chip import ImageChips
 from neocode_tui.tui.widgets.mention_picker import MentionPicker
 from neocode_tui.tui.widgets.prompt import PromptInput
 from neocode_tui.tui.widgets.queue import QueuedPrompts
@@ -76,7 +78,7 @@ class _MainScreen(Screen[None]):
     input (the dialogs keep Textual's default: their first focusable widget)."""
 
 
-class NeoCodeApp(App[None]):
+class NeoCodeApp(ImageAttaching):
     """Run with ``NeoCodeApp(settings, provider).run()``; everything else is optional.
 
     ``clock``, ``version`` and ``blink`` (the cursor's; off also turns animations off) exist
@@ -224,9 +226,10 @@ class NeoCodeApp(App[None]):
         self.conversation = ConversationView(id="conversation", clock=self.clock)
         self.queued = QueuedPrompts(id="queued")
         self.todo_list = TodoList(id="todos")
+        self.image_chips = ImageChips(id="images")
         self.prompt = PromptInput(
             completion, self.slash.complete, unqueue=self.queued.take_last,
-            mentions=self.mention_picker, id="prompt",
+            mentions=self.mention_picker, drop_image=self.image_chips.drop_last, id="prompt",
         )
         self.prompt.cursor_blink = self.blink
         self.status = StatusBar(self.clock, id="status")
@@ -235,6 +238,7 @@ class NeoCodeApp(App[None]):
         yield self.mention_picker
         yield self.todo_list
         yield self.queued
+        yield self.image_chips
         yield self.prompt
         yield self.status
 
@@ -402,7 +406,7 @@ class NeoCodeApp(App[None]):
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         text = event.text.strip()
-        if not text:
+        if not text and not self.image_chips.attachments:
             return
         if parse_command(text) is not None:
             self.prompt.remember(text)
@@ -420,9 +424,10 @@ class NeoCodeApp(App[None]):
         self._start_run(text)
 
     def _start_run(self, prompt: str) -> None:
-        self.conversation.add_user_message(prompt)
+        attached = self.take_images()
+        self.conversation.add_user_message(prompt, attached)
         self.conversation.scroll_to_latest()
-        self.start_task(self.session.prompt(prompt))
+        self.start_task(self.session.prompt(prompt, [attachment.image for attachment in attached]))
 
     def start_task(self, work: Awaitable[object]) -> None:
         self.status.start_work()

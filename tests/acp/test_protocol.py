@@ -34,7 +34,7 @@ async def test_stdout_is_protocol_only_and_errors_are_plain_words(
     assert bad_mode["error"]["message"] == "no mode 'yolo': the modes are ask, auto-edit, full-auto, plan"
     image = image_block("aGVsbG8=", "image/png").model_dump(by_alias=True, exclude_none=True)
     refused = await agent.request("session/prompt", {"sessionId": sid, "prompt": [image]})
-    assert "not images or audio" in refused["error"]["message"]
+    assert refused["error"]["message"] == "image 1 is not an image that can be read"
     answer = await agent.request("session/prompt", {"sessionId": sid, "prompt": [
         text_block("hi").model_dump(by_alias=True, exclude_none=True)]})
     assert answer["result"]["stopReason"] == "end_turn"

@@ -4,12 +4,16 @@ fails, hangs, floods and sends images on request."""
 from __future__ import annotations
 
 import asyncio
+import base64
+import io
 import json
 import time
 from pathlib import Path
 
 import pytest
+from PIL import Image as PIL
 
+from neocode_tui.agent.images import human_size
 from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.tools import ToolError
 from neocode_tui.agent.workspace import Workspace
@@ -52,7 +56,7 @@ async def test_tools_and_their_kinds(remote: McpManager) -> None:
     kinds = {tool.remote_name: tool.kind for tool in remote.tools()}
     assert kinds == {
         "count": "read", "explode": "command", "hang": "command", "big": "read",
-        "picture": "read", "whoami": "read", "echo": "read",
+        "picture": "read", "photo": "read", "whoami": "read", "echo": "read",
     }
 
 
@@ -105,9 +109,19 @@ async def test_large_output_is_capped_with_a_count_of_the_rest(remote: McpManage
     assert marker == "[… 70000 more characters not shown]"
 
 
-async def test_an_image_is_described_not_dumped(remote: McpManager) -> None:
+async def test_an_image_that_does_not_decode_is_described_not_dumped(remote: McpManager) -> None:
     output = await run(remote, "picture")
-    assert output.text == "[image: image/png, 12 KB]"
+    assert output.text == (
+        "[image: image/png, 12 KB, not sent: picture image 1 is not an image that can be read]")
+    assert output.images == ()
+
+
+async def test_an_image_goes_with_the_result_scaled(remote: McpManager) -> None:
+    output = await run(remote, "photo")
+    [image] = output.images
+    assert output.text == f"[image: photo image 1 · 1600×800 · {human_size(image.size)}, attached]"
+    picture = PIL.open(io.BytesIO(base64.b64decode(image.data)))
+    assert picture.size == (1600, 800) and picture.getpixel((10, 10)) == (250, 220, 10)
 
 
 async def test_an_unreachable_url_fails_without_blocking(workspace: Path, managers: list[McpManager]) -> None:

@@ -31,7 +31,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from neocode_tui import __version__
 from neocode_tui.agent.mcp.config import HttpServer, ServerEntry
-from neocode_tui.agent.mcp.result import result_text
+from neocode_tui.agent.mcp.result import result_output
 from neocode_tui.agent.mcp.tool import McpTool
 from neocode_tui.agent.tools.base import OutputCallback, ToolError, ToolOutput
 from neocode_tui.paths import data_dir, open_private
@@ -238,7 +238,8 @@ class McpConnection:
             raise self._lost(CLOSED) from None
         except (httpx2.HTTPError, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
             raise self._lost(f"could not be reached: {_describe(exc)}") from None
-        return ToolOutput(text=result_text(result), is_error=result.is_error)
+        text, images = await asyncio.to_thread(result_output, result, tool)
+        return ToolOutput(text=text, is_error=result.is_error, images=tuple(images))
 
 
 class _EndWatch:

@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from neocode_tui.agent.loop_events import FileChange
 from neocode_tui.agent.workspace import Workspace, printable
-from neocode_tui.chat import ToolSpec
+from neocode_tui.chat import Image, ToolSpec
 
 ToolKind = Literal["read", "edit", "command"]
 Confinement = Literal["none", "sandboxed", "escape"]
@@ -79,6 +79,9 @@ class ToolOutput:
     final: str | None = None
     """Set: the run ends once this message's calls have run, with this as its answer (a
     plan handed to a user who is not there to decide)."""
+    images: tuple[Image, ...] = ()
+    """Sent with the text (as the next user content where a dialect's tool results
+    carry no images)."""
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from neocode_tui.agent.images import ImageError, describe, read_image
 from neocode_tui.agent.tools.base import Budget, FileTool, ToolError, ToolOutput
 from neocode_tui.agent.tools.text import CHUNK, editor_text, open_text_file
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace, printable_name
@@ -43,7 +44,7 @@ class ReadFile(FileTool[ReadFileArgs]):
     name = "read_file"
     description = (
         "Read a text file. Lines come numbered (number, tab, text); the numbers are not "
-        "part of the file. Use offset and limit to read a long file in parts."
+        "part of the file. Use offset and limit to read a long file in parts. Images come as images."
     )
     kind = "read"
     args_model = ReadFileArgs
@@ -76,10 +77,13 @@ class ReadFile(FileTool[ReadFileArgs]):
 
     def run_sync(self, args: ReadFileArgs, workspace: Workspace, budget: Budget) -> ToolOutput:
         root, path, shown = self._where(args.path, workspace)
+        image = _image(root, path, shown, budget)
+        if image is not None:
+            return image
         with open_text_file(root, path, shown) as (fd, status):
             window = _Window(args.offset, args.offset + args.limit)
-            if workspace.buffers is not None:  # the editor's text, unsaved changes included
-                window.feed(editor_text(workspace, path, shown).encode("utf-8", "surrogateescape"))
+            if root.buffers is not None:  # the editor's text, unsaved changes included
+                window.feed(editor_text(root, path, shown).encode("utf-8", "surrogateescape"))
                 window.finish()
             else:
                 _read_into(window, fd, status.st_size <= COUNT_BYTES, budget)
@@ -112,6 +116,18 @@ def _read_into(window: _Window, fd: int, counting: bool, budget: Budget) -> None
         if window.past_end and not counting:
             return
     window.finish()
+def _image(workspace: Workspace, path: Path, shown: str, budget: Budget) -> ToolOutput | None:
+    """The file as an image, if it is one; a file that cannot be opened is left to the
+    text reader, which says why."""
+    try:
+        image = read_image(workspace, path, shown, budget)
+    except ImageError as exc:
+        raise ToolError(str(exc)) from None
+    except OSError:
+        return None
+    if image is None:
+        return None
+    return ToolOutput(f"{shown} is an image ({describe(image)}), attached", images=(image,))
 
 
 class _Window:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from neocode_tui.agent.loop_events import LoopEvent, RunFinished
     from neocode_tui.chat import Message, ToolCall
     from neocode_tui.events import StreamEvent
+    from neocode_tui.tui.attachments import Attachment
 
 _HINTS = {
     "auth": "Check your API key (OPENAI_API_KEY or ANTHROPIC_API_KEY) and send again.",
@@ -89,10 +90,10 @@ class Assembler:
 
     # --- what the app adds directly -------------------------------------------------
 
-    def user_message(self, text: str) -> None:
+    def user_message(self, text: str, attachments: list[Attachment] | None = None) -> None:
         self._close_open_text()
         self._awaiting_run = True
-        self._sink.append(UserBlock(text))
+        self._sink.append(UserBlock(text, attachments))
 
     def notice(self, level: NoticeLevel, message: str) -> None:
         """Notices belong to no stream attempt: a retry never takes one back."""
@@ -101,10 +102,12 @@ class Assembler:
     def transcript(self, messages: list[Message], children: dict[str, list[Message]] | None = None) -> None:
         """A resumed session: every message settled, rendered lazily by the view;
         ``children``: the subagents' transcripts by ``task`` call id."""
+        from neocode_tui.tui.attachments import Attachment  # pydantic is loaded by now
         results = {m.tool_call_id: m for m in messages if m.role == "tool" and m.tool_call_id}
         for message in messages:
             if message.role == "user":
-                self._sink.append(UserBlock(message.content), render=False)
+                chips = [Attachment(image) for image in message.images] if message.images else None
+                self._sink.append(UserBlock(message.content, chips), render=False)
             elif message.role == "assistant":
                 if message.reasoning:
                     self._sink.append(ReasoningBlock(message.reasoning), render=False)

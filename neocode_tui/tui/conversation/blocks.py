@@ -23,10 +23,13 @@ from neocode_tui.terminal_text import visible
 from neocode_tui.tui.conversation.diff import diff_text
 from neocode_tui.tui.conversation.markdown_split import CodeChunk, Piece
 from neocode_tui.tui.conversation.palette import Palette
+from neocode_tui.tui.widgets.image_chip import attachment_lines
 from neocode_tui.vocabulary import NoticeLevel
 
 if TYPE_CHECKING:
     from rich.syntax import Syntax
+
+    from neocode_tui.tui.attachments import Attachment
 
 ToolStatus = Literal[
     "streaming", "ready", "approval", "running", "ok", "error", "denied", "interrupted",
@@ -112,16 +115,22 @@ def _estimate_text(text: str, width: int) -> int:
 
 
 class UserBlock(Block):
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, attachments: list[Attachment] | None = None) -> None:
         super().__init__()
         self.text = text
+        self.attachments = attachments or []
+        """The images sent with it, each a chip (and a thumbnail, where one was made)."""
 
     def renderable(self, palette: Palette) -> RenderableType:
         text = Text.assemble(("› ", f"bold {palette.primary}"), (visible(self.text), "bold"))
+        if self.attachments:
+            text.append("\n" if self.text else "")
+            text.append_text(attachment_lines(self.attachments, f"bold {palette.primary}"))
         return Padding(text, (0, 1), style=f"on {palette.panel}", expand=True)
 
     def estimate(self, width: int) -> int:
-        return _estimate_text(self.text, width)
+        thumbs = sum(max(1, len(attachment.thumbnail)) for attachment in self.attachments)
+        return _estimate_text(self.text, width) + thumbs
 
 
 class MarkdownBlock(Block):

@@ -35,6 +35,7 @@ from neocode_tui.tui.conversation.palette import Palette
 if TYPE_CHECKING:
     from neocode_tui.agent.loop_events import LoopEvent
     from neocode_tui.chat import Message
+    from neocode_tui.tui.attachments import Attachment
 
 _TICK_SECONDS = 0.5
 """How often the times shown of what runs move on."""
@@ -87,8 +88,8 @@ class ConversationView(ScrollView, can_focus=True):
         """True while the view follows the latest output; False once the user scrolled up."""
         return self._anchored
 
-    def add_user_message(self, text: str) -> None:
-        self._enqueue(lambda: self._assembler.user_message(text))
+    def add_user_message(self, text: str, attachments: list[Attachment] | None = None) -> None:
+        self._enqueue(lambda: self._assembler.user_message(text, attachments))
 
     def post(self, event: LoopEvent) -> None:
         """Buffer a loop event; it reaches the screen with the next frame, in order."""

@@ -4,13 +4,16 @@ A ``TextArea`` rather than an ``Input`` because prompts are often pasted code; t
 keys it takes over are Enter (send), the new-line keys (Shift+Enter where the terminal tells
 it apart, Alt+Enter, Ctrl+J, and a backslash then Enter everywhere), Up/Down at the first/last line
 (history) and ``?`` on an empty prompt (key help), so everything else behaves like an editor.
-Tab indents: it never moves the keyboard away from the prompt.
+Tab indents: it never moves the keyboard away from the prompt. A paste that is only paths of
+image files (a file dropped on the terminal) attaches them; Ctrl+V attaches the clipboard's
+image, else pastes as before.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from textual import events
 from textual.binding import Binding
@@ -76,6 +79,15 @@ class PromptInput(TextArea):
         """``?`` on an empty prompt."""
 
     @dataclass
+    class ImagesPasted(Message):
+        """A paste that named image files and nothing else."""
+
+        paths: list[Path]
+
+    class ClipboardRequested(Message):
+        """Ctrl+V: the app looks for an image on the clipboard, else pastes its text."""
+
+    @dataclass
     class Submitted(Message):
         prompt: PromptInput
         text: str
@@ -91,9 +103,11 @@ class PromptInput(TextArea):
         *,
         unqueue: Callable[[], str | None] = lambda: None,
         mentions: MentionPicker | None = None,
+        drop_image: Callable[[], bool] = lambda: False,
         id: str | None = None,
     ) -> None:
-        """``unqueue``: takes the last queued message back (Up on an empty prompt)."""
+        """``unqueue``: takes the last queued message back (Up on an empty prompt);
+        ``drop_image``: removes the last attached image (Backspace on an empty prompt)."""
         super().__init__(
             id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="indent", compact=True
         )
@@ -105,6 +119,7 @@ class PromptInput(TextArea):
         """The text Up/Down put in the box: while it is unchanged, Up/Down keep walking the
         history, even when it is a slash command that would open the completion list."""
         self.mentions = mentions
+        self._drop_image = drop_image
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self._refresh_completion()
@@ -199,6 +214,10 @@ class PromptInput(TextArea):
             event.prevent_default()
             self.post_message(self.HelpRequested())
             return
+        if event.key == "backspace" and not self.text and self._drop_image():
+            event.stop()
+            event.prevent_default()
+            return
         if event.key == "up" and not self.text:
             queued = self._unqueue()
             if queued is not None:
@@ -229,6 +248,23 @@ class PromptInput(TextArea):
         self.completion.show([], text=text)  # history, not a command being typed
         self.load_text(text)
         self.move_cursor(self.document.end)
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        from neocode_tui.tui.attachments import pasted_paths
+
+        paths = pasted_paths(event.text)
+        if paths is None:
+            return  # text: TextArea's own handler (the next in line) types it
+        event.stop()
+        event.prevent_default()
+        self.post_message(self.ImagesPasted(paths))
+
+    def action_paste(self) -> None:
+        self.post_message(self.ClipboardRequested())
+
+    def paste_text(self) -> None:
+        """The paste Ctrl+V always made: the app's clipboard, as text."""
+        super().action_paste()
 
     def action_newline(self) -> None:
         self.insert("\n")

@@ -60,6 +60,20 @@ def picture() -> Image:
 
 
 @server.tool(annotations=ToolAnnotations(read_only_hint=True))
+def photo() -> Image:
+    """A real 2400x1200 PNG: blue, its left half yellow."""
+    import io
+
+    from PIL import Image as PIL
+
+    picture = PIL.new("RGB", (2400, 1200), (20, 40, 220))
+    picture.paste((250, 220, 10), (0, 0, 1200, 1200))
+    out = io.BytesIO()
+    picture.save(out, "PNG")
+    return Image(data=out.getvalue(), format="png")
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
 def whoami(ctx: Context) -> str:
     """The Authorization header this request came with."""
     headers = ctx.headers or {}
