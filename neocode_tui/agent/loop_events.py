@@ -146,6 +146,12 @@ class TranscriptReplaced(_LoopEvent):
     title: str = ""
 
 
+class CommandsChanged(_LoopEvent):
+    """The slash commands the session takes changed: an MCP server's prompts came or went."""
+
+    type: Literal["commands_changed"] = "commands_changed"
+
+
 LoopEvent = Annotated[
     TurnStarted
     | Streamed
@@ -157,7 +163,8 @@ LoopEvent = Annotated[
     | Notice
     | RunFinished
     | SessionTitled
-    | TranscriptReplaced,
+    | TranscriptReplaced
+    | CommandsChanged,
     Field(discriminator="type"),
 ]
 

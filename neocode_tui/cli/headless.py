@@ -128,6 +128,10 @@ async def _run(args: argparse.Namespace, prompt: str, settings: Any, command: tu
         # Nobody can wait for a server later here: its tools are there from the first request.
         session.mcp.start()
         await session.mcp.wait_ready()
+        for status in session.mcp.status():
+            if status.state == "failed":
+                _say(f"neocode: warning: the MCP server {status.name} failed: "
+                     + status.error.replace("\n", "\n    "))
         printer.start(session)
         if command is not None:
             shown = await run_as_text(session, *command, answer=settings.approval == "full-auto")

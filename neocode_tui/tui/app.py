@@ -43,6 +43,7 @@ from neocode_tui.vocabulary import ApprovalMode, mode_notice
 
 if TYPE_CHECKING:
     from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, LoopEvent
+    from neocode_tui.agent.mcp.elicitation import Answer, Question
     from neocode_tui.agent.session import AgentSession
     from neocode_tui.chat import Message
     from neocode_tui.config import Settings
@@ -202,7 +203,7 @@ class NeoCodeApp(App[None]):
         session = AgentSession(
             settings, self.workspace, provider=provider, listener=self._on_loop_event,
             approver=self._approve, built_in_commands=self.slash.built_in_names,
-            profiles=self.profiles,
+            profiles=self.profiles, elicitor=self._elicit,
         )
         self.slash.show_custom(session)
         return session
@@ -452,6 +453,7 @@ class NeoCodeApp(App[None]):
 
     def _on_loop_event(self, event: LoopEvent) -> None:
         from neocode_tui.agent.loop_events import (  # after the first frame (start-up)
+            CommandsChanged,
             Notice,
             RunFinished,
             TranscriptReplaced,
@@ -459,6 +461,9 @@ class NeoCodeApp(App[None]):
         )
 
         if not self._on_screen:
+            return
+        if isinstance(event, CommandsChanged):
+            self.slash.show_custom(self.session)
             return
         if isinstance(event, TranscriptReplaced):
             self._show_transcript(event.reason, event.messages)
@@ -514,6 +519,11 @@ class NeoCodeApp(App[None]):
 
     def _show_context(self) -> None:
         self.status.show_context(self.session)
+
+    async def _elicit(self, question: Question) -> Answer:
+        from neocode_tui.tui.elicitation import ask_user  # after the first frame (start-up)
+
+        return await ask_user(self, question)
 
     async def _approve(self, request: ApprovalRequested) -> ApprovalDecision:
         from neocode_tui.tui.approval import ask  # after the first frame (start-up)
