@@ -12,18 +12,19 @@ from typing import Any
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from neocode_tui.agent.mcp.elicitation import Answer, Question, typed
+from neocode_tui.agent.mcp.elicitation import Answer, Question, shown_default, typed
 from neocode_tui.terminal_text import visible
 from neocode_tui.tui.dialog import dialog_css
 
 
 class ElicitationScreen(ModalScreen[Answer]):
     DEFAULT_CSS = dialog_css("ElicitationScreen") + """
+    ElicitationScreen #fields { height: auto; max-height: 1fr; }
     ElicitationScreen .label { margin-top: 1; }
     ElicitationScreen #problem { color: $error; }
     """
@@ -41,20 +42,26 @@ class ElicitationScreen(ModalScreen[Answer]):
         with Vertical(id="dialog"):
             yield Static(Content(f"The MCP server {visible(question.server)} asks"), id="title")
             yield Static(Content(visible(question.message)), id="message")
-            for number, item in enumerate(question.fields):
-                about = item.title or item.name
-                if item.choices:
-                    about += f" ({' / '.join(item.choices)})"
-                elif item.kind == "boolean":
-                    about += " (yes / no)"
-                if item.required:
-                    about += " *"
-                yield Static(Content(visible(about)), classes="label")
-                default = "" if item.default is None else str(item.default)
-                yield Input(default, placeholder=visible(item.description), id=f"field-{number}")
+            with VerticalScroll(id="fields"):
+                yield from self._fields()
             yield Static("", id="problem")
-            keys = "Enter send · Esc decline" if question.fields else "Enter accept · Esc decline"
-            yield Static(keys, id="keys")
+            keys = "Enter next · Ctrl+S send" if question.fields else "Enter accept"
+            yield Static(f"{keys} · Esc decline", id="keys")
+
+    def _fields(self) -> ComposeResult:
+        for number, item in enumerate(self.question.fields):
+            about = item.title or item.name
+            if item.kind == "choices":
+                about += f" (some of {', '.join(item.choices)}; commas between)"
+            elif item.choices:
+                about += f" ({' / '.join(item.choices)})"
+            elif item.kind == "boolean":
+                about += " (yes / no)"
+            if item.required:
+                about += " *"
+            yield Static(Content(visible(about)), classes="label")
+            yield Input(visible(shown_default(item)), placeholder=visible(item.description),
+                        id=f"field-{number}")
 
     def on_mount(self) -> None:
         if self.question.fields:

@@ -12,7 +12,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-FieldKind = Literal["string", "number", "integer", "boolean", "choice"]
+FieldKind = Literal["string", "number", "integer", "boolean", "choice", "choices"]
+"""``choice``: one of ``choices``; ``choices``: several of them."""
 Action = Literal["accept", "decline", "cancel"]
 MAX_FIELDS = 20
 MAX_MESSAGE = 2_000
@@ -67,14 +68,33 @@ def _field(name: str, spec: Any, required: bool) -> Field:
     if not isinstance(spec, Mapping):
         raise UnshowableForm(f"the field {name!r} has no schema")
     kind = spec.get("type")
-    choices = spec.get("enum") or [option.get("const") for option in spec.get("oneOf") or ()
-                                   if isinstance(option, Mapping)]
     title, description = str(spec.get("title") or ""), str(spec.get("description") or "")
-    if choices and all(isinstance(choice, str) for choice in choices):
-        return Field(name, "choice", title, description, required, tuple(choices), spec.get("default"))
+    items = spec.get("items")
+    if kind == "array" and isinstance(items, Mapping) and (several := _choices(items)):
+        return Field(name, "choices", title, description, required, several, spec.get("default"))
+    if one := _choices(spec):
+        return Field(name, "choice", title, description, required, one, spec.get("default"))
     if kind in ("string", "number", "integer", "boolean"):
         return Field(name, kind, title, description, required, (), spec.get("default"))
     raise UnshowableForm(f"the field {name!r} is of a kind that cannot be asked ({kind!r})")
+
+
+def _choices(spec: Mapping[str, Any]) -> tuple[str, ...]:
+    """The values of an ``enum``, or of a ``oneOf`` / ``anyOf`` of titled constants."""
+    listed = spec.get("enum") or [option.get("const") for option in spec.get("oneOf") or spec.get("anyOf") or ()
+                                  if isinstance(option, Mapping)]
+    return tuple(listed) if listed and all(isinstance(value, str) for value in listed) else ()
+
+
+def shown_default(item: Field) -> str:
+    """A field's default as the user would type it."""
+    if item.default is None:
+        return ""
+    if isinstance(item.default, list):
+        return ", ".join(str(value) for value in item.default)
+    if isinstance(item.default, bool):
+        return "yes" if item.default else "no"
+    return str(item.default)
 
 
 def typed(question: Question, values: Mapping[str, str]) -> dict[str, Any]:
@@ -96,6 +116,13 @@ def typed(question: Question, values: Mapping[str, str]) -> dict[str, Any]:
                 raise ValueError(f"{item.title or item.name} must be a number") from None
         elif item.kind == "choice" and raw not in item.choices:
             raise ValueError(f"{item.title or item.name} must be one of {', '.join(item.choices)}")
+        elif item.kind == "choices":
+            picked = [value.strip() for value in raw.split(",") if value.strip()]
+            wrong = [value for value in picked if value not in item.choices]
+            if wrong:
+                raise ValueError(f"{item.title or item.name}: {', '.join(wrong)} is not one of "
+                                 f"{', '.join(item.choices)}")
+            content[item.name] = picked
         else:
             content[item.name] = raw
     return content
