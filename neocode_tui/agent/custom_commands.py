@@ -24,7 +24,7 @@ import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -48,6 +48,22 @@ class _FrontMatter(BaseModel):
 
     description: str = ""
     argument_hint: str = Field("", alias="argument-hint")
+
+
+class PromptCommand(Protocol):
+    """A slash command that stands for a prompt: a custom one, or an MCP server's."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def argument_hint(self) -> str: ...
+
+    @property
+    def takes_arguments(self) -> bool: ...
 
 
 @dataclass(frozen=True)

@@ -204,6 +204,12 @@ class ModeChanged(_LoopEvent):
     mode: ApprovalMode
 
 
+class CommandsChanged(_LoopEvent):
+    """The slash commands the session takes changed: an MCP server's prompts came or went."""
+
+    type: Literal["commands_changed"] = "commands_changed"
+
+
 LoopEvent = Annotated[
     TurnStarted
     | Streamed
@@ -220,7 +226,8 @@ LoopEvent = Annotated[
     | SubagentDone
     | TodosChanged
     | PlanProposed
-    | ModeChanged,
+    | ModeChanged
+    | CommandsChanged,
     Field(discriminator="type"),
 ]
 

@@ -30,12 +30,13 @@ from neocode_tui.agent.context import (
     estimate_tokens,
     is_overflow,
 )
-from neocode_tui.agent.custom_commands import CustomCommands, load_commands
+from neocode_tui.agent.custom_commands import CustomCommands, PromptCommand, load_commands
 from neocode_tui.agent.file_index import FileIndex
 from neocode_tui.agent.hooks import load_hooks
 from neocode_tui.agent.images import TEXT_ONLY
 from neocode_tui.agent.loop import AgentLoop, Approver
 from neocode_tui.agent.loop_events import (
+    CommandsChanged,
     LoopEvent,
     Notice,
     RunFinished,
@@ -46,6 +47,8 @@ from neocode_tui.agent.loop_events import (
 )
 from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.mcp.config import Configs
+from neocode_tui.agent.mcp.elicitation import Elicitor
+from neocode_tui.agent.mcp.prompts import PromptArgumentsMissing
 from neocode_tui.agent.mentions import expand_mentions
 from neocode_tui.agent.meter import Meter
 from neocode_tui.agent.permissions import Permissions, RunOptions
@@ -62,7 +65,7 @@ from neocode_tui.agent.store import (
     title_of,
 )
 from neocode_tui.agent.subagents import Subagents, TaskTool
-from neocode_tui.agent.tools import ToolRegistry
+from neocode_tui.agent.tools import ToolError, ToolRegistry
 from neocode_tui.agent.tools.bash import Bash
 from neocode_tui.agent.tools.web import configure_web_fetch
 from neocode_tui.agent.workspace import refuse_too_wide
@@ -111,6 +114,7 @@ class AgentSession:
         buffers: Buffers | None = None,
         run: RunOptions | None = None,
         clock: Callable[[], float] = time.monotonic,
+        elicitor: Elicitor | None = None,
     ) -> None:
         """``mcp_configs``: the MCP servers (else those of the config files);
         ``built_in_commands``: the front end's own slash commands, which no custom command
@@ -119,7 +123,8 @@ class AgentSession:
         its MCP servers and hooks start as in a folder they trusted before. ``buffers``: an
         editor's copies of the files, which file tools read and write instead of the disk.
         ``run``: the command line's permission rules and system prompt addition. ``clock``:
-        what commands are timed with."""
+        what commands are timed with. ``elicitor``: asks the user an MCP server's question
+        (without one, it is declined)."""
         refuse_too_wide(workspace)
         self.settings = settings
         self.profiles = profiles
@@ -215,6 +220,8 @@ class AgentSession:
         self.hooks = load_hooks(self.workspace, secrets=self.secrets.keys, trusted=trusted)
         self.hooks.report = self.notice
         self.mcp.report = lambda message: self.notice("warning", message)
+        self.mcp.elicitor = elicitor
+        self.mcp.on_change = lambda: self._emit(CommandsChanged(turn=self.loop.turn))
         self.hooks.session_id = lambda: self.id
         self.loop.hooks = self.hooks
         self.permissions = Permissions(
@@ -370,6 +377,10 @@ class AgentSession:
 
     # -- running --------------------------------------------------------------------------
 
+    def prompt_commands(self) -> list[PromptCommand]:
+        """Every command that stands for a prompt: the custom ones, then the MCP servers'."""
+        return [*self.commands.commands.values(), *self.mcp.prompts()]
+
     def reload_commands(self) -> CustomCommands:
         """Read the command folders again: a file added since shows up."""
         self.commands = load_commands(self.workspace, self._built_in_commands)
@@ -394,11 +405,16 @@ class AgentSession:
         self.mcp.start()
         self.ensure_saved()
         self._say_once(text)
-        typed, text = text, self.commands.expand(text) or text
+        typed = text
+        try:
+            text = self.commands.expand(text) or await self.mcp.expand(text) or text
+        except (ToolError, PromptArgumentsMissing) as exc:
+            return self._ended("error", ErrorInfo(kind="bad_request", message=self.secrets(str(exc))))
+        text, problems = await self.mcp.attach(text)
         expanded = await asyncio.to_thread(
             expand_mentions, text, self.loop.workspace, self.secrets
         )
-        for problem in expanded.problems:
+        for problem in [*problems, *expanded.problems]:
             self.notice("warning", problem)
         images += expanded.images
         if images and not self.loop.images:

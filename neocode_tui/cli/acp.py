@@ -81,6 +81,7 @@ from neocode_tui.agent.tools import default_tools
 from neocode_tui.agent.workspace import WorkspaceTooWide, refuse_too_wide
 from neocode_tui.cli.acp_buffers import EditorBuffers, offers_buffers
 from neocode_tui.cli.acp_commands import commands_update, run_built_in
+from neocode_tui.cli.acp_elicitation import ask_editor
 from neocode_tui.cli.acp_images import BadImage, has_images, prompt_images
 from neocode_tui.cli.acp_updates import Outbox, UpdateTranslator, usage_update
 from neocode_tui.cli.acp_wire import READ_AHEAD_BYTES, JsonRpcLines
@@ -301,14 +302,17 @@ class NeoCodeAgent:
             raise _error(RequestError.auth_required, str(NoModel(" where the editor starts neocode")))
         tools = default_tools()
         outbox = Outbox(lambda update: self._notify(session.id, update))
-        updates = UpdateTranslator(workspace, tools, outbox.put)
+        updates = UpdateTranslator(workspace, tools, outbox.put, lambda: commands_update(core))
         trusted = bool(self.args.trust)  # --trust: the folder of every session of this run
         buffers = (EditorBuffers(self.client, lambda: session.id, asyncio.get_running_loop())
                    if self.client is not None and offers_buffers(self.client_capabilities) else None)
         core = AgentSession(settings, workspace, listener=updates.event,
                             approver=lambda request: self._ask(session, request), tools=tools,
                             mcp_configs=load_configs(workspace, _client_servers(servers)),
-                            trusted=trusted, buffers=buffers)
+                            trusted=trusted, buffers=buffers,
+                            elicitor=lambda question: ask_editor(
+                                question, outbox.put,
+                                lambda call, options: self._request(session, call, options)))
         # A new session gets its file now: its id is the one session/load will be given.
         session = _Session(session_id or core.ensure_saved() or "", core, outbox, updates)
         core.own_tools.plan_approver = lambda proposed: self._ask_plan(session, proposed)

@@ -41,7 +41,8 @@ CANCEL = "cancel"
 
 
 def commands_update(core: AgentSession) -> AvailableCommandsUpdate:
-    """Every command the session takes (the built-in ones, then the user's custom ones),
+    """Every command the session takes (the built-in ones, then the custom ones and the MCP
+    servers' prompts),
     for the editor's completion: ``/name args`` in a prompt runs one."""
     listed = [
         AvailableCommand(name=command.name, description=command.help, input=_input(command.argument))
@@ -50,7 +51,7 @@ def commands_update(core: AgentSession) -> AvailableCommandsUpdate:
     listed += [
         AvailableCommand(name=command.name, description=command.label,
                          input=_input(command.argument_hint or "arguments") if command.takes_arguments else None)
-        for command in core.commands.commands.values()
+        for command in core.prompt_commands()
     ]
     return AvailableCommandsUpdate(session_update="available_commands_update", available_commands=listed)
 

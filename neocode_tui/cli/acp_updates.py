@@ -45,6 +45,7 @@ from acp.schema import (
 from neocode_tui.agent.loop import FINAL_ANSWER_REQUEST
 from neocode_tui.agent.loop_events import (
     ApprovalRequested,
+    CommandsChanged,
     FileChange,
     LoopEvent,
     ModeChanged,
@@ -134,8 +135,11 @@ class UpdateTranslator:
     """Loop events in, ACP session updates out (to ``put``), in the order they happened."""
 
     def __init__(
-        self, workspace: Path, tools: ToolRegistry, put: Callable[[Update], None]
+        self, workspace: Path, tools: ToolRegistry, put: Callable[[Update], None],
+        commands: Callable[[], Update] | None = None,
     ) -> None:
+        """``commands``: the editor's command list, sent again when it changes."""
+        self.commands = commands
         self.workspace = Workspace(workspace)
         self.tools = tools
         self.put = put
@@ -185,6 +189,8 @@ class UpdateTranslator:
             self.put(plan_update(event))
         elif isinstance(event, ModeChanged):
             self.put(update_current_mode(event.mode))
+        elif isinstance(event, CommandsChanged) and self.commands is not None:
+            self.put(self.commands())
 
     def stop_reason(self, finished: RunFinished) -> StopReason:
         """ACP's name for how a run ended (an ``error`` run is answered with an error)."""

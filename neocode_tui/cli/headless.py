@@ -147,6 +147,10 @@ async def _run(
             refused = unpriced(session.model, settings.resolved_base_url)
             if refused:
                 raise UsageError(refused)
+        for status in session.mcp.status():
+            if status.state == "failed":
+                _say(f"neocode: warning: the MCP server {status.name} failed: "
+                     + status.error.replace("\n", "\n    "))
         printer.start(session)
         if command is not None:
             shown = await run_as_text(session, *command, answer=settings.approval == "full-auto")

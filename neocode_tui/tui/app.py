@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         PlanDecision,
         PlanProposed,
     )
+    from neocode_tui.agent.mcp.elicitation import Answer, Question
     from neocode_tui.agent.session import AgentSession
     from neocode_tui.chat import Message
     from neocode_tui.config import Settings
@@ -212,7 +213,7 @@ class NeoCodeApp(ImageAttaching):
         session = AgentSession(
             settings, self.workspace, provider=provider, listener=self._on_loop_event,
             approver=self._approve, built_in_commands=self.slash.built_in_names,
-            profiles=self.profiles, clock=self.clock,
+            profiles=self.profiles, clock=self.clock, elicitor=self._elicit,
         )
         session.budget.ask = self._ask_budget
         session.own_tools.plan_approver = self._review_plan
@@ -472,6 +473,7 @@ class NeoCodeApp(ImageAttaching):
 
     def _on_loop_event(self, event: LoopEvent) -> None:
         from neocode_tui.agent.loop_events import (  # after the first frame (start-up)
+            CommandsChanged,
             Notice,
             RunFinished,
             TranscriptReplaced,
@@ -479,6 +481,9 @@ class NeoCodeApp(ImageAttaching):
         )
 
         if not self._on_screen:
+            return
+        if isinstance(event, CommandsChanged):
+            self.slash.show_custom(self.session)
             return
         if isinstance(event, TranscriptReplaced):
             self._show_transcript(event.reason, event.messages)
@@ -545,6 +550,10 @@ class NeoCodeApp(ImageAttaching):
         from neocode_tui.tui.budget import ask_budget  # after the first frame (start-up)
 
         return await ask_budget(self, question)
+    async def _elicit(self, question: Question) -> Answer:
+        from neocode_tui.tui.elicitation import ask_user  # after the first frame (start-up)
+
+        return await ask_user(self, question)
 
     async def _approve(self, request: ApprovalRequested) -> ApprovalDecision:
         from neocode_tui.tui.approval import ask  # after the first frame (start-up)

@@ -75,14 +75,15 @@ class SlashLine:
         return self._table
 
     def show_custom(self, session: AgentSession) -> None:
-        """The session's custom commands join completion, /help and the palette."""
+        """The session's custom commands and MCP prompts join completion, /help and the
+        palette."""
         self._table.set_custom(
             SlashCommand(
                 command.name, command.label,
                 (command.argument_hint or "ARGUMENTS") if command.takes_arguments else "",
                 kind="prompt",
             )
-            for command in session.commands.commands.values()
+            for command in session.prompt_commands()
         )
 
     def complete(self, text: str) -> list[Completion]:

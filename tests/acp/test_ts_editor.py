@@ -14,7 +14,7 @@ from tests.agent.conftest import Dialect
 from tests.helpers import PATIENCE
 from tests.http_model_server import openai_turn
 
-EDITOR = Path(__file__).parent / "ts_editor" / "editor.mjs"
+EDITOR = Path(__file__).resolve().parents[1] / "node" / "acp_editor.mjs"
 UNSAVED = "def greet():\n    return 'typed but not saved'\n"
 
 

@@ -17,10 +17,10 @@ import logging
 import os
 import signal
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 import anyio
 import httpx2
@@ -31,6 +31,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 from neocode_tui import __version__
 from neocode_tui.agent.mcp.config import HttpServer, ServerEntry
+from neocode_tui.agent.mcp.elicitation import Asker, Question, UnshowableForm, question_of
+from neocode_tui.agent.mcp.prompts import McpPrompt
 from neocode_tui.agent.mcp.result import result_output
 from neocode_tui.agent.mcp.tool import McpTool
 from neocode_tui.agent.tools.base import OutputCallback, ToolError, ToolOutput
@@ -44,7 +46,10 @@ MARKER = "NEOCODE_MCP_SERVER"
 MAX_PAGES = 100
 FIND_TRIES = 100
 STDERR_LINES = 5
+MAX_LISTED = 500
+"""Prompts, and resources, kept of one server (the first page holds them in practice)."""
 CLOSED = "the server closed the connection"
+T = TypeVar("T")
 
 
 class _SdkLog(logging.Handler):
@@ -85,6 +90,12 @@ class McpConnection:
         self.state: State = "not started"
         self.error = ""
         self.tools: list[McpTool] = []
+        self.prompts: list[mcp_types.Prompt] = []
+        self.resources: list[mcp_types.Resource] = []
+        self.on_change: Callable[[], None] | None = None
+        """Told when what the server offers changed (connected, a list_changed)."""
+        self.asker: Asker | None = None
+        """Puts a question the server sends (``elicitation``) to the user."""
         self._client: Client | None = None
         self._task: asyncio.Task[None] | None = None
         self._scope: anyio.CancelScope | None = None
@@ -99,6 +110,7 @@ class McpConnection:
         if self._task is not None and not self._task.done():
             return
         self.state, self.error, self.tools = "connecting", "", []
+        self.prompts, self.resources = [], []
         self._wake = asyncio.Event()
         self._stopping = False
         self._task = asyncio.create_task(self._serve(), name=f"mcp server {self.name}")
@@ -136,12 +148,16 @@ class McpConnection:
                     async with Client(
                         self._transport(errlog),
                         client_info=mcp_types.Implementation(name="neocode", version=__version__),
+                        elicitation_callback=self._elicited, list_roots_callback=self._roots,
+                        sampling_callback=_no_sampling, message_handler=self._notified,
                     ) as client:
                         listed = await _list_tools(client)
+                        self.prompts, self.resources = await _offers(client)
                         timer.cancel()
                         self.tools = [McpTool(self, tool) for tool in listed]
                         self._client = client
                         self.state = "connected"
+                        self._changed()
                         await self._wake.wait()
                 finally:
                     timer.cancel()
@@ -206,11 +222,77 @@ class McpConnection:
             return ""
         return "\n".join(lines[-STDERR_LINES:])
 
+    # -- what the server asks of the client ------------------------------------------------
+
+    async def _elicited(
+        self, context: Any, params: mcp_types.ElicitRequestParams
+    ) -> mcp_types.ElicitResult | mcp_types.ErrorData:
+        question: Question | None = None
+        why = "it asks to open a web page, which NeoCode does not do"
+        if isinstance(params, mcp_types.ElicitRequestFormParams):
+            try:
+                question = question_of(self.name, params.message, params.requested_schema)
+            except UnshowableForm as exc:
+                why = str(exc)
+        if self.asker is None:
+            return mcp_types.ElicitResult(action="decline")
+        answer = await self.asker(self.name, params.message, question, why)
+        content = answer.content if answer.action == "accept" else None
+        return mcp_types.ElicitResult(action=answer.action, content=content)
+
+    async def _roots(self, context: Any) -> mcp_types.ListRootsResult:
+        """The workspace, the one folder the session works in."""
+        root = mcp_types.Root.model_validate(
+            {"uri": self.workspace.resolve().as_uri(), "name": self.workspace.name})
+        return mcp_types.ListRootsResult(roots=[root])
+
+    async def _notified(self, message: Any) -> None:
+        """A list the server changed is listed again, and the session told."""
+        if isinstance(message, mcp_types.ToolListChangedNotification | mcp_types.PromptListChangedNotification
+                      | mcp_types.ResourceListChangedNotification):
+            asyncio.get_running_loop().create_task(self._relist(), name=f"mcp relist {self.name}")
+
+    async def _relist(self) -> None:
+        client = self._client
+        if client is None:
+            return
+        with suppress(MCPError, httpx2.HTTPError, anyio.BrokenResourceError, anyio.ClosedResourceError,
+                      OSError):
+            listed = await _list_tools(client, cache_mode="refresh")
+            self.prompts, self.resources = await _offers(client)
+            self.tools = [McpTool(self, tool) for tool in listed]
+            self._changed()
+
+    def prompt_commands(self) -> list[McpPrompt]:
+        return [McpPrompt.of(self, prompt) for prompt in self.prompts]
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change()
+
     # -- calls ----------------------------------------------------------------------------
 
-    async def call(
-        self, tool: str, arguments: dict[str, Any], on_output: OutputCallback | None
-    ) -> ToolOutput:
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> mcp_types.GetPromptResult:
+        return await self._request(lambda client: client.get_prompt(name, arguments), f"the prompt {name}")
+
+    async def read_resource(self, uri: str) -> mcp_types.ReadResourceResult:
+        return await self._request(lambda client: client.read_resource(uri), uri)
+
+    async def _request(self, send: Callable[[Client], Awaitable[T]], what: str) -> T:
+        """One request of the user's (a prompt, a resource), with the errors of a call."""
+        client = self._connected()
+        try:
+            return await asyncio.wait_for(send(client), self.call_timeout)
+        except TimeoutError:
+            raise ToolError(f"the MCP server {self.name!r} did not send {what} in time") from None
+        except MCPError as exc:
+            if exc.code == mcp_types.CONNECTION_CLOSED:
+                raise self._lost(CLOSED) from None
+            raise ToolError(f"the MCP server {self.name!r} refused {what}: {exc.message}") from None
+        except (httpx2.HTTPError, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
+            raise self._lost(f"could not be reached: {_describe(exc)}") from None
+
+    def _connected(self) -> Client:
         client = self._client
         if client is None or self.state != "connected":
             why = f"{self.state}: {self.error.splitlines()[0]}" if self.error else self.state
@@ -218,6 +300,12 @@ class McpConnection:
                 f"not run: the MCP server {self.name!r} is {why} "
                 f"(the user can restart it with /mcp restart {self.name})"
             )
+        return client
+
+    async def call(
+        self, tool: str, arguments: dict[str, Any], on_output: OutputCallback | None
+    ) -> ToolOutput:
+        client = self._connected()
 
         async def progress(progress: float, total: float | None, message: str | None) -> None:
             if on_output is not None:
@@ -287,11 +375,32 @@ async def _http(config: HttpServer) -> AsyncIterator[Any]:
         yield streams
 
 
-async def _list_tools(client: Client) -> list[mcp_types.Tool]:
+async def _no_sampling(context: Any, params: Any) -> mcp_types.ErrorData:
+    return mcp_types.ErrorData(
+        code=mcp_types.INVALID_REQUEST,
+        message="neocode does not let a server use the user's model (sampling is refused)",
+    )
+
+
+async def _offers(client: Client) -> tuple[list[mcp_types.Prompt], list[mcp_types.Resource]]:
+    """The prompts and resources the server offers; none when it has none or fails to list."""
+    capabilities = client.server_capabilities
+    prompts: list[mcp_types.Prompt] = []
+    resources: list[mcp_types.Resource] = []
+    with suppress(MCPError):
+        if capabilities is not None and capabilities.prompts is not None:
+            prompts = (await client.list_prompts(cache_mode="refresh")).prompts[:MAX_LISTED]
+    with suppress(MCPError):
+        if capabilities is not None and capabilities.resources is not None:
+            resources = (await client.list_resources(cache_mode="refresh")).resources[:MAX_LISTED]
+    return prompts, resources
+
+
+async def _list_tools(client: Client, cache_mode: Any = "use") -> list[mcp_types.Tool]:
     tools: list[mcp_types.Tool] = []
     cursor: str | None = None
     for _ in range(MAX_PAGES):
-        page = await client.list_tools(cursor=cursor)
+        page = await client.list_tools(cursor=cursor, cache_mode=cache_mode)
         tools += page.tools
         cursor = page.next_cursor
         if cursor is None:

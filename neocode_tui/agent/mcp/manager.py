@@ -15,7 +15,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from neocode_tui.agent.mcp.config import (
     USER_FILE,
@@ -25,15 +25,18 @@ from neocode_tui.agent.mcp.config import (
     load_configs,
     server_secrets,
 )
+from neocode_tui.agent.mcp.elicitation import Answer, Elicitor, Question
 from neocode_tui.agent.mcp.offer import SPECS_BUDGET, Offer, choose, left_out_text
-from neocode_tui.agent.tools import MAX_TOOLS
+from neocode_tui.agent.tools import MAX_TOOLS, Tool
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.known_secrets import Secrets
 from neocode_tui.paths import data_dir
+from neocode_tui.terminal_text import visible
 from neocode_tui.trust import NOT_TRUSTED
 
 if TYPE_CHECKING:
     from neocode_tui.agent.mcp.connection import McpConnection
+    from neocode_tui.agent.mcp.prompts import McpPrompt
     from neocode_tui.agent.mcp.tool import McpTool
 
 CONNECT_TIMEOUT = 10.0
@@ -87,6 +90,7 @@ class McpManager:
         allowed = [entry for entry in configs.servers if entry not in self._blocked]
         self.secrets.add(server_secrets(allowed))  # a folder's own servers, only when they run
         self._connections: dict[str, McpConnection] = {}
+        self._resource_tools: list[Tool[Any]] = []
         if allowed:
             # Only now: the SDK takes most of a second to import, which a session without
             # servers (most runs) should not pay.
@@ -100,6 +104,13 @@ class McpManager:
                 )
                 for entry in allowed
             }
+            for connection in self._connections.values():
+                connection.on_change = self._offers_changed
+                connection.asker = self._ask
+            from neocode_tui.agent.mcp.resources import ListMcpResources, ReadMcpResource
+
+            self._resource_tools = [
+                ListMcpResources(self.resource_servers), ReadMcpResource(self.resource_servers)]
         self._started = False
         self._closed = False
         self.report: Callable[[str], None] | None = None
@@ -109,6 +120,11 @@ class McpManager:
         self._offer = Offer()
         self._offer_made_of: tuple[object, ...] = ()
         self._told: dict[str, str] = {}
+        self.elicitor: Elicitor | None = None
+        """Asks the user a server's question; without one (headless) it is declined."""
+        self.on_change: Callable[[], None] | None = None
+        """Told when a server's prompts or resources may have changed (it connected, or
+        sent list_changed): the front ends list the prompts again."""
 
     def start(self) -> None:
         """Connect every allowed server in the background (the first call only)."""
@@ -134,16 +150,20 @@ class McpManager:
 
     # -- the registry's source of tools ---------------------------------------------------
 
-    def tools(self) -> list[McpTool]:
+    def tools(self) -> list[Tool[Any]]:
         """The tools to offer the model now: as many of the connected servers' as fit in
-        ``room`` and the size budget."""
-        return self._current().tools
+        ``room`` and the size budget, and the two resource tools while a server has some."""
+        offered: list[Tool[Any]] = list(self._current().tools)
+        return self._resource_tools + offered if self.resource_servers() else offered
 
-    def find(self, name: str) -> McpTool | None:
+    def find(self, name: str) -> Tool[Any] | None:
         """A tool offered now, or one seen this session whose server went away (so a call
         to it gets that server's error rather than "no such tool"). A tool left out is not
         found: the model was never shown it."""
         offer = self._current()
+        for tool in self._resource_tools:
+            if tool.name == name and self.resource_servers():
+                return tool
         for connection in self._connections.values():
             for tool in connection.tools:
                 if tool.name == name:
@@ -171,6 +191,52 @@ class McpManager:
                 self._told[name] = message
                 if self.report is not None:
                     self.report(message)
+
+    # -- prompts, resources and questions ---------------------------------------------------
+
+    def prompts(self) -> list[McpPrompt]:
+        """The connected servers' prompts, as slash commands."""
+        return [prompt for connection in self._connections.values()
+                if connection.state == "connected" for prompt in connection.prompt_commands()]
+
+    async def expand(self, text: str) -> str | None:
+        """The prompt ``text`` stands for when it is ``/mcp__server__prompt args``;
+        ``ToolError`` or ``PromptArgumentsMissing`` when the server's prompt cannot be had."""
+        stripped = text.strip()
+        if not stripped.startswith("/mcp__"):
+            return None
+        name, _, arguments = stripped[1:].partition(" ")
+        prompt = next((p for p in self.prompts() if p.name == name), None)
+        return None if prompt is None else self.secrets(await prompt.render(arguments))
+
+    async def attach(self, text: str) -> tuple[str, list[str]]:
+        """``text`` with the ``@server:uri`` resources it mentions after it (scrubbed), and
+        what could not be attached."""
+        servers = self.resource_servers()
+        if not servers:
+            return text, []
+        from neocode_tui.agent.mcp.resources import attach_resources
+
+        return await attach_resources(text, servers, self.secrets)
+
+    def resource_servers(self) -> dict[str, McpConnection]:
+        return {name: c for name, c in self._connections.items()
+                if c.state == "connected" and c.resources}
+
+    def _offers_changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change()
+
+    async def _ask(self, server: str, message: str, question: Question | None, why: str) -> Answer:
+        """A server's question, put to the user by the front end; declined, and said so,
+        when there is no one to ask or the form cannot be shown."""
+        if question is not None and self.elicitor is not None:
+            return await self.elicitor(question)
+        if question is not None:
+            why = "no one is here to answer (a run without the screen)"
+        if self.report is not None:
+            self.report(f"the MCP server {server} asked {visible(message[:200])!r}; declined: {why}")
+        return Answer("decline")
 
     # -- what /mcp shows and does ---------------------------------------------------------
 

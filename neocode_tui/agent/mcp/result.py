@@ -18,10 +18,9 @@ import json
 import mcp_types
 
 from neocode_tui.agent.images import ImageError, describe, prepare
+from neocode_tui.agent.mcp.text import RESULT_CAP, capped, size_text
 from neocode_tui.chat import Image
 
-RESULT_CAP = 30_000
-"""Characters of a result sent to the model."""
 MAX_IMAGES = 8
 """Images of one result sent; the rest are described."""
 
@@ -53,17 +52,11 @@ def _image(block: mcp_types.ImageContent, tool: str, images: list[Image]) -> str
     return f"[image: {describe(image)}, attached]"
 
 
-def capped(text: str, cap: int = RESULT_CAP) -> str:
-    if len(text) <= cap:
-        return text
-    return f"{text[:cap]}\n[… {len(text) - cap} more characters not shown]"
-
-
 def _describe(block: mcp_types.ContentBlock) -> str:
     if isinstance(block, mcp_types.TextContent):
         return block.text
     if isinstance(block, mcp_types.ImageContent | mcp_types.AudioContent):
-        return f"[{block.type}: {block.mime_type}, {_size(block.data)}]"
+        return f"[{block.type}: {block.mime_type}, {size_text(block.data)}]"
     if isinstance(block, mcp_types.ResourceLink):
         return f"[resource link: {block.uri}" + (f" ({block.mime_type})" if block.mime_type else "") + "]"
     if isinstance(block, mcp_types.EmbeddedResource):
@@ -71,19 +64,5 @@ def _describe(block: mcp_types.ContentBlock) -> str:
         if isinstance(resource, mcp_types.TextResourceContents):
             return f"[resource {resource.uri}]\n{resource.text}"
         kind = resource.mime_type or "binary"
-        return f"[resource {resource.uri}: {kind}, {_size(resource.blob)}]"
+        return f"[resource {resource.uri}: {kind}, {size_text(resource.blob)}]"
     return f"[{getattr(block, 'type', 'unknown')} content]"
-
-
-def _size(data: str) -> str:
-    """The decoded size of base64 ``data``, as a person reads it."""
-    try:
-        size = len(base64.b64decode(data, validate=False))
-    except (binascii.Error, ValueError):
-        size = len(data)
-    if size < 1024:
-        return f"{size} bytes"
-    if size < 1024 * 1024:
-        return f"{round(size / 1024)} KB"
-    return f"{size / (1024 * 1024):.1f} MB"
-

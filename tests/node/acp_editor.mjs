@@ -2,7 +2,7 @@
 // buffers, answers permission requests, and prints every message it gets as one JSON
 // line on stdout, for the Python test to read.
 //
-//   node editor.mjs SCRIPT.json -- neocode acp
+//   node acp_editor.mjs SCRIPT.json -- neocode acp
 //
 // SCRIPT: {"cwd": DIR, "buffers": {ABS_PATH: TEXT}, "mode": MODE?, "answer": OPTION_ID,
 //          "prompts": [TEXT, ...], "load": SESSION_ID?}
@@ -13,7 +13,7 @@ import { client, methods, ndJsonStream, PROTOCOL_VERSION } from "@agentclientpro
 
 const [scriptPath, separator, command, ...args] = process.argv.slice(2);
 if (separator !== "--" || !command) {
-  console.error("usage: node editor.mjs SCRIPT.json -- COMMAND [ARGS...]");
+  console.error("usage: node acp_editor.mjs SCRIPT.json -- COMMAND [ARGS...]");
   process.exit(2);
 }
 const script = JSON.parse(readFileSync(scriptPath, "utf8"));
