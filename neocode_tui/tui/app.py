@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.driver import Driver
 from textual.filter import LineFilter
 from textual.screen import Screen
 
@@ -129,7 +130,8 @@ class NeoCodeApp(App[None]):
         """Why the settings ``starting`` loaded are not usable: the app has ended on it."""
         self.workspace = (workspace or Path.cwd()).resolve()
         self.slash = SlashLine(
-            self, {"help": lambda _: self.action_key_help(), "theme": self._set_theme, "quit": lambda _: self.exit()},
+            self, {"help": lambda _: self.action_key_help(), "theme": self._set_theme, "quit": lambda _: self.exit(),
+             "exit": lambda _: self.exit()},
             {"theme": lambda: sorted(self.available_themes)},
         )
         self._provider = provider
@@ -176,6 +178,12 @@ class NeoCodeApp(App[None]):
     def get_line_filters(self) -> Sequence[LineFilter]:
         """Textual's filters, then the one that keeps control characters off the terminal."""
         return [*super().get_line_filters(), CONTROL_FILTER]
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver, reading Alt+Enter and xterm's Shift+Enter as what they are."""
+        from neocode_tui.tui.key_parser import use_in
+
+        return use_in(super().get_driver_class())
 
     def get_default_screen(self) -> Screen[None]:
         return _MainScreen(id="_default")
@@ -579,10 +587,13 @@ class NeoCodeApp(App[None]):
         from neocode_tui.tui.key_help import KeyHelpScreen  # after the first frame (start-up)
 
         if not isinstance(self.screen, KeyHelpScreen):
-            self.push_screen(KeyHelpScreen(self.slash.table))
+            self.push_screen(KeyHelpScreen(self.slash.table, type_into=self.prompt.insert))
 
     def on_prompt_input_help_requested(self, _: PromptInput.HelpRequested) -> None:
         self.action_key_help()
+
+    def on_prompt_input_search_missed(self, event: PromptInput.SearchMissed) -> None:
+        self.notify(f"No earlier prompt holds {event.query!r}.", timeout=3, markup=False)
 
     def action_toggle_latest_fold(self) -> None:
         self.conversation.toggle_latest()

@@ -36,6 +36,7 @@ APP_COMMANDS: dict[str, SlashCommand] = {
         SlashCommand("help", "list the commands and keys", kind="app"),
         SlashCommand("theme", "switch the theme, remembered for next time", "NAME", kind="app"),
         SlashCommand("quit", "leave NeoCode", kind="app"),
+        SlashCommand("exit", "leave NeoCode (as /quit)", kind="app"),
     )
 }
 """The commands about the screen itself; every other built-in one is the core's."""
@@ -49,7 +50,7 @@ def built_in_commands() -> tuple[SlashCommand, ...]:
         listed.append(SlashCommand(command.name, command.help, command.argument))
         if command.name == "approval":
             listed.append(APP_COMMANDS["theme"])
-    return (*listed, APP_COMMANDS["quit"])
+    return (*listed, APP_COMMANDS["quit"], APP_COMMANDS["exit"])
 
 
 class CommandTable:

@@ -178,9 +178,9 @@ async def test_the_key_help_scrolls_by_keyboard_in_a_small_terminal(tmp_path: Pa
     app = scripted_app(tmp_path, [scripted_reply("Hi.")])
     async with app.run_test(size=(80, 20)) as pilot:
         await pilot.press("f1")
-        text = await screen_shows(app, pilot, "Shift+Tab")
+        text = await screen_shows(app, pilot, "Up / Down")
         assert "Esc closes this list" not in text
-        for _ in range(6):
+        for _ in range(8):
             await pilot.press("pagedown")
         await screen_shows(app, pilot, "Esc closes this list")
 
