@@ -526,7 +526,11 @@ class NeoCodeApp(App[None]):
     async def _approve(self, request: ApprovalRequested) -> ApprovalDecision:
         from neocode_tui.tui.approval import ask  # after the first frame (start-up)
 
-        decision = await ask(self, self.conversation, request)
+        self.status.waiting = True
+        try:
+            decision = await ask(self, self.conversation, request)
+        finally:
+            self.status.waiting = False
         if decision.verdict == "session":
             self.status.allowed = (*self.status.allowed, request.session_scope)
         return decision

@@ -247,7 +247,7 @@ async def test_a_for_session_stops_asking_for_that_tool(tmp_path: Path) -> None:
         assert not isinstance(app.screen, ApprovalScreen)
         notes = (app.workspace / "NOTES.md").read_text()
         assert notes.count("Visited by NeoCode's offline model.") == 2
-        await screen_shows(app, pilot, "approval: ask +write_file")  # what is allowed, in view
+        await screen_shows(app, pilot, "approval: ask +1 allowed")  # what is allowed, in view
 
 
 async def test_slash_completion_completes_commands_and_their_arguments(tmp_path: Path) -> None:
