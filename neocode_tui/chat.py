@@ -42,6 +42,10 @@ class Message(BaseModel):
     name: str | None = None
     """For ``role="tool"``: the tool's name (Anthropic and some servers want it)."""
     is_error: bool = False
+    status: str = ""
+    """For ``role="tool"``: how the call ended (``ok``, ``error``, ``denied``, ``interrupted``,
+    ``skipped``), so a resumed session draws it as it was; empty in older sessions. Never
+    sent to a model."""
 
 
 class ToolSpec(BaseModel):

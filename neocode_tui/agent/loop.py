@@ -190,7 +190,8 @@ class AgentLoop:
                 finished = await self._run_call(call)
                 if finished.status == "ok":
                     finished = await self._post_tool_hooks(call, finished)
-                self._add(tool_result(self._as_tool_call(call), finished.result, finished.is_error))
+                self._add(tool_result(self._as_tool_call(call), finished.result, finished.is_error,
+                                      finished.status))
                 self._emit(finished)
             if turn.dropped_tool_calls:
                 self._note_dropped(turn.dropped_tool_calls)
@@ -431,7 +432,7 @@ class AgentLoop:
         running, self._running = self._running, None
         for call in unanswered_calls(self.messages):
             result = running_text if running_text and call.id == running else text
-            self._add(tool_result(call, result, is_error=True))
+            self._add(tool_result(call, result, is_error=True, status=status))
             self._emit(
                 ToolFinished(
                     turn=self.turn, index=self._call_index.get(call.id, 0), call_id=call.id,

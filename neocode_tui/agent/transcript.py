@@ -31,9 +31,10 @@ def unanswered_calls(messages: list[Message]) -> list[ToolCall]:
     return []
 
 
-def tool_result(call: ToolCall, content: str, is_error: bool = False) -> Message:
+def tool_result(call: ToolCall, content: str, is_error: bool = False, status: str = "") -> Message:
     return Message(
-        role="tool", content=content, tool_call_id=call.id, name=call.name, is_error=is_error
+        role="tool", content=content, tool_call_id=call.id, name=call.name, is_error=is_error,
+        status=status,
     )
 
 
@@ -67,7 +68,7 @@ def repair(messages: Sequence[Message]) -> Repaired:
         for call in pending:
             if call.id not in answers:
                 counts["missing"] += 1
-            fixed.append(answers.get(call.id) or tool_result(call, NO_RESULT, is_error=True))
+            fixed.append(answers.get(call.id) or tool_result(call, NO_RESULT, is_error=True, status="interrupted"))
         pending.clear()
         answers.clear()
 
