@@ -131,7 +131,7 @@ class NeoCodeApp(App[None]):
         self.workspace = (workspace or Path.cwd()).resolve()
         self.slash = SlashLine(
             self, {"help": lambda _: self.action_key_help(), "theme": self._set_theme, "quit": lambda _: self.exit(),
-             "exit": lambda _: self.exit()},
+             "exit": lambda _: self.exit(), "copy": self._copy},
             {"theme": lambda: sorted(self.available_themes)},
         )
         self._provider = provider
@@ -625,6 +625,11 @@ class NeoCodeApp(App[None]):
         if self._on_screen:
             self.settings = self.session.settings
             self._show_settings()
+
+    def _copy(self, argument: str) -> None:
+        from neocode_tui.tui.clipboard import copy_command  # after the first frame (start-up)
+
+        self.run_worker(copy_command(self, argument), group="command")
 
     def _set_theme(self, argument: str) -> None:
         if argument not in self.available_themes:
