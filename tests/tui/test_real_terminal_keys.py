@@ -141,7 +141,7 @@ async def test_every_listed_key_does_what_the_overlay_says_in_a_real_terminal(
     await app.shows("Search for commands")
     app.type(ESC)
     await app.shows(gone=("Search for commands",), prompt="")
-    app.type("/ex")
+    app.type("/exi")
     await app.shows("/exit")
     app.type(ENTER)
     await app.shows("continue it with: neocode --continue")
