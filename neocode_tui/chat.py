@@ -78,6 +78,10 @@ class Message(BaseModel):
     """For ``role="tool"``: seconds the tool ran, kept for the screen (never sent)."""
     images: list[Image] = Field(default_factory=list)
     """Attached to a user prompt or a tool result; sent after ``content``."""
+    status: str = ""
+    """For ``role="tool"``: how the call ended (``ok``, ``error``, ``denied``, ``interrupted``,
+    ``skipped``), so a resumed session draws it as it was; empty in older sessions. Never
+    sent to a model."""
 
 
 class ToolSpec(BaseModel):

@@ -285,6 +285,13 @@ async def _cost(session: AgentSession, _: str) -> Outcome:
     return Report(cost_report(session))
 
 
+@_command("export", "write the conversation to a Markdown file (never over an existing one)", "[FILE]")
+async def _export(session: AgentSession, argument: str) -> Outcome:
+    from neocode_tui.agent.export import export
+
+    return await export(session, argument)
+
+
 # -- taking back what the agent did -----------------------------------------------------
 
 

@@ -276,7 +276,7 @@ class AgentLoop:
 
     def _answer(self, call: CollectedToolCall, finished: ToolFinished, *, emit: bool = True) -> None:
         self._add(tool_result(self._as_tool_call(call), finished.result, finished.is_error,
-                              finished.duration, finished.images))
+                              finished.duration, finished.images, finished.status))
         if emit:
             self._emit(finished)
 
@@ -573,7 +573,7 @@ class AgentLoop:
         running, self._running = self._running, set()
         for call in unanswered_calls(self.messages):
             result = running_text if running_text and call.id in running else text
-            self._add(tool_result(call, result, is_error=True))
+            self._add(tool_result(call, result, is_error=True, status=status))
             self._emit(
                 ToolFinished(
                     turn=self.turn, index=self._call_index.get(call.id, 0), call_id=call.id,

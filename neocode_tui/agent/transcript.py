@@ -33,11 +33,11 @@ def unanswered_calls(messages: list[Message]) -> list[ToolCall]:
 
 def tool_result(
     call: ToolCall, content: str, is_error: bool = False, duration: float | None = None,
-    images: Sequence[Image] = (),
+    images: Sequence[Image] = (), status: str = "",
 ) -> Message:
     return Message(
         role="tool", content=content, tool_call_id=call.id, name=call.name, is_error=is_error,
-        duration=duration, images=list(images),
+        duration=duration, images=list(images), status=status,
     )
 
 
@@ -71,7 +71,7 @@ def repair(messages: Sequence[Message]) -> Repaired:
         for call in pending:
             if call.id not in answers:
                 counts["missing"] += 1
-            fixed.append(answers.get(call.id) or tool_result(call, NO_RESULT, is_error=True))
+            fixed.append(answers.get(call.id) or tool_result(call, NO_RESULT, is_error=True, status="interrupted"))
         pending.clear()
         answers.clear()
 

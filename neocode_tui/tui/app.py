@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.driver import Driver
 from textual.filter import LineFilter
 from textual.screen import Screen
 
@@ -140,7 +141,8 @@ class NeoCodeApp(ImageAttaching):
         """Why the settings ``starting`` loaded are not usable: the app has ended on it."""
         self.workspace = (workspace or Path.cwd()).resolve()
         self.slash = SlashLine(
-            self, {"help": lambda _: self.action_key_help(), "theme": self._set_theme, "quit": lambda _: self.exit()},
+            self, {"help": lambda _: self.action_key_help(), "theme": self._set_theme, "quit": lambda _: self.exit(),
+             "exit": lambda _: self.exit(), "copy": self._copy},
             {"theme": lambda: sorted(self.available_themes)},
         )
         self._provider = provider
@@ -187,6 +189,12 @@ class NeoCodeApp(ImageAttaching):
     def get_line_filters(self) -> Sequence[LineFilter]:
         """Textual's filters, then the one that keeps control characters off the terminal."""
         return [*super().get_line_filters(), CONTROL_FILTER]
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver, reading Alt+Enter and xterm's Shift+Enter as what they are."""
+        from neocode_tui.tui.key_parser import use_in
+
+        return use_in(super().get_driver_class())
 
     def get_default_screen(self) -> Screen[None]:
         return _MainScreen(id="_default")
@@ -558,7 +566,11 @@ class NeoCodeApp(ImageAttaching):
     async def _approve(self, request: ApprovalRequested) -> ApprovalDecision:
         from neocode_tui.tui.approval import ask  # after the first frame (start-up)
 
-        decision = await ask(self, self.conversation, request)
+        self.status.waiting = True
+        try:
+            decision = await ask(self, self.conversation, request)
+        finally:
+            self.status.waiting = False
         if decision.verdict == "session":
             self.status.allowed = (*self.status.allowed, request.session_scope)
         return decision
@@ -627,10 +639,13 @@ class NeoCodeApp(ImageAttaching):
         from neocode_tui.tui.key_help import KeyHelpScreen  # after the first frame (start-up)
 
         if not isinstance(self.screen, KeyHelpScreen):
-            self.push_screen(KeyHelpScreen(self.slash.table))
+            self.push_screen(KeyHelpScreen(self.slash.table, type_into=self.prompt.insert))
 
     def on_prompt_input_help_requested(self, _: PromptInput.HelpRequested) -> None:
         self.action_key_help()
+
+    def on_prompt_input_search_missed(self, event: PromptInput.SearchMissed) -> None:
+        self.notify(f"No earlier prompt holds {event.query!r}.", timeout=3, markup=False)
 
     def action_toggle_latest_fold(self) -> None:
         self.conversation.toggle_latest()
@@ -670,6 +685,11 @@ class NeoCodeApp(ImageAttaching):
         if self._on_screen:
             self.settings = self.session.settings
             self._show_settings()
+
+    def _copy(self, argument: str) -> None:
+        from neocode_tui.tui.clipboard import copy_command  # after the first frame (start-up)
+
+        self.run_worker(copy_command(self, argument), group="command")
 
     def _set_theme(self, argument: str) -> None:
         if argument not in self.available_themes:

@@ -35,7 +35,10 @@ APP_COMMANDS: dict[str, SlashCommand] = {
     command.name: command for command in (
         SlashCommand("help", "list the commands and keys", kind="app"),
         SlashCommand("theme", "switch the theme, remembered for next time", "NAME", kind="app"),
+        SlashCommand("copy", "copy the last answer (N: its N-th code block) to the clipboard", "[N]",
+                     kind="app"),
         SlashCommand("quit", "leave NeoCode", kind="app"),
+        SlashCommand("exit", "leave NeoCode (as /quit)", kind="app"),
     )
 }
 """The commands about the screen itself; every other built-in one is the core's."""
@@ -49,7 +52,7 @@ def built_in_commands() -> tuple[SlashCommand, ...]:
         listed.append(SlashCommand(command.name, command.help, command.argument))
         if command.name == "approval":
             listed.append(APP_COMMANDS["theme"])
-    return (*listed, APP_COMMANDS["quit"])
+    return (*listed, APP_COMMANDS["copy"], APP_COMMANDS["quit"], APP_COMMANDS["exit"])
 
 
 class CommandTable:

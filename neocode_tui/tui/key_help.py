@@ -1,11 +1,15 @@
-"""The key-help overlay (F1, or ? on an empty prompt): every key and slash command."""
+"""The key-help overlay (F1, or ? on an empty prompt): every key and slash command.
+
+It is read while typing: a character typed over it closes it and goes into the prompt, so
+a user who opened it to look up a key loses nothing of what they type next."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -47,15 +51,29 @@ class KeyHelpScreen(ModalScreen[None]):
     """
 
     BINDINGS = [
-        Binding("escape,f1,q,question_mark", "dismiss", "Close", show=False),
+        Binding("escape,f1,question_mark", "dismiss", "Close", show=False),
     ]
 
-    def __init__(self, commands: Iterable[SlashCommand]) -> None:
+    def __init__(self, commands: Iterable[SlashCommand], type_into: Callable[[str], object]) -> None:
+        """``type_into``: where a character typed over the list goes (the prompt)."""
         super().__init__()
         self.commands = list(commands)
+        self._type_into = type_into
+        self._typing_on = False
+        """Keys typed fast reach the list until it is gone: one closes it, all are typed."""
+
+    def on_key(self, event: events.Key) -> None:
+        if self._typing_on or (event.key != "question_mark" and event.is_printable and event.character):
+            event.stop()
+            event.prevent_default()
+            if not self._typing_on:
+                self._typing_on = True
+                self.dismiss()
+            if event.character and event.is_printable:
+                self._type_into(event.character)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Static(_table("Keys", list(KEYS)))
             yield Static(_table("\nCommands", [(c.usage, c.help) for c in self.commands]))
-            yield Static("Esc closes this list", classes="hint")
+            yield Static("Esc closes this list; typing goes on into the prompt", classes="hint")

@@ -7,8 +7,10 @@ from neocode_tui.vocabulary import ApprovalMode
 
 KEYS: tuple[tuple[str, str], ...] = (
     ("Enter", "send; while the agent works, queue the message for when it is done"),
-    ("Shift+Enter  Alt+Enter  Ctrl+J", "new line (or end the line with \\ and press Enter)"),
+    ("Alt+Enter  Ctrl+J", "new line (or end the line with \\ and press Enter)"),
+    ("Shift+Enter", "new line too, where the terminal tells it from Enter (not tmux)"),
     ("Up / Down", "walk the prompt history"),
+    ("Ctrl+R", "find the latest sent prompt holding what is typed; again: older"),
     ("Up on an empty prompt", "take the last queued message back to edit or drop it"),
     ("Esc", "interrupt the running turn (or close this help, a list, a dialog)"),
     ("Ctrl+C", "clear the input; on an empty one, interrupt the turn; twice when idle: quit"),

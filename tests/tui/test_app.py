@@ -178,9 +178,9 @@ async def test_the_key_help_scrolls_by_keyboard_in_a_small_terminal(tmp_path: Pa
     app = scripted_app(tmp_path, [scripted_reply("Hi.")])
     async with app.run_test(size=(80, 20)) as pilot:
         await pilot.press("f1")
-        text = await screen_shows(app, pilot, "Shift+Tab")
+        text = await screen_shows(app, pilot, "Up / Down")
         assert "Esc closes this list" not in text
-        for _ in range(6):
+        for _ in range(8):
             await pilot.press("pagedown")
         await screen_shows(app, pilot, "Esc closes this list")
 
@@ -247,7 +247,7 @@ async def test_a_for_session_stops_asking_for_that_tool(tmp_path: Path) -> None:
         assert not isinstance(app.screen, ApprovalScreen)
         notes = (app.workspace / "NOTES.md").read_text()
         assert notes.count("Visited by NeoCode's offline model.") == 2
-        await screen_shows(app, pilot, "approval: ask +write_file")  # what is allowed, in view
+        await screen_shows(app, pilot, "approval: ask +1 allowed")  # what is allowed, in view
 
 
 async def test_slash_completion_completes_commands_and_their_arguments(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from neocode_tui.tui.conversation.blocks import (
     ReasoningBlock,
     RefusalBlock,
     ToolBlock,
+    ToolStatus,
     UserBlock,
 )
 from neocode_tui.tui.conversation.markdown_split import MarkdownSplitter, Piece
@@ -336,6 +337,17 @@ def _finished_call(index: int, call: ToolCall, result: Message | None) -> ToolBl
         tool.set_status("interrupted")
     else:
         tool.duration = result.duration
-        tool.finish("error" if result.is_error else "ok", result.content, None)
+        tool.finish(_ended(result), result.content, None)
     return tool
+
+
+def _ended(result: Message) -> ToolStatus:
+    """How a saved call ended; a session saved before that was kept says only ok or not."""
+    for status in _SAVED_STATUSES:
+        if result.status == status:
+            return status
+    return "error" if result.is_error else "ok"
+
+
+_SAVED_STATUSES: tuple[ToolStatus, ...] = ("ok", "error", "denied", "interrupted", "skipped")
 

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from textual import events
-from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
@@ -46,6 +45,16 @@ class PromptHistory:
         self._position -= 1
         return self._entries[self._position]
 
+    def search(self, query: str, before: int | None = None) -> tuple[int, str] | None:
+        """The newest prompt before index ``before`` (else the newest of all) that holds
+        ``query``, ignoring case, with its index."""
+        wanted = query.casefold()
+        end = len(self._entries) if before is None else before
+        for index in range(end - 1, -1, -1):
+            if wanted in self._entries[index].casefold():
+                return index, self._entries[index]
+        return None
+
     def next(self) -> str | None:
         if self._position >= len(self._entries):
             return None
@@ -63,9 +72,13 @@ class PromptInput(TextArea):
     While an ``@`` mention is typed, ``mentions`` does the same with the workspace's files.
     """
 
-    BINDINGS = [
-        Binding("shift+enter,alt+enter,ctrl+j", "newline", "New line", show=False),
-    ]
+    OWN_KEYS: dict[str, str] = {
+        "shift+enter": "newline", "alt+enter": "newline", "ctrl+j": "newline",
+        "ctrl+r": "search_history",
+    }
+    """Keys handled here as they arrive rather than as bindings: a binding runs once the key
+    has bubbled up to the app, after the characters typed behind it were inserted, so a
+    new line typed fast ("a", Alt+Enter, "b") landed after the "b"."""
 
     DEFAULT_CSS = """
     PromptInput {
@@ -86,6 +99,12 @@ class PromptInput(TextArea):
 
     class ClipboardRequested(Message):
         """Ctrl+V: the app looks for an image on the clipboard, else pastes its text."""
+
+    @dataclass
+    class SearchMissed(Message):
+        """Ctrl+R found no (further) prompt holding ``query``."""
+
+        query: str
 
     @dataclass
     class Submitted(Message):
@@ -120,6 +139,9 @@ class PromptInput(TextArea):
         history, even when it is a slash command that would open the completion list."""
         self.mentions = mentions
         self._drop_image = drop_image
+        self._search: tuple[str, int] | None = None
+        """Ctrl+R's query and the index of the prompt it found, while that prompt is
+        still in the box unchanged: the next Ctrl+R looks further back."""
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self._refresh_completion()
@@ -198,6 +220,12 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             return
+        own = self.OWN_KEYS.get(event.key)
+        if own is not None:
+            event.stop()
+            event.prevent_default()
+            await self.run_action(own)
+            return
         if event.key == "enter":
             event.stop()
             event.prevent_default()
@@ -265,6 +293,20 @@ class PromptInput(TextArea):
     def paste_text(self) -> None:
         """The paste Ctrl+V always made: the app's clipboard, as text."""
         super().action_paste()
+    def action_search_history(self) -> None:
+        """Ctrl+R: the newest sent prompt holding what is typed; again, an older one."""
+        query, before = self.text, None
+        if self._search is not None and self._recalled == self.text:
+            query, before = self._search[0], self._search[1]
+        found = self.prompts.search(query, before)
+        if found is None:
+            self.post_message(self.SearchMissed(query))
+            return
+        self._search = (query, found[0])
+        self._recalled = found[1]
+        self.completion.show([], text=found[1])
+        self.load_text(found[1])
+        self.move_cursor(self.document.end)
 
     def action_newline(self) -> None:
         self.insert("\n")

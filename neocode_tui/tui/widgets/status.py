@@ -27,7 +27,14 @@ if TYPE_CHECKING:
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 OFFLINE_LABEL = "offline scripted model — set OPENAI_API_KEY or ANTHROPIC_API_KEY"
 SEPARATOR = ("  │  ", "dim")
-ALLOWED_WIDTH = 32
+Part = Content | str
+KEEP = 99
+PROVIDER_RANK = 3
+"""The provider's name goes with the elapsed time, before the turn's tokens."""
+
+
+def _width(part: Part) -> int:
+    return part.cell_length if isinstance(part, Content) else len(part)
 
 
 def _tokens(count: int | None) -> str:
@@ -59,7 +66,8 @@ def _elapsed(seconds: float) -> str:
 
 
 class StatusBar(Widget):
-    """One line: the model on the left (cut first when narrow), the rest on the right."""
+    """One line: the model on the left, the rest on the right; when narrow, the least
+    needed parts go first."""
 
     DEFAULT_CSS = """
     StatusBar {
@@ -82,6 +90,8 @@ class StatusBar(Widget):
     (usage is a pydantic model, and the first frame is drawn before pydantic loads)."""
     session_usage: reactive[Usage | None] = reactive(None, always_update=True)
     working = reactive(False)
+    waiting = reactive(False)
+    """An approval is asked: the run waits for the user, not the model."""
     started_at: reactive[float | None] = reactive(None)
     """When the current (or last) run started, on the injected clock."""
     finished_at: reactive[float | None] = reactive(None)
@@ -109,46 +119,52 @@ class StatusBar(Widget):
         if self.working:
             self.refresh()
 
-    def _left(self) -> Content:
+    def _left(self) -> tuple[Part, Content, int]:
+        """The provider (dropped early), the model (cut last, never dropped) and the width
+        the model needs before other parts go: all of it, but for the offline label's hint."""
         if self.provider == "scripted":
-            return Content.styled(OFFLINE_LABEL, "$warning")
+            return ("", Content.styled(OFFLINE_LABEL, "$warning"), OFFLINE_LABEL.index(" —"))
         if not self.provider:  # not known yet: the first frame may come before the settings
-            return Content("")
-        return Content.assemble((f"{self.provider} · ", "dim"), (visible(self.model), "bold"))
+            return ("", Content(""), 0)
+        model = Content.styled(visible(self.model), "bold")
+        return (Content.styled(f"{self.provider} · ", "dim"), model, model.cell_length)
 
-    def _allowed(self) -> list[str | tuple[str, str]]:
-        if not self.allowed:
-            return []
-        listing = visible(", ".join(scope.removeprefix("bash: ") for scope in self.allowed))
-        if len(listing) > ALLOWED_WIDTH:
-            listing = listing[: ALLOWED_WIDTH - 1] + "…"
-        return [(f" +{listing}", "$success")]
+    def _allowed(self) -> Part:
+        """A count: the grants themselves (a long compound command) would crowd out the rest;
+        ``/permissions`` and the approval dialog name them."""
+        return Content.styled(f" +{len(self.allowed)} allowed", "$success") if self.allowed else ""
 
-    def _right(self) -> Content:
+    def _groups(self) -> list[list[tuple[int, Part]]]:
+        """The right side, in groups parted by a separator, each part with the rank at which
+        it goes when the bar is too narrow (``KEEP``: never)."""
         turn_in, turn_out = _counts(self.turn_usage)
         session_in, session_out = _counts(self.session_usage)
-        parts: list[str | tuple[str, str]] = [
-            SEPARATOR,
-            f"approval: {self.approval}",
-            *([f"  effort: {self.effort}"] if self.effort else []),
-            *self._allowed(),
-            *self._sandbox(),
-            SEPARATOR,
-            f"↑{turn_in} ↓{turn_out}",
-            (f"  Σ ↑{session_in} ↓{session_out}", "dim"),
+        effort = [(4, f"  effort: {self.effort}")] if self.effort else []
+        groups: list[list[tuple[int, Part]]] = [
+            [(KEEP, f"approval: {self.approval}"), *effort, (6, self._allowed())],
+            [(2, f"↑{turn_in} ↓{turn_out}"), (0, Content.styled(f"  Σ ↑{session_in} ↓{session_out}", "dim"))],
         ]
-        parts += self._context_and_cost()
+        if self.sandbox:
+            unconfined = not self.sandbox.startswith("sandbox:")  # "no sandbox", "sandbox off"
+            groups.insert(1, [(KEEP if unconfined else 4, Content.styled(
+                self.sandbox, "bold $warning" if unconfined else ""))])
+        groups.append(self._context_and_cost())
         now = self._clock()
         if self.started_at is not None:
             end = now if self.working or self.finished_at is None else self.finished_at
-            parts += [SEPARATOR, _elapsed(end - self.started_at)]
+            groups.append([(3, _elapsed(end - self.started_at))])
         if self.working:
-            spinner = SPINNER[int(now * 10) % len(SPINNER)]
-            label = visible(self.retrying) or "working"
-            parts += ["  ", (f"{spinner} {label}", "bold $warning" if self.retrying else "bold $accent")]
-        return Content.assemble(*parts)
+            groups.append([(KEEP, self._state(now))])
+        return groups
 
-    def _context_and_cost(self) -> list[str | tuple[str, str]]:
+    def _state(self, now: float) -> Content:
+        if self.waiting:
+            return Content.styled("waiting for you", "bold $warning")
+        spinner = SPINNER[int(now * 10) % len(SPINNER)]
+        label = visible(self.retrying) or "working"
+        return Content.styled(f"{spinner} {label}", "bold $warning" if self.retrying else "bold $accent")
+
+    def _context_and_cost(self) -> list[tuple[int, Part]]:
         """"ctx 42%  $0.0123"; left out for the offline scripted model, which has neither."""
         figure = self.context
         if figure is None or (
@@ -156,14 +172,11 @@ class StatusBar(Widget):
         ):
             return []
         fraction = figure.fraction or 0
-        style = "bold $warning" if fraction >= self.warn_at else ""
-        cached = [(f" cache {self.cache_rate:.0%}", "dim")] if self.cache_rate else []
-        return [SEPARATOR, (f"ctx {_percent(figure)}", style), "  ", format_cost(self.cost), *cached]
-    def _sandbox(self) -> list[str | tuple[str, str]]:
-        if not self.sandbox:
-            return []
-        unconfined = not self.sandbox.startswith("sandbox:")  # "no sandbox", "sandbox off"
-        return [SEPARATOR, (self.sandbox, "bold $warning" if unconfined else "")]
+        warn = fraction >= self.warn_at
+        cached: list[tuple[int, Part]] = (
+            [(0, Content.styled(f" cache {self.cache_rate:.0%}", "dim"))] if self.cache_rate else [])
+        return [(KEEP if warn else 5, Content.styled(f"ctx {_percent(figure)}", "bold $warning" if warn else "")),
+                (1, "  " + format_cost(self.cost)), *cached]
 
     # -- kept in step by the app ---------------------------------------------------------
 
@@ -208,6 +221,16 @@ class StatusBar(Widget):
             self.session_usage = session.usage  # a subagent's request counts in the session's
 
     def render(self) -> Content:
-        right = self._right()
+        """What fits: the lowest-ranked parts go first, then the model's name is cut; the
+        mode, an unconfined sandbox, a context near full and the state always stay."""
+        provider, model, needed = self._left()
+        groups = self._groups()
+        ranked = sorted(({rank for group in groups for rank, _ in group} | {PROVIDER_RANK}) - {KEEP})
+        for dropped in [-1, *ranked]:
+            kept = [[part for rank, part in group if rank > dropped and _width(part)] for group in groups]
+            right = Content.assemble(*(piece for group in kept if group for piece in (SEPARATOR, *group)))
+            left = Content.assemble(provider if dropped < PROVIDER_RANK else "", model)
+            if left.cell_length - model.cell_length + needed + right.cell_length <= self.size.width:
+                break
         room = max(self.size.width - right.cell_length, 0)
-        return self._left().truncate(room, ellipsis=True, pad=True) + right
+        return left.truncate(room, ellipsis=True, pad=True) + right

@@ -1,0 +1,59 @@
+"""Two key encodings Textual's input parser gets wrong, read right.
+
+- Alt with a control key (Alt+Enter, Alt+Tab, Alt+Backspace…) arrives as ESC then the
+  control character; Textual reports the bare key, so Alt+Enter sent the prompt it should
+  have broken. It is reported with ``alt+`` here (pairs Textual names, such as ESC DEL for
+  Ctrl+W, keep their names).
+- xterm's modifyOtherKeys form, ``CSI 27 ; modifiers ; code ~`` (xterm's Shift+Enter is
+  ``ESC[27;2;13~``), which Textual reads as a key named after the code's character and no
+  widget answers. It is read as the same key in the kitty form, ``CSI code ; modifiers u``.
+
+Every driver (the terminal's, the browser front end's) makes its parser from the name
+``XTermParser`` in its own module; ``use_in`` points that name here for the driver in use.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterable
+
+from textual import events
+from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
+from textual._xterm_parser import XTermParser
+from textual.driver import Driver
+
+ESC = "\x1b"
+_MODIFY_OTHER_KEYS = re.compile(r"\x1b\[27;(\d+);(\d+)~")
+
+
+def _alt_control(character: str) -> list[events.Key] | None:
+    """The keys of Alt with ``character``, when it is a control character Textual names
+    (Enter, Tab, Ctrl+letter); None for any other character, which Textual handles."""
+    keys = ANSI_SEQUENCES_KEYS.get(character)
+    if not isinstance(keys, tuple) or not keys:
+        return None
+    return [events.Key(f"alt+{key.value}", None) for key in keys]
+
+
+class KeyParser(XTermParser):
+    def _sequence_to_key_events(self, sequence: str, alt: bool = False) -> Iterable[events.Key]:
+        if match := _MODIFY_OTHER_KEYS.fullmatch(sequence):
+            modifiers, code = match.groups()
+            sequence = f"{ESC}[{code};{modifiers}u"
+        elif (
+            len(sequence) == 2 and sequence[0] == ESC and sequence not in ANSI_SEQUENCES_KEYS
+            and (keys := _alt_control(sequence[1]))
+        ):
+            return keys
+        elif alt and len(sequence) == 1 and (keys := _alt_control(sequence)):
+            return keys
+        return super()._sequence_to_key_events(sequence, alt)
+
+
+def use_in(driver_class: type[Driver]) -> type[Driver]:
+    """``driver_class``, its module now making ``KeyParser``s."""
+    module = sys.modules.get(driver_class.__module__)
+    if module is not None and getattr(module, "XTermParser", None) is XTermParser:
+        module.XTermParser = KeyParser  # type: ignore[attr-defined]
+    return driver_class

@@ -1,0 +1,37 @@
+"""The bytes terminals send for the new-line keys, read by the parser every driver uses (the
+terminal's and the browser front end's, whose xterm.js sends Alt+Enter as ESC CR too)."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from neocode_tui.tui.key_parser import KeyParser, use_in
+
+
+def keys(data: str) -> list[str]:
+    parser = KeyParser(debug=False)
+    return [event.key for event in parser.feed(data) if hasattr(event, "key")]
+
+
+@pytest.mark.parametrize(("data", "expected"), [
+    ("a\x1b\rb", ["a", "alt+enter", "b"]),  # tmux, xterm.js, most terminals
+    ("\x1b[27;2;13~", ["shift+enter"]),  # xterm with modifyOtherKeys
+    ("\x1b[13;2u", ["shift+enter"]),  # kitty, foot, WezTerm
+    ("\x1b[13;3u", ["alt+enter"]),
+    ("\n", ["ctrl+j"]),
+    ("\r", ["enter"]),
+    ("\x1b\x7f", ["ctrl+w"]),  # Alt+Backspace keeps Textual's name: delete a word
+])
+def test_new_line_keys_are_read_as_sent(data: str, expected: list[str]) -> None:
+    assert keys(data) == expected
+
+
+@pytest.mark.parametrize("module", ["textual.drivers.linux_driver", "textual.drivers.web_driver"])
+def test_the_terminal_and_the_browser_drivers_read_keys_with_it(module: str) -> None:
+    driver_module = importlib.import_module(module)
+    driver = next(value for name, value in vars(driver_module).items()
+                  if name.endswith("Driver") and value.__module__ == module)
+    assert use_in(driver) is driver
+    assert driver_module.XTermParser is KeyParser
