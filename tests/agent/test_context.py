@@ -120,11 +120,11 @@ async def test_an_unknown_model_has_tokens_but_no_price(dialect: Dialect, worksp
 async def test_past_the_threshold_the_history_is_compacted_before_the_next_prompt(
     dialect: Dialect, workspace: Path
 ) -> None:
-    answer(dialect, "Answer one.", usage=(300, 20))
-    answer(dialect, "Answer two.", usage=(1_700, 20))
+    answer(dialect, "Answer one.", usage=(1_500, 20))
+    answer(dialect, "Answer two.", usage=(8_500, 20))
     answer(dialect, "They asked two questions.")  # the summary
     answer(dialect, "Answer three.")
-    session, recorder = make_session(dialect, workspace, context_window=2_000, compact_threshold=0.8)
+    session, recorder = make_session(dialect, workspace, context_window=10_000, compact_threshold=0.8)
 
     await session.prompt("question one")
     await session.prompt("question two")
@@ -153,13 +153,13 @@ async def test_past_the_threshold_the_history_is_compacted_before_the_next_promp
 async def test_past_the_threshold_in_the_middle_of_a_run_the_history_is_compacted_and_the_run_goes_on(
     dialect: Dialect, workspace: Path
 ) -> None:
-    answer(dialect, "Answer one.", usage=(300, 20))
-    answer(dialect, "Answer two.", usage=(600, 20))
-    answer(dialect, "Reading.", (1_700, 20), calls=(("r1", "read_file", '{"path": "app.py"}'),))
+    answer(dialect, "Answer one.", usage=(1_500, 20))
+    answer(dialect, "Answer two.", usage=(3_000, 20))
+    answer(dialect, "Reading.", (8_500, 20), calls=(("r1", "read_file", '{"path": "app.py"}'),))
     answer(dialect, "They asked one question.")  # the summary, between the run's two turns
-    answer(dialect, "", (1_750, 20), calls=(("r2", "read_file", '{"path": "app.py"}'),))
+    answer(dialect, "", (8_750, 20), calls=(("r2", "read_file", '{"path": "app.py"}'),))
     answer(dialect, "app.py greets.")
-    session, recorder = make_session(dialect, workspace, context_window=2_000, compact_threshold=0.8)
+    session, recorder = make_session(dialect, workspace, context_window=10_000, compact_threshold=0.8)
 
     await session.prompt("question one")
     await session.prompt("question two")

@@ -56,7 +56,7 @@ async def test_a_custom_command_completes_with_its_description_and_sends_its_pro
 
 async def test_custom_commands_are_in_help_and_the_palette_and_new_files_show_up(tmp_path: Path) -> None:
     app = app_with_commands(tmp_path)
-    async with app.run_test(size=(SIZE[0], 60)) as pilot:  # tall enough for the whole of /help
+    async with app.run_test(size=(SIZE[0], 100)) as pilot:  # tall enough for the whole of /help
         await pilot.press("f1")
         await wait_until(lambda: isinstance(app.screen, KeyHelpScreen), pause=pilot.pause, what="/help")
         await screen_shows(app, pilot, "Review a file for bugs")
@@ -82,7 +82,7 @@ async def test_the_user_s_own_command_wins_and_the_repository_s_is_listed_beside
     mine = tmp_path / "home" / ".claude" / "commands" / "review.md"
     mine.parent.mkdir(parents=True)
     mine.write_text("---\ndescription: My [/] [bold]own[/bold] review\n---\nReview $ARGUMENTS my way.")
-    async with app.run_test(size=(SIZE[0], 60)) as pilot:
+    async with app.run_test(size=(SIZE[0], 100)) as pilot:
         await pilot.press("/", "r", "e", "v")
         await wait_until(lambda: app.prompt.completion.is_open, pause=pilot.pause, what="completion")
         await screen_shows(app, pilot, "/review ARGUMENTS  My [/] [bold]own[/bold] review (user)")

@@ -163,7 +163,7 @@ async def test_a_folder_s_custom_command_is_listed_escaped(tmp_path: Path) -> No
     commands.mkdir(parents=True)
     (commands / "evil.md").write_text("Look at \x1b]0;pwned\x07\x1b[2J this.")
     shown = "Look at ␛]0;pwned␇␛[2J this."
-    async with app.run_test(size=(SIZE[0], 60)) as pilot:
+    async with app.run_test(size=(SIZE[0], 100)) as pilot:
         await pilot.press("/", "e", "v")
         await wait_until(lambda: shown in screen_text(app), pause=pilot.pause, what="the completion")
         assert_nothing_reaches_the_terminal(app)
