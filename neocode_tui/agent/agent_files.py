@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from neocode_tui.agent.custom_commands import FILE_CAP, FRONT_MATTER
+from neocode_tui.agent.custom_commands import FRONT_MATTER, read_prompt_file
 from neocode_tui.paths import config_dir
 from neocode_tui.trust import NOT_TRUSTED, is_trusted
 
@@ -129,16 +129,9 @@ def _files(folder: Path, problems: list[str]) -> list[Path]:
 
 
 def _read(path: Path, source: Source, problems: list[str]) -> AgentFile | None:
-    try:
-        with path.open("rb") as handle:
-            raw = handle.read(FILE_CAP + 1)
-    except OSError as exc:
-        problems.append(f"{path}: cannot be read ({exc.strerror or exc})")
+    text = read_prompt_file(path, problems)
+    if text is None:
         return None
-    if len(raw) > FILE_CAP:
-        problems.append(f"{path}: larger than {FILE_CAP // 1000} KB, not used")
-        return None
-    text = raw.decode("utf-8", errors="replace").lstrip("\ufeff")
     match = FRONT_MATTER.match(text)
     if not match:
         problems.append(f"{path}: no front matter (--- name: ... description: ... ---)")

@@ -187,7 +187,9 @@ def _command_files(folder: Path, problems: list[str]) -> list[Path]:
     return files[:COMMANDS_CAP]
 
 
-def _read(path: Path, name: str, source: Source, problems: list[str]) -> CustomCommand | None:
+def read_prompt_file(path: Path, problems: list[str]) -> str | None:
+    """A command's or an agent's Markdown file, ``FILE_CAP`` bytes at most; None, with the
+    reason in ``problems``, when it cannot be used."""
     try:
         with path.open("rb") as handle:
             raw = handle.read(FILE_CAP + 1)
@@ -198,6 +200,13 @@ def _read(path: Path, name: str, source: Source, problems: list[str]) -> CustomC
         problems.append(f"{path}: larger than {FILE_CAP // 1000} KB, not used")
         return None
     text = raw.decode("utf-8", errors="replace").lstrip("\ufeff")
+    return text
+
+
+def _read(path: Path, name: str, source: Source, problems: list[str]) -> CustomCommand | None:
+    text = read_prompt_file(path, problems)
+    if text is None:
+        return None
     front = _FrontMatter()
     match = FRONT_MATTER.match(text)
     if match:

@@ -22,6 +22,7 @@ from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, V
 from neocode_tui.terminal_text import visible
 from neocode_tui.tui.conversation.diff import diff_of
 from neocode_tui.tui.conversation.palette import Palette
+from neocode_tui.tui.dialog import answer_of
 
 if TYPE_CHECKING:
     from neocode_tui.tui.conversation import ConversationView
@@ -207,21 +208,10 @@ async def ask(app: App[Any], view: ConversationView, request: ApprovalRequested)
 
 
 async def ask_with(app: App[Any], view: ConversationView, screen: ModalScreen[T], otherwise: T) -> T:
-    """``screen``'s answer (``otherwise`` when it closes without one), asked as ``ask`` asks."""
-    answer: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-
-    def deliver(decision: T | None) -> None:
-        if not answer.done():
-            answer.set_result(otherwise if decision is None else decision)
-
+    """``screen``'s answer (``otherwise`` when it closes without one), over the
+    conversation as it is now."""
     await _laid_out(app, view)
-    app.push_screen(screen, deliver)
-    try:
-        return await answer
-    finally:
-        # Once the app is closing its screens go with it.
-        if app.is_running and app.screen is screen:
-            app.pop_screen()
+    return await answer_of(app, screen, otherwise)
 
 
 async def _laid_out(app: App[Any], view: ConversationView) -> None:

@@ -6,7 +6,6 @@ there, its transcript intact, so a later prompt can go on.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from textual.app import App, ComposeResult
@@ -16,7 +15,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from neocode_tui.tui.dialog import dialog_css
+from neocode_tui.tui.dialog import answer_of, dialog_css
 
 
 class BudgetScreen(ModalScreen[bool]):
@@ -46,16 +45,4 @@ class BudgetScreen(ModalScreen[bool]):
 
 async def ask_budget(app: App[Any], question: str) -> bool:
     """Wait for the answer while the app keeps drawing; closing the app is a no."""
-    answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-
-    def deliver(go_on: bool | None) -> None:
-        if not answer.done():
-            answer.set_result(bool(go_on))
-
-    screen = BudgetScreen(question)
-    app.push_screen(screen, deliver)
-    try:
-        return await answer
-    finally:
-        if app.is_running and app.screen is screen:
-            app.pop_screen()
+    return await answer_of(app, BudgetScreen(question), False)

@@ -1,6 +1,15 @@
-"""The look every modal dialog shares: a framed box in the middle of the screen."""
+"""What every modal dialog shares: a framed box in the middle of the screen, and waiting
+for its answer."""
 
 from __future__ import annotations
+
+import asyncio
+from typing import Any, TypeVar
+
+from textual.app import App
+from textual.screen import ModalScreen
+
+T = TypeVar("T")
 
 
 def dialog_css(screen: str) -> str:
@@ -20,3 +29,20 @@ def dialog_css(screen: str) -> str:
     {screen} #title {{ text-style: bold; margin-bottom: 1; }}
     {screen} #keys {{ margin-top: 1; color: $text-muted; }}
 """
+
+
+async def answer_of(app: App[Any], screen: ModalScreen[T], otherwise: T) -> T:
+    """``screen``'s answer (``otherwise`` when it closes without one) while the app keeps
+    drawing; a question still open when the app closes goes with it."""
+    answer: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+
+    def deliver(result: T | None) -> None:
+        if not answer.done():
+            answer.set_result(otherwise if result is None else result)
+
+    app.push_screen(screen, deliver)
+    try:
+        return await answer
+    finally:
+        if app.is_running and app.screen is screen:
+            app.pop_screen()

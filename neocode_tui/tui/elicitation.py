@@ -7,7 +7,6 @@ field (a number, a choice) is said under the fields and nothing is sent.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from textual.app import App, ComposeResult
@@ -19,7 +18,7 @@ from textual.widgets import Input, Static
 
 from neocode_tui.agent.mcp.elicitation import Answer, Question, shown_default, typed
 from neocode_tui.terminal_text import visible
-from neocode_tui.tui.dialog import dialog_css
+from neocode_tui.tui.dialog import answer_of, dialog_css
 
 
 class ElicitationScreen(ModalScreen[Answer]):
@@ -94,11 +93,4 @@ class ElicitationScreen(ModalScreen[Answer]):
 
 async def ask_user(app: App[Any], question: Question) -> Answer:
     """The dialog over whatever is on screen; the server waits for its answer."""
-    answer: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
-
-    def deliver(result: Answer | None) -> None:
-        if not answer.done():
-            answer.set_result(result or Answer("cancel"))
-
-    app.push_screen(ElicitationScreen(question), deliver)
-    return await answer
+    return await answer_of(app, ElicitationScreen(question), Answer("cancel"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -279,27 +280,13 @@ async def test_a_command_printing_megabytes_shows_its_last_lines_in_small_update
 ) -> None:
     """Each live update carries the command's last lines under a count of the rest, not
     everything printed so far (10 MB resent per update, and drawn per piece of output)."""
-    command = "seq 1 1500000; while [ ! -e go ]; do sleep 0.02; done; echo last"
-    model.reply("", [("c1", "bash", json.dumps({"command": command}))])
-    model.reply("Printed.")
-
-    def live_texts() -> list[str]:
-        return [block.content.text for u in ed.client.call_updates("c1") if u.status is None
-                for block in u.content or []]
-
-    async with editor(agent_env(model.server.url, home), workspace) as ed:
-        session = await ed.conn.new_session(cwd=str(workspace))
-        await ed.conn.set_session_mode(session_id=session.session_id, mode_id="full-auto")
-        running = asyncio.create_task(
-            ed.conn.prompt(session_id=session.session_id, prompt=[text_block("print")]))
-        await ed.client.wait_for(lambda: any("\n1500000\n" in t for t in live_texts()), within=60)
-        (workspace / "go").touch()
-        reply = await asyncio.wait_for(running, 60)
+    ed, reply, _ = await held_command(
+        model, workspace, home, "seq 1 1500000", lambda texts: any("\n1500000\n" in t for t in texts))
 
     assert reply.stop_reason == "end_turn"
-    shown = next(t for t in live_texts() if "\n1500000\n" in t)
+    shown = next(t for t in live_texts(ed) if "\n1500000\n" in t)
     assert shown.startswith("```\n… 1,499,800 earlier lines\n1499801\n")
-    assert max(len(t) for t in live_texts()) < 20_000
+    assert max(len(t) for t in live_texts(ed)) < 20_000
     assert ed.client.call_updates("c1")[-1].status == "completed"
 
 
@@ -308,26 +295,38 @@ async def test_a_commands_first_line_reaches_the_editor_while_it_still_runs(
 ) -> None:
     """Live output is not held back for the next event: the command waits for a file the
     test makes only once the editor has shown its first line."""
-    command = "echo first; while [ ! -e go ]; do sleep 0.02; done; echo second"
+    ed, reply, seen = await held_command(
+        model, workspace, home, "echo first", lambda texts: any("first" in t for t in texts))
+
+    assert not any("last" in t for t in seen)
+    assert reply.stop_reason == "end_turn"
+    assert "first\nlast" in ed.client.call_updates("c1")[-1].content[0].content.text
+
+
+async def held_command(
+    model: Dialect, workspace: Path, home: Path, before: str, shown: Callable[[list[str]], bool]
+) -> tuple[Any, Any, list[str]]:
+    """``before``, then a wait for a file ``go`` the test makes only once the editor's live
+    updates are ``shown``, then ``echo last``, in full-auto; the editor, the reply and the
+    live texts at the moment ``go`` was made."""
+    command = f"{before}; while [ ! -e go ]; do sleep 0.02; done; echo last"
     model.reply("", [("c1", "bash", json.dumps({"command": command}))])
     model.reply("Printed.")
-
-    def live_texts() -> list[str]:
-        return [block.content.text for u in ed.client.call_updates("c1") if u.status is None
-                for block in u.content or []]
-
     async with editor(agent_env(model.server.url, home), workspace) as ed:
         session = await ed.conn.new_session(cwd=str(workspace))
         await ed.conn.set_session_mode(session_id=session.session_id, mode_id="full-auto")
         running = asyncio.create_task(
             ed.conn.prompt(session_id=session.session_id, prompt=[text_block("print")]))
-        await ed.client.wait_for(lambda: any("first" in t for t in live_texts()))
-        assert not any("second" in t for t in live_texts())
+        await ed.client.wait_for(lambda: shown(live_texts(ed)), within=60)
+        seen = live_texts(ed)
         (workspace / "go").touch()
-        reply = await asyncio.wait_for(running, PATIENCE)
+        reply = await asyncio.wait_for(running, 60)
+    return ed, reply, seen
 
-    assert reply.stop_reason == "end_turn"
-    assert "first\nsecond" in ed.client.call_updates("c1")[-1].content[0].content.text
+
+def live_texts(ed: Any) -> list[str]:
+    return [block.content.text for u in ed.client.call_updates("c1") if u.status is None
+            for block in u.content or []]
 
 
 async def test_each_prompt_reports_its_own_tokens_and_the_context_it_leaves(
