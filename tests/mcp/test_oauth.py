@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shlex
 import stat
 import subprocess
 import sys
 import time
+import webbrowser
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
@@ -18,10 +20,15 @@ import httpx
 import pytest
 
 from neocode_tui.agent.mcp import McpManager, status_text
+from neocode_tui.agent.mcp.manager import UnknownServer
 from neocode_tui.agent.mcp.oauth_store import token_file
+from neocode_tui.config import Settings
+from neocode_tui.tui.app import NeoCodeApp
+from neocode_tui.tui.scenarios import SIZE, Driver, Type
 from tests.agent.conftest import Dialect
 from tests.agent.test_headless import neocode, start
-from tests.mcp.conftest import ROOT, user_config
+from tests.helpers import screen_shows, started, wait_until
+from tests.mcp.conftest import ROOT, user_config, write_config
 
 ANNOUNCED = "sign in to the MCP server remote in your browser: "
 
@@ -131,6 +138,7 @@ async def test_a_server_that_asks_waits_for_login_and_logout_forgets_it(
     listing = status_text(manager.status(), [])
     assert "remote (user mcp.json): needs sign-in: the server asks you to sign in: /mcp login remote" in listing
     assert grants(record) == []  # nothing registered before the user asks
+    assert told == ["the MCP server remote asks you to sign in: /mcp login remote"]
 
     waiting = await manager.login("remote")
     assert waiting.state == "connecting"
@@ -158,5 +166,43 @@ async def test_a_server_with_its_own_authorization_header_is_not_signed_in_to(
     status = manager.status()[0]
     assert status.state == "failed"  # its 401 is an error, not a sign-in page
     assert grants(record) == []
-    with pytest.raises(Exception, match="only an HTTP server without a configured Authorization header"):
+    with pytest.raises(UnknownServer, match="only an HTTP server without a configured Authorization header"):
         await manager.login("remote")
+
+
+async def test_an_untrusted_folder_s_server_is_never_asked(
+    workspace: Path, managers: list[McpManager], oauth_server: tuple[str, Path]
+) -> None:
+    url, record = oauth_server
+    write_config(workspace / ".mcp.json", {"remote": {"type": "http", "url": url}})
+    manager = McpManager(workspace)
+    managers.append(manager)
+    manager.start(sign_in=True)
+    await manager.wait_ready()
+    assert manager.status()[0].state == "not started"
+    with pytest.raises(UnknownServer, match="remote is not started: this folder is not trusted"):
+        await manager.login("remote")
+    assert grants(record) == []
+
+
+async def test_the_app_says_a_server_asks_and_login_opens_the_browser(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, oauth_server: tuple[str, Path]
+) -> None:
+    url, record = oauth_server
+    user_config({"remote": {"type": "http", "url": url}})
+    opened = tmp_path / "opened.txt"
+    recorder = f"import sys; open({str(opened)!r}, 'w').write(sys.argv[1])"
+    monkeypatch.setenv("BROWSER", f"{shlex.quote(sys.executable)} -c {shlex.quote(recorder)} %s")
+    monkeypatch.setattr(webbrowser, "_tryorder", None)  # read $BROWSER afresh
+    app = NeoCodeApp(Settings(provider="scripted"), None, workspace, remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+        await screen_shows(app, pilot, "the MCP server remote asks you to sign in: /mcp login remote")
+        await Driver(pilot).play([Type("/mcp login remote")])
+        await pilot.press("enter")
+        await wait_until(lambda: opened.exists() and opened.read_text() != "", pause=pilot.pause,
+                         what="the browser")
+        await screen_shows(app, pilot, "sign in to the MCP server remote in your browser")
+        assert (await play_browser(opened.read_text())).status_code == 200
+        await screen_shows(app, pilot, "signed in to the MCP server remote")
+    assert grants(record) == ["register", "authorize", "code"]

@@ -114,6 +114,8 @@ class McpConnection:
         """Told the sign-in page to send the user to (the server's name, the URL)."""
         self.sign_in_url = ""
         """The sign-in page the user was sent to, while the connection waits for them."""
+        self.on_sign_in_needed: Callable[[McpConnection], None] | None = None
+        """Told when the server asked for a sign-in nobody had asked for (it waits for one)."""
         self._auth_problem: BaseException | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._timed_out = False
@@ -190,6 +192,8 @@ class McpConnection:
         if isinstance(problem, SignInNeeded) and not self._stopping:
             self.state = "needs sign-in"
             self.error = f"the server asks you to sign in: /mcp login {self.name}"
+            if self.on_sign_in_needed is not None:
+                self.on_sign_in_needed(self)
         elif problem is not None and not self._stopping:
             self.state, self.error = "failed", describe_problem(problem)
         elif self._timed_out:

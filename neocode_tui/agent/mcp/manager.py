@@ -110,6 +110,7 @@ class McpManager:
                 connection.on_change = self._offers_changed
                 connection.asker = self._ask
                 connection.announce = self._sign_in_page
+                connection.on_sign_in_needed = self._sign_in_needed
             from neocode_tui.agent.mcp.resources import ListMcpResources, ReadMcpResource
 
             self._resource_tools = [
@@ -133,6 +134,7 @@ class McpManager:
         self.open_url: Callable[[str], None] | None = None
         """Opens a sign-in page in the user's browser, where the front end can."""
         self._watching: set[asyncio.Task[None]] = set()
+        self._asked_to_sign_in: set[str] = set()
 
     def start(self, *, sign_in: bool = False) -> None:
         """Connect every allowed server in the background (the first call only).
@@ -322,6 +324,12 @@ class McpManager:
             self.inform(f"sign in to the MCP server {name} in your browser: {url}")
         if self.open_url is not None:
             self.open_url(url)
+
+    def _sign_in_needed(self, connection: McpConnection) -> None:
+        """Said once a session per server: ``/mcp`` keeps saying it."""
+        if connection.name not in self._asked_to_sign_in and self.inform is not None:
+            self._asked_to_sign_in.add(connection.name)
+            self.inform(f"the MCP server {connection.name} asks you to sign in: /mcp login {connection.name}")
 
     async def _tell_sign_in(self, connection: McpConnection) -> None:
         await connection.wait_settled()

@@ -83,20 +83,17 @@ class Callback:
     def bind(cls, port: int = 0) -> Callback:
         """On ``port`` when it is free (a registered client's redirect URI names it), else on
         any free one."""
-        sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a last sign-in's TIME_WAIT
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            sock.close()
-            sock = socket.socket()
-            sock.bind(("127.0.0.1", 0))
-        sock.listen(8)
-        return cls(sock)
+        return cls(_listening(port))
 
     async def expect(self, state: str) -> None:
+        """Listen (again: it closes after each sign-in) for the redirect carrying ``state``."""
         self.state = state
         self._result = asyncio.get_running_loop().create_future()
+        if self.sock.fileno() == -1:
+            self.sock = _listening(self.port)
+            if self.sock.getsockname()[1] != self.port:
+                self.sock.close()
+                raise SignInFailed(f"port {self.port} on 127.0.0.1, where the sign-in returns, is taken")
         if self._server is None:
             self._server = await asyncio.start_server(self._handle, sock=self.sock)
 
@@ -141,10 +138,11 @@ class Callback:
         return "200 OK", "Signed in to NeoCode; you may close this page."
 
     async def aclose(self) -> None:
-        if self._server is not None:
-            self._server.close()
+        server, self._server = self._server, None
+        if server is not None:
+            server.close()
             with suppress(Exception):
-                await self._server.wait_closed()
+                await server.wait_closed()
         self.sock.close()
 
 
@@ -224,10 +222,25 @@ class SignIn(OAuthClientProvider):
             return await self.callback.wait(self._timeout)
         finally:
             self._on_waiting(False)
+            await self.callback.aclose()  # one sign-in, one redirect: nothing listens after it
 
     async def aclose(self) -> None:
         if self.callback is not None:
             await self.callback.aclose()
+
+
+def _listening(port: int) -> socket.socket:
+    """A socket listening on 127.0.0.1, on ``port`` when it is free, else on any free one."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a last sign-in's TIME_WAIT
+    try:
+        sock.bind(("127.0.0.1", port))
+    except OSError:
+        sock.close()
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+    sock.listen(8)
+    return sock
 
 
 def describe_problem(exc: BaseException) -> str:
