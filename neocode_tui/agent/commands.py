@@ -382,8 +382,7 @@ async def _mcp(session: AgentSession, argument: str) -> Outcome:
     if not verb:
         return Report(status_text(mcp.status(), mcp.problems))
     if verb not in ("restart", "login", "logout") or not name:
-        return Report("usage: /mcp (list the servers), /mcp restart NAME, /mcp login NAME "
-                      "or /mcp logout NAME", "warning")
+        return Report("usage: /mcp, /mcp restart NAME, /mcp login NAME, /mcp logout NAME", "warning")
     if verb == "restart":
         session.notice("info", f"restarting MCP server {name}…")
         status = await mcp.restart(name)
