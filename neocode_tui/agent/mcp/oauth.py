@@ -230,7 +230,7 @@ class SignIn(OAuthClientProvider):
 
 
 def _listening(port: int) -> socket.socket:
-    """A socket listening on 127.0.0.1, on ``port`` when it is free, else on any free one."""
+    """A socket bound to 127.0.0.1, on ``port`` when it is free, else on any free one."""
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a last sign-in's TIME_WAIT
     try:
@@ -239,8 +239,7 @@ def _listening(port: int) -> socket.socket:
         sock.close()
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
-    sock.listen(8)
-    return sock
+    return sock  # listening only from ``expect`` on: until then a connection is refused
 
 
 def describe_problem(exc: BaseException) -> str:
