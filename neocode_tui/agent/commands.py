@@ -374,22 +374,32 @@ async def _diff(session: AgentSession, _: str) -> Outcome:
 
 
 def _restartable(session: AgentSession) -> list[str]:
-    return [f"restart {server}" for server in session.mcp.names]
+    return [f"{verb} {server}" for verb in ("restart", "login", "logout") for server in session.mcp.names]
 
 
-@_command("mcp", "the MCP servers, their state and tools; restart NAME reconnects one",
-          "[restart NAME]", choices=_restartable)
+@_command("mcp", "the MCP servers, their state and tools; restart NAME reconnects one, "
+          "login NAME / logout NAME signs in to one or forgets it", "[restart|login|logout NAME]",
+          choices=_restartable)
 async def _mcp(session: AgentSession, argument: str) -> Outcome:
     from neocode_tui.agent.mcp import status_text
 
     verb, _, name = argument.partition(" ")
     mcp = session.mcp
+    name = name.strip()
     if not verb:
         return Report(status_text(mcp.status(), mcp.problems))
-    if verb != "restart" or not name.strip():
-        return Report("usage: /mcp (list the servers) or /mcp restart NAME", "warning")
-    session.notice("info", f"restarting MCP server {name.strip()}…")
-    status = await mcp.restart(name.strip())
+    if verb not in ("restart", "login", "logout") or not name:
+        return Report("usage: /mcp, /mcp restart NAME, /mcp login NAME, /mcp logout NAME", "warning")
+    if verb == "restart":
+        session.notice("info", f"restarting MCP server {name}…")
+        status = await mcp.restart(name)
+    elif verb == "login":
+        status = await mcp.login(name)
+        if status.state == "connecting":
+            return Report(f"waiting for the sign-in to {name} in the browser")
+    else:
+        status = await mcp.logout(name)
+        session.notice("info", f"forgot the sign-in to the MCP server {name}")
     return Report(status_text([status], []), "info" if status.state == "connected" else "warning")
 
 

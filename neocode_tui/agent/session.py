@@ -220,6 +220,7 @@ class AgentSession:
         self.hooks = load_hooks(self.workspace, secrets=self.secrets.keys, trusted=trusted)
         self.hooks.report = self.notice
         self.mcp.report = lambda message: self.notice("warning", message)
+        self.mcp.inform = lambda message: self.notice("info", message)
         self.mcp.elicitor = elicitor
         self.mcp.on_change = lambda: self._emit(CommandsChanged(turn=self.loop.turn))
         self.hooks.session_id = lambda: self.id

@@ -141,7 +141,7 @@ async def _run(
         for notice in session.mcp.notices():
             _say(f"neocode: warning: {notice}")
         # Nobody can wait for a server later here: its tools are there from the first request.
-        session.mcp.start()
+        session.mcp.start(sign_in=True)  # a server's sign-in page is told on stderr
         await session.mcp.wait_ready()
         if command is None and settings.max_budget_usd is not None:
             refused = unpriced(session.model, settings.resolved_base_url)

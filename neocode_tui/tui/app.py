@@ -29,6 +29,7 @@ from neocode_tui.agent.sandbox import choose_sandbox
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.trust import trust
 from neocode_tui.tui.attention import notification
+from neocode_tui.tui.browser import open_in_browser
 from neocode_tui.tui.commands import SlashCommandsProvider
 from neocode_tui.tui.control_filter import ControlFilter
 from neocode_tui.tui.conversation import ConversationView
@@ -225,6 +226,7 @@ class NeoCodeApp(ImageAttaching):
         )
         session.budget.ask = self._ask_budget
         session.own_tools.plan_approver = self._review_plan
+        session.mcp.open_url = open_in_browser
         self.slash.show_custom(session)
         return session
 

@@ -45,7 +45,7 @@ async def test_servers_start_with_the_app_and_mcp_lists_and_restarts_them(worksp
 
         await driver.play([Type("/mcp restart nope"), Type("/mcp frob")])
         await screen_shows(app, pilot, "no MCP server named 'nope' (servers: time)",
-                           "usage: /mcp (list the servers) or /mcp restart NAME")
+                           "usage: /mcp, /mcp restart NAME, /mcp login NAME, /mcp logout NAME")
     assert mcp.status()[0].state == "stopped"  # closing the app stops its servers
 
 

@@ -32,10 +32,13 @@ from mcp.client.streamable_http import streamable_http_client
 from neocode_tui import __version__
 from neocode_tui.agent.mcp.config import HttpServer, ServerEntry
 from neocode_tui.agent.mcp.elicitation import Asker, Question, UnshowableForm, question_of
+from neocode_tui.agent.mcp.oauth import SignIn, SignInNeeded, describe_problem
+from neocode_tui.agent.mcp.oauth_store import SignInStore, uses_oauth
 from neocode_tui.agent.mcp.prompts import McpPrompt
 from neocode_tui.agent.mcp.result import result_output
 from neocode_tui.agent.mcp.tool import McpTool
 from neocode_tui.agent.tools.base import OutputCallback, ToolError, ToolOutput
+from neocode_tui.known_secrets import Secrets
 from neocode_tui.paths import data_dir, open_private
 
 if TYPE_CHECKING:
@@ -79,6 +82,7 @@ class McpConnection:
         *,
         connect_timeout: float,
         call_timeout: float,
+        secrets: Secrets | None = None,
     ) -> None:
         self.entry = entry
         self.name = entry.name
@@ -102,18 +106,34 @@ class McpConnection:
         self._wake = asyncio.Event()
         self._stopping = False
         self._pid: int | None = None
+        self.sign_in: SignInStore | None = None
+        """The stored OAuth sign-in of an HTTP server that may ask for one."""
+        if isinstance(entry.config, HttpServer) and uses_oauth(entry.config.headers):
+            self.sign_in = SignInStore(entry.config.url, secrets if secrets is not None else Secrets())
+        self.announce: Callable[[str, str], None] | None = None
+        """Told the sign-in page to send the user to (the server's name, the URL)."""
+        self.sign_in_url = ""
+        """The sign-in page the user was sent to, while the connection waits for them."""
+        self.on_sign_in_needed: Callable[[McpConnection], None] | None = None
+        """Told when the server asked for a sign-in nobody had asked for (it waits for one)."""
+        self._auth_problem: BaseException | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._timed_out = False
 
     # -- lifecycle ------------------------------------------------------------------------
 
-    def start(self) -> None:
-        """Connect in the background; does nothing while a connection is up or under way."""
+    def start(self, *, interactive: bool = False) -> None:
+        """Connect in the background; does nothing while a connection is up or under way.
+        ``interactive``: the user is here to sign in, so a server that asks for it gets the
+        sign-in page (else it is "needs sign-in")."""
         if self._task is not None and not self._task.done():
             return
         self.state, self.error, self.tools = "connecting", "", []
         self.prompts, self.resources = [], []
         self._wake = asyncio.Event()
         self._stopping = False
-        self._task = asyncio.create_task(self._serve(), name=f"mcp server {self.name}")
+        self.sign_in_url = ""
+        self._task = asyncio.create_task(self._serve(interactive), name=f"mcp server {self.name}")
 
     async def stop(self) -> None:
         """Disconnect and end the server's processes; returns once they are gone."""
@@ -127,51 +147,101 @@ class McpConnection:
         await asyncio.wait([task])
 
     async def wait_settled(self) -> None:
-        """Until the connection is up or has failed (never longer than the connect timeout)."""
+        """Until the connection is up or has failed (never longer than the connect timeout,
+        and the sign-in's own while the user signs in)."""
         while self.state == "connecting":
             await asyncio.sleep(0.05)
 
-    async def _serve(self) -> None:
-        timed_out = False
-
-        def time_out() -> None:
-            nonlocal timed_out
-            timed_out = True
-            scope.cancel()
-
+    async def _serve(self, interactive: bool) -> None:
+        self._timed_out, self._auth_problem = False, None
+        auth = self._auth(interactive)
         try:
             with open_private(self.log, "w", encoding="utf-8") as errlog, \
                     anyio.CancelScope() as scope:
                 self._scope = scope
-                timer = asyncio.get_running_loop().call_later(self.connect_timeout, time_out)
+                self._waiting(False)
                 try:
                     async with Client(
-                        self._transport(errlog),
+                        self._transport(errlog, auth),
                         client_info=mcp_types.Implementation(name="neocode", version=__version__),
                         elicitation_callback=self._elicited, list_roots_callback=self._roots,
                         sampling_callback=_no_sampling, message_handler=self._notified,
                     ) as client:
                         listed = await _list_tools(client)
                         self.prompts, self.resources = await _offers(client)
-                        timer.cancel()
+                        self._cancel_timer()
                         self.tools = [McpTool(self, tool) for tool in listed]
                         self._client = client
                         self.state = "connected"
                         self._changed()
                         await self._wake.wait()
                 finally:
-                    timer.cancel()
+                    self._cancel_timer()
                     self._client = None
         except Exception as exc:  # whatever the server or transport did, it is this server's state
             self._fail(_describe(exc))
         finally:
             self._kill_group()
-        if timed_out:
+            if auth is not None:
+                await auth.aclose()
+        self._settle()
+
+    def _settle(self) -> None:
+        """The state a connection that ended is left in, by what ended it."""
+        problem = self._auth_problem
+        if isinstance(problem, SignInNeeded) and not self._stopping:
+            self.state = "needs sign-in"
+            self.error = f"the server asks you to sign in: /mcp login {self.name}"
+            if self.on_sign_in_needed is not None:
+                self.on_sign_in_needed(self)
+        elif problem is not None and not self._stopping:
+            self.state, self.error = "failed", describe_problem(problem)
+        elif self._timed_out:
             self._fail(f"no answer within {self.connect_timeout:g} s")
         elif self._stopping:
             self.state = "stopped"
         elif self.state in ("connecting", "connected"):
             self._fail(CLOSED)
+
+    def _auth(self, interactive: bool) -> SignIn | None:
+        if self.sign_in is None or not isinstance(self.entry.config, HttpServer):
+            return None
+        return SignIn(
+            self.entry.config.url, self.sign_in, interactive=interactive, announce=self._announced,
+            on_problem=self._auth_failed, on_waiting=self._waiting,
+        )
+
+    def _announced(self, url: str) -> None:
+        self.sign_in_url = url
+        if self.announce is not None:
+            self.announce(self.name, url)
+
+    def _auth_failed(self, problem: BaseException) -> None:
+        """The sign-in cannot go on: end the connection now (the transport would only log it)."""
+        if self._auth_problem is None:
+            self._auth_problem = problem
+        if self._scope is not None:
+            self._scope.cancel()
+
+    def _waiting(self, on_the_user: bool) -> None:
+        """The connect timeout runs except while the user signs in (that has its own)."""
+        self._cancel_timer()
+        if not on_the_user:
+            self._timer = asyncio.get_running_loop().call_later(self.connect_timeout, self._time_out)
+
+    def _time_out(self) -> None:
+        self._timed_out = True
+        if self._scope is not None:
+            self._scope.cancel()
+
+    def _cancel_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    @property
+    def signed_in(self) -> bool:
+        return self.sign_in is not None and self.sign_in.signed_in
 
     def _lost(self, error: str) -> ToolError:
         """The connection is gone: mark the server failed, let its task clean up, and
@@ -189,10 +259,10 @@ class McpConnection:
         tail = self._stderr_tail()
         self.state, self.error = "failed", error + (f"\n{tail}" if tail else "")
 
-    def _transport(self, errlog: TextIO) -> Any:
+    def _transport(self, errlog: TextIO, auth: SignIn | None) -> Any:
         config = self.entry.config
         if isinstance(config, HttpServer):
-            return self._watched(_http(config))
+            return self._watched(_http(config, auth))
         token = uuid.uuid4().hex
         params = StdioServerParameters(
             command=config.command, args=config.args, cwd=self.workspace,
@@ -368,9 +438,9 @@ class _EndWatch:
 
 
 @asynccontextmanager
-async def _http(config: HttpServer) -> AsyncIterator[Any]:
+async def _http(config: HttpServer, auth: SignIn | None) -> AsyncIterator[Any]:
     async with httpx2.AsyncClient(
-        headers=config.headers, timeout=httpx2.Timeout(30, read=300)
+        headers=config.headers, timeout=httpx2.Timeout(30, read=300), auth=auth
     ) as http, streamable_http_client(config.url, http_client=http) as streams:
         yield streams
 

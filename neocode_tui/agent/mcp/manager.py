@@ -45,7 +45,7 @@ UNTRUSTED = "folder not trusted"
 LISTED_NAMES = 40
 """Tool names ``/mcp`` lists per line before it counts the rest."""
 
-State = Literal["not started", "connecting", "connected", "failed", "stopped"]
+State = Literal["not started", "connecting", "connected", "failed", "stopped", "needs sign-in"]
 
 
 class UnknownServer(NeoCodeError):
@@ -63,6 +63,8 @@ class ServerStatus:
     """The tools' names as the server has them (an overlong one cut)."""
     not_offered: tuple[str, ...] = ()
     """A line per reason some of them are not offered to the model."""
+    signed_in: bool = False
+    """It is an HTTP server NeoCode holds an OAuth sign-in for."""
 
 
 class McpManager:
@@ -100,13 +102,15 @@ class McpManager:
             self._connections = {
                 entry.name: McpConnection(
                     entry, self.workspace, log_dir,
-                    connect_timeout=connect_timeout, call_timeout=call_timeout,
+                    connect_timeout=connect_timeout, call_timeout=call_timeout, secrets=self.secrets,
                 )
                 for entry in allowed
             }
             for connection in self._connections.values():
                 connection.on_change = self._offers_changed
                 connection.asker = self._ask
+                connection.announce = self._sign_in_page
+                connection.on_sign_in_needed = self._sign_in_needed
             from neocode_tui.agent.mcp.resources import ListMcpResources, ReadMcpResource
 
             self._resource_tools = [
@@ -125,14 +129,22 @@ class McpManager:
         self.on_change: Callable[[], None] | None = None
         """Told when a server's prompts or resources may have changed (it connected, or
         sent list_changed): the front ends list the prompts again."""
+        self.inform: Callable[[str], None] | None = None
+        """Told what the user should do or know that is no problem (a sign-in page)."""
+        self.open_url: Callable[[str], None] | None = None
+        """Opens a sign-in page in the user's browser, where the front end can."""
+        self._watching: set[asyncio.Task[None]] = set()
+        self._asked_to_sign_in: set[str] = set()
 
-    def start(self) -> None:
-        """Connect every allowed server in the background (the first call only)."""
+    def start(self, *, sign_in: bool = False) -> None:
+        """Connect every allowed server in the background (the first call only).
+        ``sign_in``: the user waits for the servers (headless), so one that asks for an
+        OAuth sign-in gets it now; else it waits for ``/mcp login``."""
         if self._started or self._closed:
             return
         self._started = True
         for connection in self._connections.values():
-            connection.start()
+            connection.start(interactive=sign_in)
 
     async def wait_ready(self) -> None:
         """Until every started server is connected or has failed; for a run that cannot
@@ -248,6 +260,7 @@ class McpManager:
                 self.secrets.provider_message(connection.error),
                 tuple(tool.shown_name for tool in connection.tools),
                 _not_offered(connection.tools, offered) if connection.state == "connected" else (),
+                connection.signed_in,
             )
             for name, connection in self._connections.items()
         ]
@@ -257,18 +270,74 @@ class McpManager:
 
     async def restart(self, name: str) -> ServerStatus:
         """Stop ``name`` and connect it again; returns its state once that is settled."""
+        connection = await self._stopped(name, "restarted")
+        connection.start()
+        await connection.wait_settled()
+        return self._status_of(name)
+
+    async def login(self, name: str) -> ServerStatus:
+        """Connect ``name`` again, signing in when it asks: returns once the user has been
+        sent to the sign-in page (its state is then "connecting"), or the connection settled
+        without one; the end of the sign-in is told through ``inform`` or ``report``."""
+        connection = await self._stopped(name, "signed in to", oauth=True)
+        connection.start(interactive=True)
+        while connection.state == "connecting" and not connection.sign_in_url:
+            await asyncio.sleep(0.05)
+        if connection.state == "connecting":
+            task = asyncio.create_task(self._tell_sign_in(connection), name=f"mcp sign-in {name}")
+            self._watching.add(task)
+            task.add_done_callback(self._watching.discard)
+        return self._status_of(name)
+
+    async def logout(self, name: str) -> ServerStatus:
+        """Forget the sign-in of ``name`` (its tokens and registration) and connect again."""
+        connection = await self._stopped(name, "signed out of", oauth=True)
+        assert connection.sign_in is not None
+        connection.sign_in.forget()
+        connection.start()
+        await connection.wait_settled()
+        return self._status_of(name)
+
+    async def _stopped(self, name: str, what: str, *, oauth: bool = False) -> McpConnection:
+        """The connection of ``name``, stopped; ``UnknownServer`` when there is none to
+        act on (``oauth``: none that signs in)."""
         connection = self._connections.get(name)
         if connection is None:
             if any(entry.name == name for entry in self._blocked):
                 raise UnknownServer(f"{name} is not started: {self._untrusted}")
             known = ", ".join(self._connections) or "none are configured"
             raise UnknownServer(f"no MCP server named {name!r} (servers: {known})")
+        if oauth and connection.sign_in is None:
+            raise UnknownServer(
+                f"{name} is not signed in to: only an HTTP server without a configured "
+                "Authorization header uses an OAuth sign-in")
         await connection.stop()
         if self._closed:
-            raise UnknownServer(f"{name} was not restarted: the session is closing")
-        connection.start()
-        await connection.wait_settled()
+            raise UnknownServer(f"{name} was not {what}: the session is closing")
+        return connection
+
+    def _status_of(self, name: str) -> ServerStatus:
         return next(status for status in self.status() if status.name == name)
+
+    def _sign_in_page(self, name: str, url: str) -> None:
+        if self.inform is not None:
+            self.inform(f"sign in to the MCP server {name} in your browser: {url}")
+        if self.open_url is not None:
+            self.open_url(url)
+
+    def _sign_in_needed(self, connection: McpConnection) -> None:
+        """Said once a session per server: ``/mcp`` keeps saying it."""
+        if connection.name not in self._asked_to_sign_in and self.inform is not None:
+            self._asked_to_sign_in.add(connection.name)
+            self.inform(f"the MCP server {connection.name} asks you to sign in: /mcp login {connection.name}")
+
+    async def _tell_sign_in(self, connection: McpConnection) -> None:
+        await connection.wait_settled()
+        if connection.state == "connected" and self.inform is not None:
+            self.inform(f"signed in to the MCP server {connection.name}")
+        elif connection.state != "connected" and self.report is not None:
+            self.report(f"the sign-in to the MCP server {connection.name} did not end: "
+                        + self.secrets.provider_message(connection.error))
 
     @property
     def names(self) -> list[str]:
@@ -289,7 +358,7 @@ def status_text(statuses: list[ServerStatus], problems: list[str]) -> str:
         )
     lines: list[str] = []
     for status in statuses:
-        head = f"{status.name} ({status.source}): {status.state}"
+        head = f"{status.name} ({status.source}): {status.state}" + (", signed in" if status.signed_in else "")
         if status.state == "connected":
             lines.append(f"{head}, {len(status.tools):,} tools: {_names(status.tools)}")
             lines += [f"    {line}" for line in status.not_offered]
@@ -301,6 +370,8 @@ def status_text(statuses: list[ServerStatus], problems: list[str]) -> str:
     lines += [f"config problem: {problem}" for problem in problems]
     if any(status.state in ("failed", "stopped") for status in statuses):
         lines.append("/mcp restart NAME connects a server again")
+    if any(status.state == "needs sign-in" for status in statuses):
+        lines.append("/mcp login NAME signs in to a server (/mcp logout NAME forgets it)")
     return "\n".join(lines)
 
 
