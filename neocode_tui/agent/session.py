@@ -20,6 +20,7 @@ from neocode_tui.agent.agent_files import AgentFile, load_agents
 from neocode_tui.agent.background import BackgroundJobs, Job, seconds, stopped_words
 from neocode_tui.agent.budget import Budget
 from neocode_tui.agent.buffers import Buffers
+from neocode_tui.agent.call_gate import Approver
 from neocode_tui.agent.checkpoints import Restored
 from neocode_tui.agent.commands import COMMANDS
 from neocode_tui.agent.compaction import compact_messages
@@ -34,7 +35,7 @@ from neocode_tui.agent.custom_commands import CustomCommands, PromptCommand, loa
 from neocode_tui.agent.file_index import FileIndex
 from neocode_tui.agent.hooks import load_hooks
 from neocode_tui.agent.images import TEXT_ONLY
-from neocode_tui.agent.loop import AgentLoop, Approver
+from neocode_tui.agent.loop import AgentLoop
 from neocode_tui.agent.loop_events import (
     CommandsChanged,
     LoopEvent,
@@ -188,7 +189,7 @@ class AgentSession:
         """Background commands: ``bash_output`` and ``kill_bash`` for the model, ``/ps`` and
         Ctrl+B for the user."""
         self.jobs.scrub, self.jobs.report = self.secrets, self._job_ended
-        self.jobs.clock = self.loop.clock = clock
+        self.jobs.clock = self.loop.runner.clock = clock
         self.loop.pending_notes = self.jobs.take_notes
         self.stopped_at_close: list[Job] = []
         """The background commands the end of the session killed (front ends say so)."""
@@ -201,7 +202,7 @@ class AgentSession:
             require_idle=self.require_idle, notice=self.notice,
         )
         """Checkpoints, /undo, /rewind's files and /diff."""
-        self.loop.before_tool = self.restore.before_tool
+        self.loop.runner.before_tool = self.restore.before_tool
         self.own_tools = SessionTools(
             mode=lambda: self.approval, set_mode=lambda mode: setattr(self, "approval", mode),
             emit=self._emit, turn=lambda: self.loop.turn, scrub=self.secrets,
@@ -223,19 +224,19 @@ class AgentSession:
         self.mcp.elicitor = elicitor
         self.mcp.on_change = lambda: self._emit(CommandsChanged(turn=self.loop.turn))
         self.hooks.session_id = lambda: self.id
-        self.loop.hooks = self.hooks
+        self.loop.runner.hooks = self.hooks
         self.permissions = Permissions(
             self.loop.workspace, trusted=trusted, allowed=run.allowed_tools,
             disallowed=run.disallowed_tools,
         )
-        self.loop.permissions = self.permissions
+        self.loop.gate.permissions = self.permissions
         self.loop.append_system_prompt = "\n\n".join(filter(None, [
             "Besides the workspace you may read and write these folders (use their absolute "
             "paths): " + ", ".join(map(str, added)) if added else "", run.append_system_prompt]))
         self.lifecycle = SessionHooks(self.hooks)
         """SessionStart, SessionEnd, PermissionRequest and Notification."""
         if approver is not None:
-            self.loop.approver = self.lifecycle.asking(approver)
+            self.loop.gate.approver = self.lifecycle.asking(approver)
         self.own_tools.on_ask = lambda: self.lifecycle.notify("NeoCode has a plan for you to review")
         self.loop.images = settings.images
         self._extensions_told = False
