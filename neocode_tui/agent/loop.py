@@ -250,6 +250,20 @@ class AgentLoop:
         built = build_system_prompt(self.workspace.root, self.secrets, self.memory, skills)
         return f"{built}\n\n{self.append_system_prompt}" if self.append_system_prompt else built
 
+    def current_system_prompt(self) -> str:
+        """The system prompt the next request sends before the mode's words, built now if
+        no run has built it yet (reads the files: from async code, call it in a thread)."""
+        if self.system_prompt is None:
+            self.system_prompt = self.built_system_prompt()
+        return self.system_prompt
+
+    def history_replaced(self, reason: str) -> None:
+        """A summary keeps the folders' instructions (they move into the system prompt);
+        a history cleared, resumed or rewound gets them again as work reaches them."""
+        memory = self.memory
+        if memory.folders if reason == "compacted" else memory.forget_arrivals():
+            self.system_prompt = None
+
     def _system_for_mode(self) -> str:
         assert self.system_prompt is not None
         planning, left = self.approval == "plan", self._planned and self.approval != "plan"
