@@ -64,13 +64,14 @@ class TaskArgs(BaseModel):
 
 class ChildLoop(AgentLoop):
     """A child's loop: the parent's approval mode (read at each call), session approvals,
-    hooks, checkpoints, secrets and workspace."""
+    permission rules, hooks, checkpoints, secrets and workspace."""
 
     def __init__(self, parent: AgentLoop, provider: Provider, **options: Any) -> None:
         self._parent = parent
         super().__init__(provider, parent.workspace, max_turns=parent.max_turns,
                          secrets=parent.secrets, **options)
         self.gate.allowed_for_session = parent.gate.allowed_for_session
+        self.gate.permissions = parent.gate.permissions  # a task is no way around a deny rule
         self.runner.hooks = parent.runner.hooks
         self.runner.before_tool = parent.runner.before_tool
 
