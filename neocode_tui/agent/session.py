@@ -77,7 +77,6 @@ if TYPE_CHECKING:
 Listener = Callable[[LoopEvent], None]
 
 
-
 class AgentSession:
     """A conversation in ``workspace``: prompts in, events out, saved as it goes.
 
@@ -245,6 +244,7 @@ class AgentSession:
 
     @property
     def title(self) -> str:
+        """The first prompt's first line, or the small model's title for it."""
         return self.titling.title
 
     @property
