@@ -116,6 +116,35 @@ class _Accumulator:
         self.usage: Usage | None = None
         self.finish_reason: FinishReason | None = None
 
+    def add(self, event: StreamEvent) -> bool:
+        """Take in a piece of the answer; False for an event that is not one (the end, an
+        error, a retry: the collector's to handle)."""
+        if isinstance(event, TextDelta):
+            self.text.append(event.text)
+        elif isinstance(event, ToolCallDelta):
+            self.call(event.index).fragments.append(event.arguments)
+        elif isinstance(event, ToolCallStart):
+            pending = self.call(event.index)
+            # A backend may re-send id or name for an index: the first non-empty wins.
+            pending.id = pending.id or event.id
+            pending.name = pending.name or event.name
+            if not pending.started:
+                pending.started = True
+                self.start_order.append(event.index)
+        elif isinstance(event, ToolCallEnd):
+            self.call(event.index).ended = True
+        elif isinstance(event, ReasoningDelta):
+            self.reasoning.append(event.text)
+        elif isinstance(event, ReasoningSigned):
+            self.sign(event)
+        elif isinstance(event, RefusalDelta):
+            self.refusal.append(event.text)
+        elif isinstance(event, UsageEvent):
+            self.merge_usage(event.usage)
+        else:
+            return False
+        return True
+
     def call(self, index: int) -> _PendingCall:
         pending = self.calls.get(index)
         if pending is None:
@@ -191,37 +220,16 @@ class Collector:
             async for event in events:
                 if on_event is not None:
                     on_event(event)
-                acc = self._acc
-                if isinstance(event, TextDelta):
-                    acc.text.append(event.text)
-                elif isinstance(event, ToolCallDelta):
-                    acc.call(event.index).fragments.append(event.arguments)
-                elif isinstance(event, ToolCallStart):
-                    pending = acc.call(event.index)
-                    # A backend may re-send id or name for an index: the first non-empty wins.
-                    pending.id = pending.id or event.id
-                    pending.name = pending.name or event.name
-                    if not pending.started:
-                        pending.started = True
-                        acc.start_order.append(event.index)
-                elif isinstance(event, ToolCallEnd):
-                    acc.call(event.index).ended = True
-                elif isinstance(event, ReasoningDelta):
-                    acc.reasoning.append(event.text)
-                elif isinstance(event, ReasoningSigned):
-                    acc.sign(event)
-                elif isinstance(event, RefusalDelta):
-                    acc.refusal.append(event.text)
-                elif isinstance(event, UsageEvent):
-                    acc.merge_usage(event.usage)
-                elif isinstance(event, MessageDone):
-                    acc.merge_usage(event.usage)
-                    acc.finish_reason = event.finish_reason
+                if self._acc.add(event):
+                    continue
+                if isinstance(event, MessageDone):
+                    self._acc.merge_usage(event.usage)
+                    self._acc.finish_reason = event.finish_reason
                     break
-                elif isinstance(event, StreamError):
+                if isinstance(event, StreamError):
                     error = event
                     break
-                elif isinstance(event, StreamRetry):
+                if isinstance(event, StreamRetry):
                     self._acc = _Accumulator()  # the broken attempt is discarded whole
                     self._retries += 1
         finally:

@@ -9,57 +9,41 @@ every way a run can end: every tool call in it has exactly one result.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ValidationError
-
-from neocode_tui.agent.approvals import needs_approval, refusal_without_approver
 from neocode_tui.agent.buffers import Buffers
-from neocode_tui.agent.call_context import CURRENT_CALL, RunningCall
-from neocode_tui.agent.hooks import Hooks, Permission, ToolVerdict
+from neocode_tui.agent.call_gate import Approver, CallGate
 from neocode_tui.agent.images import without_images
 from neocode_tui.agent.loop_events import (
-    ApprovalDecision,
-    ApprovalRequested,
-    FileChange,
     LoopEvent,
     Notice,
     RunFinished,
     StopReason,
     Streamed,
     ToolFinished,
-    ToolOutputDelta,
-    ToolStarted,
     ToolStatus,
     TurnFinished,
     TurnStarted,
 )
 from neocode_tui.agent.memory_files import MemoryFiles
-from neocode_tui.agent.permission_rules import Verdict
-from neocode_tui.agent.permissions import Permissions, prefix_rule
 from neocode_tui.agent.prompt import PLAN_LEFT, PLAN_MODE, build_system_prompt
 from neocode_tui.agent.store import SessionStore
-from neocode_tui.agent.tools import Tool, ToolError, ToolOutput, ToolRegistry, default_tools
+from neocode_tui.agent.tool_runner import ToolRunner, as_tool_call
+from neocode_tui.agent.tools import ToolRegistry, default_tools
 from neocode_tui.agent.tools.skill import UseSkill
 from neocode_tui.agent.transcript import INTERRUPTED, STOPPED, tool_result, unanswered_calls
-from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
-from neocode_tui.chat import ChatRequest, Image, Message, ToolCall
-from neocode_tui.collector import CollectedToolCall, CollectedTurn, Collector
+from neocode_tui.agent.workspace import Workspace
+from neocode_tui.chat import ChatRequest, Image, Message
+from neocode_tui.collector import CollectedTurn, Collector
 from neocode_tui.events import ErrorInfo, StreamEvent, Usage
 from neocode_tui.known_secrets import Secrets
-from neocode_tui.live_output import LineCap
 from neocode_tui.providers import Provider
 from neocode_tui.vocabulary import ApprovalMode
 
 Sink = Callable[[LoopEvent], None]
-Approver = Callable[[ApprovalRequested], Awaitable[ApprovalDecision]]
-BeforeTool = Callable[[Tool[Any], list[Path]], Awaitable[None]]
 BetweenTurns = Callable[[], Awaitable[None]]
-"""Told each approved call's tool and the paths it will write, just before it runs."""
 BeforeRequest = Callable[[], Awaitable[ErrorInfo | None]]
 """Asked before each request: why it must not be sent (a budget), or None."""
 
@@ -72,22 +56,20 @@ FINAL_ANSWER_REQUEST = (
     "Answer now, without tools: what you did, what is left to do, and how to continue."
 )
 TURN_LIMIT_RESULT = "not run: the turn limit was reached"
-CONCURRENT_CALLS = 4
-"""Calls of a concurrent tool (``task``) running at once; the rest of the batch waits."""
 
 
 class AgentLoop:
     """Runs prompts against ``provider`` with tools working inside ``workspace``.
 
-    ``approval`` and ``allowed_for_session`` may be changed between and during runs; each
-    tool call reads them when it comes up. With no ``approver`` (headless), a call that
-    would need a yes is refused with a result telling the model why.
+    The loop streams the turns and keeps the transcript; its ``runner`` runs each turn's
+    tool calls and its ``gate`` says whether one may run. ``approval`` may be changed
+    between and during runs; each tool call reads it when it comes up.
     """
 
     def __init__(
         self,
         provider: Provider,
-        workspace: Path,
+        workspace: Path | Workspace,
         *,
         sink: Sink | None = None,
         approver: Approver | None = None,
@@ -104,9 +86,9 @@ class AgentLoop:
         if max_turns < 1:
             raise ValueError("max_turns must be at least 1")
         self.provider = provider
-        self.workspace = Workspace(workspace, buffers)
+        self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace, buffers)
+        """Given as a ``Workspace``, it is shared (a subagent works in its parent's)."""
         self.sink = sink
-        self.approver = approver
         self.approval: ApprovalMode = approval
         self.max_turns = max_turns
         self.session = session
@@ -117,13 +99,6 @@ class AgentLoop:
         """Token totals for the whole session."""
         self.system_prompt = system_prompt
         """None until the first run builds it from the instruction files."""
-        self.allowed_for_session: set[str] = set()
-        self.before_tool: BeforeTool | None = None
-        """Checkpoints hook in here, to save what a call is about to change."""
-        self.hooks: Hooks | None = None
-        """The user's PreToolUse and PostToolUse hooks, run around each call."""
-        self.permissions: Permissions | None = None
-        """The allow, ask and deny rules: deny beats ask beats allow, and beats the mode."""
         self.append_system_prompt = ""
         """The user's words added after the built system prompt (``--append-system-prompt``)."""
         self.between_turns: BetweenTurns | None = None
@@ -131,8 +106,6 @@ class AgentLoop:
         then): compaction hooks in here, so a long run goes on inside the window."""
         self.before_request: BeforeRequest | None = None
         """A spending limit hooks in here: a refusal ends the run as an error."""
-        self.clock: Callable[[], float] = time.monotonic
-        """What tool durations are measured with."""
         self.pending_notes: Callable[[], list[str]] | None = None
         """Lines the model is told before its next request, appended after the messages it
         has seen (which stay as they were sent): background commands that ended."""
@@ -146,14 +119,18 @@ class AgentLoop:
         not sent (``images = false`` in the settings)."""
         self.turn = 0
         """The last turn number; it keeps growing across runs, so (turn, index) stays unique."""
+        self.gate = CallGate(self.workspace, self.secrets, mode=lambda: self.approval,
+                             emit=self._emit, turn=lambda: self.turn, approver=approver)
+        """Approvals: the approver, the permission rules, the yeses for the session."""
+        self.runner = ToolRunner(
+            self.tools, self.workspace, self.secrets, self.memory, approve=self.gate.refusal,
+            emit=self._emit, add=self._add, turn=lambda: self.turn, live=lambda: self.sink is not None,
+        )
+        """Runs the calls: its ``hooks``, ``before_tool`` and ``clock`` are set from outside."""
         self._call_index: dict[str, int] = {}
-        self._running: set[str] = set()
-        """The ids of the calls whose tools are running: a cancel stops them part way."""
         self._last_text = ""
         self._planned = False
         """The last request was made in plan mode: the next one out of it says so."""
-        self._final: str | None = None
-        """The answer a tool ended the run with (``ToolOutput.final``)."""
         self._work: asyncio.Task[RunFinished] | None = None
         self._stopped: RunFinished | None = None
 
@@ -173,7 +150,7 @@ class AgentLoop:
         if self.running:
             raise RuntimeError("a run is already in progress")
         self._last_text = ""
-        self._stopped = self._final = None
+        self._stopped = self.runner.final = None
         self._add(Message(role="user", content=prompt, images=list(images)))
         self._work = work = asyncio.create_task(self._run_reporting())
         try:
@@ -218,12 +195,11 @@ class AgentLoop:
                 return self._failed(turn)
             if not turn.tool_calls and not turn.dropped_tool_calls:
                 return self._finished("done")
-            for batch in self._batches(turn.tool_calls):
-                await self._run_batch(batch)
+            await self.runner.run(turn.tool_calls)
             if turn.dropped_tool_calls:
                 self._note_dropped(turn.dropped_tool_calls)
-            if self._final is not None:
-                self._last_text, self._final = self._final, None
+            if self.runner.final is not None:
+                self._last_text, self.runner.final = self.runner.final, None
                 return self._finished("done")
         # The tools stay defined (Anthropic rejects a history with tool calls and no tool
         # definitions) but may not be called; a call a server makes anyway is not run.
@@ -233,52 +209,6 @@ class AgentLoop:
             return self._failed(turn)
         self._close_unanswered(TURN_LIMIT_RESULT, "skipped")
         return self._finished("turn_limit")
-
-    def _batches(self, calls: list[CollectedToolCall]) -> list[list[CollectedToolCall]]:
-        """The calls in order, those of a concurrent tool next to each other in one batch."""
-        batches: list[list[CollectedToolCall]] = []
-        for call in calls:
-            tool = self.tools.get(call.name)
-            together = tool is not None and tool.concurrent
-            if together and batches and batches[-1][-1].name == call.name:
-                batches[-1].append(call)
-            else:
-                batches.append([call])
-        return batches
-
-    async def _run_batch(self, calls: list[CollectedToolCall]) -> None:
-        """One call, or a batch of concurrent ones, ``CONCURRENT_CALLS`` at a time; each is
-        shown finished when it is, and the results go to the transcript in the calls' order
-        (those finished before a cancel too: the others get "interrupted")."""
-        if len(calls) == 1:
-            self._answer(calls[0], await self._finished_call(calls[0]))
-            return
-        gate = asyncio.Semaphore(CONCURRENT_CALLS)
-        results: dict[str, ToolFinished] = {}
-
-        async def one(call: CollectedToolCall) -> None:
-            async with gate:
-                finished = results[call.id] = await self._finished_call(call)
-            self._emit(finished)
-
-        try:
-            await asyncio.gather(*(one(call) for call in calls))
-        finally:
-            for call in calls:
-                if call.id in results:
-                    self._answer(call, results[call.id], emit=False)
-
-    async def _finished_call(self, call: CollectedToolCall) -> ToolFinished:
-        finished = await self._run_call(call)
-        if finished.status == "ok":
-            finished = await self._post_tool_hooks(call, finished)
-        return finished
-
-    def _answer(self, call: CollectedToolCall, finished: ToolFinished, *, emit: bool = True) -> None:
-        self._add(tool_result(self._as_tool_call(call), finished.result, finished.is_error,
-                              finished.duration, finished.images, finished.status))
-        if emit:
-            self._emit(finished)
 
     async def _stream_turn(self, tool_choice: Literal["auto", "none"] = "auto") -> CollectedTurn:
         refused = await self.before_request() if self.before_request is not None else None
@@ -320,6 +250,20 @@ class AgentLoop:
         built = build_system_prompt(self.workspace.root, self.secrets, self.memory, skills)
         return f"{built}\n\n{self.append_system_prompt}" if self.append_system_prompt else built
 
+    def current_system_prompt(self) -> str:
+        """The system prompt the next request sends before the mode's words, built now if
+        no run has built it yet (reads the files: from async code, call it in a thread)."""
+        if self.system_prompt is None:
+            self.system_prompt = self.built_system_prompt()
+        return self.system_prompt
+
+    def history_replaced(self, reason: str) -> None:
+        """A summary keeps the folders' instructions (they move into the system prompt);
+        a history cleared, resumed or rewound gets them again as work reaches them."""
+        memory = self.memory
+        if memory.folders if reason == "compacted" else memory.forget_arrivals():
+            self.system_prompt = None
+
     def _system_for_mode(self) -> str:
         assert self.system_prompt is not None
         planning, left = self.approval == "plan", self._planned and self.approval != "plan"
@@ -359,205 +303,9 @@ class AgentLoop:
                     content=self._last_text,
                     reasoning=turn.reasoning,
                     thinking=turn.thinking,
-                    tool_calls=[self._as_tool_call(call) for call in turn.tool_calls],
+                    tool_calls=[as_tool_call(call) for call in turn.tool_calls],
                 )
             )
-
-    async def _run_call(self, call: CollectedToolCall) -> ToolFinished:
-        """Validate, approve and run one call; every failure becomes a result for the model."""
-
-        started: float | None = None
-
-        def result(
-            text: str, status: ToolStatus = "error", *, diff: str | None = None,
-            change: FileChange | None = None, images: Sequence[Image] = (),
-        ) -> ToolFinished:
-            duration = None if started is None else round(self.clock() - started, 3)
-            return ToolFinished(
-                turn=self.turn, index=call.index, call_id=call.id, name=call.name,
-                result=self.secrets(text), is_error=status != "ok", status=status,
-                diff=self.secrets.optional(diff), change=self._scrubbed(change), duration=duration,
-                images=list(images),
-            )
-
-        tool = self.tools.get(call.name)
-        if tool is None:
-            return result(
-                f"not run: there is no tool named {call.name!r}; "
-                f"the tools are {', '.join(self.tools.names)}"
-            )
-        if call.parse_error is not None:
-            return result(
-                f"not run: the {call.parse_error}; send the call again with a JSON object"
-            )
-        try:
-            args = tool.args_model.model_validate(call.arguments_json)
-        except ValidationError as exc:
-            return result(f"not run: invalid arguments for {tool.name}: {_describe(exc)}")
-        verdict = await self._pre_tool_hooks(call)
-        if verdict.permission == "deny":
-            return result(f"not run: blocked by a PreToolUse hook: {verdict.reason}", "denied")
-        # Asked outside the tool's error handling: an approval that cannot be answered
-        # (the program closing) is a cancel, never a failed call followed by a new request.
-        try:
-            denial = await self._approve(tool, args, call, verdict.permission)
-        except (ToolError, PathOutsideWorkspace) as exc:
-            return result(str(exc))
-        except OSError as exc:
-            return result(f"{tool.name} failed: {exc.strerror or exc}")
-        if denial is not None:
-            return result(denial, "denied")
-        try:
-            if self.before_tool is not None:
-                await self.before_tool(tool, tool.writes(args, self.workspace))
-            self._emit(
-                ToolStarted(
-                    turn=self.turn, index=call.index, call_id=call.id, name=call.name,
-                    arguments=call.arguments_json,
-                )
-            )
-            self._running.add(call.id)
-            CURRENT_CALL.set(RunningCall(self.turn, call.index, call.id))
-            started = self.clock()
-            output = await tool.run(args, self.workspace, self._live_output(call))
-            self._running.discard(call.id)
-            output = await self._with_instructions(tool.touches(args, self.workspace), output)
-        except (ToolError, PathOutsideWorkspace) as exc:
-            return result(str(exc))
-        except OSError as exc:
-            where = f": {exc.filename}" if exc.filename else ""
-            return result(f"{tool.name} failed: {exc.strerror or exc}{where}")
-        except Exception as exc:  # a tool bug must not end the session
-            return result(f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}")
-        if output.final is not None:
-            self._final = self.secrets(output.final)
-        return result(
-            output.text, "error" if output.is_error else "ok", diff=output.diff,
-            change=output.change, images=output.images,
-        )
-
-    async def _with_instructions(self, paths: list[Path], output: ToolOutput) -> ToolOutput:
-        """The instructions of a folder reached for the first time come with the result
-        (once, and said on screen)."""
-        if output.is_error or not paths:
-            return output
-        arrived = await asyncio.to_thread(self.memory.reached, paths)
-        for entry in arrived:
-            self._emit(Notice(turn=self.turn, level="info", message=(
-                f"{entry.file.shown} joins the context ({entry.file.size} bytes): "
-                f"the instructions of {entry.folder}/")))
-        notes = "".join(
-            f"\n\n<instructions file=\"{entry.file.shown}\">\nInstructions for the files under "
-            f"{entry.folder}/ (they apply from now on):\n\n{entry.text}\n</instructions>"
-            for entry in arrived
-        )
-        return replace(output, text=output.text + notes) if notes else output
-
-    async def _pre_tool_hooks(self, call: CollectedToolCall) -> ToolVerdict:
-        if self.hooks is None:
-            return ToolVerdict()
-        verdict = await self.hooks.pre_tool(call.name, call.arguments_json)
-        return ToolVerdict(verdict.permission, self.secrets(verdict.reason))
-
-    async def _post_tool_hooks(self, call: CollectedToolCall, finished: ToolFinished) -> ToolFinished:
-        """What a PostToolUse hook has to say about the result goes to the model with it."""
-        if self.hooks is None:
-            return finished
-        note = await self.hooks.post_tool(call.name, call.arguments_json, finished.result)
-        if not note:
-            return finished
-        return finished.model_copy(
-            update={"result": f"{finished.result}\n\n[PostToolUse hook: {self.secrets(note)}]"}
-        )
-
-    async def _approve(
-        self, tool: Tool[Any], args: object, call: CollectedToolCall, hook: Permission | None = None
-    ) -> str | None:
-        """None when the call may run, else the refusal the model is sent. A deny rule
-        refuses whatever the mode or a hook says; a hook's "allow" runs it without asking
-        (unless an ask rule is about it), its "ask" or an ask rule asks whatever the mode
-        (but plan mode holds); an allow rule stops asking as a yes for the session does."""
-        ruled = await self._ruled(tool, args)
-        if ruled is not None and ruled.behavior == "deny":
-            return f"not run: denied by {ruled.why}"
-        if self.approval == "plan" and tool.kind != "read":
-            return (
-                f"not run: plan mode is on, so only reading tools run; {tool.name} will be "
-                "available once the user leaves plan mode. Finish the plan instead."
-            )
-        asked_by_rule = ruled is not None and ruled.behavior == "ask"
-        if hook == "allow" and not asked_by_rule:
-            return None
-        writes, root = tool.writes(args, self.workspace), self.workspace.root
-        confinement = tool.confinement(args)
-        allowed = (ruled is not None and ruled.behavior == "allow") or (
-            tool.session_scope(args) in self.allowed_for_session
-        )
-        if hook != "ask" and not asked_by_rule and not needs_approval(
-            tool.kind, self.approval, writes, root=root, allowed_for_session=allowed,
-            confinement=confinement,
-        ):
-            return None
-        preview = await tool.preview(args, self.workspace)
-        if self.approver is None:
-            if asked_by_rule and ruled is not None:
-                return f"not run: {tool.name} asks for approval by {ruled.why}, and nobody can approve it in this run"
-            return refusal_without_approver(tool.name, writes, root, confinement, tool.kind)
-        command = tool.command(args)
-        scope = tool.session_scope(args)
-        offered = await asyncio.to_thread(prefix_rule, command, scope) if (
-            command and tool.name == "bash" and self.permissions is not None) else ""
-        request = ApprovalRequested(
-            turn=self.turn, index=call.index, call_id=call.id, name=tool.name,
-            summary=tool.summary(call.arguments_json), command=command,
-            diff=self.secrets(preview.diff) if preview else None,
-            change=self._scrubbed(preview.change if preview else None),
-            arguments=call.arguments_json, session_scope=scope, prefix_rule=offered,
-        )
-        self._emit(request)
-        decision = await self.approver(request)
-        if decision.verdict == "session":
-            self.allowed_for_session.add(request.session_scope)
-        if decision.verdict == "no":
-            reason = decision.reason.strip()
-            return "the user denied this call" + (f": {reason}" if reason else "")
-        if decision.rule and self.permissions is not None:
-            level, said = await self.permissions.remember(decision.rule, decision.save_to)
-            self._emit(Notice(turn=self.turn, level=level, message=self.secrets(said)))
-        return None
-
-    async def _ruled(self, tool: Tool[Any], args: object) -> Verdict | None:
-        """The rule that decides the call; parsing a command takes a thread (a long one
-        would hold the screen)."""
-        if self.permissions is None:
-            return None
-        values = args.model_dump() if isinstance(args, BaseModel) else {}
-        return await asyncio.to_thread(self.permissions.decide, tool.name, values)
-
-    def _scrubbed(self, change: FileChange | None) -> FileChange | None:
-        if change is None:
-            return None
-        return FileChange(
-            path=change.path, before=self.secrets.optional(change.before),
-            after=self.secrets(change.after),
-        )
-
-    def _live_output(self, call: CollectedToolCall) -> Callable[[str], None] | None:
-        """Passes output on line by line: a key never spans two lines, so each line can
-        be redacted whole. Each line is cut (``LineCap``), so one endless line costs no
-        more than many short ones. A last line without an end shows up in the final result."""
-        sink = self.sink
-        if sink is None:
-            return None
-        turn = self.turn
-        lines = LineCap()
-
-        def feed(text: str) -> None:
-            if ended := lines.feed(text):
-                sink(ToolOutputDelta(turn=turn, index=call.index, call_id=call.id,
-                                     text=self.secrets(ended)))
-
-        return feed
 
     def _note_dropped(self, count: int) -> None:
         message = (
@@ -570,7 +318,7 @@ class AgentLoop:
     def _close_unanswered(self, text: str, status: ToolStatus, running_text: str = "") -> None:
         """Give each call of the last assistant message that has no result this one
         (``running_text`` for the call whose tool was running, if any)."""
-        running, self._running = self._running, set()
+        running = self.runner.take_running()
         for call in unanswered_calls(self.messages):
             result = running_text if running_text and call.id in running else text
             self._add(tool_result(call, result, is_error=True, status=status))
@@ -610,15 +358,4 @@ class AgentLoop:
         if self.sink is not None:
             self.sink(event)
 
-    @staticmethod
-    def _as_tool_call(call: CollectedToolCall) -> ToolCall:
-        return ToolCall(id=call.id, name=call.name, arguments=call.arguments)
 
-
-def _describe(error: ValidationError) -> str:
-    """Pydantic's errors in one line: "path: Field required; timeout: ..."."""
-    parts = []
-    for item in error.errors(include_url=False):
-        where = ".".join(str(part) for part in item["loc"]) or "arguments"
-        parts.append(f"{where}: {item['msg']}")
-    return "; ".join(parts)

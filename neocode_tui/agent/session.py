@@ -16,25 +16,18 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neocode_tui.agent.agent_files import AgentFile, load_agents
+from neocode_tui.agent.agent_files import load_agents
+from neocode_tui.agent.agent_providers import AgentProviders
 from neocode_tui.agent.background import BackgroundJobs, Job, seconds, stopped_words
 from neocode_tui.agent.budget import Budget
 from neocode_tui.agent.buffers import Buffers
+from neocode_tui.agent.call_gate import Approver
 from neocode_tui.agent.checkpoints import Restored
 from neocode_tui.agent.commands import COMMANDS
-from neocode_tui.agent.compaction import compact_messages
-from neocode_tui.agent.context import (
-    ASSUMED_WINDOW,
-    CHARS_PER_TOKEN,
-    about,
-    estimate_tokens,
-    is_overflow,
-)
 from neocode_tui.agent.custom_commands import CustomCommands, PromptCommand, load_commands
 from neocode_tui.agent.file_index import FileIndex
 from neocode_tui.agent.hooks import load_hooks
-from neocode_tui.agent.images import TEXT_ONLY
-from neocode_tui.agent.loop import AgentLoop, Approver
+from neocode_tui.agent.loop import AgentLoop
 from neocode_tui.agent.loop_events import (
     CommandsChanged,
     LoopEvent,
@@ -49,12 +42,14 @@ from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.mcp.config import Configs
 from neocode_tui.agent.mcp.elicitation import Elicitor
 from neocode_tui.agent.mcp.prompts import PromptArgumentsMissing
-from neocode_tui.agent.mentions import expand_mentions
 from neocode_tui.agent.meter import Meter
 from neocode_tui.agent.permissions import Permissions, RunOptions
+from neocode_tui.agent.prompt_expansion import PromptExpansion
 from neocode_tui.agent.restore import Restorer, UndoPreview
 from neocode_tui.agent.sandbox import choose_sandbox
+from neocode_tui.agent.session_compaction import Compaction
 from neocode_tui.agent.session_hooks import SessionHooks
+from neocode_tui.agent.session_title import Titling
 from neocode_tui.agent.session_tools import SessionTools
 from neocode_tui.agent.side_work import SideWork
 from neocode_tui.agent.store import (
@@ -62,7 +57,6 @@ from neocode_tui.agent.store import (
     SessionStore,
     find_session,
     list_sessions,
-    title_of,
 )
 from neocode_tui.agent.subagents import Subagents, TaskTool
 from neocode_tui.agent.tools import ToolError, ToolRegistry
@@ -71,7 +65,7 @@ from neocode_tui.agent.tools.web import configure_web_fetch
 from neocode_tui.agent.workspace import refuse_too_wide
 from neocode_tui.chat import Image, Message, clean_text
 from neocode_tui.config import Settings
-from neocode_tui.errors import NeoCodeError, WorkInProgress
+from neocode_tui.errors import WorkInProgress
 from neocode_tui.events import ErrorInfo, Usage
 from neocode_tui.known_secrets import known_secrets
 from neocode_tui.providers import Provider, make_provider
@@ -81,13 +75,6 @@ if TYPE_CHECKING:
     from neocode_tui.settings import Profiles
 
 Listener = Callable[[LoopEvent], None]
-
-ON_REQUEST = "on request"
-"""Why a compaction the user asked for (/compact) runs: PreCompact's ``manual`` trigger."""
-CONTINUE_AFTER_OVERFLOW = (
-    "The history was compacted because it no longer fitted your context window. "
-    "Continue the task from where you left off."
-)
 
 
 class AgentSession:
@@ -134,14 +121,10 @@ class AgentSession:
         self.provider = provider or make_provider(settings, secrets=self.secrets)
         self.listener = listener
         self.save = save
-        self.title = ""
         self.id: str | None = None
         """The saved session's id, once there is a file (from the first prompt on)."""
         self._store: SessionStore | None = None
         self._closed_store: SessionStore | None = None
-        self._compaction: asyncio.Task[bool] | None = None
-        self._compaction_cancelled = False
-        self._compacted_in_run = False
         self.loop = AgentLoop(
             self.provider,
             self.workspace,
@@ -157,7 +140,8 @@ class AgentSession:
         """The subagents ``task`` may run, as the session started (the tool's definition
         stays the same bytes all session)."""
         self.subagents = Subagents(
-            self.loop, self.agents, provider_for=self._agent_provider, count=self._count_child,
+            self.loop, self.agents, count=self._count_child,
+            provider_for=AgentProviders(profiles, self.secrets, model=lambda: self.model, notice=self.notice),
             stop_hook=lambda agent, active: self.hooks.subagent_stopped(agent, active),
             record=self._record_child,
         )
@@ -167,7 +151,7 @@ class AgentSession:
             self.loop.tools.add(TaskTool(self.subagents))
         self.meter = Meter(
             settings=lambda: self.settings, model=lambda: self.model, messages=lambda: self.messages,
-            system_prompt=self._system_prompt, tool_specs=self.loop.tools.specs,
+            system_prompt=self.loop.current_system_prompt, tool_specs=self.loop.tools.specs,
         )
         """The context's fill and the session's cost."""
         self.side = SideWork(lambda: self.settings, lambda: self.provider, self.meter, self.secrets)
@@ -175,7 +159,8 @@ class AgentSession:
         self.budget = Budget(self.meter, lambda: self.settings.max_budget_usd, self.notice)
         """``max_budget_usd``: a front end that can ask sets ``budget.ask``."""
         self.loop.before_request = self.budget.before_request
-        self._titling: asyncio.Task[None] | None = None
+        self.titling = Titling(self.side, told=lambda title: self._emit(
+            SessionTitled(turn=self.loop.turn, session_id=self.id or "", title=title)))
         run = run or RunOptions()
         added = [self.loop.workspace.add(folder) for folder in run.add_dirs]
         self.sandbox = replace(choose_sandbox(settings.sandbox, settings.sandbox_network),
@@ -188,7 +173,7 @@ class AgentSession:
         """Background commands: ``bash_output`` and ``kill_bash`` for the model, ``/ps`` and
         Ctrl+B for the user."""
         self.jobs.scrub, self.jobs.report = self.secrets, self._job_ended
-        self.jobs.clock = self.loop.clock = clock
+        self.jobs.clock = self.loop.runner.clock = clock
         self.loop.pending_notes = self.jobs.take_notes
         self.stopped_at_close: list[Job] = []
         """The background commands the end of the session killed (front ends say so)."""
@@ -201,7 +186,7 @@ class AgentSession:
             require_idle=self.require_idle, notice=self.notice,
         )
         """Checkpoints, /undo, /rewind's files and /diff."""
-        self.loop.before_tool = self.restore.before_tool
+        self.loop.runner.before_tool = self.restore.before_tool
         self.own_tools = SessionTools(
             mode=lambda: self.approval, set_mode=lambda mode: setattr(self, "approval", mode),
             emit=self._emit, turn=lambda: self.loop.turn, scrub=self.secrets,
@@ -213,7 +198,6 @@ class AgentSession:
         # the first prompt, their tools offered at each request once connected.
         self.mcp = McpManager(self.workspace, configs=mcp_configs, trusted=trusted, secrets=self.secrets)
         self.loop.tools.add_source(self.mcp)
-        self.loop.between_turns = self._compact_between_turns
         # The user's extensions: custom slash commands and hooks.
         self._built_in_commands = (*COMMANDS, *built_in_commands)
         self.commands: CustomCommands = load_commands(self.workspace, self._built_in_commands)
@@ -223,20 +207,32 @@ class AgentSession:
         self.mcp.inform = lambda message: self.notice("info", message)
         self.mcp.elicitor = elicitor
         self.mcp.on_change = lambda: self._emit(CommandsChanged(turn=self.loop.turn))
+        self.expansion = PromptExpansion(
+            self.loop.workspace, self.secrets, self.mcp, commands=lambda: self.commands,
+            images=lambda: self.loop.images, notice=self.notice,
+        )
+        """Commands, MCP prompts and resources, and mentions: what a typed prompt becomes."""
         self.hooks.session_id = lambda: self.id
-        self.loop.hooks = self.hooks
+        self.loop.runner.hooks = self.hooks
         self.permissions = Permissions(
             self.loop.workspace, trusted=trusted, allowed=run.allowed_tools,
             disallowed=run.disallowed_tools,
         )
-        self.loop.permissions = self.permissions
+        self.loop.gate.permissions = self.permissions
         self.loop.append_system_prompt = "\n\n".join(filter(None, [
             "Besides the workspace you may read and write these folders (use their absolute "
             "paths): " + ", ".join(map(str, added)) if added else "", run.append_system_prompt]))
         self.lifecycle = SessionHooks(self.hooks)
         """SessionStart, SessionEnd, PermissionRequest and Notification."""
+        self.compaction = Compaction(
+            self.meter, self.budget, self.side, self.secrets,
+            threshold=lambda: self.settings.compact_threshold, messages=lambda: self.loop.messages,
+            run=self.loop.run, pre_compact=self.hooks.pre_compact, counted=self._count_usage,
+            replaced=self._compacted, notice=self.notice, ended=self._ended,
+        )
+        self.loop.between_turns = self.compaction.between_turns
         if approver is not None:
-            self.loop.approver = self.lifecycle.asking(approver)
+            self.loop.gate.approver = self.lifecycle.asking(approver)
         self.own_tools.on_ask = lambda: self.lifecycle.notify("NeoCode has a plan for you to review")
         self.loop.images = settings.images
         self._extensions_told = False
@@ -246,6 +242,11 @@ class AgentSession:
     @property
     def messages(self) -> list[Message]:
         return self.loop.messages
+
+    @property
+    def title(self) -> str:
+        """The first prompt's first line, or the small model's title for it."""
+        return self.titling.title
 
     @property
     def usage(self) -> Usage:
@@ -262,9 +263,7 @@ class AgentSession:
     @property
     def running(self) -> bool:
         """A prompt or a compaction is in progress."""
-        return self.loop.running or (
-            self._compaction is not None and not self._compaction.done()
-        )
+        return self.loop.running or self.compaction.running
 
     @property
     def approval(self) -> ApprovalMode:
@@ -311,23 +310,13 @@ class AgentSession:
 
     # -- subagents (``self.subagents``) ----------------------------------------------------
 
-    def _agent_provider(self, agent: AgentFile) -> Provider | None:
-        """A provider for the profile an agent file names, when it may name one; None: the
-        session's own."""
-        if not (agent.model and agent.model_allowed and self.profiles is not None
-                and agent.model in self.profiles.names):
-            return None
-        try:
-            settings = self.profiles.load(agent.model)
-        except NeoCodeError as exc:
-            self.notice("warning", f"agent {agent.name}: profile {agent.model}: {exc}; using {self.model}")
-            return None
-        self.secrets.add(keys=settings.secrets)
-        return make_provider(settings, secrets=self.secrets)
-
     def _count_child(self, usage: Usage, model: str) -> None:
         """A subagent's request: in the session's totals and cost, and its file."""
         self.meter.count(usage, model)
+        self._count_usage(usage)
+
+    def _count_usage(self, usage: Usage) -> None:
+        """A request outside the loop's turns, in the session's totals and its file."""
         self.loop.usage = self.loop.usage + usage
         if self._store is not None:
             self._store.append_usage(usage)
@@ -337,40 +326,6 @@ class AgentSession:
             self._store.append_subagent(call_id, agent, messages)
 
     # -- context and cost (``self.meter``) ---------------------------------------------------
-
-    def _system_prompt(self) -> str:
-        if self.loop.system_prompt is None:
-            self.loop.system_prompt = self.loop.built_system_prompt()
-        return self.loop.system_prompt
-
-    def _not_sent(self, prompt: str) -> RunFinished:
-        """The end of a prompt that was not sent: with the history it is more than the window
-        and compaction failed, so the server could only refuse it, after its whole upload."""
-        known = self.meter.context_window
-        window = f"{known:,} tokens" if known else (
-            f"{ASSUMED_WINDOW:,} tokens assumed: set NEOCODE_CONTEXT_WINDOW to the real one"
-        )
-        tokens = about(self.meter.context.tokens + estimate_tokens(prompt))
-        message = (
-            f"not sent: the conversation and prompt are {tokens} tokens, more than the model's "
-            f"context window ({window}), and could not be compacted; /compact tries again, "
-            "/clear starts afresh"
-        )
-        return self._ended("error", ErrorInfo(kind="context_overflow", message=message))
-
-    @property
-    def _threshold_words(self) -> str:
-        return f"{self.settings.compact_threshold:.0%} of the window"
-
-    async def _compact_between_turns(self) -> None:
-        """Within a run, before its next request: past the threshold, the older history is
-        compacted and the run goes on. Once per run at most: what is left over the threshold
-        after that is the run's own work, which a summary of the past cannot shrink. A cancel
-        stops the run here as anywhere (the transcript is valid between turns)."""
-        if self._compacted_in_run or not self.meter.over_threshold(""):
-            return
-        self._compacted_in_run = True
-        await self._compact("", f"the context passed {self._threshold_words} during the run")
 
     def saved_sessions(self) -> list[SessionInfo]:
         """This folder's other saved sessions, the most recently used first."""
@@ -395,8 +350,7 @@ class AgentSession:
             raise WorkInProgress("the agent is still working on the last prompt")
         turn = self.loop.turn
         finished = await self._prompt(clean_text(text), list(images))
-        if self._titling is not None:
-            await asyncio.wait([self._titling])  # it ran alongside; a short wait, if any
+        await self.titling.settle()  # it ran alongside; a short wait, if any
         if finished.reason != "cancelled" and self.loop.turn != turn:  # a turn ran and stopped
             await self.hooks.stopped(finished.reason)
         return finished
@@ -406,38 +360,25 @@ class AgentSession:
         self.mcp.start()
         self.ensure_saved()
         self._say_once(text)
-        typed = text
         try:
-            text = self.commands.expand(text) or await self.mcp.expand(text) or text
+            prompt = await self.expansion.expand(text, images)
         except (ToolError, PromptArgumentsMissing) as exc:
             return self._ended("error", ErrorInfo(kind="bad_request", message=self.secrets(str(exc))))
-        text, problems = await self.mcp.attach(text)
-        expanded = await asyncio.to_thread(
-            expand_mentions, text, self.loop.workspace, self.secrets
-        )
-        for problem in [*problems, *expanded.problems]:
-            self.notice("warning", problem)
-        images += expanded.images
-        if images and not self.loop.images:
-            self.notice("warning", f"{len(images)} image(s) not sent: {TEXT_ONLY}; the model is told")
-        self._compacted_in_run = False
-        not_sent = await self._make_room(expanded.text)
+        not_sent = await self.compaction.before_prompt(prompt.text)
         if not_sent is not None:
             return not_sent
         started = await self.lifecycle.start_context(self.model)
-        submitted = await self.hooks.prompt_submitted(text)
+        submitted = await self.hooks.prompt_submitted(prompt.submitted)
         if submitted.blocked is not None:
             message = f"the prompt was blocked by a UserPromptSubmit hook: {submitted.blocked}"
             return self._ended("error", ErrorInfo(kind="bad_request", message=self.secrets(message)))
         try:
-            await asyncio.to_thread(self.restore.checkpoints.begin, typed, len(self.messages))
+            await asyncio.to_thread(self.restore.checkpoints.begin, text, len(self.messages))
         except OSError as exc:
             self.notice("warning", f"could not save a checkpoint: {exc.strerror or exc}")
-        text = self.restore.take_note() + expanded.text
-        for tag, context in (("session-start-hook", started), ("user-prompt-submit-hook", submitted.context)):
-            if context:
-                text += f"\n\n<{tag}>\n{self.secrets(context)}\n</{tag}>"
-        return await self._run_compacting(text, images)
+        sent = self.expansion.with_context(self.restore.take_note() + prompt.text, (
+            ("session-start-hook", started), ("user-prompt-submit-hook", submitted.context)))
+        return await self.compaction.run(sent, prompt.images)
 
     def _say_once(self, prompt: str) -> None:
         """What the first prompt brings: the sandbox's absence, the title, the problems of
@@ -449,67 +390,17 @@ class AgentSession:
                 f"no sandbox: {self.sandbox.unavailable}; every command asks for approval "
                 "(install bubblewrap, or choose --sandbox off to silence this)",
             )
-        if not self.title:
-            self.title = title_of(prompt)
-            if self._store is not None:
-                self._emit(
-                    SessionTitled(turn=self.loop.turn, session_id=self._store.id, title=self.title)
-                )
-            if self.side.enabled:
-                self._titling = asyncio.create_task(self._small_title(prompt))
+        self.titling.first_prompt(prompt, tell=self._store is not None)
         if not self._extensions_told:
             self._extensions_told = True
             for problem in [*self.commands.problems, *self.hooks.notices(),
                             *self.permissions.notices(), *self.agents.problems]:
                 self.notice("warning", problem)
 
-    async def _small_title(self, prompt: str) -> None:
-        """The small model's title replaces the first line of the prompt, when it gives one."""
-        try:
-            title = await self.side.title(prompt)
-        except Exception:  # providers report failures as events: a bug must not end the prompt
-            return
-        if title and self.title:
-            self.title = title
-            self._emit(SessionTitled(turn=self.loop.turn, session_id=self.id or "", title=title))
-
-    async def _make_room(self, prompt: str) -> RunFinished | None:
-        """Past the threshold, the older history is compacted before ``prompt`` is sent; the
-        end of the run when it is not sent (interrupted, or it cannot fit)."""
-        if not self.meter.over_threshold(prompt):
-            return None
-        if await self._compact_guarded("", f"the context passed {self._threshold_words}"):
-            return None
-        if self._compaction_cancelled:  # Esc while compacting: the prompt is not sent
-            return self._ended("cancelled")
-        if self.meter.over_window(prompt):  # it cannot fit: not worth its upload
-            return self._not_sent(prompt)
-        return None
-
     def _ended(self, reason: StopReason, error: ErrorInfo | None = None) -> RunFinished:
         finished = RunFinished(turn=self.loop.turn, reason=reason, usage=self.usage, error=error)
         self._emit(finished)
         return finished
-
-    async def _run_compacting(self, text: str, images: list[Image]) -> RunFinished:
-        """The run; when the server says the context overflowed, the history is compacted
-        and the prompt sent again, once: a history that overflows after that will not fit."""
-        finished = await self.loop.run(text, images)
-        if finished.reason != "error" or not is_overflow(finished.error):
-            return finished
-        unanswered = self.messages[-1] if self.messages else None
-        if unanswered is not None and (unanswered.role, unanswered.content) == ("user", text):
-            self.loop.messages.pop()  # asked again after the compaction, not summarised
-        else:
-            unanswered = None
-        if not self.messages or not await self._compact_guarded("", "the model's context overflowed"):
-            # Nothing before this prompt to summarise (it alone is too long), or no summary.
-            if unanswered is not None:
-                self.loop.messages.append(unanswered)
-            return finished
-        if unanswered is None:
-            return await self.loop.run(CONTINUE_AFTER_OVERFLOW)
-        return await self.loop.run(text, images)
 
     def ensure_saved(self) -> str | None:
         """Create the session file now, if it is saved at all; returns its id."""
@@ -524,10 +415,7 @@ class AgentSession:
 
     def cancel(self) -> bool:
         """Stop the prompt or compaction in progress; False when nothing was running."""
-        if self._compaction is not None and not self._compaction.done():
-            self._compaction.cancel()
-            return True
-        return self.loop.cancel()
+        return self.compaction.cancel() or self.loop.cancel()
 
     async def compact(self, instructions: str = "") -> bool:
         """Replace the older history with a model-written summary, keeping the last turns
@@ -541,67 +429,21 @@ class AgentSession:
         if not self.messages:
             self.notice("info", "nothing to compact yet")
             return False
-        return await self._compact_guarded(instructions, ON_REQUEST)
+        return await self.compaction.compact(instructions)
 
-    async def _compact_guarded(self, instructions: str, reason: str) -> bool:
-        self._compaction_cancelled = False
-        self._compaction = work = asyncio.create_task(self._compact(instructions, reason))
-        try:
-            return await work
-        except asyncio.CancelledError:
-            task = asyncio.current_task()
-            if task is not None and task.cancelling():
-                raise
-            self._compaction_cancelled = True
-            self.notice("warning", "compaction interrupted: the conversation is unchanged")
-            return False
-        finally:
-            self._compaction = None
-
-    async def _compact(self, instructions: str, reason: str) -> bool:
-        blocked = await self.hooks.pre_compact("manual" if reason == ON_REQUEST else "auto", instructions)
-        if blocked is not None:
-            self.notice("warning", f"not compacted: a PreCompact hook blocked it: {blocked}")
-            return False
-        refused = await self.budget.before_request()  # a summary is a request too
-        if refused is not None:
-            self.notice("error", f"could not compact: {refused.message}")
-            return False
-        window = self.meter.working_window
-        before = self.meter.context.tokens
-        result = await compact_messages(
-            self.side.provider(), self.messages, secrets=self.secrets, instructions=instructions,
-            budget_chars=window * CHARS_PER_TOKEN // 2,
-        )
-        self.side.count(result.usage)
-        self.budget.counted(result.usage is not None)
-        if result.usage is not None:
-            self.loop.usage = self.loop.usage + result.usage
-            if self._store is not None:
-                self._store.append_usage(result.usage)
-        if result.error:
-            self.notice("error", f"could not compact: {result.error}")
-            return False
-        self.loop.messages[:] = result.messages
+    def _compacted(self, messages: list[Message]) -> None:
+        """The history is a summary now; the file records it, the front ends show it."""
+        self.loop.messages[:] = messages
         self.lifecycle.restart("compact")
         self.meter.history_replaced(costs=False)
         if self._store is not None:
-            self._store.append_compaction(result.messages)
+            self._store.append_compaction(messages)
         self._emit(
             TranscriptReplaced(
-                turn=self.loop.turn, reason="compacted", messages=list(result.messages),
+                turn=self.loop.turn, reason="compacted", messages=list(messages),
                 session_id=self.id, title=self.title,
             )
         )
-        kept = f", the last {result.kept} kept as they were" if result.kept else ""
-        self.notice(
-            "info",
-            f"── compacted ({reason}) ──\n{result.summarised} earlier messages were summarised"
-            f"{kept}: {about(before)} → {about(self.meter.context.tokens)} tokens. The session file "
-            f"keeps the whole history; the model now reads this summary:\n\n"
-            f"{result.summary}",
-        )
-        return True
 
     def clear(self) -> None:
         """Start a fresh conversation; the current one stays saved."""
@@ -612,7 +454,7 @@ class AgentSession:
         self.child_transcripts = {}
         self.loop.usage = Usage.unknown()
         self.meter.history_replaced(costs=True)
-        self.title = ""
+        self.titling.title = ""
         self.id = None
         self.restore.forget_unsaved()
         self._emit(TranscriptReplaced(turn=self.loop.turn, reason="cleared"))
@@ -642,7 +484,7 @@ class AgentSession:
         self.child_transcripts = loaded.subagents
         self.loop.usage = loaded.usage
         self.meter.history_replaced(costs=True)
-        self.title = loaded.info.title
+        self.titling.title = loaded.info.title
         self._emit(
             TranscriptReplaced(
                 turn=self.loop.turn, reason="resumed", messages=list(messages),
@@ -675,7 +517,7 @@ class AgentSession:
                 self._store.append_todos(self.own_tools.todos)
         await self.restore.rewound(store, checkpoint.number, self.id)
         if not kept:
-            self.title = ""
+            self.titling.title = ""
         self._emit(
             TranscriptReplaced(
                 turn=self.loop.turn, reason="resumed", messages=list(kept), session_id=self.id,
@@ -689,14 +531,9 @@ class AgentSession:
         hooks (``reason``: ``prompt_input_exit`` when the user quit), close the file."""
         await self.files.aclose()
         await asyncio.to_thread(self.restore.forget_unsaved)
-        compaction = self._compaction
-        if compaction is not None and not compaction.done():
-            compaction.cancel()
-            await asyncio.wait([compaction])
+        await self.compaction.aclose()
         await self.loop.stop()
-        if self._titling is not None:
-            self._titling.cancel()
-            await asyncio.wait([self._titling])
+        await self.titling.aclose()
         self.stopped_at_close = await self.jobs.aclose()
         if self.stopped_at_close:
             self.notice("warning", stopped_words(self.stopped_at_close) + " as the session ended")
@@ -708,13 +545,6 @@ class AgentSession:
         await self.provider.aclose()
 
     # -- inside ---------------------------------------------------------------------------
-
-    def _instructions_after(self, reason: str) -> None:
-        """A summary keeps the folders' instructions (they move into the system prompt);
-        a history cleared, resumed or rewound gets them again as work reaches them."""
-        memory = self.loop.memory
-        if memory.folders if reason == "compacted" else memory.forget_arrivals():
-            self.loop.system_prompt = None
 
     def require_idle(self, what: str) -> None:
         if self.running:
@@ -744,7 +574,7 @@ class AgentSession:
             self.meter.turn_finished(event.usage)
             self.budget.counted(event.usage is not None)
         if isinstance(event, TranscriptReplaced):
-            self._instructions_after(event.reason)
+            self.loop.history_replaced(event.reason)
         if self.listener is not None:
             self.listener(event)
 

@@ -21,7 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from neocode_tui.agent.agent_files import EXPLORE, AgentCatalog, AgentFile
 from neocode_tui.agent.call_context import CURRENT_CALL, RunningCall
-from neocode_tui.agent.loop import AgentLoop, Approver, Sink
+from neocode_tui.agent.call_gate import Approver
+from neocode_tui.agent.loop import AgentLoop, Sink
 from neocode_tui.agent.loop_events import (
     ApprovalDecision,
     ApprovalRequested,
@@ -63,16 +64,16 @@ class TaskArgs(BaseModel):
 
 class ChildLoop(AgentLoop):
     """A child's loop: the parent's approval mode (read at each call), session approvals,
-    hooks, checkpoints, secrets and workspace."""
+    permission rules, hooks, checkpoints, secrets and workspace."""
 
     def __init__(self, parent: AgentLoop, provider: Provider, **options: Any) -> None:
         self._parent = parent
-        super().__init__(provider, parent.workspace.root, max_turns=parent.max_turns,
+        super().__init__(provider, parent.workspace, max_turns=parent.max_turns,
                          secrets=parent.secrets, **options)
-        self.workspace = parent.workspace
-        self.allowed_for_session = parent.allowed_for_session
-        self.hooks = parent.hooks
-        self.before_tool = parent.before_tool
+        self.gate.allowed_for_session = parent.gate.allowed_for_session
+        self.gate.permissions = parent.gate.permissions  # a task is no way around a deny rule
+        self.runner.hooks = parent.runner.hooks
+        self.runner.before_tool = parent.runner.before_tool
 
     @property
     def approval(self) -> ApprovalMode:
@@ -262,7 +263,7 @@ class Subagents:
         return forward
 
     def _approver(self, agent: AgentFile, call: RunningCall) -> Approver | None:
-        ask = self.parent.approver
+        ask = self.parent.gate.approver
         if ask is None:
             return None
 

@@ -43,7 +43,7 @@ from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.tools import ToolRegistry, default_tools
 from neocode_tui.agent.workspace import refuse_too_wide
 from neocode_tui.cli.options import load_from_args, run_options
-from neocode_tui.cli.structured import EXIT_SCHEMA, AnswerSchema
+from neocode_tui.cli.structured import EXIT_SCHEMA, AnswerSchema, Checked
 from neocode_tui.errors import NeoCodeError, NoModel
 from neocode_tui.events import StreamRetry, TextDelta
 from neocode_tui.terminal_text import VisibleChunks, for_stream, is_terminal, visible, visible_json
@@ -134,35 +134,14 @@ async def _run(
     for signum in EXIT_SIGNAL:
         loop.add_signal_handler(signum, stop, signum)
     try:
-        if args.resume is not None or args.continue_:
-            session.resume(args.resume or None)
-        if command is None:
-            session.ensure_saved()  # a command alone leaves no new session behind
-        for notice in session.mcp.notices():
-            _say(f"neocode: warning: {notice}")
-        # Nobody can wait for a server later here: its tools are there from the first request.
-        session.mcp.start(sign_in=True)  # a server's sign-in page is told on stderr
-        await session.mcp.wait_ready()
-        if command is None and settings.max_budget_usd is not None:
-            refused = unpriced(session.model, settings.resolved_base_url)
-            if refused:
-                raise UsageError(refused)
-        for status in session.mcp.status():
-            if status.state == "failed":
-                _say(f"neocode: warning: the MCP server {status.name} failed: "
-                     + status.error.replace("\n", "\n    "))
+        await _open(session, args, settings, command)
         printer.start(session)
         if command is not None:
             shown = await run_as_text(session, *command, answer=settings.approval == "full-auto")
             printer.command(command[0], shown, session)
             return EXIT_OK if shown.level == "info" else EXIT_ERROR
-        finished = await session.prompt(prompt)
-        checked = None
-        if schema is not None and finished.reason in ("done", "turn_limit"):
-            checked = schema.check(finished.final_text)
-            if checked.problem:  # asked again once, with the validator's words
-                finished = await session.prompt(schema.again(checked.problem))
-                checked = schema.check(finished.final_text)
+        finished, checked = await _answer(session, prompt, schema)
+        if checked is not None:
             printer.structured = checked.value if not checked.problem else None
         printer.finish(finished, session)
         if checked is not None and checked.problem and not stopped_by:
@@ -175,6 +154,48 @@ async def _run(
         for signum in EXIT_SIGNAL:
             loop.remove_signal_handler(signum)
         await session.aclose()
+    return _exit_code(finished, stopped_by)
+
+
+async def _open(
+    session: AgentSession, args: argparse.Namespace, settings: Any, command: tuple[str, str] | None,
+) -> None:
+    """What comes before the prompt: the session resumed or created, the MCP servers up."""
+    if args.resume is not None or args.continue_:
+        session.resume(args.resume or None)
+    if command is None:
+        session.ensure_saved()  # a command alone leaves no new session behind
+    for notice in session.mcp.notices():
+        _say(f"neocode: warning: {notice}")
+    # Nobody can wait for a server later here: its tools are there from the first request.
+    session.mcp.start(sign_in=True)  # a server's sign-in page is told on stderr
+    await session.mcp.wait_ready()
+    if command is None and settings.max_budget_usd is not None:
+        refused = unpriced(session.model, settings.resolved_base_url)
+        if refused:
+            raise UsageError(refused)
+    for status in session.mcp.status():
+        if status.state == "failed":
+            _say(f"neocode: warning: the MCP server {status.name} failed: "
+                 + status.error.replace("\n", "\n    "))
+
+
+async def _answer(
+    session: AgentSession, prompt: str, schema: AnswerSchema | None,
+) -> tuple[RunFinished, Checked | None]:
+    """The run, and with ``--json-schema`` the answer checked (asked again once, with the
+    validator's words, when it does not match)."""
+    finished = await session.prompt(prompt)
+    if schema is None or finished.reason not in ("done", "turn_limit"):
+        return finished, None
+    checked = schema.check(finished.final_text)
+    if checked.problem:
+        finished = await session.prompt(schema.again(checked.problem))
+        checked = schema.check(finished.final_text)
+    return finished, checked
+
+
+def _exit_code(finished: RunFinished, stopped_by: list[int]) -> int:
     if stopped_by:
         return EXIT_SIGNAL.get(signal.Signals(stopped_by[0]), EXIT_ERROR)
     if finished.reason == "error":

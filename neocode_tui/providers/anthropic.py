@@ -83,36 +83,11 @@ class AnthropicDialect:
 
     def _event(self, kind: str, payload: dict[str, Any], out: list[StreamEvent]) -> None:
         if kind == "content_block_delta":
-            delta = mapping(payload["delta"], "delta")
-            delta_type = delta.get("type")
-            if delta_type == "text_delta":
-                text = text_field(delta["text"], "text")
-                if text:
-                    out.append(TextDelta.model_construct(text=text))
-            elif delta_type == "input_json_delta":
-                index = self._tools.get(payload["index"])
-                partial = text_field(delta["partial_json"], "partial_json")
-                if index is not None and partial:
-                    out.append(ToolCallDelta.model_construct(index=index, arguments=partial))
-            elif delta_type == "thinking_delta":
-                thinking = text_field(delta["thinking"], "thinking")
-                if thinking:
-                    out.append(ReasoningDelta.model_construct(text=thinking))
-            elif delta_type == "signature_delta" and payload["index"] in self._thinking:
-                signature = text_field(delta.get("signature"), "signature")
-                self._thinking[payload["index"]].append(signature or "")
-            # citations_delta carries nothing we show or keep.
+            self._block_delta(payload, mapping(payload["delta"], "delta"), out)
         elif kind == "content_block_start":
             self._block_start(payload["index"], mapping(payload["content_block"], "content_block"), out)
         elif kind == "content_block_stop":
-            index = self._tools.get(payload["index"])
-            if index is not None:
-                out.append(ToolCallEnd.model_construct(index=index))
-            signed = self._thinking.pop(payload["index"], None)
-            redacted = self._redacted.pop(payload["index"], None)
-            if signed is not None or redacted:
-                out.append(ReasoningSigned.model_construct(
-                    signature="".join(signed or ()), redacted=redacted or ""))
+            self._block_stop(payload["index"], out)
         elif kind == "message_start":
             self._add_usage(mapping(payload["message"], "message").get("usage"), out)
         elif kind == "message_delta":
@@ -128,6 +103,36 @@ class AnthropicDialect:
             self.done = True
             out.append(in_stream_error(payload.get("error")))
         # "ping" and event types added later carry nothing for us.
+
+    def _block_delta(self, payload: dict[str, Any], delta: dict[str, Any], out: list[StreamEvent]) -> None:
+        delta_type = delta.get("type")
+        if delta_type == "text_delta":
+            text = text_field(delta["text"], "text")
+            if text:
+                out.append(TextDelta.model_construct(text=text))
+        elif delta_type == "input_json_delta":
+            index = self._tools.get(payload["index"])
+            partial = text_field(delta["partial_json"], "partial_json")
+            if index is not None and partial:
+                out.append(ToolCallDelta.model_construct(index=index, arguments=partial))
+        elif delta_type == "thinking_delta":
+            thinking = text_field(delta["thinking"], "thinking")
+            if thinking:
+                out.append(ReasoningDelta.model_construct(text=thinking))
+        elif delta_type == "signature_delta" and payload["index"] in self._thinking:
+            signature = text_field(delta.get("signature"), "signature")
+            self._thinking[payload["index"]].append(signature or "")
+        # citations_delta carries nothing we show or keep.
+
+    def _block_stop(self, block_index: Any, out: list[StreamEvent]) -> None:
+        index = self._tools.get(block_index)
+        if index is not None:
+            out.append(ToolCallEnd.model_construct(index=index))
+        signed = self._thinking.pop(block_index, None)
+        redacted = self._redacted.pop(block_index, None)
+        if signed is not None or redacted:
+            out.append(ReasoningSigned.model_construct(
+                signature="".join(signed or ()), redacted=redacted or ""))
 
     def _block_start(self, block_index: Any, block: dict[str, Any], out: list[StreamEvent]) -> None:
         block_type = block.get("type")

@@ -261,7 +261,7 @@ async def test_approvals_yes_no_and_for_the_session(dialect: Dialect, workspace:
     assert not (workspace / "ran.txt").exists()
     assert dialect.tool_results(3)["a2"] == "the user denied this call: no shell commands today"
     assert "return 'hey'" in (workspace / "app.py").read_text()
-    assert loop.allowed_for_session == {"edit_file"}
+    assert loop.gate.allowed_for_session == {"edit_file"}
     assert [e.status for e in recorder.of(ToolFinished)] == ["ok", "denied", "ok", "ok"]
 
 
@@ -430,7 +430,7 @@ async def test_the_api_key_in_a_workspace_file_never_leaves_a_tool(
     store = SessionStore.create(workspace, provider=dialect.name, model="m")
     loop, recorder = make_loop(dialect, workspace, approval="ask", approver=approver,
                                session=store, secrets=Secrets(keys=[API_KEY]))
-    loop.allowed_for_session.add("bash: cat …")
+    loop.gate.allowed_for_session.add("bash: cat …")
     await loop.run("show me the settings")
     store.close()
 

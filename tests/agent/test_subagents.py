@@ -20,6 +20,7 @@ from neocode_tui.agent.loop_events import (
     ToolFinished,
     TranscriptReplaced,
 )
+from neocode_tui.agent.permissions import RunOptions
 from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.transcript import STOPPED
 from neocode_tui.config import Settings
@@ -177,6 +178,24 @@ async def test_a_child_in_plan_mode_cannot_write(openai_only: Dialect, workspace
     await session.prompt(PARENT_PROMPT)
 
     assert "plan mode is on" in openai_only.tool_results(3)["c1"]
+    assert not (workspace / "note.txt").exists()
+    await session.aclose()
+
+
+async def test_a_deny_rule_holds_inside_a_child(openai_only: Dialect, workspace: Path) -> None:
+    """A ``task`` is no way around the user's rules: even in full-auto, a child's call a
+    deny rule names is refused as the parent's would be."""
+    agent_file(workspace / ".neocode" / "agents", "writer", "description: Writes notes\ntools: Write")
+    openai_only.reply("", [("t1", "task", task("note", "write a note", "writer"))])
+    openai_only.reply("", [("c1", "write_file", json.dumps({"path": "note.txt", "content": "hi\n"}))])
+    openai_only.reply("Could not.")
+    openai_only.reply("Done.")
+    session, _ = make_session(openai_only, workspace, approval="full-auto",
+                              run=RunOptions(disallowed_tools=("Write",)))
+
+    await session.prompt(PARENT_PROMPT)
+
+    assert openai_only.tool_results(3)["c1"].startswith("not run: denied by the permission rule 'Write'")
     assert not (workspace / "note.txt").exists()
     await session.aclose()
 

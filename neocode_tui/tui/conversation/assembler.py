@@ -27,7 +27,7 @@ from neocode_tui.tui.conversation.task_block import TaskBlock
 from neocode_tui.vocabulary import NoticeLevel
 
 if TYPE_CHECKING:
-    from neocode_tui.agent.loop_events import LoopEvent, RunFinished
+    from neocode_tui.agent.loop_events import LoopEvent, RunFinished, SubagentDone, SubagentEvent
     from neocode_tui.chat import Message, ToolCall
     from neocode_tui.events import StreamEvent
     from neocode_tui.tui.attachments import Attachment
@@ -157,8 +157,11 @@ class Assembler:
         if event.type == "run_finished" and in_run:
             self._run_finished(event)
             return
-        if event.turn != self._turn:
-            return  # a closed turn's late event never lands in a later one
+        if event.turn == self._turn:  # a closed turn's late event never lands in a later one
+            self._in_turn(event)
+
+    def _in_turn(self, event: LoopEvent) -> None:
+        """An event of the open turn: what it streams, and its tool calls' progress."""
         if event.type == "stream":
             self._stream(event.event)
         elif event.type == "turn_finished":
@@ -184,19 +187,23 @@ class Assembler:
         elif event.type == "approval_requested":
             self._set_status(self._tool(event.index, event.name, event.call_id), "approval")
         elif event.type in ("subagent_event", "subagent_done"):
-            task = self._tools.get(event.index)
-            if isinstance(task, TaskBlock):
-                if event.type == "subagent_done":
-                    task.child_done(event.messages)
-                else:
-                    task.child_event(event.event)
-                self._sink.touch(task)
+            self._subagent(event)
         elif event.type == "tool_finished":
             tool = self._tool(event.index, event.name, event.call_id)
             status = "error" if event.is_error and event.status == "ok" else event.status
             tool.duration = event.duration
             tool.finish(status, event.result, event.diff)
             self._sink.touch(tool)
+
+    def _subagent(self, event: SubagentEvent | SubagentDone) -> None:
+        """A subagent's event, or its end, drawn inside its ``task`` call's block."""
+        task = self._tools.get(event.index)
+        if isinstance(task, TaskBlock):
+            if event.type == "subagent_done":
+                task.child_done(event.messages)
+            else:
+                task.child_event(event.event)
+            self._sink.touch(task)
 
     def _stream(self, event: StreamEvent) -> None:
         if event.type == "text_delta":

@@ -1,0 +1,268 @@
+"""Running a turn's tool calls: validate, hook, ask the gate, run, and hand back results.
+
+The loop gives it the calls of one answer; every failure becomes a result for the model
+(a tool bug never ends the session), results reach the transcript in the calls' order
+through ``add``, and every text a tool produces is scrubbed before anyone sees it. It knows
+the loop only through narrow callbacks: ``emit`` for events, ``add`` for the transcript,
+``turn`` for the turn number and ``approve`` (the gate) for the yes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from neocode_tui.agent.call_context import CURRENT_CALL, RunningCall
+from neocode_tui.agent.call_gate import scrubbed_change
+from neocode_tui.agent.hooks import Hooks, Permission, ToolVerdict
+from neocode_tui.agent.loop_events import (
+    FileChange,
+    LoopEvent,
+    Notice,
+    ToolFinished,
+    ToolOutputDelta,
+    ToolStarted,
+    ToolStatus,
+)
+from neocode_tui.agent.memory_files import MemoryFiles
+from neocode_tui.agent.tools import Tool, ToolError, ToolOutput, ToolRegistry
+from neocode_tui.agent.transcript import tool_result
+from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
+from neocode_tui.chat import Image, Message, ToolCall
+from neocode_tui.collector import CollectedToolCall
+from neocode_tui.known_secrets import Secrets
+from neocode_tui.live_output import LineCap
+
+BeforeTool = Callable[[Tool[Any], list[Path]], Awaitable[None]]
+"""Told each approved call's tool and the paths it will write, just before it runs."""
+Approve = Callable[[Tool[Any], object, CollectedToolCall, Permission | None], Awaitable[str | None]]
+"""None when the call may run, else the refusal the model is sent."""
+
+CONCURRENT_CALLS = 4
+"""Calls of a concurrent tool (``task``) running at once; the rest of the batch waits."""
+
+
+class ToolRunner:
+    def __init__(
+        self, tools: ToolRegistry, workspace: Workspace, secrets: Secrets, memory: MemoryFiles, *,
+        approve: Approve, emit: Callable[[LoopEvent], None], add: Callable[[Message], None],
+        turn: Callable[[], int], live: Callable[[], bool],
+    ) -> None:
+        self.tools = tools
+        self.workspace = workspace
+        self.secrets = secrets
+        self.memory = memory
+        self.hooks: Hooks | None = None
+        """The user's PreToolUse and PostToolUse hooks, run around each call."""
+        self.before_tool: BeforeTool | None = None
+        """Checkpoints hook in here, to save what a call is about to change."""
+        self.clock: Callable[[], float] = time.monotonic
+        """What tool durations are measured with."""
+        self.final: str | None = None
+        """The answer a tool ended the run with (``ToolOutput.final``)."""
+        self._approve = approve
+        self._emit = emit
+        self._add = add
+        self._turn = turn
+        self._live = live
+        self._running: set[str] = set()
+        """The ids of the calls whose tools are running: a cancel stops them part way."""
+
+    def take_running(self) -> set[str]:
+        """The calls whose tools were running (a cancel stopped them), forgotten here."""
+        running, self._running = self._running, set()
+        return running
+
+    async def run(self, calls: list[CollectedToolCall]) -> None:
+        for batch in self._batches(calls):
+            await self._run_batch(batch)
+
+    def _batches(self, calls: list[CollectedToolCall]) -> list[list[CollectedToolCall]]:
+        """The calls in order, those of a concurrent tool next to each other in one batch."""
+        batches: list[list[CollectedToolCall]] = []
+        for call in calls:
+            tool = self.tools.get(call.name)
+            together = tool is not None and tool.concurrent
+            if together and batches and batches[-1][-1].name == call.name:
+                batches[-1].append(call)
+            else:
+                batches.append([call])
+        return batches
+
+    async def _run_batch(self, calls: list[CollectedToolCall]) -> None:
+        """One call, or a batch of concurrent ones, ``CONCURRENT_CALLS`` at a time; each is
+        shown finished when it is, and the results go to the transcript in the calls' order
+        (those finished before a cancel too: the others get "interrupted")."""
+        if len(calls) == 1:
+            self._answer(calls[0], await self._finished_call(calls[0]))
+            return
+        gate = asyncio.Semaphore(CONCURRENT_CALLS)
+        results: dict[str, ToolFinished] = {}
+
+        async def one(call: CollectedToolCall) -> None:
+            async with gate:
+                finished = results[call.id] = await self._finished_call(call)
+            self._emit(finished)
+
+        try:
+            await asyncio.gather(*(one(call) for call in calls))
+        finally:
+            for call in calls:
+                if call.id in results:
+                    self._answer(call, results[call.id], emit=False)
+
+    async def _finished_call(self, call: CollectedToolCall) -> ToolFinished:
+        finished = await self._run_call(call)
+        if finished.status == "ok":
+            finished = await self._post_tool_hooks(call, finished)
+        return finished
+
+    def _answer(self, call: CollectedToolCall, finished: ToolFinished, *, emit: bool = True) -> None:
+        self._add(tool_result(as_tool_call(call), finished.result, finished.is_error,
+                              finished.duration, finished.images, finished.status))
+        if emit:
+            self._emit(finished)
+
+    async def _run_call(self, call: CollectedToolCall) -> ToolFinished:
+        """Validate, approve and run one call; every failure becomes a result for the model."""
+
+        started: float | None = None
+        turn = self._turn()
+
+        def result(
+            text: str, status: ToolStatus = "error", *, diff: str | None = None,
+            change: FileChange | None = None, images: Sequence[Image] = (),
+        ) -> ToolFinished:
+            duration = None if started is None else round(self.clock() - started, 3)
+            return ToolFinished(
+                turn=turn, index=call.index, call_id=call.id, name=call.name,
+                result=self.secrets(text), is_error=status != "ok", status=status,
+                diff=self.secrets.optional(diff), change=scrubbed_change(self.secrets, change),
+                duration=duration, images=list(images),
+            )
+
+        tool = self.tools.get(call.name)
+        if tool is None:
+            return result(
+                f"not run: there is no tool named {call.name!r}; "
+                f"the tools are {', '.join(self.tools.names)}"
+            )
+        if call.parse_error is not None:
+            return result(
+                f"not run: the {call.parse_error}; send the call again with a JSON object"
+            )
+        try:
+            args = tool.args_model.model_validate(call.arguments_json)
+        except ValidationError as exc:
+            return result(f"not run: invalid arguments for {tool.name}: {_describe(exc)}")
+        verdict = await self._pre_tool_hooks(call)
+        if verdict.permission == "deny":
+            return result(f"not run: blocked by a PreToolUse hook: {verdict.reason}", "denied")
+        # Asked outside the tool's error handling: an approval that cannot be answered
+        # (the program closing) is a cancel, never a failed call followed by a new request.
+        try:
+            denial = await self._approve(tool, args, call, verdict.permission)
+        except (ToolError, PathOutsideWorkspace) as exc:
+            return result(str(exc))
+        except OSError as exc:
+            return result(f"{tool.name} failed: {exc.strerror or exc}")
+        if denial is not None:
+            return result(denial, "denied")
+        try:
+            if self.before_tool is not None:
+                await self.before_tool(tool, tool.writes(args, self.workspace))
+            self._emit(
+                ToolStarted(
+                    turn=turn, index=call.index, call_id=call.id, name=call.name,
+                    arguments=call.arguments_json,
+                )
+            )
+            self._running.add(call.id)
+            CURRENT_CALL.set(RunningCall(turn, call.index, call.id))
+            started = self.clock()
+            output = await tool.run(args, self.workspace, self._live_output(call))
+            self._running.discard(call.id)
+            output = await self._with_instructions(tool.touches(args, self.workspace), output)
+        except (ToolError, PathOutsideWorkspace) as exc:
+            return result(str(exc))
+        except OSError as exc:
+            where = f": {exc.filename}" if exc.filename else ""
+            return result(f"{tool.name} failed: {exc.strerror or exc}{where}")
+        except Exception as exc:  # a tool bug must not end the session
+            return result(f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}")
+        if output.final is not None:
+            self.final = self.secrets(output.final)
+        return result(
+            output.text, "error" if output.is_error else "ok", diff=output.diff,
+            change=output.change, images=output.images,
+        )
+
+    async def _with_instructions(self, paths: list[Path], output: ToolOutput) -> ToolOutput:
+        """The instructions of a folder reached for the first time come with the result
+        (once, and said on screen)."""
+        if output.is_error or not paths:
+            return output
+        arrived = await asyncio.to_thread(self.memory.reached, paths)
+        for entry in arrived:
+            self._emit(Notice(turn=self._turn(), level="info", message=(
+                f"{entry.file.shown} joins the context ({entry.file.size} bytes): "
+                f"the instructions of {entry.folder}/")))
+        notes = "".join(
+            f"\n\n<instructions file=\"{entry.file.shown}\">\nInstructions for the files under "
+            f"{entry.folder}/ (they apply from now on):\n\n{entry.text}\n</instructions>"
+            for entry in arrived
+        )
+        return replace(output, text=output.text + notes) if notes else output
+
+    async def _pre_tool_hooks(self, call: CollectedToolCall) -> ToolVerdict:
+        if self.hooks is None:
+            return ToolVerdict()
+        verdict = await self.hooks.pre_tool(call.name, call.arguments_json)
+        return ToolVerdict(verdict.permission, self.secrets(verdict.reason))
+
+    async def _post_tool_hooks(self, call: CollectedToolCall, finished: ToolFinished) -> ToolFinished:
+        """What a PostToolUse hook has to say about the result goes to the model with it."""
+        if self.hooks is None:
+            return finished
+        note = await self.hooks.post_tool(call.name, call.arguments_json, finished.result)
+        if not note:
+            return finished
+        return finished.model_copy(
+            update={"result": f"{finished.result}\n\n[PostToolUse hook: {self.secrets(note)}]"}
+        )
+
+    def _live_output(self, call: CollectedToolCall) -> Callable[[str], None] | None:
+        """Passes output on line by line: a key never spans two lines, so each line can
+        be redacted whole. Each line is cut (``LineCap``), so one endless line costs no
+        more than many short ones. A last line without an end shows up in the final result."""
+        if not self._live():
+            return None
+        turn = self._turn()
+        lines = LineCap()
+        emit = self._emit
+
+        def feed(text: str) -> None:
+            if ended := lines.feed(text):
+                emit(ToolOutputDelta(turn=turn, index=call.index, call_id=call.id,
+                                     text=self.secrets(ended)))
+
+        return feed
+
+
+def as_tool_call(call: CollectedToolCall) -> ToolCall:
+    return ToolCall(id=call.id, name=call.name, arguments=call.arguments)
+
+
+def _describe(error: ValidationError) -> str:
+    """Pydantic's errors in one line: "path: Field required; timeout: ..."."""
+    parts = []
+    for item in error.errors(include_url=False):
+        where = ".".join(str(part) for part in item["loc"]) or "arguments"
+        parts.append(f"{where}: {item['msg']}")
+    return "; ".join(parts)
