@@ -28,6 +28,8 @@ import mcp_types
 import psutil
 from mcp import Client, MCPError, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from neocode_tui import __version__
 from neocode_tui.agent.mcp.config import HttpServer, ServerEntry
@@ -49,6 +51,11 @@ STDERR_LINES = 5
 MAX_LISTED = 500
 """Prompts, and resources, kept of one server (the first page holds them in practice)."""
 CLOSED = "the server closed the connection"
+RELIST_WAIT = 5.0
+"""How long a call's result waits for the lists its server said changed (the model's
+next request is to offer what the call added)."""
+GONE = (httpx2.HTTPError, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError)
+"""What a transport raises when the server is no longer there."""
 T = TypeVar("T")
 
 
@@ -102,6 +109,8 @@ class McpConnection:
         self._wake = asyncio.Event()
         self._stopping = False
         self._pid: int | None = None
+        self._relisting: asyncio.Task[None] | None = None
+        self._stale = False
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -158,7 +167,7 @@ class McpConnection:
                         self._client = client
                         self.state = "connected"
                         self._changed()
-                        await self._wake.wait()
+                        await self._held(client)
                 finally:
                     timer.cancel()
                     self._client = None
@@ -246,22 +255,56 @@ class McpConnection:
             {"uri": self.workspace.resolve().as_uri(), "name": self.workspace.name})
         return mcp_types.ListRootsResult(roots=[root])
 
+    async def _held(self, client: Client) -> None:
+        """Until the connection is stopped or lost. A 2026-07-28 server tells of changed
+        lists only on a ``subscriptions/listen`` stream (a handshake-era one sends them as
+        notifications: ``_notified``), so that stream is held open meanwhile."""
+        if client.session.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            await self._wake.wait()
+            return
+        async with anyio.create_task_group() as group:
+            group.start_soon(self._listen, client)
+            await self._wake.wait()
+            group.cancel_scope.cancel()
+
+    async def _listen(self, client: Client) -> None:
+        """Lists again on each change event; a server that cannot stream them has none."""
+        with suppress(ListenNotSupportedError, SubscriptionLost, MCPError, TimeoutError, *GONE):
+            async with client.listen(tools_list_changed=True, prompts_list_changed=True,
+                                     resources_list_changed=True) as events:
+                async for _ in events:
+                    self._relist_soon()
+
     async def _notified(self, message: Any) -> None:
         """A list the server changed is listed again, and the session told."""
         if isinstance(message, mcp_types.ToolListChangedNotification | mcp_types.PromptListChangedNotification
                       | mcp_types.ResourceListChangedNotification):
-            asyncio.get_running_loop().create_task(self._relist(), name=f"mcp relist {self.name}")
+            self._relist_soon()
+
+    def _relist_soon(self) -> None:
+        """List again, once what is under way is done: changes in a burst cost one more
+        listing, never one each. Set at once, so a call's result can wait for it."""
+        self._stale = True
+        if self._relisting is None or self._relisting.done():
+            self._relisting = asyncio.get_running_loop().create_task(
+                self._relist(), name=f"mcp relist {self.name}")
 
     async def _relist(self) -> None:
-        client = self._client
-        if client is None:
-            return
-        with suppress(MCPError, httpx2.HTTPError, anyio.BrokenResourceError, anyio.ClosedResourceError,
-                      OSError):
-            listed = await _list_tools(client, cache_mode="refresh")
-            self.prompts, self.resources = await _offers(client)
-            self.tools = [McpTool(self, tool) for tool in listed]
-            self._changed()
+        while self._stale and self._client is not None:
+            self._stale = False
+            client = self._client
+            with suppress(MCPError, *GONE):
+                listed = await _list_tools(client, cache_mode="refresh")
+                self.prompts, self.resources = await _offers(client)
+                self.tools = [McpTool(self, tool) for tool in listed]
+                self._changed()
+
+    async def _lists_settled(self) -> None:
+        """Until the lists the server said changed are listed again (bounded: a server
+        slow to list them does not hold the call's result for long)."""
+        task = self._relisting
+        if task is not None and not task.done():
+            await asyncio.wait([task], timeout=RELIST_WAIT)
 
     def prompt_commands(self) -> list[McpPrompt]:
         return [McpPrompt.of(self, prompt) for prompt in self.prompts]
@@ -289,7 +332,7 @@ class McpConnection:
             if exc.code == mcp_types.CONNECTION_CLOSED:
                 raise self._lost(CLOSED) from None
             raise ToolError(f"the MCP server {self.name!r} refused {what}: {exc.message}") from None
-        except (httpx2.HTTPError, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
+        except GONE as exc:
             raise self._lost(f"could not be reached: {_describe(exc)}") from None
 
     def _connected(self) -> Client:
@@ -324,8 +367,9 @@ class McpConnection:
             if exc.code != mcp_types.CONNECTION_CLOSED:
                 raise ToolError(f"the MCP server {self.name!r} refused the call: {exc.message}") from None
             raise self._lost(CLOSED) from None
-        except (httpx2.HTTPError, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
+        except GONE as exc:
             raise self._lost(f"could not be reached: {_describe(exc)}") from None
+        await self._lists_settled()
         text, images = await asyncio.to_thread(result_output, result, tool)
         return ToolOutput(text=text, is_error=result.is_error, images=tuple(images))
 
