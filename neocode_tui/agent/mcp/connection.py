@@ -54,6 +54,9 @@ CLOSED = "the server closed the connection"
 RELIST_WAIT = 5.0
 """How long a call's result waits for the lists its server said changed (the model's
 next request is to offer what the call added)."""
+STOP_GRACE = 0.3
+"""How long a stopped stdio server has to exit once its stdin is closed before it is sent
+SIGTERM (it may still clean up then; the SDK kills its group 2 s later)."""
 GONE = (httpx2.HTTPError, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError)
 """What a transport raises when the server is no longer there."""
 T = TypeVar("T")
@@ -133,7 +136,13 @@ class McpConnection:
         self._wake.set()
         if self.state == "connecting" and self._scope is not None:
             self._scope.cancel()
-        await asyncio.wait([task])
+        # The SDK closes the server's stdin and gives it 2 s to exit; many servers never
+        # do on their own, and every headless run would wait that out at its end.
+        terminate = asyncio.get_running_loop().call_later(STOP_GRACE, self._signal_group, signal.SIGTERM)
+        try:
+            await asyncio.wait([task])
+        finally:
+            terminate.cancel()
 
     async def wait_settled(self) -> None:
         """Until the connection is up or has failed (never longer than the connect timeout)."""
@@ -219,10 +228,13 @@ class McpConnection:
             yield _EndWatch(read, self._wake.set), write
 
     def _kill_group(self) -> None:
-        pid, self._pid = self._pid, None
-        if pid is not None and hasattr(os, "killpg"):
+        self._signal_group(signal.SIGKILL)
+        self._pid = None
+
+    def _signal_group(self, signum: int) -> None:
+        if self._pid is not None and hasattr(os, "killpg"):
             with suppress(ProcessLookupError, PermissionError):
-                os.killpg(pid, signal.SIGKILL)
+                os.killpg(self._pid, signum)
 
     def _stderr_tail(self) -> str:
         try:
