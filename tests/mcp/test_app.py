@@ -67,7 +67,7 @@ async def test_the_app_says_which_server_s_tools_were_left_out_and_mcp_lists_the
         driver = Driver(pilot)
         await driver.play([Type("hi"), Release()])
         assert len(app.provider.inner.requests[-1].tools) == 127  # exit_plan_mode: plan mode only
-        await wait_until(lambda: "MCP server 'many': 119 of its 304 tools are offered" in screen_text(app),
+        await wait_until(lambda: "MCP server 'many': 114 of its 304 tools are offered" in screen_text(app),
                          pause=pilot.pause, what="the notice")
 
         await driver.play([Type("/mcp")])
