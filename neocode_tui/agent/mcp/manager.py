@@ -230,6 +230,11 @@ class McpManager:
         return {name: c for name, c in self._connections.items()
                 if c.state == "connected" and c.resources}
 
+    def resource_uris(self) -> dict[str, list[str]]:
+        """Each connected server's resource URIs, for the ``@`` picker."""
+        return {name: [str(resource.uri) for resource in connection.resources]
+                for name, connection in self.resource_servers().items()}
+
     def _offers_changed(self) -> None:
         if self.on_change is not None:
             self.on_change()
