@@ -50,6 +50,9 @@ from neocode_tui.terminal_text import VisibleChunks, for_stream, is_terminal, vi
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_BUDGET = 0, 1, 2, 3
 EXIT_SIGNAL = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}
+ABOUT_SERVERS = frozenset({"mcp", "context"})
+"""The built-in commands that report on the MCP servers (``/context`` counts their tools'
+definitions): the only ones a headless run starts the servers for."""
 
 
 class UsageError(NeoCodeError):
@@ -167,9 +170,11 @@ async def _open(
         session.ensure_saved()  # a command alone leaves no new session behind
     for notice in session.mcp.notices():
         _say(f"neocode: warning: {notice}")
-    # Nobody can wait for a server later here: its tools are there from the first request.
-    session.mcp.start(sign_in=True)  # a server's sign-in page is told on stderr
-    await session.mcp.wait_ready()
+    # Nobody can wait for a server later here: its tools are there from the first
+    # request. A built-in command needs none, unless it reports on them.
+    if command is None or command[0] in ABOUT_SERVERS:
+        session.mcp.start(sign_in=True)  # a server's sign-in page is told on stderr
+        await session.mcp.wait_ready()
     if command is None and settings.max_budget_usd is not None:
         refused = unpriced(session.model, settings.resolved_base_url)
         if refused:

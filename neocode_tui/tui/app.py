@@ -233,7 +233,8 @@ class NeoCodeApp(ImageAttaching):
     def compose(self) -> ComposeResult:
         # Held, not queried: the loop keeps reporting while a modal is up or the app closes.
         completion = SlashCompletion(id="completion")
-        self.mention_picker = MentionPicker(lambda: self.session.files, id="mentions")
+        self.mention_picker = MentionPicker(
+            lambda: self.session.files, resources=lambda: self.session.mcp.resource_uris(), id="mentions")
         self.conversation = ConversationView(id="conversation", clock=self.clock)
         self.queued = QueuedPrompts(id="queued")
         self.todo_list = TodoList(id="todos")

@@ -7,12 +7,20 @@ import sys
 from pathlib import Path
 
 from acp import text_block
-from acp.schema import EnvVariable, HttpHeader, HttpMcpServer, McpServerStdio, SseMcpServer
+from acp.schema import (
+    AvailableCommandsUpdate,
+    EnvVariable,
+    HttpHeader,
+    HttpMcpServer,
+    McpServerStdio,
+    SseMcpServer,
+)
 
 from tests.acp.conftest import agent_env, editor
 from tests.agent.conftest import Dialect
 
 TIME_SERVER = str(Path(sys.executable).parent / "mcp-server-time")
+CHANGING = Path(__file__).resolve().parents[1] / "mcp" / "servers" / "changing.py"
 
 
 async def test_the_editors_stdio_server_is_started_and_its_tools_offered_from_the_first_prompt(
@@ -61,3 +69,27 @@ async def test_servers_it_cannot_use_are_named_in_the_log_and_the_session_goes_o
     assert "server 'old': the sse transport is not supported (stdio and http are)" in log
     assert "server 'odd': url: Value error, must start with http:// or https://" in log
     assert "Bearer x" not in log
+
+
+async def test_a_prompt_the_server_adds_while_it_runs_reaches_the_editors_command_list(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    model.reply("", [("g1", "mcp__changing__grow", "{}")])
+    model.reply("Grown.")
+    changing = McpServerStdio(name="changing", command=sys.executable, args=[str(CHANGING)], env=[])
+
+    def listed() -> list[list[str]]:
+        return [[command.name for command in update.available_commands]
+                for update in ed.client.updates if isinstance(update, AvailableCommandsUpdate)]
+
+    async with editor(agent_env(model.server.url, home), workspace) as ed:
+        ed.client.answers.append("allow")
+        session = await ed.conn.new_session(cwd=str(workspace), mcp_servers=[changing])
+        await ed.client.wait_for(lambda: any("mcp__changing__steady" in names for names in listed()))
+        before = listed()[-1]
+        reply = await asyncio.wait_for(
+            ed.conn.prompt(session_id=session.session_id, prompt=[text_block("grow")]), 60)
+        await ed.client.wait_for(lambda: "mcp__changing__fresh" in listed()[-1])
+
+    assert reply.stop_reason == "end_turn"
+    assert "mcp__changing__fresh" not in before

@@ -126,3 +126,23 @@ async def test_the_app_asks_a_servers_question_in_a_dialog(workspace: Path) -> N
         await wait_until(lambda: len(provider.inner.requests) == 2, pause=pilot.pause, what="the answer")
     result = json.dumps([m.model_dump() for m in provider.inner.requests[1].messages])
     assert "User provided the requested information" in result and "Name: Ada" in result
+
+
+async def test_the_app_s_at_picker_completes_a_servers_resources(workspace: Path) -> None:
+    user_config({"everything": EVERYTHING})
+    app = NeoCodeApp(Settings(provider="scripted"), None, workspace, remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+        await wait_until(lambda: bool(app.session.mcp.resource_servers()), pause=pilot.pause,
+                         what="the server's resources")
+        await Driver(pilot).play([Type("summarise @everything:", send=False)])
+        await wait_until(lambda: app.mention_picker.shown_query == "everything:", pause=pilot.pause,
+                         what="the server's resources in the picker")
+        assert f"everything:{GUIDE}" in [entry.path for entry in app.mention_picker.entries]
+        await Driver(pilot).play([Type("architecture", send=False)])
+        await wait_until(lambda: app.mention_picker.shown_query == "everything:architecture",
+                         pause=pilot.pause, what="the narrowed list")
+        await screen_shows(app, pilot, f"everything:{GUIDE}")
+        await pilot.press("tab")
+        assert app.prompt.text == f"summarise @everything:{GUIDE} "
+        assert not app.mention_picker.is_open

@@ -28,6 +28,8 @@ import mcp_types
 import psutil
 from mcp import Client, MCPError, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from neocode_tui import __version__
 from neocode_tui.agent.mcp.config import HttpServer, ServerEntry
@@ -52,6 +54,14 @@ STDERR_LINES = 5
 MAX_LISTED = 500
 """Prompts, and resources, kept of one server (the first page holds them in practice)."""
 CLOSED = "the server closed the connection"
+RELIST_WAIT = 5.0
+"""How long a call's result waits for the lists its server said changed (the model's
+next request is to offer what the call added)."""
+STOP_GRACE = 0.3
+"""How long a stopped stdio server has to exit once its stdin is closed before it is sent
+SIGTERM (it may still clean up then; the SDK kills its group 2 s later)."""
+GONE = (httpx2.HTTPError, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError)
+"""What a transport raises when the server is no longer there."""
 T = TypeVar("T")
 
 
@@ -119,6 +129,8 @@ class McpConnection:
         self._auth_problem: BaseException | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._timed_out = False
+        self._relisting: asyncio.Task[None] | None = None
+        self._stale = False
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -144,7 +156,13 @@ class McpConnection:
         self._wake.set()
         if self.state == "connecting" and self._scope is not None:
             self._scope.cancel()
-        await asyncio.wait([task])
+        # The SDK closes the server's stdin and gives it 2 s to exit; many servers never
+        # do on their own, and every headless run would wait that out at its end.
+        terminate = asyncio.get_running_loop().call_later(STOP_GRACE, self._signal_group, signal.SIGTERM)
+        try:
+            await asyncio.wait([task])
+        finally:
+            terminate.cancel()
 
     async def wait_settled(self) -> None:
         """Until the connection is up or has failed (never longer than the connect timeout,
@@ -174,7 +192,7 @@ class McpConnection:
                         self._client = client
                         self.state = "connected"
                         self._changed()
-                        await self._wake.wait()
+                        await self._held(client)
                 finally:
                     self._cancel_timer()
                     self._client = None
@@ -280,10 +298,13 @@ class McpConnection:
             yield _EndWatch(read, self._wake.set), write
 
     def _kill_group(self) -> None:
-        pid, self._pid = self._pid, None
-        if pid is not None and hasattr(os, "killpg"):
+        self._signal_group(signal.SIGKILL)
+        self._pid = None
+
+    def _signal_group(self, signum: int) -> None:
+        if self._pid is not None and hasattr(os, "killpg"):
             with suppress(ProcessLookupError, PermissionError):
-                os.killpg(pid, signal.SIGKILL)
+                os.killpg(self._pid, signum)
 
     def _stderr_tail(self) -> str:
         try:
@@ -316,22 +337,56 @@ class McpConnection:
             {"uri": self.workspace.resolve().as_uri(), "name": self.workspace.name})
         return mcp_types.ListRootsResult(roots=[root])
 
+    async def _held(self, client: Client) -> None:
+        """Until the connection is stopped or lost. A 2026-07-28 server tells of changed
+        lists only on a ``subscriptions/listen`` stream (a handshake-era one sends them as
+        notifications: ``_notified``), so that stream is held open meanwhile."""
+        if client.session.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            await self._wake.wait()
+            return
+        async with anyio.create_task_group() as group:
+            group.start_soon(self._listen, client)
+            await self._wake.wait()
+            group.cancel_scope.cancel()
+
+    async def _listen(self, client: Client) -> None:
+        """Lists again on each change event; a server that cannot stream them has none."""
+        with suppress(ListenNotSupportedError, SubscriptionLost, MCPError, TimeoutError, *GONE):
+            async with client.listen(tools_list_changed=True, prompts_list_changed=True,
+                                     resources_list_changed=True) as events:
+                async for _ in events:
+                    self._relist_soon()
+
     async def _notified(self, message: Any) -> None:
         """A list the server changed is listed again, and the session told."""
         if isinstance(message, mcp_types.ToolListChangedNotification | mcp_types.PromptListChangedNotification
                       | mcp_types.ResourceListChangedNotification):
-            asyncio.get_running_loop().create_task(self._relist(), name=f"mcp relist {self.name}")
+            self._relist_soon()
+
+    def _relist_soon(self) -> None:
+        """List again, once what is under way is done: changes in a burst cost one more
+        listing, never one each. Set at once, so a call's result can wait for it."""
+        self._stale = True
+        if self._relisting is None or self._relisting.done():
+            self._relisting = asyncio.get_running_loop().create_task(
+                self._relist(), name=f"mcp relist {self.name}")
 
     async def _relist(self) -> None:
-        client = self._client
-        if client is None:
-            return
-        with suppress(MCPError, httpx2.HTTPError, anyio.BrokenResourceError, anyio.ClosedResourceError,
-                      OSError):
-            listed = await _list_tools(client, cache_mode="refresh")
-            self.prompts, self.resources = await _offers(client)
-            self.tools = [McpTool(self, tool) for tool in listed]
-            self._changed()
+        while self._stale and self._client is not None:
+            self._stale = False
+            client = self._client
+            with suppress(MCPError, *GONE):
+                listed = await _list_tools(client, cache_mode="refresh")
+                self.prompts, self.resources = await _offers(client)
+                self.tools = [McpTool(self, tool) for tool in listed]
+                self._changed()
+
+    async def _lists_settled(self) -> None:
+        """Until the lists the server said changed are listed again (bounded: a server
+        slow to list them does not hold the call's result for long)."""
+        task = self._relisting
+        if task is not None and not task.done():
+            await asyncio.wait([task], timeout=RELIST_WAIT)
 
     def prompt_commands(self) -> list[McpPrompt]:
         return [McpPrompt.of(self, prompt) for prompt in self.prompts]
@@ -359,7 +414,7 @@ class McpConnection:
             if exc.code == mcp_types.CONNECTION_CLOSED:
                 raise self._lost(CLOSED) from None
             raise ToolError(f"the MCP server {self.name!r} refused {what}: {exc.message}") from None
-        except (httpx2.HTTPError, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
+        except GONE as exc:
             raise self._lost(f"could not be reached: {_describe(exc)}") from None
 
     def _connected(self) -> Client:
@@ -394,8 +449,9 @@ class McpConnection:
             if exc.code != mcp_types.CONNECTION_CLOSED:
                 raise ToolError(f"the MCP server {self.name!r} refused the call: {exc.message}") from None
             raise self._lost(CLOSED) from None
-        except (httpx2.HTTPError, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
+        except GONE as exc:
             raise self._lost(f"could not be reached: {_describe(exc)}") from None
+        await self._lists_settled()
         text, images = await asyncio.to_thread(result_output, result, tool)
         return ToolOutput(text=text, is_error=result.is_error, images=tuple(images))
 

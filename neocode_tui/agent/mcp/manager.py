@@ -12,6 +12,7 @@ started, and why.
 from __future__ import annotations
 
 import asyncio
+import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,26 +92,13 @@ class McpManager:
         self._blocked = [e for e in configs.servers if e.source == "workspace" and self._untrusted]
         allowed = [entry for entry in configs.servers if entry not in self._blocked]
         self.secrets.add(server_secrets(allowed))  # a folder's own servers, only when they run
+        self._allowed = allowed
+        self._timeouts = (connect_timeout, call_timeout)
         self._connections: dict[str, McpConnection] = {}
+        self._opening: asyncio.Task[None] | None = None
+        self._sign_in = False
         self._resource_tools: list[Tool[Any]] = []
         if allowed:
-            # Only now: the SDK takes most of a second to import, which a session without
-            # servers (most runs) should not pay.
-            from neocode_tui.agent.mcp.connection import McpConnection
-
-            log_dir = data_dir() / "mcp-logs"
-            self._connections = {
-                entry.name: McpConnection(
-                    entry, self.workspace, log_dir,
-                    connect_timeout=connect_timeout, call_timeout=call_timeout, secrets=self.secrets,
-                )
-                for entry in allowed
-            }
-            for connection in self._connections.values():
-                connection.on_change = self._offers_changed
-                connection.asker = self._ask
-                connection.announce = self._sign_in_page
-                connection.on_sign_in_needed = self._sign_in_needed
             from neocode_tui.agent.mcp.resources import ListMcpResources, ReadMcpResource
 
             self._resource_tools = [
@@ -143,12 +131,34 @@ class McpManager:
         if self._started or self._closed:
             return
         self._started = True
-        for connection in self._connections.values():
-            connection.start(interactive=sign_in)
+        self._sign_in = sign_in
+        if self._allowed:
+            self._opening = asyncio.get_running_loop().create_task(self._open(), name="mcp servers")
+
+    async def _open(self) -> None:
+        """The SDK takes most of a second to import: only a session that starts servers
+        pays it, and in a thread, so neither the screen nor a command waits for it."""
+        module = await asyncio.to_thread(importlib.import_module, "neocode_tui.agent.mcp.connection")
+        if self._closed:
+            return
+        connect_timeout, call_timeout = self._timeouts
+        log_dir = data_dir() / "mcp-logs"
+        for entry in self._allowed:
+            connection: McpConnection = module.McpConnection(
+                entry, self.workspace, log_dir, connect_timeout=connect_timeout,
+                call_timeout=call_timeout, secrets=self.secrets)
+            connection.on_change = self._offers_changed
+            connection.asker = self._ask
+            connection.announce = self._sign_in_page
+            connection.on_sign_in_needed = self._sign_in_needed
+            self._connections[entry.name] = connection
+            connection.start(interactive=self._sign_in)
 
     async def wait_ready(self) -> None:
         """Until every started server is connected or has failed; for a run that cannot
         wait for the user (headless), at most the connect timeout."""
+        if self._opening is not None:
+            await self._opening
         await asyncio.gather(*(c.wait_settled() for c in self._connections.values()))
 
     def notices(self) -> list[str]:
@@ -235,6 +245,11 @@ class McpManager:
         return {name: c for name, c in self._connections.items()
                 if c.state == "connected" and c.resources}
 
+    def resource_uris(self) -> dict[str, list[str]]:
+        """Each connected server's resource URIs, for the ``@`` picker."""
+        return {name: [str(resource.uri) for resource in connection.resources]
+                for name, connection in self.resource_servers().items()}
+
     def _offers_changed(self) -> None:
         if self.on_change is not None:
             self.on_change()
@@ -264,6 +279,9 @@ class McpManager:
             )
             for name, connection in self._connections.items()
         ]
+        waiting: State = "connecting" if self._started and not self._closed else "not started"
+        statuses += [ServerStatus(e.name, _source(e), waiting) for e in self._allowed
+                     if e.name not in self._connections]
         why = UNTRUSTED if self._untrusted == NOT_TRUSTED else self._untrusted
         statuses += [ServerStatus(e.name, _source(e), "not started", why) for e in self._blocked]
         return statuses
@@ -301,11 +319,13 @@ class McpManager:
     async def _stopped(self, name: str, what: str, *, oauth: bool = False) -> McpConnection:
         """The connection of ``name``, stopped; ``UnknownServer`` when there is none to
         act on (``oauth``: none that signs in)."""
+        if self._opening is not None:
+            await self._opening
         connection = self._connections.get(name)
         if connection is None:
             if any(entry.name == name for entry in self._blocked):
                 raise UnknownServer(f"{name} is not started: {self._untrusted}")
-            known = ", ".join(self._connections) or "none are configured"
+            known = ", ".join(self.names) or "none are configured"
             raise UnknownServer(f"no MCP server named {name!r} (servers: {known})")
         if oauth and connection.sign_in is None:
             raise UnknownServer(
@@ -341,11 +361,13 @@ class McpManager:
 
     @property
     def names(self) -> list[str]:
-        return list(self._connections)
+        return [entry.name for entry in self._allowed]
 
     async def aclose(self) -> None:
         """Stop every server and the processes they started; none starts after this."""
         self._closed = True
+        if self._opening is not None:
+            await self._opening
         await asyncio.gather(*(c.stop() for c in self._connections.values()))
 
 

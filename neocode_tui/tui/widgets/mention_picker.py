@@ -4,13 +4,17 @@ It searches the session's ``FileIndex`` in a thread, one search at a time (a new
 replaces an older one), so typing never waits for it. Opening it re-scans the workspace
 in the background if the index is stale; meanwhile it answers from the last scan (or,
 on a first scan, from what it found so far) and searches again when the scan ends.
+
+``@server:`` where ``server`` is a connected MCP server with resources lists that server's
+resource URIs instead (those containing what follows the colon); picking one writes
+``@server:uri``, which the session attaches when the prompt is sent.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -26,6 +30,14 @@ if TYPE_CHECKING:
 SHOWN = 30
 MENTION_AT_CURSOR = re.compile(r'(?:^|(?<=\s))@("?)([^\s"]*)$')
 """A mention being typed: ``@`` at the start or after a space, up to the cursor."""
+SERVER_QUERY = re.compile(r"([A-Za-z0-9_.-]+):(.*)", re.DOTALL)
+
+Resources = Callable[[], Mapping[str, Sequence[str]]]
+"""The resource URIs of each connected MCP server that has some, by server name."""
+
+
+def _no_resources() -> Mapping[str, Sequence[str]]:
+    return {}
 
 
 def _entry_line(entry: Entry) -> Content:
@@ -59,9 +71,11 @@ class MentionPicker(OptionList):
     MentionPicker.-open { display: block; }
     """
 
-    def __init__(self, index: Callable[[], FileIndex], *, id: str | None = None) -> None:
+    def __init__(self, index: Callable[[], FileIndex], *, resources: Resources = _no_resources,
+                 id: str | None = None) -> None:
         super().__init__(id=id)
         self._index = index
+        self._resources = resources
         self.entries: list[Entry] = []
         self.shown_query: str | None = None
         """The query the list shows results for (None: closed, or nothing shown yet)."""
@@ -91,6 +105,10 @@ class MentionPicker(OptionList):
 
     @work(exclusive=True, group="mention-search")
     async def _search(self, query: str) -> None:
+        uris = self._resource_matches(query)
+        if uris is not None:
+            self._show_resources(query, uris)
+            return
         index = self._index()
         scan = index.running_scan
         while not index.ready and index.scanning:
@@ -114,6 +132,27 @@ class MentionPicker(OptionList):
             options.append(Option(Content.styled(why, "dim"), disabled=True))
         if partial and entries:
             options.append(Option(Content.styled("still indexing: more files to come", "dim"), disabled=True))
+        self.set_options(options)
+        self.highlighted = 0 if entries else None
+
+    def _resource_matches(self, query: str) -> list[Entry] | None:
+        """The entries for ``@server:...`` when ``server`` has resources; None otherwise."""
+        from neocode_tui.agent.file_index import Entry
+
+        typed = SERVER_QUERY.fullmatch(query)
+        uris = self._resources().get(typed.group(1)) if typed else None
+        if typed is None or uris is None:
+            return None
+        server, part = typed.group(1), typed.group(2).lower()
+        return [Entry(f"{server}:{uri}", False) for uri in uris
+                if part in uri.lower() and not any(char.isspace() or char == '"' for char in uri)][:SHOWN]
+
+    def _show_resources(self, query: str, entries: list[Entry]) -> None:
+        self.shown_query = query
+        self.entries = entries
+        options = [Option(Content(visible(entry.path))) for entry in entries]
+        if not entries:
+            options.append(Option(Content.styled(f"no resources match {query!r}", "dim"), disabled=True))
         self.set_options(options)
         self.highlighted = 0 if entries else None
 
