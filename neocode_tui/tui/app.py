@@ -10,7 +10,6 @@ next one.
 from __future__ import annotations
 
 import asyncio
-import gc
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -24,11 +23,10 @@ from textual.filter import LineFilter
 from textual.screen import Screen
 
 from neocode_tui import __version__
-from neocode_tui.agent.commands import parse_command, run_command
-from neocode_tui.agent.sandbox import choose_sandbox
+from neocode_tui.agent.commands import parse_command
 from neocode_tui.errors import NeoCodeError
-from neocode_tui.trust import trust
-from neocode_tui.tui.attention import notification
+from neocode_tui.tui.asking import Asking
+from neocode_tui.tui.attention import notification, waiting_for_user
 from neocode_tui.tui.browser import open_in_browser
 from neocode_tui.tui.commands import SlashCommandsProvider
 from neocode_tui.tui.control_filter import ControlFilter
@@ -36,6 +34,7 @@ from neocode_tui.tui.conversation import ConversationView
 from neocode_tui.tui.image_attach import ImageAttaching
 from neocode_tui.tui.keys import next_mode
 from neocode_tui.tui.slash import SlashLine
+from neocode_tui.tui.start_up import StartUp
 from neocode_tui.tui.themes import ThemeChoice, discover_themes
 from neocode_tui.tui.widgets.completion import SlashCompletion
 from neocode_tui.tui.widgets.image_chip import ImageChips
@@ -47,14 +46,7 @@ from neocode_tui.tui.widgets.todo_list import TodoList
 from neocode_tui.vocabulary import ApprovalMode, mode_notice
 
 if TYPE_CHECKING:
-    from neocode_tui.agent.loop_events import (
-        ApprovalDecision,
-        ApprovalRequested,
-        LoopEvent,
-        PlanDecision,
-        PlanProposed,
-    )
-    from neocode_tui.agent.mcp.elicitation import Answer, Question
+    from neocode_tui.agent.loop_events import LoopEvent
     from neocode_tui.agent.session import AgentSession
     from neocode_tui.chat import Message
     from neocode_tui.config import Settings
@@ -62,13 +54,6 @@ if TYPE_CHECKING:
     from neocode_tui.settings import Profiles, TrustRequest
     from neocode_tui.tui.starting import Starting
 
-RUN_ENDED = {
-    "done": "done: your turn",
-    "cancelled": "interrupted",
-    "error": "stopped on an error",
-    "turn_limit": "stopped at the turn limit",
-}
-"""What the notification says when a run ends, by its reason."""
 CONTROL_FILTER = ControlFilter()
 QUIT_WINDOW = 2.0
 """Seconds within which a second Ctrl+C quits."""
@@ -136,25 +121,22 @@ class NeoCodeApp(ImageAttaching):
         super().__init__()
         if settings is not None:
             self.settings = settings
-        self._starting = None if settings is not None else starting
         assert settings is not None or starting is not None, "settings, or what loads them"
-        self.start_error: NeoCodeError | None = None
-        """Why the settings ``starting`` loaded are not usable: the app has ended on it."""
+        self.start_up = StartUp(
+            self, None if settings is not None else starting, provider=provider, untrusted=untrusted,
+            notices=list(notices or ()), pick_session=pick_session, initial_prompt=initial_prompt,
+        )
         self.workspace = (workspace or Path.cwd()).resolve()
         self.slash = SlashLine(
             self, {"help": lambda _: self.action_key_help(), "theme": self._set_theme, "quit": lambda _: self.exit(),
              "exit": lambda _: self.exit(), "copy": self._copy},
             {"theme": lambda: sorted(self.available_themes)},
         )
-        self._provider = provider
+        self.asking = Asking(self, lambda: self.conversation, lambda: self.status)
         self._session: AgentSession | None = None
-        self._started_session = False
         self.started_up = asyncio.Event()
         """Set once start-up has said what it had to say (after any start-up question): what
         whoever drives the app (a test, a recording) waits on before reading it, not the clock."""
-        self.initial_prompt = initial_prompt
-        self.start_notices = list(notices or ())
-        self.untrusted = untrusted
         self.profiles = profiles
         self.clock = clock
         self.version = version
@@ -166,9 +148,7 @@ class NeoCodeApp(ImageAttaching):
         for theme in themes:
             self.register_theme(theme)
         # Set before anything is styled: set once mounted, it would style the screen twice.
-        self.theme = self.themes.starting(
-            self._starting.theme if self._starting is not None else self.settings.theme
-        )
+        self.theme = self.themes.starting(self.start_up.theme)
         if resume is not None:
             self.session.resume(resume or None)  # before the screen exists: no event drawn
         self._work: asyncio.Task[None] | None = None
@@ -176,7 +156,6 @@ class NeoCodeApp(ImageAttaching):
         self._last_ctrl_c = -QUIT_WINDOW
         self.quit_while_working = False
         """Set on the way out: a turn was still running and was interrupted."""
-        self.pick_session = pick_session
 
     @property
     def session(self) -> AgentSession:
@@ -201,6 +180,11 @@ class NeoCodeApp(ImageAttaching):
         return _MainScreen(id="_default")
 
     @property
+    def start_error(self) -> NeoCodeError | None:
+        """Why the settings ``starting`` loaded are not usable: the app has ended on it."""
+        return self.start_up.error
+
+    @property
     def made_session(self) -> AgentSession | None:
         """The session if it was made (the app may end before: a signal, bad settings)."""
         return self._session
@@ -210,10 +194,10 @@ class NeoCodeApp(ImageAttaching):
         return self.session.provider
 
     def _make_session(self) -> AgentSession:
-        if not self._settings_ready():
+        if not self.start_up.settings_ready():
             assert self.start_error is not None
             raise self.start_error  # the app is ending on it
-        self._session = self._new_session(self.settings, self._provider)
+        self._session = self._new_session(self.settings, self.start_up.provider)
         return self._session
 
     def _new_session(self, settings: Settings, provider: Provider | None) -> AgentSession:
@@ -221,11 +205,10 @@ class NeoCodeApp(ImageAttaching):
 
         session = AgentSession(
             settings, self.workspace, provider=provider, listener=self._on_loop_event,
-            approver=self._approve, built_in_commands=self.slash.built_in_names,
-            profiles=self.profiles, clock=self.clock, elicitor=self._elicit,
+            approver=self.asking.approve, built_in_commands=self.slash.built_in_names,
+            profiles=self.profiles, clock=self.clock, elicitor=self.asking.elicit,
         )
-        session.budget.ask = self._ask_budget
-        session.own_tools.plan_approver = self._review_plan
+        self.asking.answer_for(session)
         session.mcp.open_url = open_in_browser
         self.slash.show_custom(session)
         return session
@@ -270,101 +253,45 @@ class NeoCodeApp(ImageAttaching):
             f"NeoCode {self.version} in {self.workspace.name or self.workspace} · "
             "type a task and press Enter · F1 keys · / commands · Esc interrupts",
         )
-        if self._starting is None:
-            self._show_starting_settings()
-        else:
-            self.status.approval = self._starting.approval or "ask"
+        self.start_up.first_frame()
         self.theme_changed_signal.subscribe(self, lambda _: self.themes.keep(self.theme))
         self.prompt.focus()
-        # A resumed conversation and what opens over the screen at start (the session
-        # picker, the trust question) come with the first frame; otherwise the session follows it.
-        untrusted_names = self.untrusted is not None and self.untrusted.names
-        if self._session is not None or self.pick_session or untrusted_names:
-            self._start_session()
+        self.start_up.with_first_frame()
 
     def on_ready(self) -> None:
         """The first frame is on screen: the settings and the session now, unless they
         came with the frame."""
-        if self._settings_ready() and not self._started_session:
-            self._start_session()
+        self.start_up.after_first_frame()
 
     async def on_event(self, event: events.Event) -> None:
         # A key typed ahead may come before the first frame's Ready, and what it does (F1,
         # /, Enter, the palette) may need the session: the settings load first.
-        if isinstance(event, events.Key) and not self._settings_ready():
+        if isinstance(event, events.Key) and not self.start_up.settings_ready():
             return
         await super().on_event(event)
-
-    def _settings_ready(self) -> bool:
-        """Loads the settings ``starting`` gives, once. False when they are not usable: the
-        app then ends at once with their error, which ``neocode`` prints."""
-        starting = self._starting
-        if starting is None:
-            return self.start_error is None
-        self._starting = None
-        try:
-            loaded = starting.load()
-        except NeoCodeError as exc:
-            self.start_error = exc
-            self.exit(return_code=exc.exit_code)
-            return False
-        self.settings, self._provider = loaded.settings, loaded.provider
-        self.untrusted, self.profiles = loaded.untrusted, loaded.profiles
-        if starting.theme is None and self.settings.theme:  # the flag's came first already
-            self.theme = self.themes.known(self.settings.theme, self.theme)
-        self._show_starting_settings()
-        return True
-
-    def _start_session(self) -> None:
-        """Start-up's work with the session (importing and setting up the agent takes about
-        0.1 s): make it, then show what it and the folder have to say. Runs once the first
-        frame is drawn, or before it to resume, pick a session or ask about trust."""
-        self._started_session = True
-        self._show_settings(context=False)
-        self.run_worker(self._show_context_soon(), group="context")
-        self.todo_list.show(self.session.own_tools.todos)
-        if self.session.messages:
-            self._show_transcript("resumed", self.session.messages)
-            self.conversation.add_notice("info", f"resumed session {self.session.id}: {self.session.title}")
-        self.session.files.refresh()  # in the background: @ has the files when it is typed
-        self.themes.keep(self.theme)  # the theme it started with, as when it changes
-        # Everything imported and built so far lives as long as the app: moved out of the
-        # collector's sight, it no longer makes full collections (50-100 ms pauses measured
-        # by bench/bench_screen.py) stall frames while a long answer streams. ``neocode``
-        # starts with collections off (cli/app.py): from here on they run.
-        gc.freeze()
-        gc.enable()
-        wanted = self.untrusted.wanted() if self.untrusted is not None else []
-        if wanted:
-            from neocode_tui.tui.trust import TrustScreen  # after the first frame (start-up)
-
-            self.push_screen(TrustScreen(self.workspace, wanted), self._trust_answered)
-        else:
-            self._started()
-
-    def _show_starting_settings(self) -> None:
-        """The status bar and notices from what the session will be made with, before it is."""
-        status = self.status
-        provider = self._provider
-        status.provider = provider.name if provider else self.settings.resolved_provider
-        status.model = provider.model if provider else self.settings.resolved_model
-        status.approval = self.settings.approval or "ask"
-        status.warn_at = max(self.settings.compact_threshold - 0.1, 0.05)
-        status.sandbox = choose_sandbox(self.settings.sandbox, self.settings.sandbox_network).label
-        if status.provider == "scripted":
-            self.conversation.add_notice(
-                "warning",
-                "No API key: this is the offline scripted model, a guided tour of what the app "
-                "does. Set OPENAI_API_KEY or ANTHROPIC_API_KEY (or a .env file) for a real one.",
-            )
-        for problem in self.themes.problems:
-            self.conversation.add_notice("warning", problem)
-        self.themes.problems.clear()
 
     def _show_settings(self, *, context: bool = True) -> None:
         self.status.show_session(self.session)
         if context:
             self._show_context()
+
+    def show_session(self) -> None:
+        """What the session brings: its model and meter in the status bar, its task list, a
+        resumed conversation."""
+        self._show_settings(context=False)
+        self.run_worker(self._show_context_soon(), group="context")
+        self.todo_list.show(self.session.own_tools.todos)
+        if self.session.messages:
+            self._show_transcript("resumed", self.session.messages)
+
+    def replace_session(self, settings: Settings) -> None:
+        """A new session on ``settings`` (the folder's, once trusted) in place of the one
+        start-up made, which closes."""
+        old, self.settings = self.session, settings
+        self.session = self._new_session(settings, None)
+        self.run_worker(old.aclose())
+        self.session.files.refresh()
+        self._show_settings()
 
     async def _show_context_soon(self) -> None:
         """The meter, once the model's window is known: it comes from the price list, which
@@ -372,43 +299,6 @@ class NeoCodeApp(ImageAttaching):
         session = self.session
         await asyncio.to_thread(lambda: session.meter.context_window)
         self._show_context()
-
-    def _trust_answered(self, trusted: bool | None) -> None:
-        request = self.untrusted
-        assert request is not None
-        if trusted:
-            trust(self.workspace)
-            try:
-                settings = request.settings_when_trusted()
-            except NeoCodeError as exc:
-                self.conversation.add_notice("error", f"the folder's settings are not usable: {exc}")
-                self._started()
-                return
-            old, self.settings = self.session, settings
-            self.session = self._new_session(settings, None)
-            self.run_worker(old.aclose())
-            self.session.files.refresh()
-            self._show_settings()
-            self.conversation.add_notice("info", f"trusted {self.workspace}: its .env applies")
-        else:
-            self.start_notices.extend(request.ignored)
-        self._started()
-
-    def _started(self) -> None:
-        """After any start-up question: what start-up had to say, then the first prompt."""
-        self.session.mcp.start()  # in the background: nothing here waits for a server
-        for notice in [*self.start_notices, *self.session.mcp.notices()]:
-            self.conversation.add_notice("warning", notice)
-        self.started_up.set()
-        if self.pick_session:
-            picking = run_command(self.session, "resume")
-            self.run_worker(self.slash.present(picking, then=self._start_initial_prompt), group="command")
-        else:
-            self._start_initial_prompt()
-
-    def _start_initial_prompt(self) -> None:
-        if self.initial_prompt:
-            self._start_run(self.initial_prompt)
 
     # -- running the agent ----------------------------------------------------------------
 
@@ -433,9 +323,9 @@ class NeoCodeApp(ImageAttaching):
         if self.working:
             self.queued.add(text)  # sent when the agent is done
             return
-        self._start_run(text)
+        self.start_run(text)
 
-    def _start_run(self, prompt: str) -> None:
+    def start_run(self, prompt: str) -> None:
         attached = self.take_images()
         self.conversation.add_user_message(prompt, attached)
         self.conversation.scroll_to_latest()
@@ -475,7 +365,7 @@ class NeoCodeApp(ImageAttaching):
         if ended_well:
             next_prompt = self.queued.take_first()
             assert next_prompt is not None
-            self.call_later(self._start_run, next_prompt)
+            self.call_later(self.start_run, next_prompt)
             return
         waiting = "\n\n".join(self.queued.take_all())
         typed = self.prompt.text.strip()
@@ -509,23 +399,10 @@ class NeoCodeApp(ImageAttaching):
             return
         self.conversation.post(event)
         self.status.track(event, self.session)
-        self._call_back(event)
+        if (waiting := waiting_for_user(event)) is not None:
+            self.call_attention(waiting)
         if isinstance(event, (TurnFinished, RunFinished)):
             self._show_context()
-
-    # -- calling the user back --------------------------------------------------------------
-
-    def _call_back(self, event: LoopEvent) -> None:
-        """A bell or a desktop notification when the agent waits for the user, only while
-        the terminal window has no focus (``settings.notify``)."""
-        from neocode_tui.agent.loop_events import ApprovalRequested, RunFinished  # (start-up)
-
-        if isinstance(event, RunFinished):
-            self.call_attention(RUN_ENDED[event.reason])
-        elif isinstance(event, ApprovalRequested):
-            self.call_attention(f"approval needed: {event.summary}")
-        elif event.type == "subagent_event" and isinstance(event.event, ApprovalRequested):
-            self.call_attention(f"approval needed ({event.agent}): {event.event.summary}")
 
     def call_attention(self, message: str) -> None:
         if self.app_focus or self._driver is None:
@@ -556,35 +433,6 @@ class NeoCodeApp(ImageAttaching):
 
     def _show_context(self) -> None:
         self.status.show_context(self.session)
-
-    async def _ask_budget(self, question: str) -> bool:
-        from neocode_tui.tui.budget import ask_budget  # after the first frame (start-up)
-
-        return await ask_budget(self, question)
-    async def _elicit(self, question: Question) -> Answer:
-        from neocode_tui.tui.elicitation import ask_user  # after the first frame (start-up)
-
-        return await ask_user(self, question)
-
-    async def _approve(self, request: ApprovalRequested) -> ApprovalDecision:
-        from neocode_tui.tui.approval import ask  # after the first frame (start-up)
-
-        self.status.waiting = True
-        try:
-            decision = await ask(self, self.conversation, request)
-        finally:
-            self.status.waiting = False
-        if decision.verdict == "session":
-            self.status.allowed = (*self.status.allowed, request.session_scope)
-        return decision
-
-    async def _review_plan(self, proposed: PlanProposed) -> PlanDecision:
-        from neocode_tui.tui.plan_review import DECIDED, review  # after the first frame (start-up)
-
-        decision = await review(self, self.conversation, proposed)
-        feedback = f": {decision.feedback}" if decision.feedback else ""
-        self.conversation.add_notice("info", DECIDED[decision.mode] + feedback)
-        return decision
 
     def action_interrupt(self) -> None:
         """Esc: stop the running turn; what was shown stays, marked by the view."""

@@ -19,10 +19,18 @@ from typing import TYPE_CHECKING
 from neocode_tui.terminal_text import visible
 
 if TYPE_CHECKING:
+    from neocode_tui.agent.loop_events import LoopEvent
     from neocode_tui.config import NotifyMode
 
 TITLE = "NeoCode"
 _MAX_TEXT = 200
+RUN_ENDED = {
+    "done": "done: your turn",
+    "cancelled": "interrupted",
+    "error": "stopped on an error",
+    "turn_limit": "stopped at the turn limit",
+}
+"""What the notification says when a run ends, by its reason."""
 
 
 def _clean(text: str) -> str:
@@ -41,3 +49,17 @@ def notification(mode: NotifyMode, message: str) -> str:
     if mode == "osc9":
         return f"\x1b]9;{TITLE}: {text}\a"
     return f"\x1b]777;notify;{TITLE};{text}\a"  # the text is all after the title: ';' may stay
+
+
+def waiting_for_user(event: LoopEvent) -> str | None:
+    """What to call the user back with when ``event`` leaves the agent waiting for them: a
+    run that ended, a call (the agent's or a subagent's) that waits for approval."""
+    from neocode_tui.agent.loop_events import ApprovalRequested, RunFinished  # (start-up)
+
+    if isinstance(event, RunFinished):
+        return RUN_ENDED[event.reason]
+    if isinstance(event, ApprovalRequested):
+        return f"approval needed: {event.summary}"
+    if event.type == "subagent_event" and isinstance(event.event, ApprovalRequested):
+        return f"approval needed ({event.agent}): {event.event.summary}"
+    return None

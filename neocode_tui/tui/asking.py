@@ -1,0 +1,71 @@
+"""The questions the session asks the user, each as a dialog over the app: a tool call's
+approval, a request past the budget, a plan's review, an MCP server's question.
+
+The app owns the screen; this piece only opens the dialogs and shows their outcome, so
+it is handed the app (to push screens), the conversation (where a dialog is laid out and
+its outcome noted) and the status bar (waiting, allowed for the session).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App
+
+if TYPE_CHECKING:
+    from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, PlanDecision, PlanProposed
+    from neocode_tui.agent.mcp.elicitation import Answer, Question
+    from neocode_tui.agent.session import AgentSession
+    from neocode_tui.tui.conversation import ConversationView
+    from neocode_tui.tui.widgets.status import StatusBar
+
+
+class Asking:
+    """``view`` and ``status`` are called when a question comes: the session may be made
+    before the screen's widgets are."""
+
+    def __init__(
+        self, app: App[Any], view: Callable[[], ConversationView], status: Callable[[], StatusBar]
+    ) -> None:
+        self._app = app
+        self._view = view
+        self._status = status
+
+    def answer_for(self, session: AgentSession) -> None:
+        """The session's budget and plan questions come here (approvals and MCP questions
+        are handed to it as it is made)."""
+        session.budget.ask = self.budget
+        session.own_tools.plan_approver = self.review_plan
+
+    async def approve(self, request: ApprovalRequested) -> ApprovalDecision:
+        from neocode_tui.tui.approval import ask  # after the first frame (start-up)
+
+        status = self._status()
+        status.waiting = True
+        try:
+            decision = await ask(self._app, self._view(), request)
+        finally:
+            status.waiting = False
+        if decision.verdict == "session":
+            status.allowed = (*status.allowed, request.session_scope)
+        return decision
+
+    async def budget(self, question: str) -> bool:
+        from neocode_tui.tui.budget import ask_budget  # after the first frame (start-up)
+
+        return await ask_budget(self._app, question)
+
+    async def elicit(self, question: Question) -> Answer:
+        from neocode_tui.tui.elicitation import ask_user  # after the first frame (start-up)
+
+        return await ask_user(self._app, question)
+
+    async def review_plan(self, proposed: PlanProposed) -> PlanDecision:
+        from neocode_tui.tui.plan_review import DECIDED, review  # after the first frame (start-up)
+
+        view = self._view()
+        decision = await review(self._app, view, proposed)
+        feedback = f": {decision.feedback}" if decision.feedback else ""
+        view.add_notice("info", DECIDED[decision.mode] + feedback)
+        return decision
