@@ -10,6 +10,7 @@ from acp import text_block
 
 from tests.acp.conftest import agent_env, editor
 from tests.agent.conftest import Dialect
+from tests.http_model_server import Response
 
 
 async def test_a_task_is_one_call_updated_as_the_child_works_and_its_write_asks_on_it(
@@ -23,21 +24,29 @@ async def test_a_task_is_one_call_updated_as_the_child_works_and_its_write_asks_
     model.reply("", [("t1", "task", arguments)])
     model.reply("", [("c1", "list_dir", "{}")])
     model.reply("Listed.\n", [("c2", "write_file", json.dumps({"path": "note.txt", "content": "hi\n"}))])
-    model.reply("Wrote note.txt.")
+    shown = asyncio.Event()  # the child's answer waits until the editor shows its write
+    model.server.enqueue(Response(body=model.turn("Wrote note.txt."), wait=shown))
     model.reply("The note is written.")
+
+    def live_texts() -> list[str]:
+        return [u.content[0].content.text for u in ed.client.call_updates("t1")
+                if u.content and u.status is None]
 
     async with editor(agent_env(model.server.url, home), workspace) as ed:
         ed.client.answers.append("allow")
         session = await ed.conn.new_session(cwd=str(workspace))
-        reply = await asyncio.wait_for(
-            ed.conn.prompt(session_id=session.session_id, prompt=[text_block("take a note")]), 30)
+        running = asyncio.create_task(
+            ed.conn.prompt(session_id=session.session_id, prompt=[text_block("take a note")]))
+        await ed.client.wait_for(lambda: any("→ write_file" in text for text in live_texts()))
+        shown.set()
+        reply = await asyncio.wait_for(running, 30)
 
     assert reply.stop_reason == "end_turn"
     assert (workspace / "note.txt").read_text() == "hi\n"
     client = ed.client
     assert [call.tool_call_id for call in client.calls()] == ["t1"]  # the child's calls are its content
     updates = client.call_updates("t1")
-    live = [u.content[0].content.text for u in updates if u.content and u.status is None]
+    live = live_texts()
     assert any("→ list_dir" in text for text in live)
     assert any("→ write_file write note.txt" in text and "Listed." in text for text in live)
     [asked] = client.permissions
