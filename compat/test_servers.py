@@ -41,6 +41,7 @@ def assert_clean(run: Run) -> None:
     assert "Traceback" not in run.err, run.err
 
 
+@pytest.mark.anthropic
 @pytest.mark.parametrize("output_format", ["text", "json", "stream-json"])
 def test_a_text_answer_in_every_output_format(neocode: Neocode, output_format: str) -> None:
     """A text answer (-p) in every output format"""
@@ -58,6 +59,7 @@ def test_a_text_answer_in_every_output_format(neocode: Neocode, output_format: s
         assert any(line["type"] == "stream" and line["event"]["type"] == "text_delta" for line in lines)
 
 
+@pytest.mark.anthropic
 @options(FORCED_READ)
 def test_a_tool_round_trip_then_continue(neocode: Neocode) -> None:
     """A tool round trip (forced tool choice), then --continue"""

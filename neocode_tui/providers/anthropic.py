@@ -40,6 +40,7 @@ from neocode_tui.providers.dialect import (
     truncated,
 )
 from neocode_tui.providers.effort import add_thinking, anthropic_thinks, explain_rejection
+from neocode_tui.providers.openai_compat import effective_tool_choice
 from neocode_tui.providers.prompt_cache import add_breakpoints
 from neocode_tui.providers.sse import SSEEvent
 from neocode_tui.vocabulary import Effort
@@ -171,11 +172,14 @@ class AnthropicDialect:
 
 
 def request_body(
-    request: ChatRequest, *, effort: Effort | None = None, cache: bool = True
+    request: ChatRequest, *, effort: Effort | None = None, cache: bool = True,
+    tool_choice: str | None = None,
 ) -> dict[str, Any]:
     """The Messages API JSON for a request. Tool results go back as ``tool_result`` blocks
     in a user message; consecutive messages of one role merge, as the API requires.
-    ``effort``: thinking on, with its budget; ``cache``: with ``cache_control`` breakpoints."""
+    ``effort``: thinking on, with its budget; ``cache``: with ``cache_control`` breakpoints;
+    ``tool_choice``: the ``tool_choice`` compatibility option (``auto``, ``required``,
+    ``none`` or a tool's name)."""
     messages: list[dict[str, Any]] = []
     for message in request.messages:
         role, blocks = _blocks(message)
@@ -198,8 +202,9 @@ def request_body(
             {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
             for tool in request.tools
         ]
-        if request.tool_choice == "none":
-            body["tool_choice"] = {"type": "none"}
+        choice = effective_tool_choice(request, tool_choice)
+        if choice is not None:
+            body["tool_choice"] = _ANTHROPIC_CHOICES.get(choice) or {"type": "tool", "name": choice}
     if request.temperature is not None:
         body["temperature"] = request.temperature
     if effort is not None:
@@ -207,6 +212,9 @@ def request_body(
     if cache:
         add_breakpoints(body)
     return body
+
+
+_ANTHROPIC_CHOICES = {"auto": {"type": "auto"}, "required": {"type": "any"}, "none": {"type": "none"}}
 
 
 def _blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
@@ -261,6 +269,7 @@ class AnthropicProvider:
         secrets: Secrets | None = None,
         effort: Effort | None = None,
         cache_control: bool = True,
+        tool_choice: str | None = None,
     ) -> None:
         from neocode_tui.known_secrets import Secrets
         from neocode_tui.providers.http import HTTPStreamer  # replay needs the parser only
@@ -269,6 +278,9 @@ class AnthropicProvider:
         self.effort = effort
         """Changed by ``/effort``; sent as a thinking budget to models that think."""
         self.cache_control = cache_control
+        self.tool_choice = tool_choice
+        """The ``tool_choice`` option of ``NEOCODE_OPENAI_COMPAT``, for a proxy in front of a
+        server that calls tools only when forced."""
         self._url = base_url.rstrip("/") + "/v1/messages"
         self._headers = {"anthropic-version": API_VERSION}
         if api_key:
@@ -280,7 +292,8 @@ class AnthropicProvider:
     def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         model = request.model or self.model
         effort = self.effort if self.takes_effort(model) else None
-        body = request_body(request, effort=effort, cache=self.cache_control)
+        body = request_body(request, effort=effort, cache=self.cache_control,
+                            tool_choice=self.tool_choice)
         body["model"] = model
         events = self._http.stream(self._url, self._headers, body, lambda: AnthropicDialect(self._ids))
         if effort is None:
