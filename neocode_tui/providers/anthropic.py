@@ -43,6 +43,7 @@ from neocode_tui.providers.effort import add_thinking, anthropic_thinks, explain
 from neocode_tui.providers.openai_compat import effective_tool_choice
 from neocode_tui.providers.prompt_cache import add_breakpoints
 from neocode_tui.providers.sse import SSEEvent
+from neocode_tui.redact import url_host
 from neocode_tui.vocabulary import Effort
 
 if TYPE_CHECKING:
@@ -173,13 +174,14 @@ class AnthropicDialect:
 
 def request_body(
     request: ChatRequest, *, effort: Effort | None = None, cache: bool = True,
-    tool_choice: str | None = None,
+    tool_choice: str | None = None, system_breakpoint: bool = True,
 ) -> dict[str, Any]:
     """The Messages API JSON for a request. Tool results go back as ``tool_result`` blocks
     in a user message; consecutive messages of one role merge, as the API requires.
     ``effort``: thinking on, with its budget; ``cache``: with ``cache_control`` breakpoints;
     ``tool_choice``: the ``tool_choice`` compatibility option (``auto``, ``required``,
-    ``none`` or a tool's name)."""
+    ``none`` or a tool's name); ``system_breakpoint=False``: the system prompt stays a plain
+    string (see ``AnthropicProvider``)."""
     messages: list[dict[str, Any]] = []
     for message in request.messages:
         role, blocks = _blocks(message)
@@ -211,6 +213,8 @@ def request_body(
         add_thinking(body, effort)
     if cache:
         add_breakpoints(body)
+        if request.system and not system_breakpoint:
+            body["system"] = request.system
     return body
 
 
@@ -253,6 +257,15 @@ def _tool_input(arguments: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def is_anthropic_api(url: str) -> bool:
+    """Whether ``url`` is Anthropic's own API, the only server whose system prompt gets a
+    breakpoint of its own (``None`` for ``system_breakpoint``). A proxy that translates to chat
+    completions (LiteLLM) passes a system prompt made of blocks on as a list, which
+    OpenAI-compatible servers such as llama-cpp-python refuse (HTTP 500); a plain string goes
+    everywhere, and the breakpoints on the messages still cache it within a session."""
+    return url_host(url).lower() == "api.anthropic.com"
+
+
 class AnthropicProvider:
     """The Messages API; ``base_url`` excludes ``/v1`` as in the official SDK."""
 
@@ -270,6 +283,7 @@ class AnthropicProvider:
         effort: Effort | None = None,
         cache_control: bool = True,
         tool_choice: str | None = None,
+        system_breakpoint: bool | None = None,
     ) -> None:
         from neocode_tui.known_secrets import Secrets
         from neocode_tui.providers.http import HTTPStreamer  # replay needs the parser only
@@ -282,6 +296,8 @@ class AnthropicProvider:
         """The ``tool_choice`` option of ``NEOCODE_OPENAI_COMPAT``, for a proxy in front of a
         server that calls tools only when forced."""
         self._url = base_url.rstrip("/") + "/v1/messages"
+        self._system_breakpoint = (is_anthropic_api(self._url) if system_breakpoint is None
+                                   else system_breakpoint)
         self._headers = {"anthropic-version": API_VERSION}
         if api_key:
             self._headers["x-api-key"] = api_key
@@ -293,7 +309,8 @@ class AnthropicProvider:
         model = request.model or self.model
         effort = self.effort if self.takes_effort(model) else None
         body = request_body(request, effort=effort, cache=self.cache_control,
-                            tool_choice=self.tool_choice)
+                            tool_choice=self.tool_choice,
+                            system_breakpoint=self._system_breakpoint)
         body["model"] = model
         events = self._http.stream(self._url, self._headers, body, lambda: AnthropicDialect(self._ids))
         if effort is None:

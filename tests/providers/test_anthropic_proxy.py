@@ -9,6 +9,7 @@ from neocode_tui.chat import ChatRequest, Message, ToolCall, ToolSpec
 from neocode_tui.collector import collect
 from neocode_tui.config import Settings
 from neocode_tui.providers import make_provider
+from neocode_tui.providers.anthropic import is_anthropic_api
 from tests.http_model_server import Response, anthropic_turn
 from tests.providers.conftest import API_KEY
 
@@ -53,3 +54,28 @@ async def test_without_the_option_only_the_requests_own_none_is_sent(model_serve
     assert "tool_choice" not in await _sent(model_server, "", ASKING)
     body = await _sent(model_server, "tool_choice=read_file", ASKING, tool_choice="none")
     assert body["tool_choice"] == {"type": "none"}
+
+
+async def test_through_a_proxy_the_system_prompt_is_a_plain_string(model_server) -> None:
+    """LiteLLM passes a block list on to chat completions, where llama-cpp-python refuses a
+    system message that is not a string; the messages keep their breakpoints."""
+    settings = Settings(provider="anthropic", base_url=model_server.url, model="smollm2",
+                        anthropic_api_key=API_KEY)
+    provider = make_provider(settings)
+    model_server.enqueue(Response(body=anthropic_turn("ok")))
+    await collect(provider.stream(ChatRequest(model="", system="be brief", messages=ASKING, tools=TOOLS)))
+    await provider.aclose()
+    body = model_server.requests[0].json
+    assert body["system"] == "be brief"
+    assert body["messages"][-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
+    assert body["tools"][-1]["cache_control"] == {"type": "ephemeral"}
+
+
+@pytest.mark.parametrize(("base_url", "block"), [
+    ("https://api.anthropic.com", True),
+    ("https://API.Anthropic.com/", True),
+    ("https://api.anthropic.com.proxy.example", False),
+    ("https://litellm.internal/anthropic", False),
+])
+def test_only_api_anthropic_com_gets_the_system_prompts_breakpoint(base_url, block) -> None:
+    assert is_anthropic_api(base_url + "/v1/messages") is block
