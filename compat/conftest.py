@@ -217,6 +217,8 @@ class Neocode:
         self.env = {k: v for k, v in os.environ.items()
                     if not k.endswith("_API_KEY") and not k.startswith("NEOCODE_")}
         self.env.update({f"{provider.upper()}_API_KEY": api_key})
+        if provider == "anthropic":  # the messages' breakpoints make them block lists
+            self.env.update(NEOCODE_CACHE_CONTROL="false")
         self.env.update(NEOCODE_PROVIDER=provider, NEOCODE_BASE_URL=url,
                         NEOCODE_MODEL="smollm2", NEOCODE_DATA_DIR=str(root / "data"),
                         XDG_CONFIG_HOME=str(root / "config"))

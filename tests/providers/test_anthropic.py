@@ -43,9 +43,8 @@ async def test_thinking_text_and_tool_use_with_the_request_the_api_wants(anthrop
     assert sent.path == "/v1/messages"
     assert sent.headers["x-api-key"] == API_KEY and sent.headers["anthropic-version"] == "2023-06-01"
     assert "authorization" not in sent.headers
-    # Breakpoints: the tools and the last block of the last two user messages; the system
-    # prompt's own goes to api.anthropic.com only (test_anthropic_proxy.py).
-    assert sent.json["system"] == "be brief"
+    # Breakpoints: the tools, the system prompt and the last block of the last two user messages.
+    assert sent.json["system"] == [{"type": "text", "text": "be brief", "cache_control": {"type": "ephemeral"}}]
     assert sent.json["stream"] is True and sent.json["max_tokens"] > 0
     assert sent.json["tools"] == [{"name": "read_file", "description": "read",
                                    "input_schema": {"type": "object"}, "cache_control": {"type": "ephemeral"}}]

@@ -9,7 +9,6 @@ from neocode_tui.chat import ChatRequest, Message, ToolCall, ToolSpec
 from neocode_tui.collector import collect
 from neocode_tui.config import Settings
 from neocode_tui.providers import make_provider
-from neocode_tui.providers.anthropic import is_anthropic_api
 from tests.http_model_server import Response, anthropic_turn
 from tests.providers.conftest import API_KEY
 
@@ -56,26 +55,49 @@ async def test_without_the_option_only_the_requests_own_none_is_sent(model_serve
     assert body["tool_choice"] == {"type": "none"}
 
 
-async def test_through_a_proxy_the_system_prompt_is_a_plain_string(model_server) -> None:
-    """LiteLLM passes a block list on to chat completions, where llama-cpp-python refuses a
-    system message that is not a string; the messages keep their breakpoints."""
+async def test_without_breakpoints_a_text_message_is_a_plain_string(model_server) -> None:
+    """NEOCODE_CACHE_CONTROL=false: what LiteLLM in front of llama.cpp needs (a block list
+    reaches llama-cpp-python's chat template as a list, and it answers nothing)."""
     settings = Settings(provider="anthropic", base_url=model_server.url, model="smollm2",
-                        anthropic_api_key=API_KEY)
+                        anthropic_api_key=API_KEY, cache_control=False)
     provider = make_provider(settings)
     model_server.enqueue(Response(body=anthropic_turn("ok")))
-    await collect(provider.stream(ChatRequest(model="", system="be brief", messages=ASKING, tools=TOOLS)))
+    await collect(provider.stream(ChatRequest(model="", system="be brief", tools=TOOLS,
+                                              messages=[*AFTER_RESULT, Message(role="user", content="and?")])))
     await provider.aclose()
     body = model_server.requests[0].json
     assert body["system"] == "be brief"
-    assert body["messages"][-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
-    assert body["tools"][-1]["cache_control"] == {"type": "ephemeral"}
+    assert body["messages"][0] == {"role": "user", "content": "read notes.txt"}
+    assert body["messages"][1]["content"][0]["type"] == "tool_use"
+    assert [block["type"] for block in body["messages"][2]["content"]] == ["tool_result", "text"]
 
 
-@pytest.mark.parametrize(("base_url", "block"), [
-    ("https://api.anthropic.com", True),
-    ("https://API.Anthropic.com/", True),
-    ("https://api.anthropic.com.proxy.example", False),
-    ("https://litellm.internal/anthropic", False),
-])
-def test_only_api_anthropic_com_gets_the_system_prompts_breakpoint(base_url, block) -> None:
-    assert is_anthropic_api(base_url + "/v1/messages") is block
+async def test_a_call_litellm_splits_into_blocks_with_one_id_is_one_call(anthropic, model_server) -> None:
+    """LiteLLM opens a tool_use block for every fragment of llama.cpp's stream (each repeats
+    the call's id and name): one call, its arguments whole, ended once."""
+    from neocode_tui.events import ToolCallEnd
+    from tests.http_model_server import anthropic_sse
+
+    fragments = ['{"', "path", '":', ' "', "notes", '.txt"}']
+    events: list[tuple[str, dict]] = [("message_start", {"message": {"usage": {"input_tokens": 3}}})]
+    for number, fragment in enumerate(fragments):
+        events += [
+            ("content_block_start", {"index": number, "content_block": {
+                "type": "tool_use", "id": "call_0_read_file", "name": "read_file", "input": {}}}),
+            ("content_block_delta", {"index": number, "delta": {"type": "input_json_delta",
+                                                               "partial_json": fragment}}),
+            ("content_block_stop", {"index": number})]
+    events += [("content_block_start", {"index": 9, "content_block": {
+                   "type": "tool_use", "id": "call_1_grep", "name": "grep", "input": {}}}),
+               ("content_block_delta", {"index": 9, "delta": {"type": "input_json_delta",
+                                                              "partial_json": '{"pattern": "x"}'}}),
+               ("content_block_stop", {"index": 9}),
+               ("message_delta", {"delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 9}}),
+               ("message_stop", {})]
+    model_server.enqueue(Response(body=anthropic_sse(events)))
+    seen: list = []
+    turn = await collect(anthropic.stream(ChatRequest(model="", messages=ASKING, tools=TOOLS)), seen.append)
+    assert turn.error is None and turn.finish_reason == "tool_calls"
+    assert [(c.id, c.name, c.arguments_json) for c in turn.tool_calls] == [
+        ("call_0_read_file", "read_file", {"path": "notes.txt"}), ("call_1_grep", "grep", {"pattern": "x"})]
+    assert [e.index for e in seen if isinstance(e, ToolCallEnd)] == [0, 1]

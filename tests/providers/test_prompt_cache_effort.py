@@ -43,7 +43,7 @@ def openai_provider(url: str, **kw) -> OpenAIProvider:
 
 
 async def test_anthropic_marks_the_tools_the_system_and_the_last_two_user_messages(model_server) -> None:
-    provider = anthropic_provider(model_server.url, system_breakpoint=True)  # as api.anthropic.com
+    provider = anthropic_provider(model_server.url)
     model_server.enqueue(Response(body=anthropic_turn("ok")))
     await collect(provider.stream(ChatRequest(model="", system="be brief", tools=TOOLS,
                                               messages=long_history(30))))
