@@ -239,8 +239,8 @@ def request_body(
     if cache:
         add_breakpoints(body)
     else:
-        for message in messages:
-            _plain_text(message)
+        for sent in messages:
+            _plain_text(sent)
     return body
 
 
