@@ -2,8 +2,10 @@
 
 ``compat/run.sh`` sets ``NEOCODE_COMPAT_SERVER_PYTHON`` (a venv with llama-cpp-python's
 server), ``NEOCODE_COMPAT_MODEL`` (a GGUF file), ``NEOCODE_COMPAT_SERVERS`` (which endpoints
-each check runs against: ``llama-cpp`` direct, ``litellm`` as a proxy in front of it) and
-``NEOCODE_COMPAT_LITELLM``. Without them every check fails with a message saying to use the
+each check runs against: ``llama-cpp`` direct, ``litellm`` as a proxy in front of it,
+``litellm-anthropic`` the same proxy's Anthropic ``/v1/messages``) and ``NEOCODE_COMPAT_LITELLM``.
+A check runs against ``litellm-anthropic`` only when marked ``@pytest.mark.anthropic``: the
+others test what only the OpenAI dialect has. Without them every check fails with a message saying to use the
 script.
 """
 
@@ -30,11 +32,16 @@ enough that a model that never stops ends within a couple of minutes on two core
 RESULTS: dict[str, dict[str, str]] = {}
 """check -> endpoint -> outcome, for the table at the end."""
 LITELLM_KEY = "sk-compat-local"
+THINKING_MODEL = "claude-sonnet-4-5"
+"""A name under which LiteLLM serves the same small model: neocode sends a thinking budget
+only to models known to take one."""
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "compat: runs neocode against a real model server "
                                        "(compat/run.sh; never part of plain pytest)")
+    config.addinivalue_line("markers", "anthropic(only=False): also (only) runs through "
+                                       "LiteLLM's /v1/messages with NEOCODE_PROVIDER=anthropic")
 
 
 def _free_port() -> int:
@@ -121,11 +128,12 @@ def spare_llama(logs: Path) -> Iterator[LlamaServer]:
 
 @dataclass
 class Endpoint:
-    """Where ``neocode`` sends its requests, and the key it sends."""
+    """Where ``neocode`` sends its requests, the key it sends, and in which dialect."""
 
     name: str
     url: str
     api_key: str
+    provider: str = "openai"
 
 
 def _servers() -> list[str]:
@@ -134,7 +142,11 @@ def _servers() -> list[str]:
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "endpoint" in metafunc.fixturenames:
-        metafunc.parametrize("endpoint", _servers(), indirect=True, scope="session")
+        marker = metafunc.definition.get_closest_marker("anthropic")
+        only = marker is not None and marker.kwargs.get("only", False)
+        servers = [name for name in _servers()
+                   if (name == "litellm-anthropic") == only or (marker and not only)]
+        metafunc.parametrize("endpoint", servers, indirect=True, scope="session")
 
 
 @pytest.fixture(scope="session")
@@ -145,8 +157,13 @@ def litellm(llama: LlamaServer, logs: Path) -> Iterator[Endpoint]:
         pytest.fail("run the compatibility suite with compat/run.sh (it installs LiteLLM)",
                     pytrace=False)
     config = logs / "litellm.yaml"
-    config.write_text("model_list:\n  - model_name: smollm2\n    litellm_params:\n"
-                      f"      model: openai/smollm2\n      api_base: {llama.url}\n      api_key: x\n")
+    models = "".join(f"  - model_name: {name}\n    litellm_params:\n      model: openai/smollm2\n"
+                     f"      api_base: {llama.url}\n      api_key: x\n"
+                     for name in ("smollm2", THINKING_MODEL))
+    # Without the setting LiteLLM answers /v1/messages for an OpenAI-compatible backend
+    # through the Responses API, which llama.cpp's server does not have.
+    config.write_text(f"model_list:\n{models}litellm_settings:\n"
+                      "  use_chat_completions_url_for_anthropic_messages: true\n")
     port = _free_port()
     env = {**os.environ, "LITELLM_MASTER_KEY": LITELLM_KEY, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     process = subprocess.Popen([command, "--config", str(config), "--host", "127.0.0.1",
@@ -171,6 +188,9 @@ def litellm(llama: LlamaServer, logs: Path) -> Iterator[Endpoint]:
 def endpoint(request: pytest.FixtureRequest, llama: LlamaServer) -> Endpoint:
     if request.param == "litellm":
         return request.getfixturevalue("litellm")
+    if request.param == "litellm-anthropic":  # the Anthropic SDK's base URL has no /v1
+        proxy: Endpoint = request.getfixturevalue("litellm")
+        return Endpoint(request.param, proxy.url.removesuffix("/v1"), proxy.api_key, "anthropic")
     return Endpoint("llama-cpp", llama.url, "x")
 
 
@@ -190,13 +210,16 @@ class Run:
 class Neocode:
     """``neocode`` as a user runs it, in a workspace of its own, pointed at ``url``."""
 
-    def __init__(self, root: Path, url: str, api_key: str = "x") -> None:
+    def __init__(self, root: Path, url: str, api_key: str = "x", provider: str = "openai") -> None:
         self.workspace = root / "ws"
         self.workspace.mkdir(exist_ok=True)
         self.url = url
         self.env = {k: v for k, v in os.environ.items()
                     if not k.endswith("_API_KEY") and not k.startswith("NEOCODE_")}
-        self.env.update(NEOCODE_PROVIDER="openai", NEOCODE_BASE_URL=url, OPENAI_API_KEY=api_key,
+        self.env.update({f"{provider.upper()}_API_KEY": api_key})
+        if provider == "anthropic":  # the messages' breakpoints make them block lists
+            self.env.update(NEOCODE_CACHE_CONTROL="false")
+        self.env.update(NEOCODE_PROVIDER=provider, NEOCODE_BASE_URL=url,
                         NEOCODE_MODEL="smollm2", NEOCODE_DATA_DIR=str(root / "data"),
                         XDG_CONFIG_HOME=str(root / "config"))
 
@@ -213,7 +236,7 @@ class Neocode:
 
 @pytest.fixture
 def neocode(tmp_path: Path, endpoint: Endpoint) -> Neocode:
-    return Neocode(tmp_path, endpoint.url, endpoint.api_key)
+    return Neocode(tmp_path, endpoint.url, endpoint.api_key, endpoint.provider)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -234,9 +257,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
 def pytest_terminal_summary(terminalreporter) -> None:
     if not RESULTS:
         return
+    litellm = os.environ.get("NEOCODE_COMPAT_LITELLM_VERSION", "litellm")
     versions = {"llama-cpp": os.environ.get("NEOCODE_COMPAT_VERSION", "llama-cpp-python"),
-                "litellm": f"{os.environ.get('NEOCODE_COMPAT_LITELLM_VERSION', 'litellm')} "
-                           "in front of it"}
+                "litellm": f"{litellm} in front of it",
+                "litellm-anthropic": f"{litellm} /v1/messages, NEOCODE_PROVIDER=anthropic"}
     servers = [name for name in _servers() if any(name in row for row in RESULTS.values())]
     write = terminalreporter.write_line
     write("")

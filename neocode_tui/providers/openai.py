@@ -42,7 +42,7 @@ from neocode_tui.providers.dialect import (
     truncated,
 )
 from neocode_tui.providers.effort import explain_rejection, openai_reasons
-from neocode_tui.providers.openai_compat import OpenAICompat
+from neocode_tui.providers.openai_compat import OpenAICompat, effective_tool_choice
 from neocode_tui.providers.sse import SSEEvent
 from neocode_tui.redact import url_host
 from neocode_tui.vocabulary import Effort
@@ -266,17 +266,8 @@ def request_body(request: ChatRequest, compat: OpenAICompat | None = None) -> di
 
 
 def _tool_choice(request: ChatRequest, compat: OpenAICompat) -> str | dict[str, Any] | None:
-    """The request's own "none" wins; a forcing choice only answers the user (after tool
-    results the model must be free to stop calling); ``None`` leaves the field out."""
-    if request.tool_choice == "none":
-        return "none"
-    choice = compat.tool_choice
-    if choice in (None, "auto", "none"):
-        return choice
-    answering_user = bool(request.messages) and request.messages[-1].role == "user"
-    if not answering_user:
-        return None
-    if choice == "required":
+    choice = effective_tool_choice(request, compat.tool_choice)
+    if choice in (None, "auto", "none", "required"):
         return choice
     return {"type": "function", "function": {"name": choice}}
 
