@@ -146,8 +146,7 @@ async def test_a_server_that_asks_waits_for_login_and_logout_forgets_it(
     assert (await play_browser(page)).status_code == 200
     await manager.wait_ready()
     assert "remote (user mcp.json): connected, signed in, 2 tools: echo, whoami" in status_text(manager.status(), [])
-    while told[-1] != "signed in to the MCP server remote":
-        await asyncio.sleep(0.05)
+    await wait_until(lambda: told[-1] == "signed in to the MCP server remote", what="the sign-in told")
 
     out = await manager.logout("remote")
     assert (out.state, out.signed_in) == ("needs sign-in", False)
