@@ -144,4 +144,6 @@ async def test_every_listed_key_does_what_the_overlay_says_in_a_real_terminal(
     app.type("/exi")
     await app.shows("/exit")
     app.type(ENTER)
-    await app.shows("continue it with: neocode --continue")
+    left = await app.shows("continue it with: neocode --continue")
+    # The last answer stays in the terminal once the app's screen is gone, above the exit line.
+    assert left.index("Second answer.") < left.index("continue it with: neocode --continue")
