@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from neocode_tui.agent.custom_commands import FRONT_MATTER, read_prompt_file
+from neocode_tui.agent.custom_commands import FRONT_MATTER, markdown_files, read_prompt_file
 from neocode_tui.paths import config_dir
 from neocode_tui.trust import NOT_TRUSTED, is_trusted
 
@@ -118,14 +118,7 @@ def load_agents(workspace: Path, home: Path | None = None) -> AgentCatalog:
 
 
 def _files(folder: Path, problems: list[str]) -> list[Path]:
-    try:
-        files = sorted(path for path in folder.glob("*.md") if path.is_file())
-    except OSError as exc:
-        problems.append(f"{folder}: cannot be read ({exc.strerror or exc})")
-        return []
-    if len(files) > AGENTS_CAP:
-        problems.append(f"{folder}: only the first {AGENTS_CAP} of {len(files)} agents are used")
-    return files[:AGENTS_CAP]
+    return markdown_files(folder, problems, cap=AGENTS_CAP, noun="agents")
 
 
 def _read(path: Path, source: Source, problems: list[str]) -> AgentFile | None:

@@ -177,14 +177,22 @@ def _add(found: CustomCommands, path: Path, name: str, source: Source) -> None:
 
 
 def _command_files(folder: Path, problems: list[str]) -> list[Path]:
+    return markdown_files(folder, problems, cap=COMMANDS_CAP, noun="commands", nested=True)
+
+
+def markdown_files(folder: Path, problems: list[str], *, cap: int, noun: str,
+                   nested: bool = False) -> list[Path]:
+    """A folder's ``.md`` files (``nested``: in its subfolders too), sorted, ``cap`` at most;
+    what could not be listed or was left out goes to ``problems``."""
     try:
-        files = sorted(path for path in folder.rglob("*.md") if path.is_file())
+        found = folder.rglob("*.md") if nested else folder.glob("*.md")
+        files = sorted(path for path in found if path.is_file())
     except OSError as exc:
         problems.append(f"{folder}: cannot be read ({exc.strerror or exc})")
         return []
-    if len(files) > COMMANDS_CAP:
-        problems.append(f"{folder}: only the first {COMMANDS_CAP} of {len(files)} commands are used")
-    return files[:COMMANDS_CAP]
+    if len(files) > cap:
+        problems.append(f"{folder}: only the first {cap} of {len(files)} {noun} are used")
+    return files[:cap]
 
 
 def read_prompt_file(path: Path, problems: list[str]) -> str | None:
