@@ -23,7 +23,7 @@ from rich.console import Console
 from textual.pilot import Pilot
 
 from neocode_tui.tui.app import NeoCodeApp
-from neocode_tui.tui.scenarios import SCENARIOS, SIZE, Driver, Scenario
+from neocode_tui.tui.scenarios import SCENARIOS, Driver, Scenario
 
 DEFAULT_SCRIPT = "tour"
 FRAME_SECONDS = 0.1
@@ -40,10 +40,11 @@ class CastRecorder:
     which keeps a long session's file small while replaying exactly what was drawn.
     """
 
-    def __init__(self, title: str) -> None:
+    def __init__(self, title: str, size: tuple[int, int]) -> None:
         self.app: NeoCodeApp | None = None
         """Set once the app (which takes ``clock``) exists."""
         self.title = title
+        self.size = size
         self.now = 0.0
         self._lines: list[str] = []
         self._events: list[tuple[float, str]] = []
@@ -81,7 +82,7 @@ class CastRecorder:
         self.now += PAUSE_SECONDS
 
     def write(self, path: Path) -> None:
-        width, height = SIZE
+        width, height = self.size
         header = {
             "version": 2,
             "width": width,
@@ -115,13 +116,31 @@ def run_demo(args: argparse.Namespace) -> int:
     if record is not None and record.suffix not in (".svg", ".cast"):
         print("neocode demo: --record writes FILE.svg (final screen) or FILE.cast", file=sys.stderr)
         return 2
-    # The demo works in a scratch folder with scratch sessions: your files stay untouched.
+    if record is not None and (problem := _unwritable(record)):
+        print(f"neocode demo: cannot write {record}: {problem}", file=sys.stderr)
+        return 2
+    # The demo works in a scratch folder with scratch sessions and a scratch config folder:
+    # your files stay untouched, and your themes, remembered theme, hooks and MCP servers
+    # stay out of it, so a recording is the same on every machine.
     with tempfile.TemporaryDirectory(prefix="neocode-demo-") as scratch:
         os.environ["NEOCODE_DATA_DIR"] = str(Path(scratch, "data"))
+        os.environ["NEOCODE_CONFIG_DIR"] = str(Path(scratch, "config"))
         workspace = scenario.prepare(Path(scratch))
         if record is None:
             return _watch(scenario, workspace)
         return _record(scenario, workspace, record)
+
+
+def _unwritable(target: Path) -> str:
+    """Why a recording could not be written to ``target``, said before the app runs."""
+    folder = target.parent
+    if target.is_dir():
+        return "it is a folder"
+    if not folder.is_dir():
+        return f"there is no folder {folder}"
+    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        return "permission denied"
+    return ""
 
 
 def _watch(scenario: Scenario, workspace: Path) -> int:
@@ -136,7 +155,7 @@ def _watch(scenario: Scenario, workspace: Path) -> int:
 
 
 def _record(scenario: Scenario, workspace: Path, target: Path) -> int:
-    recorder = CastRecorder(f"NeoCode demo: {scenario.name}")
+    recorder = CastRecorder(f"NeoCode demo: {scenario.name}", scenario.size)
     app = recorder.app = scenario.build_app(workspace, clock=recorder.clock)
 
     async def play(pilot: Pilot) -> None:
@@ -147,6 +166,6 @@ def _record(scenario: Scenario, workspace: Path, target: Path) -> int:
             recorder.write(target)
         app.exit()
 
-    app.run(headless=True, size=SIZE, auto_pilot=play)
+    app.run(headless=True, size=scenario.size, auto_pilot=play)
     print(f"wrote {target}")
     return 0

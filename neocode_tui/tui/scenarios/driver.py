@@ -125,6 +125,8 @@ class Scenario:
     files: dict[str, str] = field(default_factory=dict)
     approval: ApprovalMode = "ask"
     theme: str | None = None
+    size: tuple[int, int] = SIZE
+    """The terminal size a recording of it has."""
 
     def prepare(self, folder: Path) -> Path:
         """Create the scenario's files in ``folder``/project; the name shows on screen."""

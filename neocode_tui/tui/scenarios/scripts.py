@@ -16,6 +16,7 @@ from neocode_tui.events import (
 from neocode_tui.providers.offline import offline_reply
 from neocode_tui.providers.scripted import TurnSource, scripted_reply
 from neocode_tui.tui.scenarios.driver import Press, Release, Scenario, Scroll, Type
+from neocode_tui.tui.scenarios.showcase import SHOWCASE
 
 _FENCE_ANSWER = """Here is a small helper that retries a flaky call:
 
@@ -137,6 +138,7 @@ SCENARIOS: dict[str, Scenario] = {
                 Scroll(-40),
             ),
         ),
+        SHOWCASE,
     )
 }
 
