@@ -41,26 +41,39 @@ def _compat(value: Any) -> Any:
 
 
 class Settings(BaseModel):
-    """Each field's alias is its environment variable; code builds it by field name."""
+    """Each field's alias is its environment variable; code builds it by field name. The
+    docstrings are the descriptions ``neocode config --reference`` writes into docs/settings.md."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, use_attribute_docstrings=True)
 
     provider: ProviderName | None = Field(None, validation_alias="NEOCODE_PROVIDER")
+    """Which API to talk to: ``openai`` (any OpenAI-compatible server), ``anthropic``, or the
+    offline ``scripted`` model. Unset: the one whose key is set, else the offline model."""
     base_url: str | None = Field(None, validation_alias="NEOCODE_BASE_URL")
+    """The API's base URL for either provider (OpenAI-style URLs include ``/v1``); wins over
+    ``OPENAI_BASE_URL`` and ``ANTHROPIC_BASE_URL``."""
     model: str | None = Field(None, validation_alias="NEOCODE_MODEL")
+    """The model name sent to the provider (``gpt-4o-mini`` or ``claude-sonnet-4-5`` when unset)."""
     openai_api_key: SecretStr | None = Field(None, validation_alias="OPENAI_API_KEY")
+    """The key for OpenAI or an OpenAI-compatible server; never shown, logged or saved."""
     openai_base_url: str | None = Field(None, validation_alias="OPENAI_BASE_URL")
+    """The OpenAI SDK's own variable, honoured as it is (with ``/v1``)."""
     anthropic_api_key: SecretStr | None = Field(None, validation_alias="ANTHROPIC_API_KEY")
+    """The key for Anthropic's API; never shown, logged or saved."""
     anthropic_base_url: str | None = Field(None, validation_alias="ANTHROPIC_BASE_URL")
+    """The Anthropic SDK's own variable, honoured as it is (without ``/v1``)."""
 
     connect_timeout: float = Field(10.0, gt=0, allow_inf_nan=False,
                                    validation_alias="NEOCODE_CONNECT_TIMEOUT")
+    """Seconds to open a connection to the server (and to send the request)."""
     first_byte_timeout: float = Field(45.0, gt=0, allow_inf_nan=False,
                                       validation_alias="NEOCODE_FIRST_BYTE_TIMEOUT")
     """Seconds from sending a request to the server's first event (keep-alives do not count).
     Raise it for a local model that reads long prompts slowly."""
     idle_timeout: float = Field(60.0, gt=0, allow_inf_nan=False,
                                 validation_alias="NEOCODE_IDLE_TIMEOUT")
+    """Seconds a stream may go without a complete line once events flow before it is
+    called stalled and retried."""
     request_timeout: float = Field(600.0, gt=0, allow_inf_nan=False,
                                    validation_alias="NEOCODE_REQUEST_TIMEOUT")
     """The longest one request (one attempt) may take, however the server trickles."""
@@ -69,13 +82,16 @@ class Settings(BaseModel):
     openai_compat: Annotated[OpenAICompat, BeforeValidator(_compat)] = Field(
         default_factory=OpenAICompat, validation_alias="NEOCODE_OPENAI_COMPAT")
     """What an OpenAI-compatible server needs done differently, e.g.
-    ``tool_choice=required,stream_options=false`` (see ``providers/openai_compat.py``)."""
+    ``tool_choice=required,stream_options=false`` (each option is in docs/settings.md)."""
 
     approval: ApprovalMode | None = Field(
         None, validation_alias="NEOCODE_APPROVAL"
     )
+    """What needs your yes: ``ask``, ``auto-edit``, ``full-auto`` or ``plan`` (unset: ``ask``)."""
     max_turns: int = Field(25, ge=1, validation_alias="NEOCODE_MAX_TURNS")
+    """Model requests one prompt may take (each tool round is one) before the run stops."""
     theme: str | None = Field(None, validation_alias="NEOCODE_THEME")
+    """The app's theme by name (unset: the one picked with ``/theme`` last, else ``neocode-dark``)."""
     notify: NotifyMode = Field("bell", validation_alias="NEOCODE_NOTIFY")
     """What a turn's end or a waiting approval sends while the terminal is not in focus."""
 
@@ -86,22 +102,24 @@ class Settings(BaseModel):
     )
     """How full the window may get before the history is compacted between prompts."""
     sandbox: SandboxMode | None = Field(None, validation_alias="NEOCODE_SANDBOX")
-    """Where commands may write (None: ``workspace-write`` where bubblewrap works)."""
+    """Where commands may write: ``workspace-write``, ``read-only`` or ``off`` (unset:
+    ``workspace-write`` where bubblewrap works)."""
     sandbox_network: bool = Field(False, validation_alias="NEOCODE_SANDBOX_NETWORK")
+    """Whether sandboxed commands may reach the network."""
     web_fetch_allow: Annotated[list[str], BeforeValidator(_host_list)] = Field(
         default_factory=list, validation_alias="NEOCODE_WEB_FETCH_ALLOW")
     """Hosts, addresses or networks web_fetch may reach although they are not public
     (``127.0.0.1,docs.internal``); the user's alone (never a workspace's ``.env``)."""
 
     effort: Effort | None = Field(None, validation_alias="NEOCODE_EFFORT")
-    """How hard the model thinks: OpenAI's ``reasoning_effort``, Anthropic's thinking budget
-    (``neocode_tui.providers.effort``); sent only to models that take it."""
+    """How hard the model thinks: ``low``, ``medium`` or ``high``, as OpenAI's ``reasoning_effort``
+    or Anthropic's thinking budget; sent only to models that take it (unset: the server's default)."""
     cache_control: bool = Field(True, validation_alias="NEOCODE_CACHE_CONTROL")
     """Anthropic ``cache_control`` breakpoints; off for a server that rejects them."""
     max_budget_usd: float | None = Field(None, gt=0, allow_inf_nan=False,
                                          validation_alias="NEOCODE_MAX_BUDGET_USD")
     """Dollars the session may spend: ``-p`` stops before passing it, the app warns at 80 %
-    and asks before passing it (``neocode_tui.agent.budget``)."""
+    and asks before passing it."""
     small_model: str | None = Field(None, validation_alias="NEOCODE_SMALL_MODEL")
     """The model for side work (titles, summaries, explore subagents), same provider."""
     images: bool = Field(True, validation_alias="NEOCODE_IMAGES")

@@ -24,6 +24,11 @@ SECRET_FIELDS = ("openai_api_key", "anthropic_api_key")
 
 
 def print_config(args: argparse.Namespace) -> int:
+    if args.reference:  # the same everywhere: no folder, file or variable is read
+        from neocode_tui.cli.settings_reference import settings_reference
+
+        print(settings_reference(), end="")
+        return 0
     workspace = Path.cwd()
     try:
         loaded = load_from_args(args, workspace)

@@ -59,6 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
         "config", help="show the settings a run here would use, and where each came from"
     )
     config.add_argument("--json", action="store_true", help="print them as JSON")
+    config.add_argument("--reference", action="store_true",
+                        help="print every setting, its flag, variable, default and meaning (Markdown)")
     add_setting_flags(config, again=True)
     acp = sub.add_parser("acp", help="serve the Agent Client Protocol on stdio (for Zed and other editors)")
     add_setting_flags(acp, again=True)

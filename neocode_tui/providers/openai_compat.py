@@ -26,7 +26,7 @@ def _tool_choice(value: str | None) -> str | None:
 class OpenAICompat(BaseModel):
     """Each field is one thing a server may need done differently."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     tool_choice: Annotated[str | None, AfterValidator(_tool_choice)] = None
     """``None`` (written ``default``): not sent, so the server's default applies (auto on
@@ -39,6 +39,8 @@ class OpenAICompat(BaseModel):
     """The ``content`` of an assistant message that carries only tool calls: ``""`` is
     accepted everywhere tested; ``null`` is what OpenAI's SDK sends; ``omit`` drops the key."""
     max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
+    """The key a request's output limit goes under, when it has one: OpenAI's o-series and
+    newer models take only ``max_completion_tokens``."""
     parallel_tool_calls: bool | None = None
     """``None``: not sent. ``true``/``false`` are sent as given."""
     system_role: Literal["system", "developer", "user"] = "system"
