@@ -56,3 +56,11 @@ def test_keys_without_an_esc_in_front_say_nothing_typed_after_one() -> None:
     events = [event for event in parser.feed("x\x1b[A\x1b\r") if hasattr(event, "key")]
     assert [(event.key, after_escape(event)) for event in events] == [
         ("x", None), ("up", None), ("alt+enter", None)]
+
+
+def test_keys_typed_fast_around_esc_are_never_turned_into_a_caret() -> None:
+    """Esc, A, a word, Esc, b, x in one read: the Esc pairs are read at once, as typed."""
+    parser = KeyParser(debug=False)
+    events = [event for event in [*parser.feed("\x1bA go\x1bbx"), *parser.feed("")] if hasattr(event, "key")]
+    assert [(event.key, after_escape(event)) for event in events] == [
+        ("alt+shift+a", "A"), ("space", None), ("g", None), ("o", None), ("ctrl+left", "b"), ("x", None)]
