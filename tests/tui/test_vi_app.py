@@ -46,7 +46,9 @@ async def test_vim_edits_the_prompt_with_vi_keys_and_enter_sends_it(tmp_path: Pa
         await pilot.press("b", "c", "w", *"new", "escape")
         assert (app.prompt.text, app.prompt.cursor_location) == ("fix the new now", (0, 10))
         await pilot.press("u")
-        assert app.prompt.text == "fix the old now"
+        assert (app.prompt.text, app.prompt.cursor_location) == ("fix the old now", (0, 8))
+        await pilot.press("backspace")  # a move left in NORMAL, as in vi
+        assert (app.prompt.text, app.prompt.cursor_location) == ("fix the old now", (0, 7))
         await pilot.press("0", "2", "w", "x", "p")  # x then p swaps two characters
         assert app.prompt.text == "fix the lod now"
         await pilot.press("2", "d")

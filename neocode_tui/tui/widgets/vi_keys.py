@@ -66,8 +66,8 @@ class ViTextArea(TextArea):
                 return self._taken(event)
         if vi.mode == "insert":
             return False
-        if event.key == "backspace":
-            character = "h"
+        if event.key == "backspace" and self.vi_text:
+            character = "h"  # on an empty prompt it stays the prompt's: drop an attached image
         if event.key == "tab":
             return self._taken(event)  # NORMAL types nothing, an indent neither
         if character is None:
