@@ -13,10 +13,14 @@ import pytest
 from neocode_tui.config import Settings
 from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
 from neocode_tui.tui.app import NeoCodeApp
+from neocode_tui.tui.key_parser import KeyParser
 from neocode_tui.tui.scenarios import SIZE, Driver, Release, StepProvider, Type, play
 from neocode_tui.tui.user_config import app_state_file, load_user_config
 from tests.helpers import screen_shows, started, wait_until
 from tests.tui.screens import SCREENS
+
+NORMAL, INSERT = "─ NORMAL ─", "─ INSERT ─"
+"""The mode as the prompt's top border shows it."""
 
 
 def scripted_app(tmp_path: Path, *replies: str) -> NeoCodeApp:
@@ -29,7 +33,7 @@ def scripted_app(tmp_path: Path, *replies: str) -> NeoCodeApp:
 async def turn_vi_on(app: NeoCodeApp, pilot) -> None:
     await started(app, pilot)
     await pilot.press(*"/vim", "enter")
-    await screen_shows(app, pilot, "vi mode on", "INSERT")
+    await screen_shows(app, pilot, "vi mode on", INSERT)
 
 
 async def test_vim_edits_the_prompt_with_vi_keys_and_enter_sends_it(tmp_path: Path) -> None:
@@ -38,7 +42,7 @@ async def test_vim_edits_the_prompt_with_vi_keys_and_enter_sends_it(tmp_path: Pa
         await turn_vi_on(app, pilot)
         await pilot.press(*"fix the old helper now")
         await pilot.press("escape")
-        await screen_shows(app, pilot, "NORMAL", gone=["INSERT"])
+        await screen_shows(app, pilot, NORMAL, gone=[INSERT])
         assert app.prompt.cursor_location == (0, 21)  # onto the last character typed
         # In NORMAL a key is a command, never typed: b b d w deletes "helper ".
         await pilot.press("b", "b", "d", "w")
@@ -52,17 +56,17 @@ async def test_vim_edits_the_prompt_with_vi_keys_and_enter_sends_it(tmp_path: Pa
         await pilot.press("0", "2", "w", "x", "p")  # x then p swaps two characters
         assert app.prompt.text == "fix the lod now"
         await pilot.press("2", "d")
-        await screen_shows(app, pilot, "NORMAL 2d")  # a half-typed command shows as typed
+        await screen_shows(app, pilot, "─ NORMAL 2d ─")  # a half-typed command shows as typed
         await pilot.press("escape")  # Esc drops it
-        await screen_shows(app, pilot, "NORMAL", gone=["NORMAL 2d"])
+        await screen_shows(app, pilot, NORMAL, gone=["─ NORMAL 2d ─"])
         await pilot.press("A", *" please")
-        await screen_shows(app, pilot, "INSERT")
+        await screen_shows(app, pilot, INSERT)
         assert app.prompt.text == "fix the lod now please"
         await pilot.press("escape", "enter")  # Enter in NORMAL sends, as in INSERT
         await screen_shows(app, pilot, "fix the lod now please")
         assert app.prompt.text == ""
         # The emptied prompt starts again in INSERT: the next prompt is typed right away.
-        await screen_shows(app, pilot, "INSERT")
+        await screen_shows(app, pilot, INSERT)
         await pilot.press("q")
         assert app.prompt.text == "q"
 
@@ -99,7 +103,7 @@ async def test_k_and_j_at_the_first_and_last_line_walk_the_history(tmp_path: Pat
         await driver.play([Type("first\nsecond line"), Release(), Type("latest"), Release()])
         await pilot.press(*"draft", "escape", "k")
         assert app.prompt.text == "latest"
-        await screen_shows(app, pilot, "NORMAL")  # still NORMAL: k again goes further back
+        await screen_shows(app, pilot, NORMAL)  # still NORMAL: k again goes further back
         await pilot.press("k")
         assert app.prompt.text == "first\nsecond line"
         assert app.prompt.cursor_location == (1, 10)  # on the last character, not past it
@@ -118,12 +122,64 @@ async def test_esc_in_insert_goes_to_normal_and_esc_in_normal_interrupts(tmp_pat
         await Driver(pilot).play([Type("go"), Release(2)])
         assert app.working
         await pilot.press(*"next", "escape")
-        await screen_shows(app, pilot, "NORMAL")
+        await screen_shows(app, pilot, NORMAL)
         assert app.working  # the first Esc only left INSERT
         await pilot.press("escape")
         await screen_shows(app, pilot, "Interrupted")
         assert not app.working
         assert app.prompt.text == "next"
+
+
+def terminal_sends(app: NeoCodeApp, data: str) -> None:
+    """``data`` as the terminal's bytes, read by the parser the app's driver uses."""
+    parser = KeyParser(debug=False)
+    for event in [*parser.feed(data), *parser.feed("")]:
+        app.post_message(event)
+
+
+async def test_esc_typed_with_the_next_key_is_esc_then_that_key_in_insert_and_that_key_in_normal(
+    tmp_path: Path,
+) -> None:
+    app = scripted_app(tmp_path, "A long answer that streams slowly, word by word, to the end.")
+    async with app.run_test(size=SIZE) as pilot:
+        await turn_vi_on(app, pilot)
+        await Driver(pilot).play([Type("go"), Release(2)])
+        await pilot.press(*"one two")
+        terminal_sends(app, "\x1b0")  # Esc, 0 in one read: NORMAL, then to the line's start
+        await wait_until(lambda: app.prompt.cursor_location == (0, 0), pause=pilot.pause, what="Esc then 0")
+        await screen_shows(app, pilot, NORMAL)
+        await pilot.press("w")
+        terminal_sends(app, "\x1bb")  # in NORMAL: b alone, the turn goes on
+        await wait_until(lambda: app.prompt.cursor_location == (0, 0), pause=pilot.pause, what="b")
+        assert app.working and app.prompt.text == "one two"
+
+
+async def test_esc_closes_an_open_list_first_then_goes_to_normal(tmp_path: Path) -> None:
+    app = scripted_app(tmp_path, "A long answer that streams slowly, word by word, to the end.")
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+        await Driver(pilot).play([Type("go"), Release(2)])
+        # Without vi mode: the first Esc closes the list, the next interrupts the turn.
+        await pilot.press(*"/the")
+        await screen_shows(app, pilot, "/theme NAME")
+        await pilot.press("escape")
+        await screen_shows(app, pilot, gone=["/theme NAME"])
+        assert app.working
+        await pilot.press("escape")
+        await screen_shows(app, pilot, "Interrupted")
+        assert not app.working
+        # With it: the first closes the list, the next goes to NORMAL.
+        await pilot.press("ctrl+c", *"/vim", "enter")
+        await screen_shows(app, pilot, "vi mode on", INSERT)
+        await pilot.press(*"/the")
+        await screen_shows(app, pilot, "/theme NAME")
+        await pilot.press("escape")
+        await screen_shows(app, pilot, INSERT, gone=["/theme NAME"])
+        await pilot.press("escape")
+        await screen_shows(app, pilot, NORMAL)
+        assert app.prompt.text == "/the"
+        await pilot.press("A", "m")  # typing again opens the list for the new text
+        await screen_shows(app, pilot, INSERT, "/theme NAME")
 
 
 async def test_vi_mode_is_remembered_across_a_restart(tmp_path: Path) -> None:
@@ -136,11 +192,11 @@ async def test_vi_mode_is_remembered_across_a_restart(tmp_path: Path) -> None:
     again = scripted_app(tmp_path)
     async with again.run_test(size=SIZE) as pilot:
         await started(again, pilot)
-        await screen_shows(again, pilot, "INSERT")
+        await screen_shows(again, pilot, INSERT)
         await pilot.press(*"abc", "escape", "x")
         assert again.prompt.text == "ab"
         await pilot.press("ctrl+c", *"/vim", "enter")
-        await screen_shows(again, pilot, "vi mode off", gone=["INSERT", "NORMAL"])
+        await screen_shows(again, pilot, "vi mode off", gone=[INSERT, NORMAL])
         await pilot.press(*"x", "escape", "x")  # the plain editor: x is typed
         assert again.prompt.text == "xx"
     assert load_user_config().vim is False
@@ -151,7 +207,7 @@ async def test_vi_mode_is_remembered_across_a_restart(tmp_path: Path) -> None:
         await pilot.press(*"/vim sideways", "enter")
         await screen_shows(third, pilot, "/vim takes on, off or nothing")
         await pilot.press(*"/vim on", "enter")
-        await screen_shows(third, pilot, "vi mode on", "INSERT")
+        await screen_shows(third, pilot, "vi mode on", INSERT)
         await pilot.press(*"/vim on", "enter")  # on stays on
         await wait_until(lambda: third.prompt.text == "", pause=pilot.pause)
         assert third.prompt.vi is not None
@@ -182,6 +238,6 @@ def test_normal_mode_screen(size: str, snap_compare, tmp_path: Path) -> None:
         await play(scenario, pilot)
         await pilot.press(*"/vim", "enter", *"Refactor the retry helper", "ctrl+j", *"and add tests")
         await pilot.press("escape", "b", "b")
-        await screen_shows(app, pilot, "NORMAL", "vi mode on")
+        await screen_shows(app, pilot, NORMAL, "vi mode on")
 
     assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)
