@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from neocode_tui.tui.widgets.vi_mode import ViMachine
+from neocode_tui.tui.widgets.vi_mode import MAX_COUNT, MAX_PASTE, ViMachine
 
 ESC = "\x1b"
 
@@ -172,3 +172,13 @@ def test_esc_from_insert_steps_onto_the_last_character_typed() -> None:
     assert edit is not None and (edit.cursor, edit.mode) == (2, "normal")
     vi.reset()
     assert vi.mode == "insert"
+
+
+def test_huge_counts_are_capped_and_never_stall() -> None:
+    """A held digit key: the count stops at MAX_COUNT (no int of thousands of digits)."""
+    assert typed("|" + "ab " * 10, "1" * 5000 + "w") == "ab " * 9 + "ab| "
+    pasted = typed("|x", "yl99999p")
+    assert pasted.replace("|", "") == "x" * (1 + MAX_COUNT)
+    big = ViMachine(mode="normal")
+    typed("|" + "y" * 5000, "y$", big)
+    assert len(typed("|z", "500p", big)) == 1 + 1 + 5000 * (MAX_PASTE // 5000)  # |, z, the capped paste

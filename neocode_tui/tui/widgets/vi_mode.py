@@ -19,6 +19,10 @@ Mode = Literal["insert", "normal"]
 MotionKind = Literal["exclusive", "inclusive", "linewise"]
 
 UNDO_DEPTH = 100
+MAX_COUNT = 999
+"""Counts stop here, and a paste at ``MAX_PASTE`` characters: a held key or a stray 99999p
+never stalls the screen on a prompt."""
+MAX_PASTE = 100_000
 _COMMAND = re.compile(r"(?P<n1>[1-9]\d*)?(?:(?P<op>[dcy])(?P<n2>[1-9]\d*)?)?(?P<key>g.?|r.?|[^1-9]|)", re.S)
 """A count, an operator with its own count, then the command: ``g`` and ``r`` wait for one
 more character; a ``0`` after a count's first digit is part of the count."""
@@ -164,7 +168,7 @@ class ViMachine:
 
     def key(self, character: str, text: str, cursor: int) -> Edit:
         """One character typed in NORMAL; a command still being typed changes nothing yet."""
-        self.pending += character
+        self.pending = (self.pending + character)[-16:]
         match = _COMMAND.fullmatch(self.pending)
         unchanged = Edit(text, cursor, "normal")
         if match is None:
@@ -174,7 +178,7 @@ class ViMachine:
             return unchanged
         self.pending = ""
         n1, n2 = match["n1"], match["n2"]
-        count = int(n1 or 1) * int(n2 or 1)
+        count = min(int(n1 or 1) * int(n2 or 1), MAX_COUNT)
         counted = bool(n1 or n2)
         if match["op"]:
             return self._operate(match["op"], match["key"], text, cursor, count, counted)
@@ -311,7 +315,7 @@ class ViMachine:
         register = self.register
         if not register.text:
             return Edit(text, cursor, "normal")
-        chunk = register.text * count
+        chunk = register.text * max(1, min(count, MAX_PASTE // len(register.text)))
         if register.linewise:
             if key == "P":
                 at = line_start(text, cursor)
