@@ -36,6 +36,7 @@ from neocode_tui.tui.keys import next_mode
 from neocode_tui.tui.slash import SlashLine
 from neocode_tui.tui.start_up import StartUp
 from neocode_tui.tui.themes import ThemeChoice, discover_themes
+from neocode_tui.tui.vi_command import toggle_vi
 from neocode_tui.tui.widgets.completion import SlashCompletion
 from neocode_tui.tui.widgets.image_chip import ImageChips
 from neocode_tui.tui.widgets.mention_picker import MentionPicker
@@ -129,7 +130,8 @@ class NeoCodeApp(ImageAttaching):
         self.workspace = (workspace or Path.cwd()).resolve()
         self.slash = SlashLine(
             self, {"help": lambda _: self.action_key_help(), "theme": self._set_theme, "quit": lambda _: self.exit(),
-             "exit": lambda _: self.exit(), "copy": self._copy},
+             "exit": lambda _: self.exit(), "copy": self._copy,
+             "vim": lambda argument: toggle_vi(self.prompt, self.conversation.add_notice, argument)},
             {"theme": lambda: sorted(self.available_themes)},
         )
         self.asking = Asking(self, lambda: self.conversation, lambda: self.status)

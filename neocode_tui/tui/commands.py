@@ -35,6 +35,7 @@ APP_COMMANDS: dict[str, SlashCommand] = {
     command.name: command for command in (
         SlashCommand("help", "list the commands and keys", kind="app"),
         SlashCommand("theme", "switch the theme, remembered for next time", "NAME", kind="app"),
+        SlashCommand("vim", "vi keys in the prompt on or off, remembered for next time", kind="app"),
         SlashCommand("copy", "copy the last answer (N: its N-th code block) to the clipboard", "[N]",
                      kind="app"),
         SlashCommand("quit", "leave NeoCode", kind="app"),
@@ -51,7 +52,7 @@ def built_in_commands() -> tuple[SlashCommand, ...]:
     for command in COMMANDS.values():
         listed.append(SlashCommand(command.name, command.help, command.argument))
         if command.name == "approval":
-            listed.append(APP_COMMANDS["theme"])
+            listed.extend((APP_COMMANDS["theme"], APP_COMMANDS["vim"]))
     return (*listed, APP_COMMANDS["copy"], APP_COMMANDS["quit"], APP_COMMANDS["exit"])
 
 

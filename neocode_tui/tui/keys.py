@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from neocode_tui.vocabulary import ApprovalMode
 
+FOLD_KEY = "Ctrl+T"
+"""The key that folds the latest tool output or thinking: the fold hints name it."""
+FOLD_HINT = f"{FOLD_KEY} or click"
+
 KEYS: tuple[tuple[str, str], ...] = (
     ("Enter", "send; while the agent works, queue the message for when it is done"),
     ("Alt+Enter  Ctrl+J", "new line (or end the line with \\ and press Enter)"),
@@ -15,7 +19,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("Esc", "interrupt the running turn (or close this help, a list, a dialog)"),
     ("Ctrl+C", "clear the input; on an empty one, interrupt the turn; twice when idle: quit"),
     ("Shift+Tab", "cycle the mode: ask, auto-edit, plan"),
-    ("Ctrl+T", "fold or unfold the latest tool output or thinking"),
+    (FOLD_KEY, "fold or unfold the latest tool output or thinking"),
     ("Ctrl+O", "transcript: unfold everything, or fold it back"),
     ("Ctrl+B", "send the running command to the background (/ps lists them)"),
     ("PageUp / PageDown", "scroll the conversation"),

@@ -1,4 +1,4 @@
-"""What the app remembers between runs (the theme), kept apart from ``Settings``.
+"""What the app remembers between runs (the theme, vi mode), kept apart from ``Settings``.
 
 ``Settings`` come from the environment, ``.env`` and ``config.toml``, which the user edits;
 this file is written by the app itself, so it stays apart from them (rewriting the user's
@@ -18,6 +18,7 @@ from neocode_tui.paths import config_dir, write_private
 @dataclass
 class UserConfig:
     theme: str | None = None
+    vim: bool = False
 
 
 def app_state_file() -> Path:
@@ -30,8 +31,10 @@ def load_user_config() -> UserConfig:
         data = json.loads(app_state_file().read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return UserConfig()
-    theme = data.get("theme") if isinstance(data, dict) else None
-    return UserConfig(theme=theme if isinstance(theme, str) else None)
+    if not isinstance(data, dict):
+        return UserConfig()
+    theme = data.get("theme")
+    return UserConfig(theme=theme if isinstance(theme, str) else None, vim=data.get("vim") is True)
 
 
 def save_user_config(config: UserConfig) -> None:

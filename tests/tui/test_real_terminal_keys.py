@@ -71,6 +71,7 @@ async def test_every_listed_key_does_what_the_overlay_says_in_a_real_terminal(
     openai_only.reply("Counting.", [("c1", "bash", json.dumps({"command": "seq 101 140"}))])
     openai_only.reply("Counted.")
     openai_only.reply("Second answer.")
+    openai_only.reply("Vi answer.")
     tmux.window("app", f"cd {shlex.quote(str(workspace))} && {NEOCODE} --approval full-auto")
     tmux.go("app")
     app = App(tmux)
@@ -141,9 +142,27 @@ async def test_every_listed_key_does_what_the_overlay_says_in_a_real_terminal(
     await app.shows("Search for commands")
     app.type(ESC)
     await app.shows(gone=("Search for commands",), prompt="")
+
+    # Vi mode: Esc typed with the next key in one write (as a fast typist's terminal and tmux,
+    # within its escape-time, deliver it: ESC 0, ESC b) is Esc then that key; Esc on its own
+    # goes to NORMAL; Enter in NORMAL sends.
+    app.type("/vim", ENTER)
+    await app.shows("vi mode on", "─ INSERT ─")
+    app.type("alpha beta gamma", ESC, "0dw")
+    await app.shows("─ NORMAL ─", prompt="beta gamma")
+    app.type("wcwomega")
+    await app.shows("─ INSERT ─", prompt="beta omega")
+    app.type(ESC)  # on its own: tmux holds it for its escape-time, then the app reads Esc
+    await app.shows("─ NORMAL ─", gone=("─ INSERT ─",), prompt="beta omega")
+    app.type("A delta", ESC, "bx")
+    await app.shows("─ NORMAL ─", prompt="beta omega elta")
+    app.type(ENTER)
+    await app.shows("Vi answer.", "─ INSERT ─")
+    assert openai_only.request(4)["messages"][-1]["content"].startswith("beta omega elta")
+
     app.type("/exi")
     await app.shows("/exit")
     app.type(ENTER)
     left = await app.shows("continue it with: neocode --continue")
     # The last answer stays in the terminal once the app's screen is gone, above the exit line.
-    assert left.index("Second answer.") < left.index("continue it with: neocode --continue")
+    assert left.index("Vi answer.") < left.index("continue it with: neocode --continue")

@@ -32,7 +32,7 @@ async def test_a_thought_shows_how_long_it_took(tmp_path: Path) -> None:
         await screen_shows(app, pilot, "∴ Thinking… (1 line) · 3.1 s")
         clock[0] = 54.0
         provider.allow(math.inf)
-        await screen_shows(app, pilot, "∴ Thought for 1 line · 4.0 s · click to expand", "Done.")
+        await screen_shows(app, pilot, "∴ Thought for 1 line · 4.0 s · Ctrl+T or click to expand", "Done.")
 
 
 async def test_a_resumed_command_panel_says_how_long_it_ran(tmp_path: Path) -> None:

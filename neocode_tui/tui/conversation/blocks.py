@@ -23,6 +23,7 @@ from neocode_tui.terminal_text import visible
 from neocode_tui.tui.conversation.diff import diff_text
 from neocode_tui.tui.conversation.markdown_split import CodeChunk, Piece
 from neocode_tui.tui.conversation.palette import Palette
+from neocode_tui.tui.keys import FOLD_HINT
 from neocode_tui.tui.widgets.image_chip import attachment_lines
 from neocode_tui.vocabulary import NoticeLevel
 
@@ -210,8 +211,8 @@ class ReasoningBlock(Block):
             header = Text(f"∴ Thinking… ({_lines(lines)}){took}", style=style)
             return Group(header, _indent(Text(visible(self.text.tail(LIVE_TAIL_LINES)), style=style)))
         if self.collapsed:
-            return Text(f"∴ Thought for {_lines(lines)}{took} · click to expand", style=style)
-        header = Text(f"∴ Thought{took} · click to collapse", style=style)
+            return Text(f"∴ Thought for {_lines(lines)}{took} · {FOLD_HINT} to expand", style=style)
+        header = Text(f"∴ Thought{took} · {FOLD_HINT} to collapse", style=style)
         return Group(header, _indent(Text(visible(self.text.text.strip()), style=style)))
 
     def estimate(self, width: int) -> int:
@@ -422,11 +423,11 @@ class ToolBlock(Block):
         note = f"italic {palette.muted}"
         body = diff_text(shown, palette) if self.diff else Text("\n".join(shown), style=palette.foreground)
         if hidden:
-            body.append(f"\n… {hidden} more lines · click to expand", style=note)
+            body.append(f"\n… {hidden} more lines · {FOLD_HINT} to expand", style=note)
             if tail:
                 body.append("\n" + "\n".join(tail), style=palette.foreground)
         elif self.can_collapse:
-            body.append("\n(click to collapse)", style=note)
+            body.append(f"\n({FOLD_HINT} to collapse)", style=note)
         return body
 
     def estimate(self, width: int) -> int:

@@ -52,7 +52,9 @@ class SlashCompletion(OptionList):
         self.set_class(bool(completions), "-open")
 
     def close(self) -> None:
-        self.show([])
+        """Closed for the text it was shown for: it opens again once the text changes, not
+        on the next key (which would make the next Esc close it again, never reaching the app)."""
+        self.show([], text=self.shown_for)
 
     def move(self, step: int) -> None:
         if not self.completions:

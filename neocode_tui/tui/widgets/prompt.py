@@ -20,8 +20,10 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from neocode_tui.tui.commands import Completion
+from neocode_tui.tui.user_config import load_user_config
 from neocode_tui.tui.widgets.completion import SlashCompletion
 from neocode_tui.tui.widgets.mention_picker import MentionPicker, mention_at
+from neocode_tui.tui.widgets.vi_keys import ViTextArea
 
 
 class PromptHistory:
@@ -64,8 +66,9 @@ class PromptHistory:
         return self._entries[self._position]
 
 
-class PromptInput(TextArea):
+class PromptInput(ViTextArea):
     """Posts ``PromptInput.Submitted`` on Enter; the text is cleared by the app once taken.
+    With vi mode on (``/vim``, remembered) vi's keys edit it first.
 
     While a slash command is typed, ``completion`` lists the candidates and takes Up/Down
     (move), Tab (take) and Enter (take, or send once the line is complete) and Esc (close).
@@ -142,6 +145,7 @@ class PromptInput(TextArea):
         self._search: tuple[str, int] | None = None
         """Ctrl+R's query and the index of the prompt it found, while that prompt is
         still in the box unchanged: the next Ctrl+R looks further back."""
+        self.set_vi(load_user_config().vim)
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self._refresh_completion()
@@ -226,6 +230,8 @@ class PromptInput(TextArea):
             event.prevent_default()
             await self.run_action(own)
             return
+        if self.vi_key(event):
+            return
         if event.key == "enter":
             event.stop()
             event.prevent_default()
@@ -246,18 +252,28 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             return
-        if event.key == "up" and not self.text:
+        if event.key in ("up", "down") and self._walk_history(event.key, event):
+            return
+        await super()._on_key(event)
+
+    def _walk_history(self, key: str, event: events.Key) -> bool:
+        """Up on an empty prompt takes the last queued message back; Up at the first line
+        and Down at the last walk the history. False when ``key`` only moves the cursor."""
+        if key == "up" and not self.text:
             queued = self._unqueue()
             if queued is not None:
                 self._recall(queued, event)
-                return
-        if event.key == "up" and self.cursor_location[0] == 0:
+                return True
+        if key == "up" and self.cursor_location[0] == 0:
             self._recall(self.prompts.previous(self.text), event)
-            return
-        if event.key == "down" and self.cursor_location[0] == self.document.line_count - 1:
+            return True
+        if key == "down" and self.cursor_location[0] == self.document.line_count - 1:
             self._recall(self.prompts.next(), event)
-            return
-        await super()._on_key(event)
+            return True
+        return False
+
+    def vi_history(self, direction: str, event: events.Key) -> None:
+        self._walk_history("up" if direction == "previous" else "down", event)
 
     def _continues_line(self) -> bool:
         """A backslash just before the cursor, then Enter: a new line in any terminal."""
@@ -276,6 +292,7 @@ class PromptInput(TextArea):
         self.completion.show([], text=text)  # history, not a command being typed
         self.load_text(text)
         self.move_cursor(self.document.end)
+        self.vi_settle()
 
     async def _on_paste(self, event: events.Paste) -> None:
         from neocode_tui.tui.attachments import pasted_paths
@@ -307,6 +324,7 @@ class PromptInput(TextArea):
         self.completion.show([], text=found[1])
         self.load_text(found[1])
         self.move_cursor(self.document.end)
+        self.vi_settle()
 
     def action_newline(self) -> None:
         self.insert("\n")
