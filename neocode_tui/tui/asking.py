@@ -8,7 +8,8 @@ its outcome noted) and the status bar (waiting, allowed for the session).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App
@@ -31,6 +32,7 @@ class Asking:
         self._app = app
         self._view = view
         self._status = status
+        self._open = 0
 
     def answer_for(self, session: AgentSession) -> None:
         """The session's budget and plan questions come here (approvals and MCP questions
@@ -38,34 +40,47 @@ class Asking:
         session.budget.ask = self.budget
         session.own_tools.plan_approver = self.review_plan
 
+    @contextmanager
+    def _waiting(self) -> Iterator[None]:
+        """The status bar says "waiting for you" while any question is open: the turn does
+        not go on until it is answered (several at once: subagents ask side by side)."""
+        status = self._status()
+        self._open += 1
+        status.waiting = True
+        try:
+            yield
+        finally:
+            self._open -= 1
+            status.waiting = self._open > 0
+
     async def approve(self, request: ApprovalRequested) -> ApprovalDecision:
         from neocode_tui.tui.approval import ask  # after the first frame (start-up)
 
-        status = self._status()
-        status.waiting = True
-        try:
+        with self._waiting():
             decision = await ask(self._app, self._view(), request)
-        finally:
-            status.waiting = False
         if decision.verdict == "session":
+            status = self._status()
             status.allowed = (*status.allowed, request.session_scope)
         return decision
 
     async def budget(self, question: str) -> bool:
         from neocode_tui.tui.budget import ask_budget  # after the first frame (start-up)
 
-        return await ask_budget(self._app, question)
+        with self._waiting():
+            return await ask_budget(self._app, question)
 
     async def elicit(self, question: Question) -> Answer:
         from neocode_tui.tui.elicitation import ask_user  # after the first frame (start-up)
 
-        return await ask_user(self._app, question)
+        with self._waiting():
+            return await ask_user(self._app, question)
 
     async def review_plan(self, proposed: PlanProposed) -> PlanDecision:
         from neocode_tui.tui.plan_review import DECIDED, review  # after the first frame (start-up)
 
         view = self._view()
-        decision = await review(self._app, view, proposed)
+        with self._waiting():
+            decision = await review(self._app, view, proposed)
         feedback = f": {decision.feedback}" if decision.feedback else ""
         view.add_notice("info", DECIDED[decision.mode] + feedback)
         return decision

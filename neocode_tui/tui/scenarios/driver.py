@@ -18,6 +18,7 @@ from typing import Protocol
 
 from textual import events
 from textual.pilot import Pilot
+from textual.screen import ModalScreen
 
 from neocode_tui.chat import ChatRequest
 from neocode_tui.config import Settings
@@ -27,8 +28,6 @@ from neocode_tui.events import (
 from neocode_tui.providers import Provider
 from neocode_tui.providers.scripted import ScriptedProvider, TurnSource
 from neocode_tui.tui.app import NeoCodeApp
-from neocode_tui.tui.approval import ApprovalScreen
-from neocode_tui.tui.plan_review import PlanScreen
 from neocode_tui.vocabulary import ApprovalMode
 
 SIZE = (100, 32)
@@ -214,8 +213,9 @@ class Driver:
         self.provider.hold()  # what this step allowed ends with it (a later run waits again)
 
     def _idle(self) -> bool:
-        """Nothing will happen without the user: no run, or a question waits for an answer."""
-        return not self.app.working or isinstance(self.app.screen, ApprovalScreen | PlanScreen)
+        """Nothing will happen without the user: no run, or a question (an approval, a plan,
+        a budget, an MCP server's) waits on screen for an answer."""
+        return not self.app.working or (self.app.status.waiting and isinstance(self.app.screen, ModalScreen))
 
     async def settle(self) -> None:
         """Wait until the model is held, a question is on screen or the run is over."""
