@@ -106,6 +106,9 @@ class AgentLoop:
         then): compaction hooks in here, so a long run goes on inside the window."""
         self.before_request: BeforeRequest | None = None
         """A spending limit hooks in here: a refusal ends the run as an error."""
+        self.sent_from: Callable[[], int] = lambda: 0
+        """How many of the oldest messages a request leaves out: those of a history too long
+        for the window that could not be compacted (they stay in ``messages``)."""
         self.pending_notes: Callable[[], list[str]] | None = None
         """Lines the model is told before its next request, appended after the messages it
         has seen (which stay as they were sent): background commands that ended."""
@@ -233,10 +236,11 @@ class AgentLoop:
             self._add(Message(role="user", content="\n".join(f"[{note}]" for note in notes)))
         if self.system_prompt is None:
             self.system_prompt = await asyncio.to_thread(self.built_system_prompt)
+        sent = self.messages[self.sent_from():]
         request = ChatRequest(
             model=self.provider.model,
             system=self._system_for_mode(),
-            messages=list(self.messages) if self.images else without_images(self.messages),
+            messages=sent if self.images else without_images(sent),
             tools=self.tools.specs(),
             tool_choice=tool_choice,
         )

@@ -154,6 +154,7 @@ class AgentSession:
             system_prompt=self.loop.current_system_prompt, tool_specs=self.loop.tools.specs,
         )
         """The context's fill and the session's cost."""
+        self.loop.sent_from = lambda: self.meter.sent_from
         self.side = SideWork(lambda: self.settings, lambda: self.provider, self.meter, self.secrets)
         """The small model's work (titles, summaries); ``side.provider()`` for subagents."""
         self.budget = Budget(self.meter, lambda: self.settings.max_budget_usd, self.notice)
@@ -508,6 +509,7 @@ class AgentSession:
             result = await self.restore.write_back(preview)
         kept = self.messages[: checkpoint.message_index]
         self.loop.messages[:] = kept
+        self.meter.history_replaced(costs=False)
         self._close_store()
         self.id = None
         if self.ensure_saved() and self._store is not None:
