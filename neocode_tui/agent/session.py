@@ -446,8 +446,9 @@ class AgentSession:
             )
         )
 
-    def clear(self) -> None:
-        """Start a fresh conversation; the current one stays saved."""
+    def clear(self) -> list[Job]:
+        """Start a fresh conversation; the current one stays saved. The background commands
+        keep running (``BackgroundJobs.new_conversation``): the ones that do."""
         self.require_idle("/clear")
         self.lifecycle.restart("clear")  # while the id is still the ended session's
         self._close_store()
@@ -460,6 +461,7 @@ class AgentSession:
         self.restore.forget_unsaved()
         self._emit(TranscriptReplaced(turn=self.loop.turn, reason="cleared"))
         self.own_tools.set_todos([], save=False)
+        return self.jobs.new_conversation()
 
     def resume(self, session_id: str | None = None) -> SessionInfo:
         """Continue a saved session (by id or id prefix; the latest here when None).

@@ -124,9 +124,11 @@ async def test_load_replays_the_lines_a_stopped_command_had_printed(
         assert (await asyncio.wait_for(running, 60)).stop_reason == "cancelled"
         live = first.client.call_updates("c1")[-1]
 
+    model.reply("It was stopped at step 300.")
     async with editor(env, workspace) as second:
         await second.conn.load_session(cwd=str(workspace), session_id=session.session_id)
         replayed = next(u for u in second.client.updates if isinstance(u, ToolCallStart))
+        await second.conn.prompt(session_id=session.session_id, prompt=[text_block("where?")])
 
     for shown in (live, replayed):
         assert shown.status == "failed"
@@ -134,5 +136,6 @@ async def test_load_replays_the_lines_a_stopped_command_had_printed(
         assert printed.startswith("```\n… 100 earlier lines\nstep 101 of 300\n")
         assert printed.endswith("step 300 of 300\n```")
         assert "stopped and may have done part of its work" in result
-    sent = json.dumps(model.request(1)["messages"])
-    assert "step 300" not in sent  # the editor's, never the model's
+    sent = json.dumps(model.request(2)["messages"])  # after the load: the same as live
+    assert "stopped and may have done part of its work" in sent and "where?" in sent
+    assert "step 300 of 300" not in sent  # the editor's, never the model's
