@@ -106,7 +106,7 @@ class Meter:
         session; ``refit``). Found once per history, when first asked, counting back from
         the newest: what is appended after is sent."""
         if self._sent_from is None:
-            self._sent_from = newest_that_fit(self._messages(), self._history_budget(0))
+            self._sent_from = self._fitted(0)
         return self._sent_from
 
     def sent(self) -> list[Message]:
@@ -117,13 +117,17 @@ class Meter:
     def refit(self, prompt: str) -> int:
         """Leave out the oldest messages, if need be, so that the history and ``prompt``
         fit below the threshold; how many are left out now."""
-        fitted = newest_that_fit(self._messages(), self._history_budget(estimate_tokens(prompt)))
+        fitted = self._fitted(estimate_tokens(prompt))
         if fitted > self.sent_from:
             self._sent_from, self._last_usage = fitted, None
         return self.sent_from
 
-    def _history_budget(self, prompt_tokens: int) -> int:
-        return int(self.working_window * self._settings().compact_threshold) - self.fixed_tokens() - prompt_tokens
+    def _fitted(self, prompt_tokens: int) -> int:
+        """Where the newest messages that fit below the threshold start; 0 (all of them)
+        when the instructions and tools alone fill that much: leaving messages out would
+        not make it fit."""
+        room = int(self.working_window * self._settings().compact_threshold) - self.fixed_tokens()
+        return newest_that_fit(self._messages(), room - prompt_tokens) if room > 0 else 0
 
     def _sent_tokens(self) -> int:
         messages, start = self._messages(), self.sent_from
