@@ -94,6 +94,14 @@ async def measure(started: float, resume: bool) -> dict[str, float]:
         await drawn(view)
         figures["first_screen_s"] = time.time() - started
         figures["blocks"] = len(view._lines.blocks)
+        meter = app.session.meter
+        began = time.perf_counter()
+        figure = meter.context  # what the status bar reads after each turn
+        figures["meter_s"] = time.perf_counter() - began
+        began = time.perf_counter()
+        assert meter.context == figure  # asked again: the same history
+        figures["meter_again_s"] = time.perf_counter() - began
+        figures["ctx_percent"] = figure.tokens / meter.working_window * 100
         cpu = time.process_time()
         await asyncio.sleep(IDLE_SECONDS)
         figures["idle_cpu_s"] = time.process_time() - cpu
@@ -156,14 +164,17 @@ def main() -> None:
     base, long = rows[0], rows[args.messages]
     print(f"bench_long_session: the real app resuming a session file, {SIZE[0]}x{SIZE[1]}, headless")
     print(f"{'messages':>9}{'chars':>11}{'blocks':>8}{'1st screen':>12}{'idle CPU':>10}{'10 PgUp':>9}"
-          f"{'Home':>7}{'End':>7}{'append':>8}{'Ctrl+O':>8}{'resize':>8}{'peak RSS':>10}")
+          f"{'Home':>7}{'End':>7}{'append':>8}{'Ctrl+O':>8}{'resize':>8}{'peak RSS':>10}"
+          f"{'meter':>8}{'again':>8}{'ctx':>7}")
     for count, row in rows.items():
         print(f"{count:9,}{row['chars']:11,}{row['blocks']:8,.0f}{row['first_screen_s'] * 1e3:10.0f}ms"
               f"{row['idle_cpu_s'] * 1e3:8.0f}ms{row['pageup_10_cpu_s'] * 1e3:7.0f}ms{row['home_s'] * 1e3:5.0f}ms"
               f"{row['end_s'] * 1e3:5.0f}ms{row['append_s'] * 1e3:6.0f}ms{row['transcript_s'] * 1e3:6.0f}ms"
-              f"{row['resize_s'] * 1e3:6.0f}ms{row['rss_mb']:8.0f}MB")
+              f"{row['resize_s'] * 1e3:6.0f}ms{row['rss_mb']:8.0f}MB"
+              f"{row['meter_s'] * 1e3:6.1f}ms{row['meter_again_s'] * 1e3:6.1f}ms{row['ctx_percent']:6.0f}%")
     print(f"(first screen: from the process's start, imports included; idle CPU: the {IDLE_SECONDS:.0f} s after it; "
-          f"10 PgUp: CPU)")
+          f"10 PgUp: CPU; meter: the context figure after the resume, first and again, and what it "
+          "reads against the window the next request is sent to)")
     short = rows[100]
     print(f"\n{args.messages:,} messages against 100: first screen "
           f"{long['first_screen_s'] / short['first_screen_s']:.2f}x "

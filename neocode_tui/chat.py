@@ -60,6 +60,29 @@ class Image(BaseModel):
     """Bytes as sent (before base64)."""
 
 
+class PrintedOutput(BaseModel):
+    """What a command stopped part way had printed, as a live panel showed it: its last
+    lines, each cut (``live_output``), and how many came before them."""
+
+    model_config = DEFERRED
+
+    lines: list[str]
+    hidden: int = 0
+
+
+class RunEnd(BaseModel):
+    """How a run ended when it did not simply finish (interrupted, at the turn limit, an
+    error): kept on the run's last message, so a resumed session shows the notice it showed."""
+
+    model_config = DEFERRED
+
+    reason: Literal["cancelled", "turn_limit", "error"]
+    message: str = ""
+    """The error's words (``error``)."""
+    kind: str = ""
+    """The error's kind (``error``), which picks the hint shown with it."""
+
+
 class Message(BaseModel):
     model_config = DEFERRED
 
@@ -82,6 +105,10 @@ class Message(BaseModel):
     """For ``role="tool"``: how the call ended (``ok``, ``error``, ``denied``, ``interrupted``,
     ``skipped``), so a resumed session draws it as it was; empty in older sessions. Never
     sent to a model."""
+    output: PrintedOutput | None = None
+    """For ``role="tool"`` of a command stopped while it ran: what it had printed (never sent)."""
+    ended: RunEnd | None = None
+    """The run ended after this message otherwise than done (never sent)."""
 
 
 class ToolSpec(BaseModel):

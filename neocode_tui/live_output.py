@@ -16,6 +16,9 @@ from collections import deque
 
 LIVE_OUTPUT_LINES = 10
 """How many of the latest output lines a running command's panel shows."""
+KEPT_OUTPUT_LINES = 200
+"""How many of its last lines a command stopped part way keeps in the session: as many as
+an editor's panel shows live, so every front end can show again what it showed."""
 MAX_LINE_CHARS = 500
 """Characters kept of one line: more than any panel is wide, so cutting them never shows."""
 
@@ -114,6 +117,14 @@ class LiveTail:
         if redraw >= 0:
             line = line[redraw:]
         return line[: 2 * MAX_LINE_CHARS]
+
+    @classmethod
+    def saved(cls, lines: list[str], hidden: int, keep: int = LIVE_OUTPUT_LINES) -> LiveTail:
+        """A tail as a session kept it: ``lines`` (already cut), after ``hidden`` others."""
+        tail = cls(keep)
+        tail.feed("".join(f"{line}\n" for line in lines))
+        tail.ended_lines += hidden
+        return tail
 
     @property
     def lines(self) -> list[str]:

@@ -6,8 +6,9 @@ tree and output caps as a foreground command. What it prints is kept in two boun
 pieces: the output not read yet (head and tail, as a foreground result is cut), which
 ``bash_output`` takes, and its latest lines, which ``/ps`` shows. At most ``MAX_RUNNING``
 run at once and ``KEEP_FINISHED`` finished ones are remembered; when the session ends every
-one still running is killed, its whole tree. The model hears of a job that ended without
-it reading the end at its next request (``take_notes``).
+one still running is killed, its whole tree; a fresh conversation (``/clear``) keeps them.
+The model hears of a job that ended without it reading the end at its next request
+(``take_notes``).
 """
 
 from __future__ import annotations
@@ -230,6 +231,14 @@ class BackgroundJobs:
                     notes.append(f"background command {job.id} ({job.summary}) ended: "
                                  f"{job.status}; bash_output {job.id} reads the rest of its output")
         return [self.scrub(note) for note in notes]
+
+    def new_conversation(self) -> list[Job]:
+        """A fresh conversation (``/clear``): the jobs go on, since they are the user's
+        (a dev server outlives a topic) and ``/ps`` still lists them; its model did not
+        start them, so it hears nothing of how they end (the user does). The ones running."""
+        for job in self.jobs.values():
+            job.told = True
+        return self.running
 
     def listing(self) -> str:
         """What ``/ps`` shows: each job, its state and time, its latest lines."""

@@ -171,9 +171,11 @@ async def _reported(work: Awaitable[Outcome], name: str) -> Outcome:
 
 @_command("clear", "start a fresh conversation", idle=True)
 async def _clear(session: AgentSession, _: str) -> Outcome:
-    session.clear()
+    running = session.clear()
+    kept = (f"; {len(running)} background command{'s' * (len(running) != 1)} keep{'s' * (len(running) == 1)} "
+            "running (/ps lists them, /ps kill ID stops one)") if running else ""
     return Report("a fresh conversation: the model no longer sees the earlier messages "
-                  "(the old session stays saved; /resume brings it back)")
+                  f"(the old session stays saved; /resume brings it back){kept}")
 
 
 def _profiles(session: AgentSession) -> list[str]:

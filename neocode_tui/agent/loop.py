@@ -35,7 +35,7 @@ from neocode_tui.agent.tools import ToolRegistry, default_tools
 from neocode_tui.agent.tools.skill import UseSkill
 from neocode_tui.agent.transcript import INTERRUPTED, STOPPED, tool_result, unanswered_calls
 from neocode_tui.agent.workspace import Workspace
-from neocode_tui.chat import ChatRequest, Image, Message
+from neocode_tui.chat import ChatRequest, Image, Message, RunEnd
 from neocode_tui.collector import CollectedTurn, Collector
 from neocode_tui.events import ErrorInfo, StreamEvent, Usage
 from neocode_tui.known_secrets import Secrets
@@ -106,6 +106,9 @@ class AgentLoop:
         then): compaction hooks in here, so a long run goes on inside the window."""
         self.before_request: BeforeRequest | None = None
         """A spending limit hooks in here: a refusal ends the run as an error."""
+        self.sent_from: Callable[[], int] = lambda: 0
+        """How many of the oldest messages a request leaves out: those of a history too long
+        for the window that could not be compacted (they stay in ``messages``)."""
         self.pending_notes: Callable[[], list[str]] | None = None
         """Lines the model is told before its next request, appended after the messages it
         has seen (which stay as they were sent): background commands that ended."""
@@ -181,10 +184,22 @@ class AgentLoop:
             finished = await self._run_turns()
         except asyncio.CancelledError:
             self._stopped = self._cancelled()
-            self._emit(self._stopped)
+            self._ended(self._stopped)
             raise
-        self._emit(finished)
+        self._ended(finished)
         return finished
+
+    def _ended(self, finished: RunFinished) -> None:
+        """A run that did not simply finish leaves its end on its last message (and in the
+        file), so a resumed session shows what was shown."""
+        if finished.reason != "done" and self.messages:
+            error = finished.error
+            ended = RunEnd(reason=finished.reason, message=error.message if error else "",
+                           kind=error.kind if error else "")
+            self.messages[-1] = self.messages[-1].model_copy(update={"ended": ended})
+            if self.session is not None:
+                self.session.append_run_end(ended)
+        self._emit(finished)
 
     async def _run_turns(self) -> RunFinished:
         for number in range(self.max_turns):
@@ -221,10 +236,11 @@ class AgentLoop:
             self._add(Message(role="user", content="\n".join(f"[{note}]" for note in notes)))
         if self.system_prompt is None:
             self.system_prompt = await asyncio.to_thread(self.built_system_prompt)
+        sent = self.messages[self.sent_from():]
         request = ChatRequest(
             model=self.provider.model,
             system=self._system_for_mode(),
-            messages=list(self.messages) if self.images else without_images(self.messages),
+            messages=sent if self.images else without_images(sent),
             tools=self.tools.specs(),
             tool_choice=tool_choice,
         )
@@ -321,7 +337,8 @@ class AgentLoop:
         running = self.runner.take_running()
         for call in unanswered_calls(self.messages):
             result = running_text if running_text and call.id in running else text
-            self._add(tool_result(call, result, is_error=True, status=status))
+            self._add(tool_result(call, result, is_error=True, status=status,
+                                  output=running.get(call.id)))
             self._emit(
                 ToolFinished(
                     turn=self.turn, index=self._call_index.get(call.id, 0), call_id=call.id,

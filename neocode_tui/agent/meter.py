@@ -22,6 +22,7 @@ from neocode_tui.agent.context import (
     message_tokens,
     reported_tokens,
 )
+from neocode_tui.agent.history_fit import newest_that_fit
 from neocode_tui.agent.pricing import request_cost
 from neocode_tui.chat import Message, ToolSpec
 from neocode_tui.config import Settings
@@ -59,6 +60,11 @@ class Meter:
         """The last request's usage, while the history is the one it was counted on."""
         self._counted = 0
         """How many messages that request's figure covers; later ones are estimated."""
+        self._sent_from: int | None = None
+        """Where what a request sends starts in the history; None: to be found (again)."""
+        self._estimated: tuple[tuple[int, int, int], int] = ((0, 0, 0), 0)
+        """The tokens estimated for the messages sent, and of which: asked once per frame
+        would otherwise count a long history again each time."""
         self._costs: dict[tuple[str, bool], ModelCost] = {}
         self.largest_output = 0
         """The longest answer so far, in tokens: what a budget expects the next to be."""
@@ -77,17 +83,58 @@ class Meter:
     @property
     def context(self) -> ContextFigure:
         """What the next request carries at least: the last request as the server counted
-        it plus what came after, else an estimate of the whole."""
+        it plus what came after, else an estimate of the whole of what it sends."""
         reported = reported_tokens(self._last_usage)
         if reported is None:
-            tokens = sum(part.tokens for part in self.context_parts())
+            tokens = self.fixed_tokens() + self._sent_tokens()
         else:
             tokens = reported + sum(message_tokens(m) for m in self._messages()[self._counted:])
         return ContextFigure(tokens=tokens, window=self.context_window, estimated=reported is None)
 
     def context_parts(self) -> list[ContextPart]:
         """What fills the window, estimated part by part (for ``/context``)."""
-        return breakdown(self._system_prompt(), self._tool_specs(), self._messages())
+        return breakdown(self._system_prompt(), self._tool_specs(), self.sent())
+
+    def fixed_tokens(self) -> int:
+        """The instructions and tool definitions every request carries, estimated."""
+        return sum(part.tokens for part in breakdown(self._system_prompt(), self._tool_specs(), [])[:-2])
+
+    @property
+    def sent_from(self) -> int:
+        """How many of the oldest messages requests leave out: none, unless the history is
+        more than fits below the compaction threshold and was not compacted (a resumed long
+        session; ``refit``). Found once per history, when first asked, counting back from
+        the newest: what is appended after is sent."""
+        if self._sent_from is None:
+            self._sent_from = self._fitted(0)
+        return self._sent_from
+
+    def sent(self) -> list[Message]:
+        """The messages the next request sends."""
+        messages, start = self._messages(), self.sent_from
+        return messages[start:] if start else messages
+
+    def refit(self, prompt: str) -> int:
+        """Leave out the oldest messages, if need be, so that the history and ``prompt``
+        fit below the threshold; how many are left out now."""
+        fitted = self._fitted(estimate_tokens(prompt))
+        if fitted > self.sent_from:
+            self._sent_from, self._last_usage = fitted, None
+        return self.sent_from
+
+    def _fitted(self, prompt_tokens: int) -> int:
+        """Where the newest messages that fit below the threshold start; 0 (all of them)
+        when the instructions and tools alone fill that much: leaving messages out would
+        not make it fit."""
+        room = int(self.working_window * self._settings().compact_threshold) - self.fixed_tokens()
+        return newest_that_fit(self._messages(), room - prompt_tokens) if room > 0 else 0
+
+    def _sent_tokens(self) -> int:
+        messages, start = self._messages(), self.sent_from
+        key = (start, len(messages), id(messages[-1]) if messages else 0)
+        if self._estimated[0] != key:
+            self._estimated = key, sum(message_tokens(m) for m in messages[start:])
+        return self._estimated[1]
 
     @property
     def costs(self) -> list[ModelCost]:
@@ -137,7 +184,8 @@ class Meter:
     def history_replaced(self, *, costs: bool) -> None:
         """The history is another one now (compacted, resumed, cleared): the last figure no
         longer counts it; ``costs``: neither do the costs (a different conversation)."""
-        self._last_usage = None
+        self._last_usage = self._sent_from = None
+        self._estimated = ((0, 0, 0), 0)
         if costs:
             self._costs = {}
 
@@ -147,8 +195,7 @@ class Meter:
         if not self._messages():
             return False
         limit = self.working_window * self._settings().compact_threshold
-        fixed = sum(part.tokens for part in self.context_parts()[:-2])
-        return self.context.tokens + estimate_tokens(prompt) >= limit > fixed
+        return self.context.tokens + estimate_tokens(prompt) >= limit > self.fixed_tokens()
 
     def over_window(self, prompt: str) -> bool:
         return self.context.tokens + estimate_tokens(prompt) > self.working_window

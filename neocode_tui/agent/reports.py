@@ -29,6 +29,9 @@ def context_report(session: AgentSession) -> str:
     lines = [head, ""]
     for part in session.meter.context_parts():
         lines.append(f"  {part.name:<24}{about(part.tokens):>9}  {_share(part.tokens, window)}")
+    if left_out := session.meter.sent_from:
+        lines.append(f"  {'left out (too long)':<24}{left_out:>9,}  of {len(session.messages):,} "
+                     "messages: the oldest, kept on screen and in the session file")
     threshold = session.settings.compact_threshold
     lines += ["", f"The parts are estimates (about 4 characters a token). Past {threshold:.0%} "
               "the older history is summarised before the next request; /compact does it now."]

@@ -154,6 +154,7 @@ class AgentSession:
             system_prompt=self.loop.current_system_prompt, tool_specs=self.loop.tools.specs,
         )
         """The context's fill and the session's cost."""
+        self.loop.sent_from = lambda: self.meter.sent_from
         self.side = SideWork(lambda: self.settings, lambda: self.provider, self.meter, self.secrets)
         """The small model's work (titles, summaries); ``side.provider()`` for subagents."""
         self.budget = Budget(self.meter, lambda: self.settings.max_budget_usd, self.notice)
@@ -445,8 +446,9 @@ class AgentSession:
             )
         )
 
-    def clear(self) -> None:
-        """Start a fresh conversation; the current one stays saved."""
+    def clear(self) -> list[Job]:
+        """Start a fresh conversation; the current one stays saved. The background commands
+        keep running (``BackgroundJobs.new_conversation``): the ones that do."""
         self.require_idle("/clear")
         self.lifecycle.restart("clear")  # while the id is still the ended session's
         self._close_store()
@@ -459,6 +461,7 @@ class AgentSession:
         self.restore.forget_unsaved()
         self._emit(TranscriptReplaced(turn=self.loop.turn, reason="cleared"))
         self.own_tools.set_todos([], save=False)
+        return self.jobs.new_conversation()
 
     def resume(self, session_id: str | None = None) -> SessionInfo:
         """Continue a saved session (by id or id prefix; the latest here when None).
@@ -508,6 +511,7 @@ class AgentSession:
             result = await self.restore.write_back(preview)
         kept = self.messages[: checkpoint.message_index]
         self.loop.messages[:] = kept
+        self.meter.history_replaced(costs=False)
         self._close_store()
         self.id = None
         if self.ensure_saved() and self._store is not None:

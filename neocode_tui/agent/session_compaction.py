@@ -92,18 +92,36 @@ class Compaction:
             self._work = None
 
     async def before_prompt(self, prompt: str) -> RunFinished | None:
-        """Past the threshold, the older history is compacted before ``prompt`` is sent; the
-        end of the run when it is not sent (interrupted, or it cannot fit)."""
+        """Past the threshold, or with a history more than fits (a resumed long session,
+        of which the meter counts only the newest messages that fit), the history is
+        compacted before ``prompt`` is sent. When it cannot be, a history over the window
+        is sent from its newest messages that fit, and the user is told how many were left
+        out. The end of the run when it is not sent (interrupted, or it cannot fit)."""
         self._done_in_run = False
-        if not self._meter.over_threshold(prompt):
+        left_out = self._meter.sent_from
+        if not left_out and not self._meter.over_threshold(prompt):
             return None
-        if await self.compact("", f"the context passed {self._threshold_words}"):
+        reason = ("the history is more than fits the window" if left_out
+                  else f"the context passed {self._threshold_words}")
+        if await self.compact("", reason):
             return None
         if self._cancelled:  # Esc while compacting: the prompt is not sent
             return self._ended("cancelled", None)
-        if self._meter.over_window(prompt):  # it cannot fit: not worth its upload
-            return self._not_sent(prompt)
+        if self._meter.over_window(prompt):
+            self._meter.refit(prompt)
+            if self._meter.over_window(prompt):  # not even the last prompt's turn fits
+                return self._not_sent(prompt)
+        if self._meter.sent_from:
+            self._say_trimmed()
         return None
+
+    def _say_trimmed(self) -> None:
+        total, left_out = len(self._messages()), self._meter.sent_from
+        self._notice("warning", (
+            f"not compacted, so this request sends only the newest {total - left_out:,} "
+            f"messages ({about(self._meter.context.tokens)} tokens, which fit the model's "
+            f"window): the oldest {left_out:,} of {total:,} are left out. The session file and "
+            "the screen keep them all; /compact tries again"))
 
     async def between_turns(self) -> None:
         """Within a run, before its next request: past the threshold, the older history is

@@ -35,7 +35,7 @@ from pydantic import BaseModel, ValidationError
 from neocode_tui.agent.image_store import restored, stored
 from neocode_tui.agent.todos import Todo
 from neocode_tui.agent.transcript import repair
-from neocode_tui.chat import Message
+from neocode_tui.chat import Message, RunEnd
 from neocode_tui.errors import SessionBusy, SessionNotFound
 from neocode_tui.events import Usage
 from neocode_tui.paths import data_dir, open_private
@@ -204,6 +204,11 @@ class SessionStore:
     def append_todos(self, todos: list[Todo]) -> None:
         """The agent's task list from here on, whole."""
         self._write({"type": "todos", "todos": [todo.model_dump() for todo in todos]})
+
+    def append_run_end(self, ended: RunEnd) -> None:
+        """The run ended after the last message written, as ``ended`` says (loading puts it
+        back on that message)."""
+        self._write({"type": "run_end", **ended.model_dump(exclude_defaults=True)})
 
     def append_usage(self, usage: Usage) -> None:
         self._write({"type": "usage", "usage": usage.model_dump()})
@@ -483,6 +488,9 @@ def _load(info: SessionInfo) -> LoadedSession:
             try:
                 if record.get("type") == "message":
                     messages.append(Message.model_validate(record.get("message")))
+                elif record.get("type") == "run_end" and messages:
+                    messages[-1] = messages[-1].model_copy(
+                        update={"ended": RunEnd.model_validate(record)})
                 elif record.get("type") == "compaction":
                     messages = [Message.model_validate(m) for m in record.get("messages") or []]
                 elif record.get("type") == "subagent" and isinstance(record.get("call_id"), str):

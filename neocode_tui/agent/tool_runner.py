@@ -34,10 +34,10 @@ from neocode_tui.agent.memory_files import MemoryFiles
 from neocode_tui.agent.tools import Tool, ToolError, ToolOutput, ToolRegistry
 from neocode_tui.agent.transcript import tool_result
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
-from neocode_tui.chat import Image, Message, ToolCall
+from neocode_tui.chat import Image, Message, PrintedOutput, ToolCall
 from neocode_tui.collector import CollectedToolCall
 from neocode_tui.known_secrets import Secrets
-from neocode_tui.live_output import LineCap
+from neocode_tui.live_output import KEPT_OUTPUT_LINES, LineCap, LiveTail
 
 BeforeTool = Callable[[Tool[Any], list[Path]], Awaitable[None]]
 """Told each approved call's tool and the paths it will write, just before it runs."""
@@ -71,13 +71,15 @@ class ToolRunner:
         self._add = add
         self._turn = turn
         self._live = live
-        self._running: set[str] = set()
-        """The ids of the calls whose tools are running: a cancel stops them part way."""
+        self._running: dict[str, LiveTail] = {}
+        """The calls whose tools are running, by id, with the last lines each has printed:
+        a cancel stops them part way, and what they printed stays in the transcript."""
 
-    def take_running(self) -> set[str]:
-        """The calls whose tools were running (a cancel stopped them), forgotten here."""
-        running, self._running = self._running, set()
-        return running
+    def take_running(self) -> dict[str, PrintedOutput | None]:
+        """The calls whose tools were running (a cancel stopped them), forgotten here, with
+        what each had printed (None: nothing)."""
+        running, self._running = self._running, {}
+        return {call_id: _printed(tail) for call_id, tail in running.items()}
 
     async def run(self, calls: list[CollectedToolCall]) -> None:
         for batch in self._batches(calls):
@@ -183,11 +185,11 @@ class ToolRunner:
                     arguments=call.arguments_json,
                 )
             )
-            self._running.add(call.id)
+            printed = self._running[call.id] = LiveTail(keep=KEPT_OUTPUT_LINES)
             CURRENT_CALL.set(RunningCall(turn, call.index, call.id))
             started = self.clock()
-            output = await tool.run(args, self.workspace, self._live_output(call))
-            self._running.discard(call.id)
+            output = await tool.run(args, self.workspace, self._live_output(call, printed))
+            self._running.pop(call.id, None)
             output = await self._with_instructions(tool.touches(args, self.workspace), output)
         except (ToolError, PathOutsideWorkspace) as exc:
             return result(str(exc))
@@ -237,10 +239,11 @@ class ToolRunner:
             update={"result": f"{finished.result}\n\n[PostToolUse hook: {self.secrets(note)}]"}
         )
 
-    def _live_output(self, call: CollectedToolCall) -> Callable[[str], None] | None:
+    def _live_output(self, call: CollectedToolCall, printed: LiveTail) -> Callable[[str], None] | None:
         """Passes output on line by line: a key never spans two lines, so each line can
         be redacted whole. Each line is cut (``LineCap``), so one endless line costs no
-        more than many short ones. A last line without an end shows up in the final result."""
+        more than many short ones. A last line without an end shows up in the final result.
+        ``printed`` keeps the last lines shown, for a stop part way."""
         if not self._live():
             return None
         turn = self._turn()
@@ -249,10 +252,15 @@ class ToolRunner:
 
         def feed(text: str) -> None:
             if ended := lines.feed(text):
-                emit(ToolOutputDelta(turn=turn, index=call.index, call_id=call.id,
-                                     text=self.secrets(ended)))
+                shown = self.secrets(ended)
+                printed.feed(shown)
+                emit(ToolOutputDelta(turn=turn, index=call.index, call_id=call.id, text=shown))
 
         return feed
+
+
+def _printed(tail: LiveTail) -> PrintedOutput | None:
+    return PrintedOutput(lines=tail.lines, hidden=tail.hidden) if tail.total_lines else None
 
 
 def as_tool_call(call: CollectedToolCall) -> ToolCall:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from neocode_tui.chat import Image, Message, ToolCall
+from neocode_tui.chat import Image, Message, PrintedOutput, ToolCall
 
 INTERRUPTED = "interrupted by the user: this call was not run"
 STOPPED = "interrupted by the user while it ran: it was stopped and may have done part of its work"
@@ -33,11 +33,11 @@ def unanswered_calls(messages: list[Message]) -> list[ToolCall]:
 
 def tool_result(
     call: ToolCall, content: str, is_error: bool = False, duration: float | None = None,
-    images: Sequence[Image] = (), status: str = "",
+    images: Sequence[Image] = (), status: str = "", output: PrintedOutput | None = None,
 ) -> Message:
     return Message(
         role="tool", content=content, tool_call_id=call.id, name=call.name, is_error=is_error,
-        duration=duration, images=list(images), status=status,
+        duration=duration, images=list(images), status=status, output=output,
     )
 
 

@@ -260,8 +260,9 @@ class UpdateTranslator:
     def _tool_finished(self, event: ToolFinished) -> None:
         call = self._find(event.turn, event.index, event.call_id, event.name)
         change = diff_content(event.change)
+        printed = call.output if event.status == "interrupted" and call.output.total_lines else None
         call.pending.update(status=FINISHED.get(event.status, "failed"),
-                            content=result_content(event.result, change, event.status))
+                            content=result_content(event.result, change, event.status, printed))
         call.output_changed = False  # the result replaces the live output
         call.done = True
         self._send(call, force=True)
@@ -325,7 +326,10 @@ class UpdateTranslator:
             content: list[Any] = []
         else:
             status = "failed" if result.is_error else "completed"
-            content = [tool_content(text_block(fenced(result.content)))]
+            saved = result.output  # a command stopped part way: what it had printed
+            printed = None if saved is None else LiveTail.saved(
+                saved.lines, saved.hidden, keep=LIVE_OUTPUT_LINES)
+            content = result_content(result.content, None, result.status, printed)
         call.acp_id = self._unique(call.model_id)
         self.put(start_tool_call(
             call.acp_id, title(tool, call.name, arguments), kind=kind(tool, call.name),
@@ -461,12 +465,15 @@ def diff_content(change: FileChange | None) -> FileEditToolCallContent | None:
 
 
 def result_content(
-    result: str, change: FileEditToolCallContent | None, status: str
+    result: str, change: FileEditToolCallContent | None, status: str,
+    printed: LiveTail | None = None,
 ) -> list[Any]:
-    """A tool's result for the client: the diff of an edit that happened, else its text."""
+    """A tool's result for the client: the diff of an edit that happened, else its text,
+    under what a command stopped part way had printed (``printed``)."""
     if change is not None and status == "ok":
         return [change, tool_content(text_block(result.splitlines()[0] if result else ""))]
-    return [tool_content(text_block(fenced(result)))]
+    shown = [tool_content(text_block(fenced(live_text(printed))))] if printed is not None else []
+    return [*shown, tool_content(text_block(fenced(result)))]
 
 
 def live_text(output: LiveTail) -> str:

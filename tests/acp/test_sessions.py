@@ -102,3 +102,40 @@ async def test_a_session_made_and_never_prompted_is_loaded_and_prompted_in_a_lat
     assert reply.stop_reason == "end_turn"
     assert second.client.text() == "Later, then: hello."
     assert "say hello" in json.dumps(model.request(0)["messages"])
+
+
+async def test_load_replays_the_lines_a_stopped_command_had_printed(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    """A command cancelled while it ran shows what it had printed above the words saying it
+    was stopped: live, and again when the session is loaded."""
+    command = 'for n in $(seq 1 300); do echo "step $n of 300"; done; sleep 600'
+    model.reply("", [("c1", "bash", json.dumps({"command": command}))])
+    env = agent_env(model.server.url, home)
+    async with editor(env, workspace) as first:
+        session = await first.conn.new_session(cwd=str(workspace))
+        await first.conn.set_session_mode(session_id=session.session_id, mode_id="full-auto")
+        running = asyncio.create_task(first.conn.prompt(
+            session_id=session.session_id, prompt=[text_block("count")]))
+        await first.client.wait_for(lambda: any(
+            "step 300 of 300" in block.content.text for u in first.client.call_updates("c1")
+            for block in u.content or []), within=60)
+        await first.conn.cancel(session_id=session.session_id)
+        assert (await asyncio.wait_for(running, 60)).stop_reason == "cancelled"
+        live = first.client.call_updates("c1")[-1]
+
+    model.reply("It was stopped at step 300.")
+    async with editor(env, workspace) as second:
+        await second.conn.load_session(cwd=str(workspace), session_id=session.session_id)
+        replayed = next(u for u in second.client.updates if isinstance(u, ToolCallStart))
+        await second.conn.prompt(session_id=session.session_id, prompt=[text_block("where?")])
+
+    for shown in (live, replayed):
+        assert shown.status == "failed"
+        printed, result = (block.content.text for block in shown.content)
+        assert printed.startswith("```\n… 100 earlier lines\nstep 101 of 300\n")
+        assert printed.endswith("step 300 of 300\n```")
+        assert "stopped and may have done part of its work" in result
+    sent = json.dumps(model.request(2)["messages"])  # after the load: the same as live
+    assert "stopped and may have done part of its work" in sent and "where?" in sent
+    assert "step 300 of 300" not in sent  # the editor's, never the model's

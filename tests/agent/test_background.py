@@ -10,6 +10,7 @@ import secrets
 from pathlib import Path
 
 from neocode_tui.agent.background import MAX_RUNNING
+from neocode_tui.agent.commands import Report, run_command
 from neocode_tui.agent.loop_events import Notice, ToolFinished, ToolStarted
 from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.store import find_session, load_session
@@ -210,4 +211,29 @@ async def test_a_key_printed_across_two_reads_is_still_scrubbed(dialect: Dialect
 
     assert first.startswith("(no new output)\n[still running"), "the open line waits for its end"
     assert second.startswith("[redacted]\nand more\n[exit code 0; ran ")
+    await session.aclose()
+
+
+async def test_clear_keeps_background_commands_running_and_the_fresh_conversation_hears_nothing_of_them(
+    dialect: Dialect, workspace: Path
+) -> None:
+    """A dev server outlives the topic: /clear (the same command in the app, ACP and -p)
+    keeps it and says so; the user hears when it ends, the new conversation's model not."""
+    session, recorder = make_session(dialect, workspace, approval="full-auto")
+    await run(session, dialect, bash("c1", f"{waiting_for('go')}; echo served", run_in_background=True))
+
+    outcome = await run_command(session, "clear")
+
+    assert isinstance(outcome, Report) and outcome.text.endswith(
+        "; 1 background command keeps running (/ps lists them, /ps kill ID stops one)")
+    job = session.jobs.get("b1")
+    assert not job.finished and "  b1  running, " in session.jobs.listing()
+    (workspace / "go").touch()
+    await wait_until(lambda: job.finished, what="the command's end")
+    told = [n.message for n in recorder.of(Notice) if n.message.startswith("background command b1")]
+    assert told and "ended: exit code 0" in told[0]
+    dialect.reply("Hello.")
+    await session.prompt("hi")
+    sent = json.dumps(dialect.request(3)["messages"])
+    assert "hi" in sent and "b1" not in sent and "go on" not in sent
     await session.aclose()

@@ -115,19 +115,40 @@ async def test_with_no_known_window_a_history_past_the_assumed_one_is_compacted_
     assert output["context"]["window"] is None  # still shown as unknown
 
 
-async def test_a_history_too_long_for_the_window_is_not_sent_when_it_cannot_be_compacted(
+async def test_a_history_too_long_for_the_window_sends_its_newest_messages_when_it_cannot_be_compacted(
     openai_only: Dialect, workspace: Path
 ) -> None:
     long_session(workspace, 400_000)
     openai_only.server.enqueue(json_response(500, {"error": {"message": "summariser down"}}))
+    answer(openai_only, "Done.")
 
     process = await start(openai_only, workspace, "--continue", "-p", "now fix it",
                           NEOCODE_CONTEXT_WINDOW="50000")
+    out, err = await process.communicate()
+
+    assert (process.returncode, out.decode()) == (0, "Done.\n")
+    assert len(openai_only.server.requests) == 2  # the summary request, then the newest part
+    assert sizes(openai_only)[1] < 50_000 * CHARS_PER_TOKEN
+    sent = json.dumps(openai_only.request(2)["messages"])
+    assert "question 19:" in sent and "question 0:" not in sent and "now fix it" in sent
+    text = err.decode()
+    assert "could not compact" in text and "Traceback" not in text
+    assert "of 40 are left out. The session file and the screen keep them all" in text
+
+
+async def test_a_turn_too_long_for_the_window_is_not_sent_when_it_cannot_be_compacted(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    long_session(workspace, 40_000)  # each exchange alone is more than the window
+    openai_only.server.enqueue(json_response(500, {"error": {"message": "summariser down"}}))
+
+    process = await start(openai_only, workspace, "--continue", "-p", "now fix it",
+                          NEOCODE_CONTEXT_WINDOW="4000")
     _, err = await process.communicate()
 
     assert process.returncode == 1
-    assert len(openai_only.server.requests) == 1  # the summary request, not the 400 KB one
+    assert len(openai_only.server.requests) == 1  # the summary request, not the 20 KB one
     text = err.decode()
     assert "could not compact" in text and "Traceback" not in text
-    assert ("not sent: the conversation and prompt are ~100,000 tokens, more than the model's "
-            "context window (50,000 tokens), and could not be compacted") in text
+    assert ("more than the model's context window (4,000 tokens), and could not be compacted"
+            in " ".join(text.split()))

@@ -1,12 +1,16 @@
 """A resumed session looks as it did: a denied call reads denied and an interrupted one
-interrupted, not both "failed"."""
+interrupted, not both "failed"; a command stopped part way keeps the lines it had printed,
+and where a run was interrupted the notice that said so is there again."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+from textual.pilot import Pilot
+
 from neocode_tui.config import Settings
+from neocode_tui.events import StreamEvent
 from neocode_tui.providers.scripted import scripted_reply
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.approval import ApprovalScreen
@@ -50,3 +54,68 @@ async def test_an_interrupted_command_reads_interrupted_after_a_resume(tmp_path:
         await started(again, pilot)
         resumed = await screen_shows(again, pilot, "resumed session", "⏹ interrupted")
         assert "✗ failed" not in resumed
+
+
+def resumed_app(app: NeoCodeApp, size: tuple[int, int] = SIZE) -> NeoCodeApp:
+    """The app started again on the same folder with ``--continue``."""
+    return NeoCodeApp(Settings(provider="scripted"), app.provider, app.workspace, resume="",
+                      remember_theme=False)
+
+
+INTERRUPTED_NOTICE = "Interrupted: what is shown above is all the model sent."
+STOPPED_COMMAND = 'for n in $(seq 1 30); do echo "step $n of 30"; done; sleep 600'
+
+
+async def stop_a_command(app: NeoCodeApp, pilot: Pilot[NeoCodeApp]) -> str:
+    """Run ``STOPPED_COMMAND`` until it has printed its 30 lines, then Esc; the screen then."""
+    await Driver(pilot).play([Type("build it"), Release()])
+    await screen_shows(app, pilot, "step 30 of 30")
+    await pilot.press("escape")
+    return await screen_shows(app, pilot, "⏹ interrupted", INTERRUPTED_NOTICE)
+
+
+def command_turns() -> list[list[StreamEvent]]:
+    return [scripted_reply("Running it.", [("bash", json.dumps({"command": STOPPED_COMMAND}))])]
+
+
+async def test_a_stopped_command_keeps_its_lines_and_the_notice_after_a_resume(tmp_path: Path) -> None:
+    app = scripted_app(tmp_path, command_turns(), approval="full-auto")
+    async with app.run_test(size=(100, 40)) as pilot:
+        live = await stop_a_command(app, pilot)
+        assert "… 20 earlier lines" in live and "step 21 of 30" in live
+
+    again = resumed_app(app)
+    async with again.run_test(size=(100, 40)) as pilot:
+        await started(again, pilot)
+        resumed = await screen_shows(
+            again, pilot, "resumed session", "⏹ interrupted", "… 20 earlier lines", "step 21 of 30",
+            "step 30 of 30", "stopped and may have done part of its work", INTERRUPTED_NOTICE,
+        )
+        assert "step 20 of 30" not in resumed  # the same last lines as live, the rest counted
+        # The notice is the screen's: the model is sent a valid history without it.
+        messages = again.session.messages
+        assert [m.role for m in messages] == ["user", "assistant", "tool"]
+        assert messages[2].tool_call_id == messages[1].tool_calls[0].id
+        assert all(INTERRUPTED_NOTICE not in m.content for m in messages)
+        assert "step 30 of 30" not in messages[2].content
+
+
+async def test_an_answer_interrupted_while_it_streamed_keeps_its_notice_after_a_resume(
+    tmp_path: Path,
+) -> None:
+    answer = "The loader reads the index twice because the cache is cold."
+    app = scripted_app(tmp_path, [scripted_reply(answer, delta=4)])
+    async with app.run_test(size=SIZE) as pilot:
+        await Driver(pilot).play([Type("why twice?"), Release(6)])
+        await screen_shows(app, pilot, "The loader reads")
+        await wait_until(lambda: app.provider.held, pause=pilot.pause, what="the stream held")
+        await pilot.press("escape")
+        await screen_shows(app, pilot, INTERRUPTED_NOTICE)
+
+    again = resumed_app(app)
+    async with again.run_test(size=SIZE) as pilot:
+        await started(again, pilot)
+        resumed = await screen_shows(again, pilot, "resumed session", "The loader reads",
+                                     INTERRUPTED_NOTICE)
+        assert "cache is cold" not in resumed  # what was shown, not the rest of the answer
+        assert [m.role for m in again.session.messages] == ["user", "assistant"]

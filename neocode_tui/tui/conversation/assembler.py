@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
+from neocode_tui.live_output import LiveTail
 from neocode_tui.tui.conversation.blocks import (
     Block,
     MarkdownBlock,
@@ -48,7 +49,19 @@ _HINTS = {
 def error_message(message: str, kind: str | None) -> str:
     """The error in plain words plus what the user can do about it."""
     hint = _HINTS.get(kind or "", "Send your message again to retry.")
-    return f"{message.rstrip('.')}. {hint}"
+    return f"{(message or 'The run failed').rstrip('.')}. {hint}"
+
+
+def run_end_notice(reason: str, message: str = "", kind: str = "") -> tuple[NoticeLevel, str] | None:
+    """What the conversation says where a run ended otherwise than done: live, and again
+    where a resumed session's saved run ended."""
+    if reason == "cancelled":
+        return "warning", "Interrupted: what is shown above is all the model sent."
+    if reason == "turn_limit":
+        return "warning", "Stopped at the turn limit (--max-turns): send a message to go on."
+    if reason == "error":
+        return "error", error_message(message, kind or None)
+    return None
 
 
 class BlockSink(Protocol):
@@ -102,7 +115,8 @@ class Assembler:
 
     def transcript(self, messages: list[Message], children: dict[str, list[Message]] | None = None) -> None:
         """A resumed session: every message settled, rendered lazily by the view;
-        ``children``: the subagents' transcripts by ``task`` call id."""
+        ``children``: the subagents' transcripts by ``task`` call id. Where a run ended
+        otherwise than done, the notice it showed is shown again."""
         from neocode_tui.tui.attachments import Attachment  # pydantic is loaded by now
         results = {m.tool_call_id: m for m in messages if m.role == "tool" and m.tool_call_id}
         for message in messages:
@@ -119,6 +133,9 @@ class Assembler:
                     if isinstance(block, TaskBlock):
                         block.child_done((children or {}).get(call.id, []))
                     self._sink.append(block, render=False)
+            ended = message.ended
+            if ended is not None and (shown := run_end_notice(ended.reason, ended.message, ended.kind)):
+                self._sink.append(NoticeBlock(*shown), render=False)
 
     # --- time ------------------------------------------------------------------------
 
@@ -256,13 +273,11 @@ class Assembler:
         for tool in self._tools.values():
             if not tool.finished:
                 self._set_status(tool, "interrupted" if cancelled else "skipped")
-        if cancelled:
-            self.notice("warning", "Interrupted: what is shown above is all the model sent.")
-        elif event.reason == "error" and not self._error_shown:
-            error = event.error
-            self._error(error.message if error else "The run failed", error.kind if error else None)
-        elif event.reason == "turn_limit":
-            self.notice("warning", "Stopped at the turn limit (--max-turns): send a message to go on.")
+        error = event.error
+        if event.reason == "error" and not self._error_shown:
+            self._error(error.message if error else "", error.kind if error else None)
+        elif event.reason != "error" and (shown := run_end_notice(event.reason)):
+            self.notice(*shown)
         self._turn = None
         self._awaiting_run = False
         self._reset_turn()
@@ -344,6 +359,8 @@ def _finished_call(index: int, call: ToolCall, result: Message | None) -> ToolBl
         tool.set_status("interrupted")
     else:
         tool.duration = result.duration
+        if result.output is not None:  # a command stopped part way: what it had printed
+            tool.output = LiveTail.saved(result.output.lines, result.output.hidden)
         tool.finish(_ended(result), result.content, None)
     return tool
 
