@@ -1,4 +1,4 @@
-"""The attempt-and-retry machinery both HTTP providers share (one copy of it).
+"""The attempt-and-retry machinery of the HTTP provider, for both wire formats (one copy of it).
 
 An attempt is one streamed POST: its events are passed on live. A retryable failure (a
 429/5xx, a refused or dropped connection, a timeout, a body that breaks off or turns into
