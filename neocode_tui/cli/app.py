@@ -66,7 +66,7 @@ def run_app(args: argparse.Namespace) -> int:
 def load(args: argparse.Namespace, workspace: Path) -> Loaded:
     """The settings and what the app needs with them; ``NeoCodeError`` when they are bad."""
     from neocode_tui.providers.offline import LIVE_RATE, offline_provider
-    from neocode_tui.settings import Profiles, TrustRequest
+    from neocode_tui.settings.load import Profiles, TrustRequest
     from neocode_tui.tui.starting import Loaded
 
     loaded = load_from_args(args, workspace)

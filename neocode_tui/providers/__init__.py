@@ -11,9 +11,9 @@ from neocode_tui.events import StreamEvent
 if TYPE_CHECKING:
     import httpx
 
-    from neocode_tui.config import Settings
     from neocode_tui.known_secrets import Secrets
     from neocode_tui.providers.scripted import TurnSource
+    from neocode_tui.settings.model import Settings
 
 
 class Provider(Protocol):

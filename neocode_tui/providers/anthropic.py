@@ -40,9 +40,9 @@ from neocode_tui.providers.dialect import (
     truncated,
 )
 from neocode_tui.providers.effort import add_thinking, anthropic_thinks
-from neocode_tui.providers.openai_compat import effective_tool_choice
 from neocode_tui.providers.prompt_cache import add_breakpoints
 from neocode_tui.providers.sse import SSEEvent
+from neocode_tui.providers.tool_choice import effective_tool_choice
 from neocode_tui.vocabulary import Effort
 
 API_VERSION = "2023-06-01"

@@ -46,8 +46,8 @@ from neocode_tui.providers.dialect import (
 from neocode_tui.redact import redact_url, url_host
 
 if TYPE_CHECKING:
-    from neocode_tui.config import Settings
     from neocode_tui.known_secrets import Secrets
+    from neocode_tui.settings.model import Settings
 
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
 """Plus every 5xx (529 "overloaded" included). Other 4xx mean the request itself is wrong."""

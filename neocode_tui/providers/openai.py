@@ -42,9 +42,10 @@ from neocode_tui.providers.dialect import (
     truncated,
 )
 from neocode_tui.providers.effort import openai_reasons
-from neocode_tui.providers.openai_compat import OpenAICompat, effective_tool_choice
 from neocode_tui.providers.sse import SSEEvent
+from neocode_tui.providers.tool_choice import effective_tool_choice
 from neocode_tui.redact import url_host
+from neocode_tui.settings.compat import OpenAICompat
 from neocode_tui.vocabulary import Effort
 
 

@@ -20,7 +20,7 @@ from neocode_tui.trust import trust
 
 if TYPE_CHECKING:
     from neocode_tui.providers import Provider
-    from neocode_tui.settings import TrustRequest
+    from neocode_tui.settings.load import TrustRequest
     from neocode_tui.tui.app import NeoCodeApp
     from neocode_tui.tui.starting import Starting
 

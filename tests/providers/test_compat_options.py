@@ -11,8 +11,8 @@ from neocode_tui.providers import make_provider
 from neocode_tui.providers.http import HTTPOptions
 from neocode_tui.providers.http_provider import HTTPProvider
 from neocode_tui.providers.openai import OpenAIChat
-from neocode_tui.providers.openai_compat import OpenAICompat, parse_compat
-from neocode_tui.settings import load_settings
+from neocode_tui.settings.compat import OpenAICompat, parse_compat
+from neocode_tui.settings.load import load_settings
 from tests.http_model_server import Response, openai_turn
 from tests.providers.llama_like import LlamaLike
 

@@ -224,8 +224,8 @@ def test_error_bodies_are_read_in_every_common_shape() -> None:
 
 @pytest.mark.parametrize("name", ["openai", "anthropic"])
 async def test_make_provider_follows_the_sdk_base_url_conventions(model_server, name) -> None:
-    from neocode_tui.config import Settings
     from neocode_tui.providers import make_provider
+    from neocode_tui.settings.model import Settings
     from tests.http_model_server import anthropic_turn
 
     base_url = model_server.url + ("/v1" if name == "openai" else "")
@@ -303,8 +303,8 @@ async def test_a_relative_redirect_names_the_whole_address(model_server) -> None
     assert f"redirected the request to {model_server.url}/api/v1/chat/completions (HTTP 307)" \
         in turn.error.message
 async def test_errors_name_the_host_never_the_credentials_of_its_url(model_server) -> None:
-    from neocode_tui.config import Settings
     from neocode_tui.providers import make_provider
+    from neocode_tui.settings.model import Settings
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

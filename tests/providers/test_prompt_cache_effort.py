@@ -8,14 +8,14 @@ import json
 
 from neocode_tui.chat import ChatRequest, Message, ThinkingBlock, ToolCall, ToolSpec
 from neocode_tui.collector import collect
-from neocode_tui.config import Settings
 from neocode_tui.events import ReasoningDelta, ReasoningSigned
 from neocode_tui.providers import make_provider
 from neocode_tui.providers.anthropic import DEFAULT_MAX_TOKENS, AnthropicMessages
 from neocode_tui.providers.http_provider import HTTPProvider
 from neocode_tui.providers.openai import OpenAIChat
-from neocode_tui.providers.openai_compat import OpenAICompat, parse_compat
 from neocode_tui.providers.prompt_cache import MAX_BREAKPOINTS, count_breakpoints
+from neocode_tui.settings.compat import OpenAICompat, parse_compat
+from neocode_tui.settings.model import Settings
 from tests.http_model_server import Response, anthropic_turn, json_response, openai_turn
 from tests.providers.conftest import API_KEY, FAST
 

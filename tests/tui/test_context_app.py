@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from neocode_tui.config import Settings
 from neocode_tui.events import Usage
 from neocode_tui.providers.http_provider import HTTPProvider
 from neocode_tui.providers.openai import OpenAIChat
 from neocode_tui.providers.scripted import scripted_reply
+from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, Driver, Release, Type
 from tests.agent.conftest import API_KEY, FAST

@@ -20,12 +20,12 @@ from textual import events
 from textual.pilot import Pilot
 
 from neocode_tui.chat import ChatRequest
-from neocode_tui.config import Settings
 from neocode_tui.events import (
     StreamEvent,
 )
 from neocode_tui.providers import Provider
 from neocode_tui.providers.scripted import ScriptedProvider, TurnSource
+from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.approval import ApprovalScreen
 from neocode_tui.tui.plan_review import PlanScreen

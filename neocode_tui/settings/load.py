@@ -24,12 +24,12 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from neocode_tui.config import Settings
 from neocode_tui.errors import SettingsError
 from neocode_tui.protected_files import ENV_FILE
 from neocode_tui.redact import redact_url
+from neocode_tui.settings.model import Settings
+from neocode_tui.settings.user_file import UserFile, read_user_file
 from neocode_tui.trust import NOT_TRUSTED, is_trusted, untrusted_reason
-from neocode_tui.user_file import UserFile, read_user_file
 
 WORKSPACE_ENV = ENV_FILE
 MAX_ENV_FILE = 256 * 1024

@@ -1,4 +1,4 @@
-"""What a run is configured with; ``neocode_tui.settings`` gathers it from its sources.
+"""What a run is configured with; ``neocode_tui.settings.load`` gathers it from its sources.
 
 Base URLs follow the official SDKs: OpenAI's includes ``/v1``, Anthropic's does not, so a
 user's existing ``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL`` work as they are.
@@ -10,8 +10,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr
 
-from neocode_tui.providers.openai_compat import OpenAICompat, parse_compat
 from neocode_tui.redact import url_secrets
+from neocode_tui.settings.compat import OpenAICompat, parse_compat
 from neocode_tui.vocabulary import ApprovalMode, Effort, ProviderName, SandboxMode
 
 NotifyMode = Literal["off", "bell", "osc9", "osc777"]
@@ -69,7 +69,7 @@ class Settings(BaseModel):
     openai_compat: Annotated[OpenAICompat, BeforeValidator(_compat)] = Field(
         default_factory=OpenAICompat, validation_alias="NEOCODE_OPENAI_COMPAT")
     """What an OpenAI-compatible server needs done differently, e.g.
-    ``tool_choice=required,stream_options=false`` (see ``providers/openai_compat.py``)."""
+    ``tool_choice=required,stream_options=false`` (see ``settings/compat.py``)."""
 
     approval: ApprovalMode | None = Field(
         None, validation_alias="NEOCODE_APPROVAL"
