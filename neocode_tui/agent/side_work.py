@@ -44,7 +44,7 @@ class SideWork:
     def enabled(self) -> bool:
         """A small model is set, for a real provider (the offline tour has no second one)."""
         settings = self._settings()
-        return bool(settings.small_model) and settings.resolved_provider != "scripted"
+        return bool(settings.small_model) and not settings.offline
 
     def provider(self) -> Provider:
         """The provider side work goes to: the small model's, else the main one. Subagents

@@ -72,8 +72,7 @@ def load(args: argparse.Namespace, workspace: Path) -> Loaded:
     loaded = load_from_args(args, workspace)
     settings = loaded.settings
     # Someone is watching: the offline model streams at a pace the eye can follow.
-    offline = settings.resolved_provider == "scripted"  # named (--provider scripted) or not
-    provider = offline_provider(model=settings.resolved_model, rate=LIVE_RATE) if offline else None
+    provider = offline_provider(model=settings.resolved_model, rate=LIVE_RATE) if settings.offline else None
     untrusted = None
     if loaded.ignored_names or not getattr(args, "trust", False):
         # Also in a trusted folder: a server or hook added since it was trusted asks again.

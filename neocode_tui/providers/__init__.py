@@ -42,8 +42,7 @@ def make_provider(
     """The provider the settings name. ``client`` is shared (one per app) when given;
     ``script`` replaces the offline model's built-in replies; ``secrets``: the run's holder
     (else one of the settings' own keys) scrubs its error messages."""
-    name = settings.resolved_provider
-    if name == "scripted":
+    if settings.offline:
         from neocode_tui.providers.offline import offline_reply
         from neocode_tui.providers.scripted import ScriptedProvider
 
@@ -53,7 +52,7 @@ def make_provider(
     from neocode_tui.providers.http_provider import HTTPProvider, Wire
 
     wire: Wire
-    if name == "anthropic":
+    if settings.resolved_provider == "anthropic":
         from neocode_tui.providers.anthropic import AnthropicMessages
 
         wire = AnthropicMessages(cache_control=settings.cache_control,

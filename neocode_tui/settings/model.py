@@ -12,7 +12,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr
 
 from neocode_tui.redact import url_secrets
 from neocode_tui.settings.compat import OpenAICompat, parse_compat
-from neocode_tui.vocabulary import ApprovalMode, Effort, ProviderName, SandboxMode
+from neocode_tui.vocabulary import OFFLINE_PROVIDER, ApprovalMode, Effort, ProviderName, SandboxMode, is_offline
 
 NotifyMode = Literal["off", "bell", "osc9", "osc777"]
 """How the app calls the user back while its terminal window has no focus: nothing, the
@@ -21,12 +21,12 @@ bell, or a desktop notification by OSC 9 or OSC 777 (see ``neocode_tui.tui.atten
 DEFAULT_MODELS: dict[str, str] = {
     "openai": "gpt-4o-mini",
     "anthropic": "claude-sonnet-4-5",
-    "scripted": "scripted",
+    OFFLINE_PROVIDER: "scripted",
 }
 DEFAULT_BASE_URLS: dict[str, str] = {
     "openai": "https://api.openai.com/v1",
     "anthropic": "https://api.anthropic.com",
-    "scripted": "",
+    OFFLINE_PROVIDER: "",
 }
 
 
@@ -116,13 +116,12 @@ class Settings(BaseModel):
             return "openai"
         if self.anthropic_api_key:
             return "anthropic"
-        return "scripted"
+        return OFFLINE_PROVIDER
 
     @property
     def offline(self) -> bool:
-        """No key and no provider named: the built-in offline model, a tour for someone
-        watching the app; a headless run or an editor needs a real one (``NoModel``)."""
-        return self.provider is None and self.resolved_provider == "scripted"
+        """The built-in offline model is what these settings run (``vocabulary.is_offline``)."""
+        return is_offline(self.resolved_provider)
 
     @property
     def resolved_model(self) -> str:

@@ -66,10 +66,13 @@ async def test_embedded_files_reach_the_model_as_context(
     assert "return 'hello'" in user["content"]
 
 
+@pytest.mark.parametrize("offline", [{"NEOCODE_PROVIDER": "", "OPENAI_API_KEY": ""},
+                                     {"NEOCODE_PROVIDER": "scripted"}], ids=["no key", "named"])
 async def test_without_a_key_new_sessions_say_how_to_set_one(
-    model: Dialect, workspace: Path, home: Path
+    model: Dialect, workspace: Path, home: Path, offline: dict[str, str]
 ) -> None:
-    env = agent_env(model.server.url, home, NEOCODE_PROVIDER="", OPENAI_API_KEY="")
+    """The offline model, fallen back to or named, is for the app: an editor needs a real one."""
+    env = agent_env(model.server.url, home, **offline)
     async with editor(env, workspace) as ed:
         with pytest.raises(RequestError) as refused:
             await ed.conn.new_session(cwd=str(workspace))

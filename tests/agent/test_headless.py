@@ -284,10 +284,12 @@ async def test_sigterm_and_sighup_end_the_run_like_ctrl_c(
     assert STOPPED in saved.read_text()
 
 
-async def test_print_mode_without_a_key_is_an_error_not_the_offline_tour(workspace: Path) -> None:
+@pytest.mark.parametrize("named", [[], ["--provider", "scripted"]], ids=["no key", "named"])
+async def test_print_mode_without_a_key_is_an_error_not_the_offline_tour(workspace: Path, named: list[str]) -> None:
+    """The offline model is a tour for the app, whether it is fallen back to or named."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "NEOCODE_P"))}
     run = await asyncio.create_subprocess_exec(
-        NEOCODE, "-p", "hello", cwd=workspace, env=env,
+        NEOCODE, "-p", "hello", *named, cwd=workspace, env=env,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )
     out, err = await asyncio.wait_for(run.communicate(), 30)
