@@ -115,7 +115,7 @@ class ScriptedProvider:
     model that answers what it is sent). ``rate`` paces deltas per second; without it the
     turn plays as fast as possible while still letting the event loop run."""
 
-    name = OFFLINE_PROVIDER
+    name: str = OFFLINE_PROVIDER
 
     def __init__(self, turns: TurnSource, *, model: str = "scripted", rate: float | None = None) -> None:
         self.model = model
