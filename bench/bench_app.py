@@ -25,8 +25,8 @@ from pathlib import Path
 
 from neocode_tui.agent.loop import AgentLoop
 from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested
-from neocode_tui.config import Settings
 from neocode_tui.providers.offline import offline_provider
+from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.approval import ApprovalScreen
 

@@ -41,8 +41,8 @@ from pathlib import Path
 from textual import events
 
 from neocode_tui.agent.loop_events import LoopEvent, ToolFinished, ToolOutputDelta, ToolStarted
-from neocode_tui.config import Settings
 from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
+from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 
 SIZE = (120, 40)

@@ -69,8 +69,8 @@ async def core(root: Path) -> None:
 
 
 async def in_app(root: Path) -> None:
-    from neocode_tui.config import Settings
     from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
+    from neocode_tui.settings.model import Settings
     from neocode_tui.tui.app import NeoCodeApp
 
     app = NeoCodeApp(

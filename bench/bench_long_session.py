@@ -84,7 +84,7 @@ async def drawn(view: object) -> None:
 
 async def measure(started: float, resume: bool) -> dict[str, float]:
     """In the child: run the app, resuming this folder's session when there is one."""
-    from neocode_tui.config import Settings
+    from neocode_tui.settings.model import Settings
     from neocode_tui.tui.app import NeoCodeApp
 
     app = NeoCodeApp(Settings(), workspace=Path.cwd(), remember_theme=False, resume="" if resume else None)

@@ -45,8 +45,8 @@ def script(request: Any) -> Any:
 
 async def recorded_requests(workspace: Path) -> list[Any]:
     from neocode_tui.agent.session import AgentSession
-    from neocode_tui.config import Settings
     from neocode_tui.providers.scripted import ScriptedProvider
+    from neocode_tui.settings.model import Settings
 
     provider = ScriptedProvider(script, model="bench")
     session = AgentSession(Settings(provider="anthropic", approval="full-auto", sandbox="off"),

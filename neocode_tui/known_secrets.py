@@ -38,9 +38,9 @@ from typing import TYPE_CHECKING
 from neocode_tui.redact import KEY_SHAPE, REDACTED, Redactor, redact_urls, secret_name, url_secrets
 
 if TYPE_CHECKING:
-    from neocode_tui.config import Settings
     from neocode_tui.events import StreamEvent
-    from neocode_tui.user_file import UserFile
+    from neocode_tui.settings.model import Settings
+    from neocode_tui.settings.user_file import UserFile
 
 MIN_TOKEN = 12
 _WORD = re.compile(r"[^\s;,'\"]+")
@@ -100,7 +100,7 @@ class Secrets:
 def known_secrets(settings: Settings, environ: Mapping[str, str] | None = None) -> Secrets:
     """A run's holder: the settings' keys, every key in the user's ``config.toml``, and the
     environment's credentials."""
-    from neocode_tui.user_file import read_user_file
+    from neocode_tui.settings.user_file import read_user_file
 
     holder = Secrets(environment_secrets(os.environ if environ is None else environ))
     holder.add(keys=[*settings.secrets, *user_file_secrets(read_user_file())])

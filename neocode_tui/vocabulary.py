@@ -32,6 +32,15 @@ def mode_notice(mode: ApprovalMode) -> str:
 ProviderName = Literal["openai", "anthropic", "scripted"]
 """``openai`` is any OpenAI-compatible server; ``scripted`` is the built-in offline model."""
 PROVIDER_NAMES: tuple[ProviderName, ...] = get_args(ProviderName)
+OFFLINE_PROVIDER: ProviderName = "scripted"
+
+
+def is_offline(provider: str) -> bool:
+    """The one rule for the built-in offline model: it is what runs exactly when the provider
+    is ``scripted``, named (``--provider scripted``) or fallen back to (no key, no provider
+    named). It is a tour for someone watching the app, so ``-p`` and ACP refuse it."""
+    return provider == OFFLINE_PROVIDER
+
 
 DialectName = Literal["openai", "anthropic"]
 """The two wire formats a provider or a recording speaks."""

@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 
 from neocode_tui.agent.mcp.config import HttpServer, ServerEntry, StdioServer, server_secrets
 from neocode_tui.collector import CollectedTurn, collect
-from neocode_tui.config import Settings
 from neocode_tui.events import (
     MessageDone,
     ReasoningDelta,
@@ -24,8 +23,9 @@ from neocode_tui.events import (
 )
 from neocode_tui.known_secrets import Secrets, environment_secrets, known_secrets
 from neocode_tui.redact import REDACTED, redact_url, redact_urls, url_host
-from neocode_tui.settings import load_settings
-from neocode_tui.user_file import config_file
+from neocode_tui.settings.load import load_settings
+from neocode_tui.settings.model import Settings
+from neocode_tui.settings.user_file import config_file
 
 KEY = "sk-proj-Xq7Lm2Rt9Vb4Nc8Kd1Pw6Hy3Zf5Gj0Ts2Ae7"
 HEAD = "sk-proj-"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from neocode_tui.errors import SettingsError
-from neocode_tui.settings import load_settings
+from neocode_tui.settings.load import load_settings
 from neocode_tui.trust import is_trusted, trust, trust_file
 
 HOSTILE_ENV = """\

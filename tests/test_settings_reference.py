@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 from neocode_tui.cli.settings_reference import REGENERATE, settings_reference
-from neocode_tui.config import Settings
-from neocode_tui.providers.openai_compat import OpenAICompat
+from neocode_tui.settings.compat import OpenAICompat
+from neocode_tui.settings.model import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "docs" / "settings.md"

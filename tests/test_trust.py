@@ -11,7 +11,7 @@ from neocode_tui.agent.hooks import load_hooks
 from neocode_tui.agent.mcp import McpManager
 from neocode_tui.cli import build_parser
 from neocode_tui.cli.app import load, workspace_programs
-from neocode_tui.settings import load_settings
+from neocode_tui.settings.load import load_settings
 from neocode_tui.trust import trust, trust_file
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE

@@ -13,7 +13,7 @@ from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.workspace import WorkspaceTooWide
 from neocode_tui.cli import build_parser
 from neocode_tui.cli.app import run_app
-from neocode_tui.config import Settings
+from neocode_tui.settings.model import Settings
 from tests.acp.conftest import agent_env, editor
 from tests.agent.conftest import Dialect
 from tests.agent.test_headless import neocode

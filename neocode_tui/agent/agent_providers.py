@@ -17,7 +17,7 @@ from neocode_tui.providers import Provider, make_provider
 from neocode_tui.vocabulary import NoticeLevel
 
 if TYPE_CHECKING:
-    from neocode_tui.settings import Profiles
+    from neocode_tui.settings.load import Profiles
 
 
 class AgentProviders:

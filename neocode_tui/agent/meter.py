@@ -25,8 +25,8 @@ from neocode_tui.agent.context import (
 from neocode_tui.agent.history_fit import newest_that_fit
 from neocode_tui.agent.pricing import request_cost
 from neocode_tui.chat import Message, ToolSpec
-from neocode_tui.config import Settings
 from neocode_tui.events import Usage
+from neocode_tui.settings.model import Settings
 
 
 @dataclass

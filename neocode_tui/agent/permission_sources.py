@@ -24,8 +24,8 @@ from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
 from neocode_tui.json_files import MISSING, read_json
 from neocode_tui.paths import write_private
 from neocode_tui.protected_files import CLAUDE_SETTINGS, NEOCODE_SETTINGS
+from neocode_tui.settings.user_file import MAX_CONFIG_FILE, config_file
 from neocode_tui.trust import refresh_fingerprint, untrusted_reason
-from neocode_tui.user_file import MAX_CONFIG_FILE, config_file
 
 SaveTo = Literal["user", "project"]
 FLAGS = Source("--allowed-tools / --disallowed-tools", format="flag")

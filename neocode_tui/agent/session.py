@@ -64,15 +64,15 @@ from neocode_tui.agent.tools.bash import Bash
 from neocode_tui.agent.tools.web import configure_web_fetch
 from neocode_tui.agent.workspace import refuse_too_wide
 from neocode_tui.chat import Image, Message, clean_text
-from neocode_tui.config import Settings
 from neocode_tui.errors import WorkInProgress
 from neocode_tui.events import ErrorInfo, Usage
 from neocode_tui.known_secrets import known_secrets
 from neocode_tui.providers import Provider, make_provider
+from neocode_tui.settings.model import Settings
 from neocode_tui.vocabulary import ApprovalMode, Effort, NoticeLevel
 
 if TYPE_CHECKING:
-    from neocode_tui.settings import Profiles
+    from neocode_tui.settings.load import Profiles
 
 Listener = Callable[[LoopEvent], None]
 

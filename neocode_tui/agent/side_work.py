@@ -14,10 +14,10 @@ from neocode_tui.agent.meter import Meter
 from neocode_tui.agent.store import title_of
 from neocode_tui.chat import ChatRequest, Message
 from neocode_tui.collector import collect
-from neocode_tui.config import Settings
 from neocode_tui.events import Usage
 from neocode_tui.known_secrets import Secrets
 from neocode_tui.providers import Provider, make_provider
+from neocode_tui.settings.model import Settings
 from neocode_tui.terminal_text import without_controls
 
 TITLE_INSTRUCTION = (
@@ -44,7 +44,7 @@ class SideWork:
     def enabled(self) -> bool:
         """A small model is set, for a real provider (the offline tour has no second one)."""
         settings = self._settings()
-        return bool(settings.small_model) and settings.resolved_provider != "scripted"
+        return bool(settings.small_model) and not settings.offline
 
     def provider(self) -> Provider:
         """The provider side work goes to: the small model's, else the main one. Subagents

@@ -298,7 +298,7 @@ class NeoCodeAgent:
         for line in loaded.ignored:
             log.warning("%s", line)
         settings = loaded.settings
-        if settings.offline:
+        if settings.fell_back_offline:
             raise _error(RequestError.auth_required, str(NoModel(" where the editor starts neocode")))
         tools = default_tools()
         outbox = Outbox(lambda update: self._notify(session.id, update))

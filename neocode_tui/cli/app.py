@@ -66,14 +66,13 @@ def run_app(args: argparse.Namespace) -> int:
 def load(args: argparse.Namespace, workspace: Path) -> Loaded:
     """The settings and what the app needs with them; ``NeoCodeError`` when they are bad."""
     from neocode_tui.providers.offline import LIVE_RATE, offline_provider
-    from neocode_tui.settings import Profiles, TrustRequest
+    from neocode_tui.settings.load import Profiles, TrustRequest
     from neocode_tui.tui.starting import Loaded
 
     loaded = load_from_args(args, workspace)
     settings = loaded.settings
     # Someone is watching: the offline model streams at a pace the eye can follow.
-    offline = settings.resolved_provider == "scripted"  # named (--provider scripted) or not
-    provider = offline_provider(model=settings.resolved_model, rate=LIVE_RATE) if offline else None
+    provider = offline_provider(model=settings.resolved_model, rate=LIVE_RATE) if settings.offline else None
     untrusted = None
     if loaded.ignored_names or not getattr(args, "trust", False):
         # Also in a trusted folder: a server or hook added since it was trusted asks again.

@@ -73,7 +73,7 @@ def run_headless(args: argparse.Namespace) -> int:
         schema = AnswerSchema(Path(args.json_schema)) if getattr(args, "json_schema", None) else None
         command = _built_in(prompt)
         needs_model = command is None or COMMANDS[command[0]].long
-        if needs_model and settings.offline:
+        if needs_model and settings.fell_back_offline:
             raise NoModel("; the offline model runs only in the app")
     except NeoCodeError as exc:
         _say(f"neocode: {exc}")

@@ -11,9 +11,9 @@ from neocode_tui.events import StreamEvent
 if TYPE_CHECKING:
     import httpx
 
-    from neocode_tui.config import Settings
     from neocode_tui.known_secrets import Secrets
     from neocode_tui.providers.scripted import TurnSource
+    from neocode_tui.settings.model import Settings
 
 
 class Provider(Protocol):
@@ -42,28 +42,28 @@ def make_provider(
     """The provider the settings name. ``client`` is shared (one per app) when given;
     ``script`` replaces the offline model's built-in replies; ``secrets``: the run's holder
     (else one of the settings' own keys) scrubs its error messages."""
-    name = settings.resolved_provider
-    if name == "scripted":
+    if settings.offline:
         from neocode_tui.providers.offline import offline_reply
         from neocode_tui.providers.scripted import ScriptedProvider
 
         return ScriptedProvider(script or offline_reply, model=settings.resolved_model)
     from neocode_tui.known_secrets import Secrets
     from neocode_tui.providers.http import HTTPOptions
+    from neocode_tui.providers.http_provider import HTTPProvider, Wire
 
-    options = HTTPOptions.from_settings(settings)
-    model, base_url, key = settings.resolved_model, settings.resolved_base_url, settings.api_key
-    secrets = secrets if secrets is not None else Secrets(keys=settings.secrets)
-    if name == "anthropic":
-        from neocode_tui.providers.anthropic import AnthropicProvider
+    wire: Wire
+    if settings.resolved_provider == "anthropic":
+        from neocode_tui.providers.anthropic import AnthropicMessages
 
-        return AnthropicProvider(model=model, base_url=base_url, api_key=key, options=options,
-                                 client=client, secrets=secrets, effort=settings.effort,
-                                 cache_control=settings.cache_control,
+        wire = AnthropicMessages(cache_control=settings.cache_control,
                                  tool_choice=settings.openai_compat.tool_choice)
-    from neocode_tui.providers.openai import OpenAIProvider
+    else:
+        from neocode_tui.providers.openai import OpenAIChat
 
-    return OpenAIProvider(
-        model=model, base_url=base_url, api_key=key, options=options, client=client,
-        compat=settings.openai_compat, secrets=secrets, effort=settings.effort,
+        wire = OpenAIChat(settings.openai_compat)
+    return HTTPProvider(
+        wire, model=settings.resolved_model, base_url=settings.resolved_base_url,
+        api_key=settings.api_key, options=HTTPOptions.from_settings(settings), client=client,
+        secrets=secrets if secrets is not None else Secrets(keys=settings.secrets),
+        effort=settings.effort,
     )

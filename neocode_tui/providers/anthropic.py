@@ -1,4 +1,4 @@
-"""Anthropic Messages: the request body and the stream parser.
+"""Anthropic Messages: the request body, the stream parser and the wire.
 
 The stream is typed and ordered, so the parser is a small state machine over content
 blocks: text and thinking blocks become deltas, ``tool_use`` blocks become calls numbered
@@ -10,8 +10,8 @@ tool input never reaches a tool.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from neocode_tui.chat import ChatRequest, Image, Message
 from neocode_tui.events import (
@@ -39,17 +39,11 @@ from neocode_tui.providers.dialect import (
     token_count,
     truncated,
 )
-from neocode_tui.providers.effort import add_thinking, anthropic_thinks, explain_rejection
-from neocode_tui.providers.openai_compat import effective_tool_choice
+from neocode_tui.providers.effort import add_thinking, anthropic_thinks
 from neocode_tui.providers.prompt_cache import add_breakpoints
 from neocode_tui.providers.sse import SSEEvent
+from neocode_tui.providers.tool_choice import effective_tool_choice
 from neocode_tui.vocabulary import Effort
-
-if TYPE_CHECKING:
-    import httpx
-
-    from neocode_tui.known_secrets import Secrets
-    from neocode_tui.providers.http import HTTPOptions
 
 API_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 8192
@@ -298,61 +292,37 @@ def _tool_input(arguments: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-class AnthropicProvider:
-    """The Messages API; ``base_url`` excludes ``/v1`` as in the official SDK."""
+@dataclass(frozen=True)
+class AnthropicMessages:
+    """The Messages API; its ``base_url`` excludes ``/v1`` as in the official SDK.
+    ``cache_control``: with breakpoints; ``tool_choice``: the ``tool_choice`` option of
+    ``NEOCODE_OPENAI_COMPAT``, for a proxy in front of a server that calls tools only when
+    forced."""
 
-    name = "anthropic"
+    cache_control: bool = True
+    tool_choice: str | None = None
+    name: str = "anthropic"
+    call_id_prefix: str = "toolu_neo_"
+    effort_field: str = "a thinking budget"
+    effort_fix: str = "turn it off with /effort off (or leave out --effort / effort)"
 
-    def __init__(
-        self,
-        *,
-        model: str,
-        base_url: str,
-        api_key: str | None,
-        options: HTTPOptions | None = None,
-        client: httpx.AsyncClient | None = None,
-        secrets: Secrets | None = None,
-        effort: Effort | None = None,
-        cache_control: bool = True,
-        tool_choice: str | None = None,
-    ) -> None:
-        from neocode_tui.known_secrets import Secrets
-        from neocode_tui.providers.http import HTTPStreamer  # replay needs the parser only
+    def url(self, base_url: str) -> str:
+        return base_url.rstrip("/") + "/v1/messages"
 
-        self.model = model
-        self.effort = effort
-        """Changed by ``/effort``; sent as a thinking budget to models that think."""
-        self.cache_control = cache_control
-        self.tool_choice = tool_choice
-        """The ``tool_choice`` option of ``NEOCODE_OPENAI_COMPAT``, for a proxy in front of a
-        server that calls tools only when forced."""
-        self._url = base_url.rstrip("/") + "/v1/messages"
-        self._headers = {"anthropic-version": API_VERSION}
-        if api_key:
-            self._headers["x-api-key"] = api_key
-        self._ids = CallIds("toolu_neo_", live=True)
-        secrets = secrets if secrets is not None else Secrets(keys=[api_key])
-        self._http = HTTPStreamer(options, secrets, client=client)
+    def headers(self, api_key: str | None) -> dict[str, str]:
+        return {"anthropic-version": API_VERSION, **({"x-api-key": api_key} if api_key else {})}
 
-    def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
-        model = request.model or self.model
-        effort = self.effort if self.takes_effort(model) else None
+    def fixed_fields(self, url: str) -> dict[str, Any]:
+        return {}
+
+    def body(self, request: ChatRequest, model: str, effort: Effort | None) -> dict[str, Any]:
         body = request_body(request, effort=effort, cache=self.cache_control,
                             tool_choice=self.tool_choice)
         body["model"] = model
-        events = self._http.stream(self._url, self._headers, body, lambda: AnthropicDialect(self._ids))
-        if effort is None:
-            return events
-        return _explained(events, effort)
+        return body
+
+    def parser(self, ids: CallIds) -> AnthropicDialect:
+        return AnthropicDialect(ids)
 
     def takes_effort(self, model: str) -> bool:
         return anthropic_thinks(model)
-
-    async def aclose(self) -> None:
-        await self._http.aclose()
-
-
-async def _explained(events: AsyncIterator[StreamEvent], effort: Effort) -> AsyncIterator[StreamEvent]:
-    async for event in events:
-        yield explain_rejection(event, effort, "a thinking budget",
-                                "turn it off with /effort off (or leave out --effort / effort)")

@@ -1,4 +1,4 @@
-"""The attempt-and-retry machinery both HTTP providers share (one copy of it).
+"""The attempt-and-retry machinery of the HTTP provider, for both wire formats (one copy of it).
 
 An attempt is one streamed POST: its events are passed on live. A retryable failure (a
 429/5xx, a refused or dropped connection, a timeout, a body that breaks off or turns into
@@ -46,8 +46,8 @@ from neocode_tui.providers.dialect import (
 from neocode_tui.redact import redact_url, url_host
 
 if TYPE_CHECKING:
-    from neocode_tui.config import Settings
     from neocode_tui.known_secrets import Secrets
+    from neocode_tui.settings.model import Settings
 
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
 """Plus every 5xx (529 "overloaded" included). Other 4xx mean the request itself is wrong."""

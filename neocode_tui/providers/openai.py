@@ -1,4 +1,4 @@
-"""OpenAI-compatible chat completions: the request body and the stream parser.
+"""OpenAI-compatible chat completions: the request body, the stream parser and the wire.
 
 Every server that claims compatibility bends the format somewhere (Ollama, vLLM, llama.cpp,
 LM Studio, DeepSeek, Groq, OpenRouter, Gemini's endpoint...). The parser routes each
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 import secrets as secrets_module
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any
 
 from neocode_tui.chat import ChatRequest, Image, Message
 from neocode_tui.events import (
@@ -41,17 +41,12 @@ from neocode_tui.providers.dialect import (
     token_count,
     truncated,
 )
-from neocode_tui.providers.effort import explain_rejection, openai_reasons
-from neocode_tui.providers.openai_compat import OpenAICompat, effective_tool_choice
+from neocode_tui.providers.effort import openai_reasons
 from neocode_tui.providers.sse import SSEEvent
+from neocode_tui.providers.tool_choice import effective_tool_choice
 from neocode_tui.redact import url_host
+from neocode_tui.settings.compat import OpenAICompat
 from neocode_tui.vocabulary import Effort
-
-if TYPE_CHECKING:
-    import httpx
-
-    from neocode_tui.known_secrets import Secrets
-    from neocode_tui.providers.http import HTTPOptions
 
 
 class _Call:
@@ -326,62 +321,42 @@ def _message(message: Message, compat: OpenAICompat) -> dict[str, Any]:
     return {"role": message.role, "content": message.content}
 
 
-class OpenAIProvider:
-    """An OpenAI-compatible server; ``base_url`` includes ``/v1`` as in the official SDK."""
+@dataclass(frozen=True)
+class OpenAIChat:
+    """Chat completions on an OpenAI-compatible server; its ``base_url`` includes ``/v1``
+    as in the official SDK. ``compat``: what this server needs done differently."""
 
-    name = "openai"
+    compat: OpenAICompat = field(default_factory=OpenAICompat)
+    name: str = "openai"
+    call_id_prefix: str = "call_neo_"
+    effort_field: str = "reasoning_effort"
+    effort_fix: str = ("turn it off with /effort off, or keep the effort and "
+                       "NEOCODE_OPENAI_COMPAT=reasoning_effort=false to drop the field")
 
-    def __init__(
-        self,
-        *,
-        model: str,
-        base_url: str,
-        api_key: str | None,
-        options: HTTPOptions | None = None,
-        client: httpx.AsyncClient | None = None,
-        compat: OpenAICompat | None = None,
-        secrets: Secrets | None = None,
-        effort: Effort | None = None,
-    ) -> None:
-        from neocode_tui.known_secrets import Secrets
-        from neocode_tui.providers.http import HTTPStreamer  # replay needs the parser only
+    def url(self, base_url: str) -> str:
+        return base_url.rstrip("/") + "/chat/completions"
 
-        self.model = model
-        self.compat = compat or OpenAICompat()
-        self.effort = effort
-        """Changed by ``/effort``; sent as ``reasoning_effort`` to models that reason."""
-        self._url = base_url.rstrip("/") + "/chat/completions"
-        official = url_host(self._url) == "api.openai.com"
-        key_wanted = self.compat.prompt_cache_key
-        self._cache_key = f"neocode-{secrets_module.token_hex(8)}" if (
-            official if key_wanted is None else key_wanted) else None
-        """One per provider, so per session: a session's requests share one cache."""
-        self._headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
-        self._ids = CallIds(live=True)
-        secrets = secrets if secrets is not None else Secrets(keys=[api_key])
-        self._http = HTTPStreamer(options, secrets, client=client)
+    def headers(self, api_key: str | None) -> dict[str, str]:
+        return {"authorization": f"Bearer {api_key}"} if api_key else {}
 
-    def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+    def fixed_fields(self, url: str) -> dict[str, Any]:
+        """A ``prompt_cache_key`` of the provider's own, so a session's requests share one
+        cache: by default only on api.openai.com, which routes by it."""
+        wanted = self.compat.prompt_cache_key
+        if not (url_host(url) == "api.openai.com" if wanted is None else wanted):
+            return {}
+        return {"prompt_cache_key": f"neocode-{secrets_module.token_hex(8)}"}
+
+    def body(self, request: ChatRequest, model: str, effort: Effort | None) -> dict[str, Any]:
         body = request_body(request, self.compat)
-        body["model"] = model = request.model or self.model
-        if self._cache_key is not None:
-            body["prompt_cache_key"] = self._cache_key
-        effort = self.effort if self.takes_effort(model) else None
+        body["model"] = model
         if effort is not None:
             body["reasoning_effort"] = effort
-        events = self._http.stream(self._url, self._headers, body, lambda: OpenAIDialect(self._ids))
-        return events if effort is None else _explained(events, effort)
+        return body
+
+    def parser(self, ids: CallIds) -> OpenAIDialect:
+        return OpenAIDialect(ids)
 
     def takes_effort(self, model: str) -> bool:
         wanted = self.compat.reasoning_effort
         return openai_reasons(model) if wanted is None else wanted
-
-    async def aclose(self) -> None:
-        await self._http.aclose()
-
-
-async def _explained(events: AsyncIterator[StreamEvent], effort: Effort) -> AsyncIterator[StreamEvent]:
-    async for event in events:
-        yield explain_rejection(event, effort, "reasoning_effort",
-                                "turn it off with /effort off, or keep the effort and "
-                                "NEOCODE_OPENAI_COMPAT=reasoning_effort=false to drop the field")

@@ -28,7 +28,7 @@ from neocode_tui.events import (
     Usage,
 )
 from neocode_tui.providers.dialect import CallIds, Dialect, EventPump
-from neocode_tui.vocabulary import DialectName
+from neocode_tui.vocabulary import OFFLINE_PROVIDER, DialectName
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,7 @@ class ScriptedProvider:
     model that answers what it is sent). ``rate`` paces deltas per second; without it the
     turn plays as fast as possible while still letting the event loop run."""
 
-    name = "scripted"
+    name: str = OFFLINE_PROVIDER
 
     def __init__(self, turns: TurnSource, *, model: str = "scripted", rate: float | None = None) -> None:
         self.model = model

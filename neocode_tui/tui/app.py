@@ -50,9 +50,9 @@ if TYPE_CHECKING:
     from neocode_tui.agent.loop_events import LoopEvent
     from neocode_tui.agent.session import AgentSession
     from neocode_tui.chat import Message
-    from neocode_tui.config import Settings
     from neocode_tui.providers import Provider
-    from neocode_tui.settings import Profiles, TrustRequest
+    from neocode_tui.settings.load import Profiles, TrustRequest
+    from neocode_tui.settings.model import Settings
     from neocode_tui.tui.starting import Starting
 
 CONTROL_FILTER = ControlFilter()

@@ -20,7 +20,7 @@ from neocode_tui.terminal_text import visible
 
 if TYPE_CHECKING:
     from neocode_tui.agent.loop_events import LoopEvent
-    from neocode_tui.config import NotifyMode
+    from neocode_tui.settings.model import NotifyMode
 
 TITLE = "NeoCode"
 _MAX_TEXT = 200

@@ -17,10 +17,11 @@ from neocode_tui.agent.commands import run_command
 from neocode_tui.agent.sandbox import choose_sandbox
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.trust import trust
+from neocode_tui.vocabulary import is_offline
 
 if TYPE_CHECKING:
     from neocode_tui.providers import Provider
-    from neocode_tui.settings import TrustRequest
+    from neocode_tui.settings.load import TrustRequest
     from neocode_tui.tui.app import NeoCodeApp
     from neocode_tui.tui.starting import Starting
 
@@ -123,7 +124,7 @@ class StartUp:
         status.approval = settings.approval or "ask"
         status.warn_at = max(settings.compact_threshold - 0.1, 0.05)
         status.sandbox = choose_sandbox(settings.sandbox, settings.sandbox_network).label
-        if status.provider == "scripted":
+        if is_offline(status.provider):
             app.conversation.add_notice(
                 "warning",
                 "No API key: this is the offline scripted model, a guided tour of what the app "

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from neocode_tui.config import Settings
     from neocode_tui.providers import Provider
-    from neocode_tui.settings import Profiles, TrustRequest
+    from neocode_tui.settings.load import Profiles, TrustRequest
+    from neocode_tui.settings.model import Settings
     from neocode_tui.vocabulary import ApprovalMode
 
 

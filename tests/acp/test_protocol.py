@@ -69,6 +69,7 @@ async def test_embedded_files_reach_the_model_as_context(
 async def test_without_a_key_new_sessions_say_how_to_set_one(
     model: Dialect, workspace: Path, home: Path
 ) -> None:
+    """The offline model fallen back to is for the app: an editor needs a real one."""
     env = agent_env(model.server.url, home, NEOCODE_PROVIDER="", OPENAI_API_KEY="")
     async with editor(env, workspace) as ed:
         with pytest.raises(RequestError) as refused:

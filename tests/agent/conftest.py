@@ -12,9 +12,10 @@ import pytest
 
 from neocode_tui.agent.loop import AgentLoop
 from neocode_tui.agent.loop_events import LoopEvent
-from neocode_tui.providers.anthropic import AnthropicProvider
+from neocode_tui.providers.anthropic import AnthropicMessages
 from neocode_tui.providers.http import HTTPOptions
-from neocode_tui.providers.openai import OpenAIProvider
+from neocode_tui.providers.http_provider import HTTPProvider
+from neocode_tui.providers.openai import OpenAIChat
 from tests.http_model_server import ModelServer, Response, anthropic_turn, openai_turn
 
 API_KEY = "sk-agent-test-SECRET-7f3a9c"
@@ -28,15 +29,15 @@ class Dialect:
     name: str
     server: ModelServer
 
-    def provider(self, *, cache_control: bool = False) -> OpenAIProvider | AnthropicProvider:
+    def provider(self, *, cache_control: bool = False) -> HTTPProvider:
         """``cache_control``: Anthropic's breakpoints, which tests of other behaviour leave
         out so their bodies read as the conversation (tests/agent/test_caching_session.py
         holds the default, on)."""
         if self.name == "openai":
-            return OpenAIProvider(model="gpt-test", base_url=self.server.url + "/v1",
-                                  api_key=API_KEY, options=FAST)
-        return AnthropicProvider(model="claude-test", base_url=self.server.url,
-                                 api_key=API_KEY, options=FAST, cache_control=cache_control)
+            return HTTPProvider(OpenAIChat(), model="gpt-test", base_url=self.server.url + "/v1",
+                                api_key=API_KEY, options=FAST)
+        return HTTPProvider(AnthropicMessages(cache_control=cache_control), model="claude-test",
+                            base_url=self.server.url, api_key=API_KEY, options=FAST)
 
     def turn(self, text: str = "", calls: Sequence[tuple[str, str, str]] = (), **kw: Any) -> bytes:
         """A turn's SSE body; ``calls`` are ``(id, name, arguments_json)``."""

@@ -14,7 +14,7 @@ from neocode_tui.agent.commands import Report, run_command
 from neocode_tui.agent.loop_events import Notice, ToolFinished, ToolStarted
 from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.store import find_session, load_session
-from neocode_tui.config import Settings
+from neocode_tui.settings.model import Settings
 from tests.agent.conftest import Dialect, Recorder
 from tests.agent.helpers import sleepers
 from tests.agent.test_session import make_session

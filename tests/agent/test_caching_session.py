@@ -12,8 +12,8 @@ from typing import Any
 from neocode_tui.agent.commands import run_command
 from neocode_tui.agent.loop_events import SessionTitled
 from neocode_tui.agent.session import AgentSession
-from neocode_tui.config import Settings
 from neocode_tui.providers.prompt_cache import MAX_BREAKPOINTS, count_breakpoints
+from neocode_tui.settings.model import Settings
 from tests.agent.conftest import Dialect, Recorder
 from tests.http_model_server import Response, anthropic_turn, openai_turn
 

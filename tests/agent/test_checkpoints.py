@@ -13,7 +13,7 @@ from neocode_tui.agent.loop_events import TranscriptReplaced
 from neocode_tui.agent.restore import RewindError
 from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.store import find_session, load_session
-from neocode_tui.config import Settings
+from neocode_tui.settings.model import Settings
 from tests.agent.conftest import Dialect, Recorder
 
 

@@ -11,7 +11,7 @@ from neocode_tui.agent.compaction import SUMMARY_PREFIX
 from neocode_tui.agent.loop_events import Notice, TranscriptReplaced
 from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.store import find_session, load_session
-from neocode_tui.config import Settings
+from neocode_tui.settings.model import Settings
 from tests.agent.conftest import Dialect, Recorder, assert_transcript_valid
 from tests.http_model_server import Response
 

@@ -11,8 +11,8 @@ import pytest
 from neocode_tui.agent.custom_commands import load_commands
 from neocode_tui.agent.loop_events import Notice
 from neocode_tui.agent.session import AgentSession
-from neocode_tui.config import Settings
 from neocode_tui.paths import config_dir
+from neocode_tui.settings.model import Settings
 from tests.agent.conftest import Dialect, Recorder
 from tests.agent.test_headless import neocode
 

@@ -284,15 +284,27 @@ async def test_sigterm_and_sighup_end_the_run_like_ctrl_c(
     assert STOPPED in saved.read_text()
 
 
-async def test_print_mode_without_a_key_is_an_error_not_the_offline_tour(workspace: Path) -> None:
+async def _without_a_key(workspace: Path, *flags: str) -> tuple[int | None, str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "NEOCODE_P"))}
     run = await asyncio.create_subprocess_exec(
-        NEOCODE, "-p", "hello", cwd=workspace, env=env,
+        NEOCODE, "-p", "hello", *flags, cwd=workspace, env=env,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )
     out, err = await asyncio.wait_for(run.communicate(), 30)
-    assert run.returncode == 1 and out == b""
-    assert "no API key: set OPENAI_API_KEY or ANTHROPIC_API_KEY" in err.decode()
+    return run.returncode, out.decode(), err.decode()
+
+
+async def test_print_mode_without_a_key_is_an_error_not_the_offline_tour(workspace: Path) -> None:
+    """A script that forgot its key is told so, not answered by the offline model."""
+    code, out, err = await _without_a_key(workspace)
+    assert code == 1 and out == ""
+    assert "no API key: set OPENAI_API_KEY or ANTHROPIC_API_KEY" in err
+
+
+async def test_print_mode_runs_the_offline_model_when_it_is_named(workspace: Path) -> None:
+    code, out, err = await _without_a_key(workspace, "--provider", "scripted")
+    assert code == 0, err
+    assert "offline" in out.lower() and "no API key" not in err
 
 
 async def test_a_prompt_with_bytes_that_are_not_utf8_runs(openai_only: Dialect, workspace: Path) -> None:

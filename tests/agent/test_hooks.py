@@ -13,8 +13,8 @@ import pytest
 
 from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, Notice, RunFinished
 from neocode_tui.agent.session import AgentSession
-from neocode_tui.config import Settings
 from neocode_tui.paths import config_dir
+from neocode_tui.settings.model import Settings
 from neocode_tui.trust import trust
 from tests.agent.conftest import API_KEY, Dialect, Recorder, assert_transcript_valid
 from tests.agent.helpers import TIME_LIMIT, wait_dead, wait_for_file

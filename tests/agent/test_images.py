@@ -20,7 +20,7 @@ from neocode_tui.agent.images import MAX_BYTES, MAX_SIDE, ImageError, prepare
 from neocode_tui.agent.loop_events import Notice, RunFinished
 from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.store import sessions_dir
-from neocode_tui.config import Settings
+from neocode_tui.settings.model import Settings
 from tests.agent.conftest import Dialect, Recorder
 from tests.http_model_server import Response
 

@@ -9,8 +9,8 @@ from neocode_tui.agent.loop_events import Notice
 from neocode_tui.agent.mentions import expand_mentions, mention_for
 from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.workspace import Workspace
-from neocode_tui.config import Settings
 from neocode_tui.known_secrets import Secrets
+from neocode_tui.settings.model import Settings
 from tests.agent.conftest import Dialect, Recorder
 
 

@@ -15,7 +15,7 @@ from neocode_tui.agent.reports import context_report
 from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.store import SessionStore, find_session, load_session
 from neocode_tui.chat import Message, ToolCall
-from neocode_tui.config import Settings
+from neocode_tui.settings.model import Settings
 from tests.agent.conftest import Dialect, Recorder
 from tests.http_model_server import json_response
 

@@ -15,8 +15,8 @@ from neocode_tui.agent.approvals import needs_approval, refusal_without_approver
 from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, Notice, ToolFinished
 from neocode_tui.agent.sandbox import probe
 from neocode_tui.agent.session import AgentSession
-from neocode_tui.config import Settings
-from neocode_tui.settings import load_settings
+from neocode_tui.settings.load import load_settings
+from neocode_tui.settings.model import Settings
 from tests.agent import sandbox_fixtures
 from tests.agent.conftest import API_KEY, Dialect, Recorder
 from tests.agent.test_headless import neocode

@@ -22,7 +22,7 @@ from neocode_tui.agent.sandbox import choose_sandbox
 from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.tools.bash import Bash, BashArgs
 from neocode_tui.agent.workspace import Workspace
-from neocode_tui.config import Settings
+from neocode_tui.settings.model import Settings
 from tests.agent import sandbox_fixtures
 from tests.agent.conftest import Dialect
 from tests.helpers import wait_until

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from neocode_tui.config import Settings
+from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE
 from tests.agent import test_sandbox_approval

@@ -18,8 +18,8 @@ from neocode_tui.agent.loop_events import (
 from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.store import find_session, load_session
 from neocode_tui.agent.transcript import INTERRUPTED
-from neocode_tui.config import Settings
 from neocode_tui.errors import SessionNotFound, WorkInProgress
+from neocode_tui.settings.model import Settings
 from tests.agent.conftest import Dialect, Recorder, assert_transcript_valid
 from tests.helpers import PATIENCE, wait_until
 from tests.http_model_server import Response

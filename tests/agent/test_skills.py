@@ -11,8 +11,8 @@ import pytest
 
 from neocode_tui.agent.commands import run_command
 from neocode_tui.agent.session import AgentSession
-from neocode_tui.config import Settings
 from neocode_tui.paths import config_dir
+from neocode_tui.settings.model import Settings
 from tests.agent.conftest import Dialect, Recorder
 
 

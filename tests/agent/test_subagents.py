@@ -23,8 +23,8 @@ from neocode_tui.agent.loop_events import (
 from neocode_tui.agent.permissions import RunOptions
 from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.transcript import STOPPED
-from neocode_tui.config import Settings
 from neocode_tui.paths import config_dir
+from neocode_tui.settings.model import Settings
 from neocode_tui.trust import trust
 from tests.agent.conftest import API_KEY, Dialect, Recorder, assert_transcript_valid
 from tests.helpers import wait_until
@@ -354,7 +354,7 @@ async def test_the_task_tool_stays_the_same_bytes_all_session(openai_only: Diale
 
 
 async def test_an_agents_model_picks_a_profile_only_where_it_may(openai_only: Dialect, workspace: Path) -> None:
-    from neocode_tui.settings import Profiles
+    from neocode_tui.settings.load import Profiles
 
     cheap = Settings(provider="openai", base_url=openai_only.server.url + "/v1", model="cheap-model",
                      openai_api_key=API_KEY, max_retries=0)

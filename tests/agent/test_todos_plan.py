@@ -13,7 +13,7 @@ from neocode_tui.agent.loop_events import (
     TodosChanged,
 )
 from neocode_tui.agent.session import AgentSession
-from neocode_tui.config import Settings
+from neocode_tui.settings.model import Settings
 from tests.agent.conftest import API_KEY, Dialect, Recorder
 from tests.agent.test_headless import neocode
 

@@ -12,7 +12,7 @@ import pytest
 from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, ToolFinished
 from neocode_tui.agent.session import AgentSession
 from neocode_tui.redact import REDACTED
-from neocode_tui.settings import load_settings
+from neocode_tui.settings.load import load_settings
 from tests.agent.conftest import API_KEY, Dialect, Recorder
 from tests.agent.web_server import Page, WebServer
 

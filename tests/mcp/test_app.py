@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from neocode_tui.config import Settings
 from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
+from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, Driver, Release, StepProvider, Type
 from tests.helpers import screen_shows, screen_text, started, wait_until

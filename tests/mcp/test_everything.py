@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from neocode_tui.config import Settings
 from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
+from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.elicitation import ElicitationScreen
 from neocode_tui.tui.scenarios import SIZE, Driver, Release, StepProvider, Type

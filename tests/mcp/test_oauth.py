@@ -22,7 +22,7 @@ import pytest
 from neocode_tui.agent.mcp import McpManager, status_text
 from neocode_tui.agent.mcp.manager import UnknownServer
 from neocode_tui.agent.mcp.oauth_store import token_file
-from neocode_tui.config import Settings
+from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, Driver, Type
 from tests.agent.conftest import Dialect

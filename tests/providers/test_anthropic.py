@@ -7,8 +7,9 @@ import re
 from neocode_tui.chat import ChatRequest, Message, ToolCall, ToolSpec
 from neocode_tui.collector import collect
 from neocode_tui.events import StreamRetry, ToolCallEnd
-from neocode_tui.providers.anthropic import AnthropicProvider
+from neocode_tui.providers.anthropic import AnthropicMessages
 from neocode_tui.providers.http import HTTPOptions
+from neocode_tui.providers.http_provider import HTTPProvider
 from tests.http_model_server import Response, anthropic_sse, anthropic_turn
 from tests.providers.conftest import API_KEY
 
@@ -79,8 +80,8 @@ async def test_cache_tokens_count_as_part_of_input(anthropic, model_server) -> N
 
 
 async def test_an_overloaded_error_event_is_retried_and_the_retry_succeeds(model_server) -> None:
-    provider = AnthropicProvider(model="claude-test", base_url=model_server.url, api_key=API_KEY,
-                                 options=HTTPOptions(max_retries=2, backoff_base=0.01))
+    provider = HTTPProvider(AnthropicMessages(), model="claude-test", base_url=model_server.url, api_key=API_KEY,
+                            options=HTTPOptions(max_retries=2, backoff_base=0.01))
     overloaded = anthropic_sse([
         ("message_start", {"message": {"usage": {"input_tokens": 3, "output_tokens": 1}}}),
         ("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}}),

@@ -7,8 +7,8 @@ import pytest
 
 from neocode_tui.chat import ChatRequest, Message, ToolCall, ToolSpec
 from neocode_tui.collector import collect
-from neocode_tui.config import Settings
 from neocode_tui.providers import make_provider
+from neocode_tui.settings.model import Settings
 from tests.http_model_server import Response, anthropic_turn
 from tests.providers.conftest import API_KEY
 

@@ -9,9 +9,10 @@ from neocode_tui.chat import ChatRequest, Message, ToolCall, ToolSpec
 from neocode_tui.collector import collect
 from neocode_tui.providers import make_provider
 from neocode_tui.providers.http import HTTPOptions
-from neocode_tui.providers.openai import OpenAIProvider
-from neocode_tui.providers.openai_compat import OpenAICompat, parse_compat
-from neocode_tui.settings import load_settings
+from neocode_tui.providers.http_provider import HTTPProvider
+from neocode_tui.providers.openai import OpenAIChat
+from neocode_tui.settings.compat import OpenAICompat, parse_compat
+from neocode_tui.settings.load import load_settings
 from tests.http_model_server import Response, openai_turn
 from tests.providers.llama_like import LlamaLike
 
@@ -23,9 +24,9 @@ CALLED = ASKED + [
 ]
 
 
-def provider(url: str, compat: str = "") -> OpenAIProvider:
-    return OpenAIProvider(model="m", base_url=url + "/v1", api_key="x", compat=parse_compat(compat),
-                          options=HTTPOptions(max_retries=0, first_byte_timeout=2, idle_timeout=2))
+def provider(url: str, compat: str = "") -> HTTPProvider:
+    return HTTPProvider(OpenAIChat(parse_compat(compat)), model="m", base_url=url + "/v1", api_key="x",
+                        options=HTTPOptions(max_retries=0, first_byte_timeout=2, idle_timeout=2))
 
 
 async def sent(server, compat: str = "", **request) -> dict:
@@ -101,7 +102,7 @@ def test_settings_read_the_options_from_the_environment(monkeypatch, tmp_path) -
     settings = load_settings(tmp_path).settings
     assert settings.openai_compat == OpenAICompat(tool_choice="required", stream_options=False)
     model = make_provider(settings.model_copy(update={"provider": "openai"}))
-    assert model.compat.tool_choice == "required"
+    assert model.wire.compat.tool_choice == "required"
 
 
 @pytest.mark.parametrize("text, words", [

@@ -13,7 +13,8 @@ from neocode_tui.chat import ChatRequest, Message
 from neocode_tui.collector import collect
 from neocode_tui.events import StreamError, StreamRetry
 from neocode_tui.providers.http import HTTPOptions
-from neocode_tui.providers.openai import OpenAIProvider
+from neocode_tui.providers.http_provider import HTTPProvider
+from neocode_tui.providers.openai import OpenAIChat
 from tests.helpers import PATIENCE, wait_until
 from tests.http_model_server import Response, openai_sse, openai_turn
 
@@ -23,8 +24,8 @@ CONTENT = b'data: {"choices":[{"index":0,"delta":{"content":"A"}}]}\n\n'
 
 async def run(url: str, **options):
     settings = {"first_byte_timeout": 2, "idle_timeout": 2, "max_retries": 0, **options}
-    provider = OpenAIProvider(model="m", base_url=url + "/v1", api_key="x",
-                              options=HTTPOptions(**settings))
+    provider = HTTPProvider(OpenAIChat(), model="m", base_url=url + "/v1", api_key="x",
+                            options=HTTPOptions(**settings))
     seen = []
     started = time.monotonic()
     turn = await collect(provider.stream(REQUEST), seen.append)
@@ -116,8 +117,8 @@ async def test_each_retry_says_whether_a_partial_answer_was_thrown_away(model_se
     model_server.enqueue(Response(status=429, headers={"content-type": "text/plain"}, body=b"slow down"),
                          Response(body=body, cut_after=len(body) // 2),
                          Response(body=body))
-    provider = OpenAIProvider(model="m", base_url=model_server.url + "/v1", api_key="x",
-                              options=HTTPOptions(max_retries=3, backoff_base=0.01, backoff_max=0.02))
+    provider = HTTPProvider(OpenAIChat(), model="m", base_url=model_server.url + "/v1", api_key="x",
+                            options=HTTPOptions(max_retries=3, backoff_base=0.01, backoff_max=0.02))
     seen = []
     turn = await collect(provider.stream(REQUEST), seen.append)
     await provider.aclose()

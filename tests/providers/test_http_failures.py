@@ -14,7 +14,8 @@ from neocode_tui.chat import ChatRequest, Message
 from neocode_tui.collector import Collector, collect
 from neocode_tui.events import StreamError, StreamRetry, TextDelta
 from neocode_tui.providers.http import HTTPOptions
-from neocode_tui.providers.openai import OpenAIProvider
+from neocode_tui.providers.http_provider import HTTPProvider
+from neocode_tui.providers.openai import OpenAIChat
 from tests.helpers import PATIENCE
 from tests.http_model_server import ModelServer, Response, json_response, openai_sse, openai_turn
 from tests.providers.conftest import API_KEY
@@ -22,14 +23,14 @@ from tests.providers.conftest import API_KEY
 REQUEST = ChatRequest(model="gpt-test", messages=[Message(role="user", content="go")])
 
 
-def provider_for(url: str, **options) -> OpenAIProvider:
+def provider_for(url: str, **options) -> HTTPProvider:
     settings = {"connect_timeout": 1, "first_byte_timeout": 2, "idle_timeout": 2,
                 "max_retries": 2, "backoff_base": 0.01, "backoff_max": 0.02, **options}
-    return OpenAIProvider(model="gpt-test", base_url=url + "/v1", api_key=API_KEY,
-                          options=HTTPOptions(**settings))
+    return HTTPProvider(OpenAIChat(), model="gpt-test", base_url=url + "/v1", api_key=API_KEY,
+                        options=HTTPOptions(**settings))
 
 
-async def run(provider: OpenAIProvider):
+async def run(provider: HTTPProvider):
     seen = []
     turn = await collect(provider.stream(REQUEST), seen.append)
     await provider.aclose()
@@ -223,8 +224,8 @@ def test_error_bodies_are_read_in_every_common_shape() -> None:
 
 @pytest.mark.parametrize("name", ["openai", "anthropic"])
 async def test_make_provider_follows_the_sdk_base_url_conventions(model_server, name) -> None:
-    from neocode_tui.config import Settings
     from neocode_tui.providers import make_provider
+    from neocode_tui.settings.model import Settings
     from tests.http_model_server import anthropic_turn
 
     base_url = model_server.url + ("/v1" if name == "openai" else "")
@@ -249,7 +250,7 @@ async def test_a_json_answer_instead_of_a_stream_is_reported_with_its_message(mo
 
 
 async def test_anthropic_gets_the_same_failure_handling(model_server) -> None:
-    from neocode_tui.providers.anthropic import AnthropicProvider
+    from neocode_tui.providers.anthropic import AnthropicMessages
     from tests.http_model_server import anthropic_turn
 
     def anthropic_error(kind: str, message: str) -> dict:
@@ -262,8 +263,8 @@ async def test_anthropic_gets_the_same_failure_handling(model_server) -> None:
         Response(body=whole),
         json_response(401, anthropic_error("authentication_error", f"invalid x-api-key {API_KEY}")),
     )
-    provider = AnthropicProvider(model="claude-test", base_url=model_server.url, api_key=API_KEY,
-                                 options=HTTPOptions(max_retries=2, backoff_base=0.01))
+    provider = HTTPProvider(AnthropicMessages(), model="claude-test", base_url=model_server.url, api_key=API_KEY,
+                            options=HTTPOptions(max_retries=2, backoff_base=0.01))
     seen = []
     turn = await collect(provider.stream(REQUEST), seen.append)
     rejected = await collect(provider.stream(REQUEST))
@@ -302,8 +303,8 @@ async def test_a_relative_redirect_names_the_whole_address(model_server) -> None
     assert f"redirected the request to {model_server.url}/api/v1/chat/completions (HTTP 307)" \
         in turn.error.message
 async def test_errors_name_the_host_never_the_credentials_of_its_url(model_server) -> None:
-    from neocode_tui.config import Settings
     from neocode_tui.providers import make_provider
+    from neocode_tui.settings.model import Settings
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -8,7 +8,8 @@ from typing import Any
 from neocode_tui.chat import ChatRequest, Message, ToolCall, ToolSpec
 from neocode_tui.collector import collect
 from neocode_tui.events import ToolCallDelta, ToolCallStart
-from neocode_tui.providers.openai import OpenAIProvider
+from neocode_tui.providers.http_provider import HTTPProvider
+from neocode_tui.providers.openai import OpenAIChat
 from tests.http_model_server import Response, openai_sse, openai_turn
 from tests.providers.conftest import API_KEY, FAST
 
@@ -173,8 +174,8 @@ async def test_missing_ids_are_synthesised_unique_across_the_session(openai, mod
 async def test_synthesised_ids_stay_unique_when_the_provider_is_replaced(openai, model_server) -> None:
     """A model switch or a resume makes a new provider mid-session: its ids must not repeat."""
     body = openai_sse([calls(fn(0, None, "bash", '{"command": "ls"}')), chunk({}, "tool_calls")])
-    replacement = OpenAIProvider(model="gpt-test", base_url=model_server.url + "/v1",
-                                 api_key=API_KEY, options=FAST)
+    replacement = HTTPProvider(OpenAIChat(), model="gpt-test", base_url=model_server.url + "/v1",
+                               api_key=API_KEY, options=FAST)
     try:
         first, _ = await play(openai, model_server, body)
         second, _ = await play(replacement, model_server, body)

@@ -8,13 +8,14 @@ import json
 
 from neocode_tui.chat import ChatRequest, Message, ThinkingBlock, ToolCall, ToolSpec
 from neocode_tui.collector import collect
-from neocode_tui.config import Settings
 from neocode_tui.events import ReasoningDelta, ReasoningSigned
 from neocode_tui.providers import make_provider
-from neocode_tui.providers.anthropic import DEFAULT_MAX_TOKENS, AnthropicProvider
-from neocode_tui.providers.openai import OpenAIProvider
-from neocode_tui.providers.openai_compat import parse_compat
+from neocode_tui.providers.anthropic import DEFAULT_MAX_TOKENS, AnthropicMessages
+from neocode_tui.providers.http_provider import HTTPProvider
+from neocode_tui.providers.openai import OpenAIChat
 from neocode_tui.providers.prompt_cache import MAX_BREAKPOINTS, count_breakpoints
+from neocode_tui.settings.compat import OpenAICompat, parse_compat
+from neocode_tui.settings.model import Settings
 from tests.http_model_server import Response, anthropic_turn, json_response, openai_turn
 from tests.providers.conftest import API_KEY, FAST
 
@@ -32,14 +33,14 @@ def long_history(turns: int) -> list[Message]:
     return [*messages, Message(role="user", content="and now?")]
 
 
-def anthropic_provider(url: str, **kw) -> AnthropicProvider:
-    return AnthropicProvider(model=kw.pop("model", "claude-test"), base_url=url, api_key=API_KEY,
-                             options=FAST, **kw)
+def anthropic_provider(url: str, **kw) -> HTTPProvider:
+    return HTTPProvider(AnthropicMessages(), model=kw.pop("model", "claude-test"), base_url=url,
+                        api_key=API_KEY, options=FAST, **kw)
 
 
-def openai_provider(url: str, **kw) -> OpenAIProvider:
-    return OpenAIProvider(model=kw.pop("model", "gpt-test"), base_url=url + "/v1", api_key=API_KEY,
-                          options=FAST, **kw)
+def openai_provider(url: str, *, compat: OpenAICompat | None = None, **kw) -> HTTPProvider:
+    return HTTPProvider(OpenAIChat(compat or OpenAICompat()), model=kw.pop("model", "gpt-test"),
+                        base_url=url + "/v1", api_key=API_KEY, options=FAST, **kw)
 
 
 async def test_anthropic_marks_the_tools_the_system_and_the_last_two_user_messages(model_server) -> None:

@@ -19,7 +19,8 @@ from neocode_tui.events import (
     Usage,
 )
 from neocode_tui.providers.http import HTTPOptions
-from neocode_tui.providers.openai import OpenAIProvider
+from neocode_tui.providers.http_provider import HTTPProvider
+from neocode_tui.providers.openai import OpenAIChat
 from tests.http_model_server import Response, anthropic_sse, json_response, openai_sse, openai_turn
 
 REQUEST = ChatRequest(model="m", messages=[Message(role="user", content="go")])
@@ -35,7 +36,7 @@ LLAMA_500 = {"error": {"message": (
 
 
 async def run(url: str, retries: int = 0):
-    provider = OpenAIProvider(model="m", base_url=url + "/v1", api_key="x", options=HTTPOptions(
+    provider = HTTPProvider(OpenAIChat(), model="m", base_url=url + "/v1", api_key="x", options=HTTPOptions(
         first_byte_timeout=2, idle_timeout=2, max_retries=retries, backoff_base=0.01, backoff_max=0.02))
     seen = []
     turn = await collect(provider.stream(REQUEST), seen.append)
@@ -159,13 +160,13 @@ async def test_arguments_that_are_not_json_say_so_in_plain_words() -> None:
 
 
 async def test_anthropic_overflow_inside_the_stream(model_server) -> None:
-    from neocode_tui.providers.anthropic import AnthropicProvider
+    from neocode_tui.providers.anthropic import AnthropicMessages
 
     body = anthropic_sse([("error", {"error": {"type": "invalid_request_error",
                                                "message": "prompt is too long: 200001 tokens > 200000 maximum"}})])
     model_server.enqueue(Response(body=body))
-    provider = AnthropicProvider(model="c", base_url=model_server.url, api_key="x",
-                                 options=HTTPOptions(max_retries=0))
+    provider = HTTPProvider(AnthropicMessages(), model="c", base_url=model_server.url, api_key="x",
+                            options=HTTPOptions(max_retries=0))
     turn = await collect(provider.stream(REQUEST))
     await provider.aclose()
     assert turn.error.kind == "context_overflow" and "/compact" in turn.error.message

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 from neocode_tui.agent.store import list_sessions
-from neocode_tui.config import Settings
 from neocode_tui.events import Usage
 from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
+from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.approval import ApprovalScreen
 from neocode_tui.tui.scenarios import (
@@ -495,7 +495,7 @@ async def test_a_key_in_a_file_the_model_reads_never_reaches_the_screen_or_the_s
 
 
 def untrusted_app(tmp_path: Path) -> NeoCodeApp:
-    from neocode_tui.settings import TrustRequest, load_settings
+    from neocode_tui.settings.load import TrustRequest, load_settings
 
     workspace = tmp_path / "cloned"
     workspace.mkdir()

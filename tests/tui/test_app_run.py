@@ -9,7 +9,7 @@ import pytest
 from neocode_tui.cli import build_parser
 from neocode_tui.cli.app import run_app
 from neocode_tui.cli.options import load_from_args
-from neocode_tui.config import Settings
+from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE
 from tests.helpers import screen_shows, started, wait_until

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from textual import events
 
-from neocode_tui.config import NotifyMode, Settings
 from neocode_tui.errors import SettingsError
 from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
-from neocode_tui.settings import load_settings
+from neocode_tui.settings.load import load_settings
+from neocode_tui.settings.model import NotifyMode, Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.approval import ApprovalScreen
 from neocode_tui.tui.attention import notification

@@ -7,7 +7,7 @@ import json
 import secrets
 from pathlib import Path
 
-from neocode_tui.config import Settings
+from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE
 from tests.agent.helpers import sleepers

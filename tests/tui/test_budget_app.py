@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from neocode_tui.config import Settings
-from neocode_tui.providers.openai import OpenAIProvider
+from neocode_tui.providers.http_provider import HTTPProvider
+from neocode_tui.providers.openai import OpenAIChat
+from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.budget import BudgetScreen
 from neocode_tui.tui.scenarios import SIZE
@@ -18,7 +19,7 @@ from tests.http_model_server import Response, openai_turn
 def budget_app(tmp_path: Path, server_url: str) -> NeoCodeApp:
     workspace = tmp_path / "project"
     workspace.mkdir()
-    provider = OpenAIProvider(model="gpt-4o", base_url=server_url + "/v1", api_key=API_KEY, options=FAST)
+    provider = HTTPProvider(OpenAIChat(), model="gpt-4o", base_url=server_url + "/v1", api_key=API_KEY, options=FAST)
     settings = Settings(provider="openai", base_url=server_url + "/v1", model="gpt-4o", max_budget_usd=0.02)
     return NeoCodeApp(settings, provider, workspace, remember_theme=False)
 

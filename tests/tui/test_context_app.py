@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from neocode_tui.config import Settings
 from neocode_tui.events import Usage
-from neocode_tui.providers.openai import OpenAIProvider
+from neocode_tui.providers.http_provider import HTTPProvider
+from neocode_tui.providers.openai import OpenAIChat
 from neocode_tui.providers.scripted import scripted_reply
+from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, Driver, Release, Type
 from tests.agent.conftest import API_KEY, FAST
@@ -39,8 +40,8 @@ async def test_a_local_model_without_window_or_price_shows_dashes(tmp_path: Path
     model_server.enqueue(Response(body=openai_turn("Hi.", usage=(500, 100))))
     workspace = tmp_path / "project"
     workspace.mkdir()
-    provider = OpenAIProvider(model="my-local-model", base_url=model_server.url + "/v1",
-                              api_key=API_KEY, options=FAST)
+    provider = HTTPProvider(OpenAIChat(), model="my-local-model", base_url=model_server.url + "/v1",
+                            api_key=API_KEY, options=FAST)
     app = NeoCodeApp(Settings(provider="openai", base_url=model_server.url + "/v1"), provider,
                      workspace, remember_theme=False)
     async with app.run_test(size=SIZE) as pilot:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from neocode_tui.config import Settings
 from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
+from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.key_help import KeyHelpScreen
 from neocode_tui.tui.scenarios import SIZE

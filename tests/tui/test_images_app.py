@@ -11,9 +11,9 @@ from pathlib import Path
 from PIL import Image as PIL
 from textual import events
 
-from neocode_tui.config import Settings
 from neocode_tui.events import MessageDone, TextDelta
 from neocode_tui.providers.scripted import ScriptedProvider
+from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios.driver import PINNED_VERSION
 from tests.helpers import screen_shows, started, wait_until

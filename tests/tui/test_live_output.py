@@ -15,10 +15,10 @@ from neocode_tui.agent.loop_events import (
     ToolStarted,
     TurnStarted,
 )
-from neocode_tui.config import Settings
 from neocode_tui.events import ToolCallStart
 from neocode_tui.live_output import MAX_LINE_CHARS, LiveTail
 from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
+from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.conversation import ConversationView
 from neocode_tui.tui.conversation.blocks import ToolBlock

@@ -17,7 +17,7 @@ from textual.pilot import Pilot
 
 from neocode_tui.agent.store import SessionStore
 from neocode_tui.chat import Message, ToolCall
-from neocode_tui.config import Settings
+from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.conversation import ConversationView
 from neocode_tui.tui.conversation.block_lines import RESIDENT_LINES

@@ -10,8 +10,8 @@ from textual.widgets._toast import Toast
 
 from neocode_tui.agent.store import SessionStore, list_sessions
 from neocode_tui.chat import Message
-from neocode_tui.config import Settings
 from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
+from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, Driver, Release, StepProvider, Type
 from neocode_tui.tui.session_picker import SessionPicker

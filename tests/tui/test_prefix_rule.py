@@ -8,7 +8,7 @@ import json
 import os
 from pathlib import Path
 
-from neocode_tui.config import Settings
+from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.approval import ApprovalScreen
 from neocode_tui.tui.scenarios import SIZE

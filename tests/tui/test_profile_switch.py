@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from neocode_tui.settings import Profiles, load_settings
+from neocode_tui.settings.load import Profiles, load_settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE
 from tests.helpers import screen_shows, wait_until

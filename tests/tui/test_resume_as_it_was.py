@@ -9,9 +9,9 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from neocode_tui.config import Settings
 from neocode_tui.events import StreamEvent
 from neocode_tui.providers.scripted import scripted_reply
+from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.approval import ApprovalScreen
 from neocode_tui.tui.scenarios import SIZE, Driver, Release, Type

@@ -14,8 +14,8 @@ from neocode_tui.agent.image_store import stored
 from neocode_tui.agent.store import sessions_dir
 from neocode_tui.agent.transcript import STOPPED
 from neocode_tui.chat import Message, PrintedOutput, ToolCall
-from neocode_tui.config import Settings
 from neocode_tui.providers.scripted import ScriptedProvider
+from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios.driver import PINNED_VERSION
 from tests.helpers import screen_text, wait_until

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from neocode_tui.agent.tools.web import configure_web_fetch
-from neocode_tui.config import Settings
+from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.approval import ApprovalScreen
 from neocode_tui.tui.rewind import DiffScreen, RestoreScreen, RewindScreen

@@ -10,9 +10,9 @@ from textual import events
 
 from neocode_tui.agent.store import SessionStore
 from neocode_tui.chat import Message
-from neocode_tui.config import Settings
 from neocode_tui.events import StreamError, TextDelta
 from neocode_tui.providers.scripted import ScriptedProvider, TurnSource, scripted_reply
+from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.approval import ApprovalScreen
 from neocode_tui.tui.scenarios import SIZE

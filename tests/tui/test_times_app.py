@@ -10,8 +10,8 @@ from pathlib import Path
 
 from neocode_tui.agent.store import SessionStore
 from neocode_tui.chat import Message, ToolCall
-from neocode_tui.config import Settings
 from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
+from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, StepProvider
 from tests.helpers import screen_shows, started, wait_until

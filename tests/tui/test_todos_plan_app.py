@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from neocode_tui.config import Settings
-from neocode_tui.providers.openai import OpenAIProvider
+from neocode_tui.providers.http_provider import HTTPProvider
+from neocode_tui.providers.openai import OpenAIChat
+from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.approval import ApprovalScreen
 from neocode_tui.tui.plan_review import PlanScreen
@@ -26,8 +27,8 @@ def reply(server, text: str = "", calls=(), **kw) -> None:
 
 
 def http_app(server, workspace: Path, approval: str = "full-auto", **kw) -> NeoCodeApp:
-    provider = OpenAIProvider(model="test-model", base_url=server.url + "/v1", api_key=API_KEY,
-                              options=FAST)
+    provider = HTTPProvider(OpenAIChat(), model="test-model", base_url=server.url + "/v1", api_key=API_KEY,
+                            options=FAST)
     settings = Settings(provider="openai", base_url=server.url + "/v1", approval=approval, sandbox="off")
     return NeoCodeApp(settings, provider, workspace, remember_theme=False, blink=False, **kw)
 

@@ -28,7 +28,7 @@ from neocode_tui.agent.workspace import Workspace
 
 if TYPE_CHECKING:
     from neocode_tui.agent.tools import ToolRegistry
-    from neocode_tui.config import Settings
+    from neocode_tui.settings.model import Settings
 
 RESULT_CAP = 60_000
 """Characters of a page the model is sent; the rest is counted."""

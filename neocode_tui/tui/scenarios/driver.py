@@ -21,12 +21,12 @@ from textual.pilot import Pilot
 from textual.screen import ModalScreen
 
 from neocode_tui.chat import ChatRequest
-from neocode_tui.config import Settings
 from neocode_tui.events import (
     StreamEvent,
 )
 from neocode_tui.providers import Provider
 from neocode_tui.providers.scripted import ScriptedProvider, TurnSource
+from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.vocabulary import ApprovalMode
 

@@ -17,6 +17,7 @@ from textual.widget import Widget
 
 from neocode_tui.agent.pricing import format_cost
 from neocode_tui.terminal_text import visible
+from neocode_tui.vocabulary import is_offline
 
 if TYPE_CHECKING:
     from neocode_tui.agent.context import ContextFigure
@@ -122,7 +123,7 @@ class StatusBar(Widget):
     def _left(self) -> tuple[Part, Content, int]:
         """The provider (dropped early), the model (cut last, never dropped) and the width
         the model needs before other parts go: all of it, but for the offline label's hint."""
-        if self.provider == "scripted":
+        if is_offline(self.provider):
             return ("", Content.styled(OFFLINE_LABEL, "$warning"), OFFLINE_LABEL.index(" —"))
         if not self.provider:  # not known yet: the first frame may come before the settings
             return ("", Content(""), 0)
@@ -168,7 +169,7 @@ class StatusBar(Widget):
         """"ctx 42%  $0.0123"; left out for the offline scripted model, which has neither."""
         figure = self.context
         if figure is None or (
-            self.provider == "scripted" and figure.window is None and self.cost is None
+            is_offline(self.provider) and figure.window is None and self.cost is None
         ):
             return []
         fraction = figure.fraction or 0

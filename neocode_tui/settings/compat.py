@@ -14,8 +14,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
-from neocode_tui.chat import ChatRequest
-
 
 def _tool_choice(value: str | None) -> str | None:
     if value is not None and not value.strip():
@@ -51,18 +49,6 @@ class OpenAICompat(BaseModel):
     prompt_cache_key: bool | None = None
     """``None``: a per-session ``prompt_cache_key`` goes to api.openai.com only (it routes
     a session's requests to one cache); ``true``: to every server; ``false``: never."""
-
-
-def effective_tool_choice(request: ChatRequest, choice: str | None) -> str | None:
-    """The ``tool_choice`` option as it applies to ``request``, in either dialect: the
-    request's own "none" wins; a forcing choice (``required`` or a name) only answers the
-    user (after tool results the model must be free to stop calling); ``None``: not sent."""
-    if request.tool_choice == "none":
-        return "none"
-    if choice in (None, "auto", "none"):
-        return choice
-    answering_user = bool(request.messages) and request.messages[-1].role == "user"
-    return choice if answering_user else None
 
 
 _BOOLEANS = {"true": True, "yes": True, "on": True, "1": True,

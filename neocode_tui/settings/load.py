@@ -24,12 +24,12 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from neocode_tui.config import Settings
 from neocode_tui.errors import SettingsError
 from neocode_tui.protected_files import ENV_FILE
 from neocode_tui.redact import redact_url
+from neocode_tui.settings.model import Settings
+from neocode_tui.settings.user_file import UserFile, read_user_file
 from neocode_tui.trust import NOT_TRUSTED, is_trusted, untrusted_reason
-from neocode_tui.user_file import UserFile, read_user_file
 
 WORKSPACE_ENV = ENV_FILE
 MAX_ENV_FILE = 256 * 1024
@@ -144,78 +144,105 @@ def load_settings(
     (``/model NAME`` in the app), so its values win over theirs too."""
     vouched_for = trusted
     trusted = is_trusted(workspace) if trusted is None else trusted
-    aliases = setting_variables()
-    origins: dict[str, Origin] = {}
-    values: dict[str, Any] = {}
-    ignored: list[str] = []
-    ignored_names: list[str] = []
-
-    def put(layer: Mapping[str, Any], origin: Callable[[str], Origin]) -> None:
-        for name, value in layer.items():
-            if value is not None:
-                values[name], origins[name] = value, origin(name)
-
+    layers = _Layers()
     user_file = read_user_file()
     problems = list(user_file.problems)
     chosen = profile or user_file.profile
     profile_values = _profile_values(user_file, chosen, bool(profile), problems)
     path = str(user_file.path)
-    put(user_file.values, lambda _: Origin("config", path))
+    layers.put(user_file.values, lambda _: Origin("config", path))
     in_profile = Origin("profile", chosen or "", path)
     if not profile:
-        put(profile_values, lambda _: in_profile)
+        layers.put(profile_values, lambda _: in_profile)
 
     env_file = workspace / WORKSPACE_ENV
-    from_workspace: dict[str, str] = {}
-    env_values, raw = _read_env_file(env_file, problems)
-    if vouched_for is None:
-        untrusted = untrusted_reason(workspace, WORKSPACE_ENV, raw)
-    else:
-        untrusted = "" if vouched_for else NOT_TRUSTED
-    for variable, value in env_values.items():
-        name = aliases.get(variable)
-        if name is None or value in (None, ""):
-            continue
-        if variable in USER_ONLY:  # said, but trusting the folder would not change it
-            ignored.append(f"{variable} in {env_file} was ignored: only you set it "
-                           "(your environment or config.toml), never a workspace")
-            continue
-        if untrusted and not _harmless(variable, value):
-            ignored_names.append(variable)
-            ignored.append(
-                f"{variable} in {env_file} was ignored: {untrusted} "
-                "(trust it when neocode asks, or pass --trust)"
-            )
-            continue
-        from_workspace[name] = value
-    put(from_workspace, lambda _: Origin("workspace", str(env_file)))
-    environment = {name: os.environ.get(variable) or None for variable, name in aliases.items()}
-    put(environment, lambda name: Origin("environment", str(Settings.model_fields[name].validation_alias)))
+    workspace_layer = _WorkspaceLayer.read(workspace, vouched_for, problems)
+    layers.put(workspace_layer.values, lambda _: Origin("workspace", str(env_file)))
+    environment = {name: os.environ.get(variable) or None for variable, name in setting_variables().items()}
+    layers.put(environment, lambda name: Origin("environment", str(Settings.model_fields[name].validation_alias)))
     flag_values = dict(flags or {})
     if profile and profile_wins:
         flag_values = {name: value for name, value in flag_values.items() if name not in profile_values}
     if profile:
-        put(profile_values, lambda _: in_profile)
-    put(flag_values, lambda name: Origin("flag", f"--{name.replace('_', '-')}"))
+        layers.put(profile_values, lambda _: in_profile)
+    layers.put(flag_values, lambda name: Origin("flag", f"--{name.replace('_', '-')}"))
 
-    try:
-        # Only these values, validated once: nothing else is read here.
-        settings = Settings.model_validate(values)
-    except ValidationError as exc:
-        for error in exc.errors(include_url=False):
-            name = str(error["loc"][0]) if error["loc"] else ""
-            value = values.get(name)
-            shown = "" if name.endswith("api_key") else f" {_shown(name, value)!r}"
-            label = origins[name].label(name) if name in origins else name
-            problems.append(f"{label}:{shown}: {error['msg']}")
-        settings = None
-    if problems or settings is None:
-        raise SettingsError(problems)
+    settings = layers.validated(problems)
     picked_by = ("/model" if profile_wins else "--profile") if profile else path
     return LoadedSettings(
-        settings, trusted, ignored, ignored_names, origins, chosen,
-        picked_by if chosen else "", user_file,
+        settings, trusted, workspace_layer.ignored, workspace_layer.ignored_names, layers.origins,
+        chosen, picked_by if chosen else "", user_file,
     )
+
+
+@dataclass
+class _Layers:
+    """The values given so far, by field name, each with where it came from; a later layer
+    wins over an earlier one."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    origins: dict[str, Origin] = field(default_factory=dict)
+
+    def put(self, layer: Mapping[str, Any], origin: Callable[[str], Origin]) -> None:
+        for name, value in layer.items():
+            if value is not None:
+                self.values[name], self.origins[name] = value, origin(name)
+
+    def validated(self, problems: list[str]) -> Settings:
+        """The settings of these values, validated once (nothing else is read here);
+        ``SettingsError`` with every problem, each naming where its value came from."""
+        try:
+            settings = Settings.model_validate(self.values)
+        except ValidationError as exc:
+            for error in exc.errors(include_url=False):
+                name = str(error["loc"][0]) if error["loc"] else ""
+                value = self.values.get(name)
+                shown = "" if name.endswith("api_key") else f" {_shown(name, value)!r}"
+                label = self.origins[name].label(name) if name in self.origins else name
+                problems.append(f"{label}:{shown}: {error['msg']}")
+            raise SettingsError(problems) from None
+        if problems:
+            raise SettingsError(problems)
+        return settings
+
+
+@dataclass
+class _WorkspaceLayer:
+    """What the workspace's ``.env`` sets that is applied, and a line for each of the rest."""
+
+    values: dict[str, str] = field(default_factory=dict)
+    ignored: list[str] = field(default_factory=list)
+    ignored_names: list[str] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, workspace: Path, vouched_for: bool | None, problems: list[str]) -> _WorkspaceLayer:
+        """``vouched_for``: the run's own word on trust (``--trust``), else the remembered one
+        for these very bytes."""
+        env_file = workspace / WORKSPACE_ENV
+        env_values, raw = _read_env_file(env_file, problems)
+        if vouched_for is None:
+            untrusted = untrusted_reason(workspace, WORKSPACE_ENV, raw)
+        else:
+            untrusted = "" if vouched_for else NOT_TRUSTED
+        aliases = setting_variables()
+        layer = cls()
+        for variable, value in env_values.items():
+            name = aliases.get(variable)
+            if name is None or value in (None, ""):
+                continue
+            if variable in USER_ONLY:  # said, but trusting the folder would not change it
+                layer.ignored.append(f"{variable} in {env_file} was ignored: only you set it "
+                                     "(your environment or config.toml), never a workspace")
+                continue
+            if untrusted and not _harmless(variable, value):
+                layer.ignored_names.append(variable)
+                layer.ignored.append(
+                    f"{variable} in {env_file} was ignored: {untrusted} "
+                    "(trust it when neocode asks, or pass --trust)"
+                )
+                continue
+            layer.values[name] = value
+        return layer
 
 
 def _profile_values(

@@ -1,4 +1,4 @@
-"""What a run is configured with; ``neocode_tui.settings`` gathers it from its sources.
+"""What a run is configured with; ``neocode_tui.settings.load`` gathers it from its sources.
 
 Base URLs follow the official SDKs: OpenAI's includes ``/v1``, Anthropic's does not, so a
 user's existing ``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL`` work as they are.
@@ -10,9 +10,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr
 
-from neocode_tui.providers.openai_compat import OpenAICompat, parse_compat
 from neocode_tui.redact import url_secrets
-from neocode_tui.vocabulary import ApprovalMode, Effort, ProviderName, SandboxMode
+from neocode_tui.settings.compat import OpenAICompat, parse_compat
+from neocode_tui.vocabulary import OFFLINE_PROVIDER, ApprovalMode, Effort, ProviderName, SandboxMode, is_offline
 
 NotifyMode = Literal["off", "bell", "osc9", "osc777"]
 """How the app calls the user back while its terminal window has no focus: nothing, the
@@ -21,12 +21,12 @@ bell, or a desktop notification by OSC 9 or OSC 777 (see ``neocode_tui.tui.atten
 DEFAULT_MODELS: dict[str, str] = {
     "openai": "gpt-4o-mini",
     "anthropic": "claude-sonnet-4-5",
-    "scripted": "scripted",
+    OFFLINE_PROVIDER: "scripted",
 }
 DEFAULT_BASE_URLS: dict[str, str] = {
     "openai": "https://api.openai.com/v1",
     "anthropic": "https://api.anthropic.com",
-    "scripted": "",
+    OFFLINE_PROVIDER: "",
 }
 
 
@@ -134,13 +134,19 @@ class Settings(BaseModel):
             return "openai"
         if self.anthropic_api_key:
             return "anthropic"
-        return "scripted"
+        return OFFLINE_PROVIDER
 
     @property
     def offline(self) -> bool:
-        """No key and no provider named: the built-in offline model, a tour for someone
-        watching the app; a headless run or an editor needs a real one (``NoModel``)."""
-        return self.provider is None and self.resolved_provider == "scripted"
+        """The built-in offline model is what these settings run (``vocabulary.is_offline``)."""
+        return is_offline(self.resolved_provider)
+
+    @property
+    def fell_back_offline(self) -> bool:
+        """The offline model only because no key is set and no provider named: the app's tour.
+        A headless run or an editor asked for a real model, so it says how to set one
+        (``NoModel``); ``--provider scripted`` named on purpose runs the tour there too."""
+        return self.provider is None and self.offline
 
     @property
     def resolved_model(self) -> str:

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from neocode_tui.config import Settings
 from neocode_tui.paths import config_dir
+from neocode_tui.settings.model import Settings
 
 CONFIG_FILE = "config.toml"
 MAX_CONFIG_FILE = 256 * 1024

@@ -1,0 +1,121 @@
+"""The one HTTP provider: a model behind an HTTP API, in the wire format its ``Wire`` speaks.
+
+What the two APIs share lives here once: the request's model and effort, the call ids, the
+streamer with its retries, the key scrubbed from every message, the explanation of a server
+that refuses the effort. What differs (the URL, the auth header, the request body, the stream
+parser, which models take an effort and in what field) is the ``Wire``'s, one per API:
+``openai.OpenAIChat`` (chat completions) and ``anthropic.AnthropicMessages`` (messages).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any, Protocol
+
+from neocode_tui.chat import ChatRequest
+from neocode_tui.events import StreamEvent
+from neocode_tui.providers.dialect import CallIds, Dialect
+from neocode_tui.providers.effort import explain_rejection
+from neocode_tui.vocabulary import Effort
+
+if TYPE_CHECKING:
+    import httpx
+
+    from neocode_tui.known_secrets import Secrets
+    from neocode_tui.providers.http import HTTPOptions
+
+
+class Wire(Protocol):
+    """One API's wire format, as the provider needs it."""
+
+    @property
+    def name(self) -> str:
+        """The provider's name, shown in the status bar: "openai", "anthropic"."""
+        ...
+
+    @property
+    def call_id_prefix(self) -> str:
+        """Of the ids made up for tool calls a server sent without one."""
+        ...
+
+    @property
+    def effort_field(self) -> str:
+        """What carries the effort in a request, as a rejection names it."""
+        ...
+
+    @property
+    def effort_fix(self) -> str:
+        """How the user stops sending it, as a rejection says."""
+        ...
+
+    def url(self, base_url: str) -> str:
+        """The endpoint under ``base_url``, which follows the API's official SDK."""
+        ...
+
+    def headers(self, api_key: str | None) -> dict[str, str]: ...
+
+    def fixed_fields(self, url: str) -> dict[str, Any]:
+        """Fields every request of one provider carries (so: of one session)."""
+        ...
+
+    def body(self, request: ChatRequest, model: str, effort: Effort | None) -> dict[str, Any]:
+        """The request's JSON for ``model``, with ``effort`` (``None``: none sent)."""
+        ...
+
+    def parser(self, ids: CallIds) -> Dialect:
+        """A fresh parser of one reply's stream."""
+        ...
+
+    def takes_effort(self, model: str) -> bool: ...
+
+
+class HTTPProvider:
+    """A model behind an HTTP API. ``client`` is shared when given (one per app);
+    ``secrets`` (the run's holder, else one of ``api_key``) are scrubbed from its errors."""
+
+    def __init__(
+        self,
+        wire: Wire,
+        *,
+        model: str,
+        base_url: str,
+        api_key: str | None,
+        options: HTTPOptions | None = None,
+        client: httpx.AsyncClient | None = None,
+        secrets: Secrets | None = None,
+        effort: Effort | None = None,
+    ) -> None:
+        from neocode_tui.known_secrets import Secrets
+        from neocode_tui.providers.http import HTTPStreamer  # replay needs the parsers only
+
+        self.wire = wire
+        self.name = wire.name
+        self.model = model
+        self.effort = effort
+        """Changed by ``/effort``; sent only to models that take it (``takes_effort``)."""
+        self._url = wire.url(base_url)
+        self._headers = wire.headers(api_key)
+        self._fixed = wire.fixed_fields(self._url)
+        self._ids = CallIds(wire.call_id_prefix, live=True)
+        secrets = secrets if secrets is not None else Secrets(keys=[api_key])
+        self._http = HTTPStreamer(options, secrets, client=client)
+
+    def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        model = request.model or self.model
+        effort = self.effort if self.takes_effort(model) else None
+        body = self.wire.body(request, model, effort)
+        body.update(self._fixed)
+        events = self._http.stream(self._url, self._headers, body,
+                                   lambda: self.wire.parser(self._ids))
+        return events if effort is None else self._explained(events, effort)
+
+    def takes_effort(self, model: str) -> bool:
+        return self.wire.takes_effort(model)
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def _explained(self, events: AsyncIterator[StreamEvent],
+                         effort: Effort) -> AsyncIterator[StreamEvent]:
+        async for event in events:
+            yield explain_rejection(event, effort, self.wire.effort_field, self.wire.effort_fix)
