@@ -9,8 +9,9 @@ ever, a later one with nothing changed, and one after a prompt was added to ten 
     .venv/bin/python bench/bench_session_listing.py            # 200 sessions
     .venv/bin/python bench/bench_session_listing.py --sessions 1000 --long 10000
 
-Goal: 200 sessions listed in under 50 ms once they have been listed before, and the first
-listing not reading every byte of every file.
+Goal: 200 sessions listed in under 50 ms once they have been listed before (the index beside
+them: an unchanged file costs a ``stat``, a grown one the lines added), and the first listing
+ever no slower than reading the files once, as listings did before the index.
 """
 
 from __future__ import annotations

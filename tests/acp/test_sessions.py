@@ -13,6 +13,7 @@ from acp import RequestError, text_block
 from acp.schema import (
     AgentMessageChunk,
     AvailableCommandsUpdate,
+    SessionInfoUpdate,
     ToolCallStart,
     UsageUpdate,
     UserMessageChunk,
@@ -102,3 +103,23 @@ async def test_a_session_made_and_never_prompted_is_loaded_and_prompted_in_a_lat
     assert reply.stop_reason == "end_turn"
     assert second.client.text() == "Later, then: hello."
     assert "say hello" in json.dumps(model.request(0)["messages"])
+
+
+async def test_a_session_renamed_with_slash_rename_is_listed_under_its_new_name(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    env = agent_env(model.server.url, home)
+    model.reply("It greets.")
+    async with editor(env, workspace) as first:
+        session = await first.conn.new_session(cwd=str(workspace))
+        await first.conn.prompt(session_id=session.session_id, prompt=[text_block("what does app.py do?")])
+        await first.conn.prompt(session_id=session.session_id, prompt=[text_block("/rename App tour")])
+        told = [u.title for u in first.client.updates if isinstance(u, SessionInfoUpdate)]
+        here = await first.conn.list_sessions(cwd=str(workspace))
+    async with editor(env, workspace) as second:  # read back from the file by another process
+        listed = await second.conn.list_sessions(cwd=str(workspace))
+
+    assert told[-1] == "App tour"
+    assert [(s.session_id, s.title) for s in here.sessions] == [(session.session_id, "App tour")]
+    assert [(s.session_id, s.title) for s in listed.sessions] == [(session.session_id, "App tour")]
+    assert len(model.server.requests) == 1, "the command never reached the model"

@@ -82,6 +82,13 @@ def test_the_index_follows_each_file_and_is_never_believed_over_it(tmp_path: Pat
         handle.write("\n".join(rewritten) + "\n")
     assert [i.latest_prompt for i in list_sessions(tmp_path)] == [("rewritten " * 15).strip()]
 
+    with store.path.open("r+") as handle:  # cut back to the header and one prompt: shorter
+        handle.truncate(len(header) + 1 + len(rewritten[1]) + 1)
+    assert [(i.latest_prompt, i.messages) for i in list_sessions(tmp_path, empty=True)] == [
+        (("rewritten " * 15).strip(), 0)]
+    with store.path.open("a") as handle:
+        handle.write(rewritten[2] + "\n")
+
     index.write_text('{"version": 1, "files": {"' + store.path.name + '": "garbage"}}')
     assert [i.messages for i in list_sessions(tmp_path)] == [1]
     index.write_bytes(b"\xff\x00 not json")
@@ -181,3 +188,23 @@ async def test_a_rename_before_the_first_prompt_is_saved_with_it(openai_only: Di
     assert said.text == 'this session is "release notes"; the name is saved with its first prompt'
     assert [(i.title, i.latest_prompt) for i in list_sessions(workspace)] == [
         ("release notes", "write the release notes for 0.2")]
+
+
+async def test_a_rewound_session_keeps_the_name_its_parent_was_given(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    openai_only.reply("one")
+    openai_only.reply("two")
+    session, _ = session_in(openai_only, workspace)
+    await session.prompt("first try")
+    await session.prompt("second try")
+    await run_command(session, "rename", "Retry helper")
+    preview = await session.restore.rewind_preview(session.restore.rewind_points()[1].number)
+    await session.rewind(preview, files=False)
+    await session.aclose()
+
+    fork = find_session(workspace, session.id)
+    assert (fork.title, fork.title_by, fork.parent_title) == ("Retry helper", "user", "")
+    assert [(i.title, i.forked_from) for i in list_sessions(workspace) if i.id == session.id] == [
+        ("Retry helper", fork.forked_from)]
+    assert list_sessions(workspace)[0].parent_title == "Retry helper"
