@@ -124,13 +124,14 @@ _PROMPT = b'{"type": "prompt",'
 _TITLE = b'{"type": "title", '
 
 
-def read_infos(paths: Iterable[Path], folder: Path, *,
+def read_infos(paths: Iterable[Path], folder: Path, *, every: bool = True,
                unreadable: Literal["skip", "raise"] = "skip") -> list[SessionInfo]:
-    """The sessions among ``paths`` (files of ``folder``), from the index where it still
-    holds and from the lines added since where it does not; a file that cannot be read is
-    left out, or its ``OSError`` raised."""
+    """The sessions among ``paths`` (files of ``folder``; ``every``: all of them, so the
+    index forgets the files that are gone), from the index where it still holds and from the
+    lines added since where it does not; a file that cannot be read is left out, or its
+    ``OSError`` raised."""
     index = _load_index(folder / INDEX_NAME)
-    kept: dict[str, _Entry] = {}
+    kept: dict[str, _Entry] = {} if every else dict(index)
     found: list[SessionInfo] = []
     changed = False
     for path in paths:

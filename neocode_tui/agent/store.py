@@ -364,7 +364,7 @@ def find_session(workspace: Path, session_id: str | None) -> SessionInfo:
             f"{session_id!r} matches {len(candidates)} sessions; give more of the id"
         )
     try:
-        found = read_infos(candidates, sessions_dir(), unreadable="raise")
+        found = read_infos(candidates, sessions_dir(), every=False, unreadable="raise")
     except OSError as exc:
         raise SessionNotFound(f"cannot read session {session_id}: {exc.strerror or exc}") from None
     if not found:

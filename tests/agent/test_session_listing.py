@@ -208,3 +208,23 @@ async def test_a_rewound_session_keeps_the_name_its_parent_was_given(
     assert [(i.title, i.forked_from) for i in list_sessions(workspace) if i.id == session.id] == [
         ("Retry helper", fork.forked_from)]
     assert list_sessions(workspace)[0].parent_title == "Retry helper"
+
+
+def test_finding_one_session_by_id_leaves_the_others_in_the_index(tmp_path: Path) -> None:
+    stores = []
+    for prompt in ("one", "two"):
+        store = SessionStore.create(tmp_path, provider="openai", model="m")
+        store.append_message(Message(role="user", content=prompt))
+        store.close()
+        stores.append(store)
+    list_sessions(tmp_path)
+    store = SessionStore.create(tmp_path, provider="openai", model="m")
+    store.close()
+
+    assert find_session(tmp_path, stores[0].id).title == "one"
+    assert find_session(tmp_path, store.id).messages == 0
+    indexed = json.loads((sessions_dir() / "index.json").read_text())["files"]
+    assert set(indexed) == {s.path.name for s in [*stores, store]}
+    store.path.unlink()  # a listing of every file forgets the ones that are gone
+    assert sorted(info.title for info in list_sessions(tmp_path)) == ["one", "two"]
+    assert set(json.loads((sessions_dir() / "index.json").read_text())["files"]) == {s.path.name for s in stores}
