@@ -259,8 +259,7 @@ async def _resume(session: AgentSession, argument: str) -> Outcome:
     return PickSession(sessions, resume)
 
 
-@_command("rename", "name this session in the resume picker and listings (no title: show it)",
-          "TITLE")
+@_command("rename", "name this session (no title: show its name)", "TITLE")
 async def _rename(session: AgentSession, argument: str) -> Outcome:
     if not argument:
         named = f'this session is "{session.title}"' if session.title else "this session has no title yet"
