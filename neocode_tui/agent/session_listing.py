@@ -342,18 +342,29 @@ def _field(record: dict[str, Any] | None, *keys: str) -> str:
     return value if isinstance(value, str) else ""
 
 
+_loaded: dict[Path, tuple[tuple[int, int, int], dict[str, _Entry]]] = {}
+"""The index as this process last read or wrote it, while its file stays the same: listing
+again (``/resume`` completion as it is typed) costs a ``stat`` per file, not a parse. The
+entries are never changed in place, so they can be shared."""
+
+
 def _load_index(path: Path) -> dict[str, _Entry]:
     try:
         with path.open("rb") as handle:
+            stamp = _stamp(os.fstat(handle.fileno()))
+            if (known := _loaded.get(path)) is not None and known[0] == stamp:
+                return known[1]
             data = handle.read(MAX_INDEX + 1)
     except OSError:
         return {}
     if len(data) > MAX_INDEX:
         return {}
     try:
-        return _Index.model_validate(json.loads(data)).files
+        files = _Index.model_validate(json.loads(data)).files
     except (ValueError, RecursionError):  # damaged, or of another version: rebuilt from the files
         return {}
+    _loaded[path] = (stamp, files)
+    return files
 
 
 def _save_index(path: Path, files: dict[str, _Entry]) -> None:
@@ -363,5 +374,6 @@ def _save_index(path: Path, files: dict[str, _Entry]) -> None:
     data = json.dumps(_Index(version=1, files=files).model_dump(exclude_defaults=True))
     try:
         write_private(path, data.encode("ascii"))
+        _loaded[path] = (_stamp(path.stat()), files)
     except OSError:
         pass
