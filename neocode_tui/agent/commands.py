@@ -232,11 +232,12 @@ async def _approval(session: AgentSession, argument: str) -> Outcome:
 
 @_command("sessions", "list the saved sessions of this folder")
 async def _sessions(session: AgentSession, _: str) -> Outcome:
+    from neocode_tui.agent.session_words import listing_text
+
     sessions = session.saved_sessions()
     if not sessions:
         return Report("no saved sessions for this folder yet")
-    lines = [f"{info.id}  {info.updated:%Y-%m-%d %H:%M}  {info.title}" for info in sessions[:20]]
-    return Report("\n".join([*lines, "", "/resume ID loads one"]))
+    return Report("\n".join([*listing_text(sessions), "", "/resume ID loads one"]))
 
 
 def _session_ids(session: AgentSession) -> list[str]:
@@ -258,6 +259,19 @@ async def _resume(session: AgentSession, argument: str) -> Outcome:
     if not sessions:
         return Report("no saved sessions for this folder yet")
     return PickSession(sessions, resume)
+
+
+@_command("rename", "name this session (no title: show its name)", "TITLE")
+async def _rename(session: AgentSession, argument: str) -> Outcome:
+    if not argument:
+        named = f'this session is "{session.title}"' if session.title else "this session has no title yet"
+        return Report(f"{named}; /rename NEW TITLE renames it")
+    title = session.titling.rename(argument)
+    if session.saving:
+        return Report(f'renamed this session "{title}"')
+    if not session.save:
+        return Report(f'this session is "{title}" (it is not saved)')
+    return Report(f'this session is "{title}"; the name is saved with its first prompt')
 
 
 # -- the context ------------------------------------------------------------------------
@@ -523,8 +537,9 @@ def as_text(outcome: Outcome) -> TextOutcome:
     if isinstance(outcome, ShowDiff):
         return TextOutcome(f"{outcome.title}\n\n```diff\n{outcome.diff.rstrip()}\n```")
     if isinstance(outcome, PickSession):
-        lines = [f"{info.id}  {info.updated:%Y-%m-%d %H:%M}  {info.title}" for info in outcome.sessions[:20]]
-        return TextOutcome("\n".join([*lines, "", "/resume ID loads one"]))
+        from neocode_tui.agent.session_words import listing_text
+
+        return TextOutcome("\n".join([*listing_text(outcome.sessions), "", "/resume ID loads one"]))
     if isinstance(outcome, PickPrompt):
         lines = [f"{point.number:>3}  {_first_line(point.prompt, 60)}" for point in reversed(outcome.points)]
         return TextOutcome("\n".join(["The prompts to rewind to, latest first:", *lines, "",

@@ -161,7 +161,8 @@ class AgentSession:
         """``max_budget_usd``: a front end that can ask sets ``budget.ask``."""
         self.loop.before_request = self.budget.before_request
         self.titling = Titling(self.side, told=lambda title: self._emit(
-            SessionTitled(turn=self.loop.turn, session_id=self.id or "", title=title)))
+            SessionTitled(turn=self.loop.turn, session_id=self.id or "", title=title)),
+            save=lambda title, by: self._store.append_title(title, by) if self._store else None)
         run = run or RunOptions()
         added = [self.loop.workspace.add(folder) for folder in run.add_dirs]
         self.sandbox = replace(choose_sandbox(settings.sandbox, settings.sandbox_network),
@@ -373,6 +374,8 @@ class AgentSession:
         if submitted.blocked is not None:
             message = f"the prompt was blocked by a UserPromptSubmit hook: {submitted.blocked}"
             return self._ended("error", ErrorInfo(kind="bad_request", message=self.secrets(message)))
+        if self._store is not None:
+            self._store.append_prompt(text)
         try:
             await asyncio.to_thread(self.restore.checkpoints.begin, text, len(self.messages))
         except OSError as exc:
@@ -403,15 +406,18 @@ class AgentSession:
         self._emit(finished)
         return finished
 
-    def ensure_saved(self) -> str | None:
-        """Create the session file now, if it is saved at all; returns its id."""
+    def ensure_saved(self, fork: tuple[str, int] | None = None) -> str | None:
+        """Create the session file now, if it is saved at all (made from session
+        ``fork[0]`` at its prompt ``fork[1]``, for a rewind); returns its id."""
         if self._store is None and self.save:
             self._store = SessionStore.create(
                 self.workspace, provider=self.provider.name, model=self.provider.model,
-                on_problem=self._store_problem,
+                on_problem=self._store_problem, forked_from=fork[0] if fork else None,
+                fork_prompt=fork[1] if fork else None,
             )
             self.loop.session = self._store
             self.id = self._store.id
+            self.titling.save_again()  # a title given before the file was made
         return self.id
 
     def cancel(self) -> bool:
@@ -456,7 +462,7 @@ class AgentSession:
         self.child_transcripts = {}
         self.loop.usage = Usage.unknown()
         self.meter.history_replaced(costs=True)
-        self.titling.title = ""
+        self.titling.restore("", "")
         self.id = None
         self.restore.forget_unsaved()
         self._emit(TranscriptReplaced(turn=self.loop.turn, reason="cleared"))
@@ -487,7 +493,7 @@ class AgentSession:
         self.child_transcripts = loaded.subagents
         self.loop.usage = loaded.usage
         self.meter.history_replaced(costs=True)
-        self.titling.title = loaded.info.title
+        self.titling.restore(loaded.info.title, loaded.info.title_by)
         self._emit(
             TranscriptReplaced(
                 turn=self.loop.turn, reason="resumed", messages=list(messages),
@@ -512,16 +518,17 @@ class AgentSession:
         kept = self.messages[: checkpoint.message_index]
         self.loop.messages[:] = kept
         self.meter.history_replaced(costs=False)
+        fork = None if self.id is None else (self.id, checkpoint.number)
         self._close_store()
         self.id = None
-        if self.ensure_saved() and self._store is not None:
+        if not kept:
+            self.titling.restore("", "")
+        if self.ensure_saved(fork) and self._store is not None:
             for message in kept:
                 self._store.append_message(message)
             if self.own_tools.todos:
                 self._store.append_todos(self.own_tools.todos)
         await self.restore.rewound(store, checkpoint.number, self.id)
-        if not kept:
-            self.titling.title = ""
         self._emit(
             TranscriptReplaced(
                 turn=self.loop.turn, reason="resumed", messages=list(kept), session_id=self.id,

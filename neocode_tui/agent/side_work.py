@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from neocode_tui.agent.meter import Meter
-from neocode_tui.agent.store import title_of
+from neocode_tui.agent.session_listing import title_of
 from neocode_tui.chat import ChatRequest, Message
 from neocode_tui.collector import collect
 from neocode_tui.events import Usage

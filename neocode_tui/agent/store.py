@@ -28,11 +28,20 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from neocode_tui.agent.image_store import restored, stored
+from neocode_tui.agent.session_listing import (
+    MAX_RECORD,
+    PROMPT_LENGTH,
+    TitleSource,
+    first_line,
+    read_infos,
+)
+from neocode_tui.agent.session_listing import SessionInfo as SessionInfo  # where it was first
+from neocode_tui.agent.session_listing import title_of as title_of
 from neocode_tui.agent.todos import Todo
 from neocode_tui.agent.transcript import repair
 from neocode_tui.chat import Message, RunEnd
@@ -42,9 +51,6 @@ from neocode_tui.paths import data_dir, open_private
 from neocode_tui.vocabulary import SESSION_ID_CHARACTERS
 
 FORMAT_VERSION = 1
-TITLE_LENGTH = 70
-MAX_RECORD = 32 * 1024 * 1024
-"""Bytes a record may have: a longer line is skipped as damaged, never held in memory whole."""
 SHOWN_LINES = 5
 """Damaged line numbers named in a problem report; the rest are counted."""
 
@@ -53,28 +59,6 @@ ProblemCallback = Callable[[str], None]
 
 def sessions_dir() -> Path:
     return data_dir() / "sessions"
-
-
-class _Header(BaseModel):
-    type: Literal["session"]
-    id: str
-    workspace: str
-    created: str = ""
-    model: str = ""
-
-
-@dataclass
-class SessionInfo:
-    id: str
-    path: Path
-    workspace: str
-    created: str
-    updated: datetime
-    title: str
-    model: str = ""
-    """The model the session started with (its header's)."""
-    messages: int = 0
-    """Messages in its transcript, counted without parsing them (see ``_message_count``)."""
 
 
 @dataclass
@@ -115,9 +99,11 @@ class SessionStore:
         model: str,
         on_problem: ProblemCallback | None = None,
         forked_from: str | None = None,
+        fork_prompt: int | None = None,
     ) -> SessionStore:
-        """A new session. If it cannot be written, a store that does not save (and has told
-        ``on_problem`` why)."""
+        """A new session (made from session ``forked_from``, going another way at its prompt
+        ``fork_prompt``, when given). If it cannot be written, a store that does not save
+        (and has told ``on_problem`` why)."""
         session_id = f"{datetime.now():%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
         store = cls(session_id, sessions_dir() / f"{session_id}.jsonl", on_problem)
         try:
@@ -136,6 +122,8 @@ class SessionStore:
         }
         if forked_from:
             header["forked_from"] = forked_from
+        if fork_prompt is not None:
+            header["fork_prompt"] = fork_prompt
         store._write(header)
         return store
 
@@ -187,6 +175,15 @@ class SessionStore:
 
     def append_message(self, message: Message) -> None:
         self._write({"type": "message", "message": stored(message)})
+
+    def append_prompt(self, prompt: str) -> None:
+        """The first line of a prompt as the user sent it, for listings (the message sent
+        may carry notes and hook context around it)."""
+        self._write({"type": "prompt", "text": first_line(prompt, PROMPT_LENGTH)})
+
+    def append_title(self, title: str, by: TitleSource) -> None:
+        """The session's title from here on: the user's (``/rename``) or the small model's."""
+        self._write({"type": "title", "title": title, "by": by})
 
     def append_compaction(self, messages: list[Message]) -> None:
         """From here on the transcript is ``messages``; the records above stay, whole."""
@@ -332,82 +329,6 @@ class _Reader:
                 f"(line {shown}{more})")
 
 
-_known: dict[Path, tuple[tuple[int, int], SessionInfo]] = {}
-"""What was read of each session file, while its modification time and size stay the same:
-listing sessions again (the picker, ``/resume`` completion as it is typed) costs a ``stat``."""
-
-
-def _info(path: Path, workspace: str | None = None) -> SessionInfo | None:
-    """The session's header and title, or None when ``path`` is not a session file (or
-    not one of ``workspace``'s: then only its first line is read). Raises ``OSError`` when
-    it cannot be read."""
-    stat = path.stat()
-    stamp = (stat.st_mtime_ns, stat.st_size)
-    known = _known.get(path)
-    if known is not None and known[0] == stamp:
-        return known[1] if workspace in (None, known[1].workspace) else None
-    reader = _Reader(path)
-    header: _Header | None = None
-    title = ""
-    for _, record in reader.records():
-        if header is None:
-            try:
-                header = _Header.model_validate(record)
-            except ValidationError:
-                return None
-            if workspace is not None and header.workspace != workspace:
-                return None
-        elif record.get("type") == "message":
-            message = record.get("message")
-            if isinstance(message, dict) and message.get("role") == "user":
-                title = title_of(str(message.get("content", "")))
-                break
-    if header is None:
-        return None
-    info = SessionInfo(
-        id=header.id,
-        path=path,
-        workspace=header.workspace,
-        created=header.created,
-        updated=datetime.fromtimestamp(stat.st_mtime),
-        title=title,
-        model=header.model,
-        messages=_message_count(path),
-    )
-    _known[path] = (stamp, info)
-    return info
-
-
-_MESSAGE_START = b'{"type": "message"'
-_COMPACTION_START = b'{"type": "compaction"'
-
-
-def _message_count(path: Path) -> int:
-    """Messages in the transcript, for a listing: message records are recognised by how
-    ``SessionStore`` starts their line, never parsed; only a compaction (rare) is, since its
-    transcript replaces the count. Lines are read in bounded pieces."""
-    count = 0
-    line_start = True
-    with path.open("rb") as handle:
-        while piece := handle.readline(MAX_RECORD + 1):
-            if line_start and piece.startswith(_MESSAGE_START):
-                count += 1
-            elif line_start and piece.startswith(_COMPACTION_START) and piece.endswith(b"\n"):
-                try:
-                    messages = json.loads(piece).get("messages")
-                except (ValueError, RecursionError, AttributeError):
-                    messages = None
-                count = len(messages) if isinstance(messages, list) else count
-            line_start = piece.endswith(b"\n")
-    return count
-
-
-def title_of(prompt: str) -> str:
-    """A session's title: the first line of its first prompt, cut to fit a listing."""
-    line = next((part.strip() for part in prompt.splitlines() if part.strip()), "")
-    return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1] + "…"
-
-
 def _session_files(pattern: str) -> list[Path]:
     """Regular files only: a folder, pipe or device named like a session is not one (and
     reading a pipe would wait forever)."""
@@ -423,14 +344,12 @@ def list_sessions(workspace: Path, *, empty: bool = False) -> list[SessionInfo]:
     are left out, and so are sessions never prompted unless ``empty`` (an editor that made
     one to prompt later lists it; a person picking one to resume has nothing to see in it)."""
     root = str(workspace.resolve())
-    found = []
-    for path in _session_files("*.jsonl"):
-        try:
-            info = _info(path, root)
-        except OSError:
-            continue
-        if info is not None and (empty or info.messages):
-            found.append(info)
+    here = [info for info in read_infos(_session_files("*.jsonl"), sessions_dir())
+            if info.workspace == root]
+    titles = {info.id: info.title for info in here}
+    for info in here:
+        info.parent_title = titles.get(info.forked_from, "")
+    found = [info for info in here if empty or info.messages]
     return sorted(found, key=lambda info: info.updated, reverse=True)
 
 
@@ -450,12 +369,12 @@ def find_session(workspace: Path, session_id: str | None) -> SessionInfo:
             f"{session_id!r} matches {len(candidates)} sessions; give more of the id"
         )
     try:
-        info = _info(candidates[0]) if candidates else None
+        found = read_infos(candidates, sessions_dir(), every=False, unreadable="raise")
     except OSError as exc:
         raise SessionNotFound(f"cannot read session {session_id}: {exc.strerror or exc}") from None
-    if info is None:
+    if not found:
         raise SessionNotFound(f"no saved session with id {session_id!r}")
-    return info
+    return found[0]
 
 
 @contextmanager

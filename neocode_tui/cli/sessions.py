@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from neocode_tui.agent.session_words import listing_text
 from neocode_tui.agent.store import list_sessions
 from neocode_tui.terminal_text import for_stream
 
@@ -17,8 +18,7 @@ def print_sessions(args: argparse.Namespace) -> int:
     if not sessions:
         print(f"no saved sessions for {workspace}")
         return 0
-    for info in sessions:
-        title = for_stream(info.title, sys.stdout) or "(no prompt)"  # the model may write it
-        print(f"{info.id}  {info.updated:%Y-%m-%d %H:%M}  {title}")
+    for line in listing_text(sessions, limit=None):
+        print(for_stream(line, sys.stdout))  # the model may have written any of it
     print("\nresume one with: neocode --resume ID   (or the latest with --continue)")
     return 0

@@ -1,46 +1,78 @@
 """The session picker of ``/resume`` and ``neocode --resume``: the folder's saved sessions,
 filtered as you type, Enter loads one.
 
+Each row is laid out for the width it gets, each time it is drawn: the title takes what the
+age leaves of the first line, the latest prompt the second, and a session made by
+``/rewind`` says what it was forked from on a third. Everything in a row comes from the
+session files (the model may have written it): control characters are shown, never sent.
+
 It only shows and chooses; ``AgentSession.resume`` does the loading.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
+from typing import ClassVar
 
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
+from textual.css.styles import RulesMap
 from textual.screen import ModalScreen
+from textual.strip import Strip
+from textual.style import Style
+from textual.visual import RenderOptions, Visual
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from neocode_tui.agent.session_words import FORK_MARK, age, fork_note, messages_count
 from neocode_tui.agent.store import SessionInfo
 from neocode_tui.terminal_text import visible
 from neocode_tui.tui.dialog import dialog_css
 
-TITLE_WIDTH = 40
 
+class SessionRow(Visual):
+    """One session: title and age; its latest prompt, size and model; what it was forked from."""
 
-def session_line(info: SessionInfo, now: datetime) -> Content:
-    """One row: title, when, how many messages, which model."""
-    title = visible(info.title) or "(no prompt yet)"
-    if len(title) > TITLE_WIDTH:
-        title = title[: TITLE_WIDTH - 1] + "…"
-    when = f"{info.updated:%H:%M}" if info.updated.date() == now.date() else f"{info.updated:%Y-%m-%d}"
-    count = f"{info.messages} msg" if info.messages == 1 else f"{info.messages} msgs"
-    return Content.assemble(
-        (title.ljust(TITLE_WIDTH), "bold" if info.title else "dim"),
-        (f"  {when:>10}  {count:>8}  ", "dim"),
-        (visible(info.model), "$accent"),
-    )
+    def __init__(self, info: SessionInfo, now: datetime) -> None:
+        self.info = info
+        self.now = now
+
+    def lines(self, width: int) -> list[Content]:
+        info = self.info
+        when = age(info.updated, self.now)
+        mark = Content.styled(f"{FORK_MARK} ", "$accent") if info.forked_from else Content("")
+        title = Content.assemble(mark, (visible(info.title), "bold") if info.title else ("(no prompt yet)", "dim"))
+        first = Content.assemble(title.truncate(max(1, width - len(when) - 2), ellipsis=True, pad=True),
+                                 "  ", (when, "dim"))
+        size = Content(f"{messages_count(info)} · {visible(info.model)}" if info.model
+                       else messages_count(info)).stylize("dim").truncate(width // 3, ellipsis=True)
+        latest = visible(info.latest_prompt) if info.latest_prompt != info.title else ""
+        prompt = Content.styled(f"  › {latest}" if latest else "", "$text-muted")
+        second = Content.assemble(prompt.truncate(max(1, width - size.cell_length - 2), ellipsis=True, pad=True),
+                                  "  ", size)
+        lines = [first, second]
+        if note := fork_note(info):
+            lines.append(Content.styled(f"    {visible(note)}", "$text-muted italic").truncate(width, ellipsis=True))
+        return lines
+
+    def render_strips(self, width: int, height: int | None, style: Style, options: RenderOptions) -> list[Strip]:
+        return [strip for line in self.lines(width) for strip in line.render_strips(width, 1, style, options)]
+
+    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
+        return container_width
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        return 3 if self.info.forked_from else 2
 
 
 def matches(info: SessionInfo, query: str) -> bool:
-    """Every word of ``query`` is in the title, id or model (any case)."""
-    haystack = f"{info.title} {info.id} {info.model}".lower()
+    """Every word of ``query`` is in the title, latest prompt, parent's title, id or model
+    (any case)."""
+    haystack = f"{info.title} {info.latest_prompt} {info.parent_title} {info.id} {info.model}".lower()
     return all(word in haystack for word in query.lower().split())
 
 
@@ -50,17 +82,20 @@ class SessionPicker(ModalScreen[str | None]):
 
     DEFAULT_CSS = dialog_css("SessionPicker") + """
     SessionPicker #filter { border: none; height: 1; padding: 0 1; background: $panel; }
-    SessionPicker #sessions { height: auto; max-height: 16; border: none; background: $surface; }
+    SessionPicker #sessions { height: auto; max-height: 60vh; border: none; background: $surface; }
     SessionPicker #empty { color: $text-muted; padding: 0 1; }
     """
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", show=False)]
 
+    clock: ClassVar[Callable[[], datetime]] = datetime.now
+    """What the ages are counted from (snapshots pin it)."""
+
     def __init__(self, sessions: list[SessionInfo], *, now: datetime | None = None) -> None:
         super().__init__()
         self.sessions = sessions
         self.shown: list[SessionInfo] = list(sessions)
-        self.now = now or datetime.now()
+        self.now = now or type(self).clock()
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -83,7 +118,7 @@ class SessionPicker(ModalScreen[str | None]):
     def _show(self, query: str) -> None:
         self.shown = [info for info in self.sessions if matches(info, query)]
         options = self.query_one("#sessions", OptionList)
-        options.set_options(Option(session_line(info, self.now)) for info in self.shown)
+        options.set_options(Option(SessionRow(info, self.now)) for info in self.shown)
         options.highlighted = 0 if self.shown else None
         options.display = bool(self.shown)
         self.query_one("#empty", Static).display = not self.shown

@@ -13,6 +13,7 @@ from acp import RequestError, text_block
 from acp.schema import (
     AgentMessageChunk,
     AvailableCommandsUpdate,
+    SessionInfoUpdate,
     ToolCallStart,
     UsageUpdate,
     UserMessageChunk,
@@ -139,3 +140,23 @@ async def test_load_replays_the_lines_a_stopped_command_had_printed(
     sent = json.dumps(model.request(2)["messages"])  # after the load: the same as live
     assert "stopped and may have done part of its work" in sent and "where?" in sent
     assert "step 300 of 300" not in sent  # the editor's, never the model's
+
+
+async def test_a_session_renamed_with_slash_rename_is_listed_under_its_new_name(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    env = agent_env(model.server.url, home)
+    model.reply("It greets.")
+    async with editor(env, workspace) as first:
+        session = await first.conn.new_session(cwd=str(workspace))
+        await first.conn.prompt(session_id=session.session_id, prompt=[text_block("what does app.py do?")])
+        await first.conn.prompt(session_id=session.session_id, prompt=[text_block("/rename App tour")])
+        told = [u.title for u in first.client.updates if isinstance(u, SessionInfoUpdate)]
+        here = await first.conn.list_sessions(cwd=str(workspace))
+    async with editor(env, workspace) as second:  # read back from the file by another process
+        listed = await second.conn.list_sessions(cwd=str(workspace))
+
+    assert told[-1] == "App tour"
+    assert [(s.session_id, s.title) for s in here.sessions] == [(session.session_id, "App tour")]
+    assert [(s.session_id, s.title) for s in listed.sessions] == [(session.session_id, "App tour")]
+    assert len(model.server.requests) == 1, "the command never reached the model"

@@ -55,3 +55,25 @@ async def test_a_bad_argument_is_a_warning_and_exit_code_1(
                          "result": "approval is ask; choose one of: ask, auto-edit, full-auto, plan",
                          "choices": [], "session_id": None}
     assert dialect.server.requests == []
+
+
+async def test_rename_a_continued_session_and_neocode_sessions_lists_it_so(
+    dialect: Dialect, workspace: Path, isolated_dirs: Path
+) -> None:
+    dialect.reply("Hello.")
+    dialect.reply("Hello again.")
+    await neocode(dialect, workspace, "-p", "say hello")
+    await neocode(dialect, workspace, "-p", "and once more\nwith feeling")
+    [first, second] = session_files(isolated_dirs / "data")
+    shown = await neocode(dialect, workspace, "-p", "/rename", "--resume", first.stem)
+    renamed = await neocode(dialect, workspace, "-p", "/rename Greetings", "--resume", first.stem)
+    listing = await neocode(dialect, workspace, "sessions")
+
+    assert (shown.code, shown.out) == (0, 'this session is "say hello"; /rename NEW TITLE renames it\n')
+    assert (renamed.code, renamed.out) == (0, 'renamed this session "Greetings"\n')
+    lines = listing.out.splitlines()
+    assert listing.code == 0 and lines[0].startswith(f"{first.stem}  ") and lines[0].endswith("  Greetings")
+    assert lines[1] == "    › say hello"  # its latest prompt, under the new name
+    assert lines[2].startswith(f"{second.stem}  ") and lines[2].endswith("  and once more")
+    assert lines[3:] == ["", "resume one with: neocode --resume ID   (or the latest with --continue)"]
+    assert len(dialect.server.requests) == 2, "only the prompts reached the model"

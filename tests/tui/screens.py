@@ -137,25 +137,43 @@ SCREENS["mention"] = replace(
 )
 
 
+PICKER_NOW = datetime(2026, 3, 2, 17, 0)
+"""The picker's clock in snapshots: the ages below are counted from it."""
+_FLAKY = "Fix the flaky retry test in tests/test_app.py"
 SAVED_SESSIONS = (
-    # (model, prompts, when last used)
-    ("gpt-4o", ("Fix the flaky retry test in tests/test_app.py", "Now run the whole suite"),
-     datetime(2026, 3, 2, 16, 40)),
-    ("claude-sonnet-4", ("Add a --verbose flag to the CLI",), datetime(2026, 2, 27, 9, 5)),
-    ("gpt-4o-mini", ("Write the release notes for 0.2",), datetime(2026, 2, 20, 11, 30)),
+    # (model, prompts, title and who gave it, when last used); the first is forked from the second
+    ("gpt-4o", (_FLAKY, "Retry with a fake clock instead of sleeping"), ("Flaky retry test fix", "model"),
+     datetime(2026, 3, 2, 16, 57)),
+    ("gpt-4o", (_FLAKY, "Now run the whole suite"), ("Flaky retry test fix", "model"),
+     datetime(2026, 3, 2, 11, 40)),
+    ("claude-sonnet-4", ("Add a --verbose flag to the CLI", "Also document it in the README and the man page, "
+                         "with an example of what it prints for a failing command"), ("CLI verbosity", "user"),
+     datetime(2026, 3, 1, 9, 5)),
+    ("gpt-4o-mini", ("Write the release notes for 0.2",), None, datetime(2026, 2, 20, 11, 30)),
+    ("gpt-4o", ("Move the configuration loader to pydantic settings and keep the old names as aliases",
+                "Why does make test print \x1b[31mred\x1b[0m on CI?"), None, datetime(2025, 11, 28, 14, 0)),
 )
 
 
-def write_saved_sessions(workspace: Path) -> None:
+def write_saved_sessions(workspace: Path) -> list[str]:
     """Sessions of ``workspace`` as the app saves them, each prompt answered, with fixed
-    times so the picker shows the same rows on every run."""
-    for model, prompts, when in SAVED_SESSIONS:
-        store = SessionStore.create(workspace, provider="openai", model=model)
+    times so the picker shows the same rows on every run; the first made by ``/rewind``
+    from the second, at its prompt 2. Their ids, in ``SAVED_SESSIONS``' order."""
+    ids: list[str] = []
+    for model, prompts, title, when in reversed(SAVED_SESSIONS):
+        fork = ids[-1] if len(ids) == len(SAVED_SESSIONS) - 1 else None
+        store = SessionStore.create(workspace, provider="openai", model=model, forked_from=fork,
+                                    fork_prompt=2 if fork else None)
+        if title is not None:
+            store.append_title(*title)
         for prompt in prompts:
+            store.append_prompt(prompt)
             store.append_message(Message(role="user", content=prompt))
             store.append_message(Message(role="assistant", content="Done."))
         store.close()
         os.utime(store.path, (when.timestamp(), when.timestamp()))
+        ids.append(store.id)
+    return ids[::-1]
 
 
 SCREENS["session-picker"] = replace(

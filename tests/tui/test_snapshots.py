@@ -19,10 +19,8 @@ from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.approval import ApprovalScreen
 from neocode_tui.tui.rewind import DiffScreen, RestoreScreen, RewindScreen
 from neocode_tui.tui.scenarios import SIZE, Step, Type, play
-from neocode_tui.tui.session_picker import SessionPicker
 from tests.helpers import screen_text, wait_until
 from tests.tui.screens import SCREENS as SCENARIOS
-from tests.tui.screens import write_saved_sessions
 
 SCREENS = [
     "empty",  # the app before the first prompt
@@ -76,8 +74,6 @@ RESTORE_SCREENS: dict[str, tuple[str, tuple[Step, ...], Callable[[NeoCodeApp], b
     "rewind": ("editing", (Type("/rewind"),), lambda app: isinstance(app.screen, RewindScreen)),
     # /diff outside git: everything the file tools changed this session, scrollable
     "diff": ("editing", (Type("/diff"),), lambda app: isinstance(app.screen, DiffScreen)),
-    # /resume with no ID: the folder's saved sessions with title, time, messages, model
-    "session-picker": ("session-picker", (), lambda app: isinstance(app.screen, SessionPicker)),
 }
 
 
@@ -90,8 +86,6 @@ def test_restore_screen(name: str, snap_compare, tmp_path: Path) -> None:
         _git(workspace, "init", "-q")
         _git(workspace, "add", ".")
         _git(workspace, "commit", "-qm", "start")
-    if name == "session-picker":
-        write_saved_sessions(workspace)
     app = scenario.build_app(workspace)
 
     async def run_before(pilot) -> None:

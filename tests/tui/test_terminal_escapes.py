@@ -144,6 +144,29 @@ async def test_session_titles_in_the_picker_are_shown_escaped(tmp_path: Path) ->
         assert_nothing_reaches_the_terminal(app)
 
 
+async def test_a_latest_prompt_a_saved_title_and_a_fork_s_parent_in_the_picker_are_shown_escaped(
+    tmp_path: Path
+) -> None:
+    app = app_for(tmp_path, [])
+    parent = SessionStore.create(app.workspace, provider="openai", model="m")
+    parent.append_title("p\x1b]0;pwned\x07", "model")
+    parent.append_message(Message(role="user", content="first"))
+    parent.close()
+    fork = SessionStore.create(app.workspace, provider="openai", model="m", forked_from=parent.id)
+    fork.append_title("n\x1b[2J\x9b31m", "user")
+    fork.append_prompt("l\x1b]52;c;cHduZWQ=\x07")
+    fork.append_message(Message(role="user", content="l"))
+    fork.close()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(app, pilot, "/resume")
+        await wait_until(lambda: isinstance(app.screen, SessionPicker), pause=pilot.pause)
+        await pilot.pause()
+        screen = screen_text(app)
+        assert "n␛[2J\\x9b31m" in screen and "› l␛]52;c;cHduZWQ=␇" in screen
+        assert 'forked from "p␛]0;pwned␇"' in screen
+        assert_nothing_reaches_the_terminal(app)
+
+
 async def test_what_is_drawn_outside_the_escaped_paths_loses_its_controls(tmp_path: Path) -> None:
     """The last line of defence: text pasted into the input is Textual's to draw, not the
     app's, and still never reaches the terminal as a control."""
