@@ -137,7 +137,7 @@ class UpdateTranslator:
         self.workspace = Workspace(workspace)
         self.tools = tools
         self.put = put
-        self.calls = CallTracker()
+        self._calls = CallTracker()
         self._shown: dict[Call, _Shown] = {}
         self._used_ids: set[str] = set()
         self._finish_reason: str | None = None
@@ -152,7 +152,7 @@ class UpdateTranslator:
 
     def event(self, event: LoopEvent) -> None:
         """The ``AgentSession`` listener."""
-        for update in self.calls.feed(event):
+        for update in self._calls.feed(event):
             self._call(update)
         if isinstance(event, Streamed):
             self._stream(event.event)
@@ -266,7 +266,7 @@ class UpdateTranslator:
         """The tool call as the permission request shows it: what it would do, and the diff.
         A subagent's call is asked about on the parent's ``task`` call, which the editor
         shows (the child's own calls are that call's content), titled with the agent."""
-        parent = self.calls.by_id(request.parent_call_id)
+        parent = self._calls.by_id(request.parent_call_id)
         call = self._located(parent, request.turn, request.index, request.call_id, request.name)
         self._send(call, force=True)
         tool = self.tools.get(request.name)
@@ -339,7 +339,7 @@ class UpdateTranslator:
     def _located(self, call: Call | None, turn: int, index: int, call_id: str, name: str) -> _Shown:
         """``call``, or the one the loop speaks of; announced now if the stream never showed it."""
         if call is None:
-            call, updates = self.calls.locate(turn, index, call_id, name)
+            call, updates = self._calls.locate(turn, index, call_id, name)
             for update in updates:
                 self._call(update)
         return self._announced(self._shown_of(call))
