@@ -35,7 +35,8 @@ CallStatus = Literal[
 FINAL: frozenset[CallStatus] = frozenset(
     {"ok", "error", "denied", "interrupted", "skipped", "incomplete"})
 SAVED: tuple[CallStatus, ...] = ("ok", "error", "denied", "interrupted", "skipped")
-"""The statuses a session file keeps for a result."""
+"""The statuses a session file keeps for a result: ``loop_events.ToolStatus``, spelled out
+here since importing it would load pydantic."""
 PATH_ARGUMENTS = frozenset({"path"})
 """Arguments that name a file: ``settled`` leaves them out until they are complete."""
 
