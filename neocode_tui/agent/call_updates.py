@@ -84,7 +84,7 @@ class CallArguments:
                 if value.complete or key not in PATH_ARGUMENTS}
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Call:
     """One tool call, as far as it is known; shared by every update about it (compared by
     identity, so a front end can key its own state on it)."""
