@@ -83,7 +83,8 @@ from neocode_tui.cli.acp_buffers import EditorBuffers, offers_buffers
 from neocode_tui.cli.acp_commands import commands_update, run_built_in
 from neocode_tui.cli.acp_elicitation import ask_editor
 from neocode_tui.cli.acp_images import BadImage, has_images, prompt_images
-from neocode_tui.cli.acp_updates import Outbox, UpdateTranslator, usage_update
+from neocode_tui.cli.acp_outbox import Outbox
+from neocode_tui.cli.acp_updates import UpdateTranslator, usage_update
 from neocode_tui.cli.acp_wire import READ_AHEAD_BYTES, JsonRpcLines
 from neocode_tui.cli.options import load_from_args
 from neocode_tui.errors import NeoCodeError, NoModel, SessionNotFound, SettingsError, WorkInProgress

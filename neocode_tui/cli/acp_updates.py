@@ -3,6 +3,7 @@
 One ``UpdateTranslator`` per ACP session turns loop events into updates as they happen
 (text and thinking chunks, a tool call the moment the model starts one, its arguments as
 they grow, then its status, output and diff) and replays a saved transcript the same way.
+What happens to each call comes from the core's ``CallTracker``; here it is only mapped.
 Updates go to ``put`` synchronously, in order; the caller sends them (see ``Outbox``).
 """
 
@@ -12,7 +13,7 @@ import asyncio
 import logging
 import os
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,21 @@ from acp.schema import (
     UsageUpdate,
 )
 
+from neocode_tui.agent.call_updates import (
+    Call,
+    CallArgumentsDelta,
+    CallAwaitingApproval,
+    CallBegin,
+    CallDiscarded,
+    CallEnd,
+    CallIdentified,
+    CallOutput,
+    CallReady,
+    CallRunning,
+    CallTracker,
+    CallUpdate,
+    replayed,
+)
 from neocode_tui.agent.loop import FINAL_ANSWER_REQUEST
 from neocode_tui.agent.loop_events import (
     ApprovalRequested,
@@ -55,9 +71,6 @@ from neocode_tui.agent.loop_events import (
     SessionTitled,
     Streamed,
     TodosChanged,
-    ToolFinished,
-    ToolOutputDelta,
-    ToolStarted,
     TranscriptReplaced,
     TurnFinished,
     TurnStarted,
@@ -65,19 +78,15 @@ from neocode_tui.agent.loop_events import (
 from neocode_tui.agent.meter import Meter
 from neocode_tui.agent.tools import Tool, ToolRegistry
 from neocode_tui.agent.workspace import Workspace
-from neocode_tui.chat import Message, ToolCall
+from neocode_tui.chat import Message
 from neocode_tui.events import (
     ReasoningDelta,
     RefusalDelta,
     StreamRetry,
     TextDelta,
-    ToolCallDelta,
-    ToolCallEnd,
-    ToolCallStart,
     Usage,
 )
 from neocode_tui.live_output import LiveTail
-from neocode_tui.partial_json import PartialJSON
 
 log = logging.getLogger("neocode.acp")
 
@@ -90,8 +99,6 @@ SEND_EVERY = 0.05
 ACP_KINDS: dict[str, ToolKind] = {"glob": "search", "grep": "search"}
 """Tools whose ACP kind is not the one their NeoCode kind maps to."""
 KIND_OF: dict[str, ToolKind] = {"read": "read", "edit": "edit", "command": "execute"}
-PATH_ARGUMENTS = frozenset({"path"})
-"""Arguments that name a file: shown in a title or a location only once complete."""
 FINISHED: dict[str, ToolCallStatus] = {"ok": "completed"}
 """Any other status (error, denied, interrupted, skipped) is ``failed``."""
 
@@ -99,17 +106,13 @@ Update = Any
 """One ``session/update`` payload (the SDK's union of update models)."""
 
 
-
-
 @dataclass
-class _Call:
+class _Shown:
     """One tool call as the client has been told about it."""
 
-    name: str = ""
-    model_id: str = ""
+    call: Call
     acp_id: str = ""
     """Unique in the ACP session (models reuse ids such as ``call_1`` across turns)."""
-    arguments: PartialJSON = field(default_factory=PartialJSON)
     output: LiveTail = field(default_factory=lambda: LiveTail(keep=LIVE_OUTPUT_LINES))
     """What a running command printed, as far as it is shown: its last lines."""
     output_changed: bool = False
@@ -120,15 +123,6 @@ class _Call:
     """Fields changed since the last update sent for this call."""
     shown_input: dict[str, Any] | None = None
     done: bool = False
-
-    def raw_input(self) -> dict[str, Any]:
-        return {key: value.value() for key, value in self.arguments.fields.items()}
-
-    def settled_input(self) -> dict[str, Any]:
-        """The arguments without a path still streaming: an editor opens every location
-        it is sent, and ``ws/no`` on the way to ``ws/notes.txt`` names no file."""
-        return {key: value.value() for key, value in self.arguments.fields.items()
-                if value.complete or key not in PATH_ARGUMENTS}
 
 
 class UpdateTranslator:
@@ -143,8 +137,8 @@ class UpdateTranslator:
         self.workspace = Workspace(workspace)
         self.tools = tools
         self.put = put
-        self._streamed: dict[tuple[int, int], _Call] = {}
-        self._by_model_id: dict[str, _Call] = {}
+        self._calls = CallTracker()
+        self._shown: dict[Call, _Shown] = {}
         self._used_ids: set[str] = set()
         self._finish_reason: str | None = None
         self._refused = False
@@ -158,8 +152,10 @@ class UpdateTranslator:
 
     def event(self, event: LoopEvent) -> None:
         """The ``AgentSession`` listener."""
+        for update in self._calls.feed(event):
+            self._call(update)
         if isinstance(event, Streamed):
-            self._stream(event.turn, event.event)
+            self._stream(event.event)
         elif isinstance(event, TurnStarted):
             self._finish_reason, self._refused = None, False
         elif isinstance(event, TurnFinished):
@@ -167,15 +163,6 @@ class UpdateTranslator:
             if event.usage is not None:
                 self.run_usage = self.run_usage + event.usage
             self._flush_all()
-        elif isinstance(event, ToolStarted):
-            self._tool_started(event)
-        elif isinstance(event, ToolOutputDelta):
-            call = self._find(event.turn, event.index, event.call_id)
-            call.output.feed(event.text)
-            call.output_changed = True
-            self._send(call)
-        elif isinstance(event, ToolFinished):
-            self._tool_finished(event)
         elif isinstance(event, Notice):
             log.info("%s: %s", event.level, event.message)
             self.put(update_agent_message_text(f"\n\n_{event.message}_\n\n"))
@@ -202,7 +189,7 @@ class UpdateTranslator:
             return "refusal"
         return "max_tokens" if self._finish_reason == "length" else "end_turn"
 
-    def _stream(self, turn: int, event: Any) -> None:
+    def _stream(self, event: Any) -> None:
         if isinstance(event, TextDelta):
             self.put(update_agent_message_text(event.text))
         elif isinstance(event, ReasoningDelta):
@@ -210,62 +197,69 @@ class UpdateTranslator:
         elif isinstance(event, RefusalDelta):
             self._refused = True
             self.put(update_agent_message_text(event.text))
-        elif isinstance(event, ToolCallStart):
-            call = self._streamed.setdefault((turn, event.index), _Call())
-            call.model_id = call.model_id or event.id
-            call.name = call.name or event.name
-            if not call.acp_id and call.name:
-                self._announce(call, "pending")
-                self._by_model_id[call.model_id] = call
-                if call.arguments.fields:
-                    self._stage_arguments(call)
-                    self._send(call)
-        elif isinstance(event, ToolCallDelta):
-            call = self._streamed.setdefault((turn, event.index), _Call())
-            call.arguments.feed(event.arguments)
-            if call.acp_id:
-                self._stage_arguments(call)
-                self._send(call)
-        elif isinstance(event, ToolCallEnd):
-            ended = self._streamed.get((turn, event.index))
-            if ended is not None:
-                self._send(ended, force=True)
         elif isinstance(event, StreamRetry):
-            self._discard_attempt(turn)
             self.put(update_agent_thought_text(
                 f"\n(retrying {event.attempt}/{event.max_attempts}: {event.reason})\n"
             ))
 
-    def _discard_attempt(self, turn: int) -> None:
-        """A retried attempt's calls were never run: the client sees them fail."""
-        for key in [key for key in self._streamed if key[0] == turn]:
-            call = self._streamed.pop(key)
-            if call.acp_id and not call.done:
-                call.pending.update(
+    # -- tool calls -----------------------------------------------------------------------
+
+    def _call(self, update: CallUpdate) -> None:
+        """One call's update as the client sees it: announced once it has a name (or the
+        loop speaks of it), its arguments as they grow, its status, output and result."""
+        call = update.call
+        shown = self._shown_of(call)
+        if isinstance(update, CallBegin | CallIdentified):
+            if not shown.acp_id and call.name:
+                self._announce(shown)
+                if call.arguments.parsed.fields:
+                    self._stage_arguments(shown)
+                    self._send(shown)
+        elif isinstance(update, CallArgumentsDelta):
+            if shown.acp_id:
+                self._stage_arguments(shown)
+                self._send(shown)
+        elif isinstance(update, CallReady):
+            if shown.acp_id:
+                self._send(shown, force=True)
+        elif isinstance(update, CallDiscarded):
+            del self._shown[call]
+            if shown.acp_id and not shown.done:  # never run: the client sees it fail
+                shown.pending.update(
                     status="failed",
                     content=[tool_content(text_block("discarded: the response was retried"))],
                 )
-                self._send(call, force=True)
+                self._send(shown, force=True)
+        elif isinstance(update, CallRunning):
+            self._running(self._announced(shown), update.arguments)
+        elif isinstance(update, CallOutput):
+            self._announced(shown).output.feed(update.text)
+            shown.output_changed = True
+            self._send(shown)
+        elif isinstance(update, CallEnd) and update.result is not None:
+            self._finished(self._announced(shown), update)
+        elif isinstance(update, CallAwaitingApproval):
+            self._announced(shown)  # the question (``permission_call``) is about it
 
-    def _tool_started(self, event: ToolStarted) -> None:
-        call = self._find(event.turn, event.index, event.call_id, event.name)
-        arguments = event.arguments if isinstance(event.arguments, dict) else {}
-        tool = self.tools.get(event.name)
-        call.pending.update(
-            status="in_progress", raw_input=arguments, title=title(tool, event.name, arguments),
+    def _running(self, shown: _Shown, arguments: Any) -> None:
+        arguments = arguments if isinstance(arguments, dict) else {}
+        name = shown.call.name
+        tool = self.tools.get(name)
+        shown.pending.update(
+            status="in_progress", raw_input=arguments, title=title(tool, name, arguments),
             locations=locations(arguments, self.workspace),
         )
-        self._send(call, force=True)
+        self._send(shown, force=True)
 
-    def _tool_finished(self, event: ToolFinished) -> None:
-        call = self._find(event.turn, event.index, event.call_id, event.name)
-        change = diff_content(event.change)
-        printed = call.output if event.status == "interrupted" and call.output.total_lines else None
-        call.pending.update(status=FINISHED.get(event.status, "failed"),
-                            content=result_content(event.result, change, event.status, printed))
-        call.output_changed = False  # the result replaces the live output
-        call.done = True
-        self._send(call, force=True)
+    def _finished(self, shown: _Shown, end: CallEnd) -> None:
+        assert end.result is not None
+        change = diff_content(end.change)
+        printed = shown.output if end.status == "interrupted" and shown.output.total_lines else None
+        shown.pending.update(status=FINISHED.get(end.status, "failed"),
+                             content=result_content(end.result, change, end.status, printed))
+        shown.output_changed = False  # the result replaces the live output
+        shown.done = True
+        self._send(shown, force=True)
 
     # -- approvals ------------------------------------------------------------------------
 
@@ -273,11 +267,12 @@ class UpdateTranslator:
         """The tool call as the permission request shows it: what it would do, and the diff.
         A subagent's call is asked about on the parent's ``task`` call, which the editor
         shows (the child's own calls are that call's content), titled with the agent."""
-        parent = self._by_model_id.get(request.parent_call_id) if request.parent_call_id else None
-        call = parent or self._find(request.turn, request.index, request.call_id, request.name)
+        parent = self._calls.by_id(request.parent_call_id)
+        call = self._located(parent, request.turn, request.index, request.call_id, request.name)
         self._send(call, force=True)
         tool = self.tools.get(request.name)
-        arguments = request.arguments if isinstance(request.arguments, dict) else call.raw_input()
+        arguments = (request.arguments if isinstance(request.arguments, dict)
+                     else call.call.arguments.values())
         change = diff_content(request.change)
         if change is not None:
             content: list[Any] = [change]
@@ -293,7 +288,7 @@ class UpdateTranslator:
 
     async def plan_call(self, proposed: PlanProposed) -> ToolCallUpdate:
         """The ``exit_plan_mode`` call as the plan's question shows it: the plan itself."""
-        call = self._find(proposed.turn, proposed.index, proposed.call_id, "exit_plan_mode")
+        call = self._located(None, proposed.turn, proposed.index, proposed.call_id, "exit_plan_mode")
         self._send(call, force=True)
         return ToolCallUpdate(
             tool_call_id=call.acp_id, title="Carry out this plan?", kind="think", status="pending",
@@ -304,59 +299,66 @@ class UpdateTranslator:
 
     def replay(self, messages: list[Message]) -> None:
         """A saved conversation as the updates that would have shown it live."""
-        results = {m.tool_call_id: m for m in messages if m.role == "tool" and m.tool_call_id}
-        for message in messages:
-            if message.role == "user" and message.content != FINAL_ANSWER_REQUEST:
-                self.put(update_user_message_text(message.content))
-            elif message.role == "assistant":
-                if message.reasoning:
-                    self.put(update_agent_thought_text(message.reasoning))
-                if message.content:
-                    self.put(update_agent_message_text(message.content))
-                for tool_call in message.tool_calls:
-                    self._replay_call(tool_call, results.get(tool_call.id))
+        for item in replayed(messages):
+            if isinstance(item, CallEnd):
+                self._replay_call(item)
+            elif isinstance(item, CallBegin):
+                continue  # sent whole once it has ended
+            elif item.role == "user":
+                if item.content != FINAL_ANSWER_REQUEST:
+                    self.put(update_user_message_text(item.content))
+            else:
+                if item.reasoning:
+                    self.put(update_agent_thought_text(item.reasoning))
+                if item.content:
+                    self.put(update_agent_message_text(item.content))
 
-    def _replay_call(self, tool_call: ToolCall, result: Message | None) -> None:
-        call = _Call(name=tool_call.name, model_id=tool_call.id)
-        call.arguments.feed(tool_call.arguments)
-        arguments = call.raw_input()
-        tool = self.tools.get(tool_call.name)
-        if result is None:
+    def _replay_call(self, end: CallEnd) -> None:
+        call = end.call
+        arguments = call.arguments.values()
+        tool = self.tools.get(call.name)
+        if end.result is None:
             status: ToolCallStatus = "pending"
             content: list[Any] = []
         else:
-            status = "failed" if result.is_error else "completed"
-            saved = result.output  # a command stopped part way: what it had printed
+            status = FINISHED.get(end.status, "failed")
+            saved = end.output  # a command stopped part way: what it had printed
             printed = None if saved is None else LiveTail.saved(
                 saved.lines, saved.hidden, keep=LIVE_OUTPUT_LINES)
-            content = result_content(result.content, None, result.status, printed)
-        call.acp_id = self._unique(call.model_id)
+            content = result_content(end.result, None, end.status, printed)
         self.put(start_tool_call(
-            call.acp_id, title(tool, call.name, arguments), kind=kind(tool, call.name),
+            self._unique(call.call_id), title(tool, call.name, arguments), kind=kind(tool, call.name),
             status=status, content=content, raw_input=arguments,
             locations=locations(arguments, self.workspace),
         ))
 
     # -- inside ---------------------------------------------------------------------------
 
-    def _find(self, turn: int, index: int, model_id: str, name: str = "") -> _Call:
-        """The call this event is about; announced now if the stream never showed it."""
-        call = self._streamed.get((turn, index))
-        if call is None or (call.model_id and call.model_id != model_id):
-            call = self._by_model_id.get(model_id)
-        if call is None:
-            call = self._streamed[(turn, index)] = _Call(name=name, model_id=model_id)
-            self._by_model_id[model_id] = call
-        if not call.acp_id:
-            call.name = call.name or name
-            self._announce(call, "pending")
-        return call
+    def _shown_of(self, call: Call) -> _Shown:
+        shown = self._shown.get(call)
+        if shown is None:
+            shown = self._shown[call] = _Shown(call)
+        return shown
 
-    def _announce(self, call: _Call, status: ToolCallStatus) -> None:
-        call.acp_id = self._unique(call.model_id)
+    def _located(self, call: Call | None, turn: int, index: int, call_id: str, name: str) -> _Shown:
+        """``call``, or the one the loop speaks of; announced now if the stream never showed it."""
+        if call is None:
+            call, updates = self._calls.locate(turn, index, call_id, name)
+            for update in updates:
+                self._call(update)
+        return self._announced(self._shown_of(call))
+
+    def _announced(self, shown: _Shown) -> _Shown:
+        if not shown.acp_id:
+            self._announce(shown)
+        return shown
+
+    def _announce(self, shown: _Shown) -> None:
+        call = shown.call
+        shown.acp_id = self._unique(call.call_id)
         tool = self.tools.get(call.name)
-        self.put(start_tool_call(call.acp_id, call.name, kind=kind(tool, call.name), status=status))
-        call.sent_at = time.monotonic()
+        self.put(start_tool_call(shown.acp_id, call.name, kind=kind(tool, call.name), status="pending"))
+        shown.sent_at = time.monotonic()
 
     def _unique(self, model_id: str) -> str:
         candidate, number = model_id or "call", 1
@@ -366,46 +368,47 @@ class UpdateTranslator:
         self._used_ids.add(candidate)
         return candidate
 
-    def _stage_arguments(self, call: _Call) -> None:
-        arguments = call.raw_input()
-        if arguments == call.shown_input:
+    def _stage_arguments(self, shown: _Shown) -> None:
+        call = shown.call
+        arguments = call.arguments.values()
+        if arguments == shown.shown_input:
             return  # the delta was part of a key or a number: nothing new to show
-        call.shown_input = arguments
-        call.pending["raw_input"] = arguments
+        shown.shown_input = arguments
+        shown.pending["raw_input"] = arguments
         tool = self.tools.get(call.name)
-        settled = call.settled_input()
+        settled = call.arguments.settled()
         if names_a_file(tool) and "path" not in settled:
             return  # "edit" or "edit ws/no" would name no file: the title waits for the path
-        call.pending["title"] = title(tool, call.name, settled)
+        shown.pending["title"] = title(tool, call.name, settled)
         where = locations(settled, self.workspace)
         if where:
-            call.pending["locations"] = where
+            shown.pending["locations"] = where
 
-    def _send(self, call: _Call, *, force: bool = False) -> None:
+    def _send(self, shown: _Shown, *, force: bool = False) -> None:
         now = time.monotonic()
-        if not force and now - call.sent_at < SEND_EVERY:
-            if call.due is None:  # what came last goes out even if nothing follows it
-                call.due = asyncio.get_running_loop().call_later(
-                    call.sent_at + SEND_EVERY - now, self._send_due, call)
+        if not force and now - shown.sent_at < SEND_EVERY:
+            if shown.due is None:  # what came last goes out even if nothing follows it
+                shown.due = asyncio.get_running_loop().call_later(
+                    shown.sent_at + SEND_EVERY - now, self._send_due, shown)
             return
-        if call.output_changed:  # drawn once per update sent, not once per piece of output
-            call.output_changed = False
-            call.pending["content"] = [tool_content(text_block(fenced(live_text(call.output))))]
-        if not call.pending:
+        if shown.output_changed:  # drawn once per update sent, not once per piece of output
+            shown.output_changed = False
+            shown.pending["content"] = [tool_content(text_block(fenced(live_text(shown.output))))]
+        if not shown.pending:
             return
-        self.put(update_tool_call(call.acp_id, **call.pending))
-        call.pending = {}
-        call.sent_at = now
+        self.put(update_tool_call(shown.acp_id, **shown.pending))
+        shown.pending = {}
+        shown.sent_at = now
 
-    def _send_due(self, call: _Call) -> None:
-        call.due = None
-        if not call.done:
-            self._send(call, force=True)
+    def _send_due(self, shown: _Shown) -> None:
+        shown.due = None
+        if not shown.done:
+            self._send(shown, force=True)
 
     def _flush_all(self) -> None:
-        for call in list(self._streamed.values()):
-            if call.acp_id:
-                self._send(call, force=True)
+        for shown in list(self._shown.values()):
+            if shown.acp_id:
+                self._send(shown, force=True)
 
 
 def usage_update(meter: Meter) -> UsageUpdate:
@@ -488,36 +491,3 @@ def fenced(text: str, language: str = "") -> str:
     while fence in text:
         fence += "`"
     return f"{fence}{language}\n{text.rstrip(chr(10))}\n{fence}"
-
-
-class Outbox:
-    """Updates sent one at a time, in the order they were put; ``flush`` waits for all.
-
-    Loop events arrive synchronously while sending is async: this keeps their order, and
-    lets a prompt's response wait until every update before it has gone out.
-    """
-
-    def __init__(self, send: Callable[[Update], Awaitable[None]]) -> None:
-        self._send = send
-        self._queue: asyncio.Queue[Update] = asyncio.Queue()
-        self._pump = asyncio.create_task(self._run(), name="acp-outbox")
-
-    def put(self, update: Update) -> None:
-        self._queue.put_nowait(update)
-
-    async def flush(self) -> None:
-        await self._queue.join()
-
-    async def aclose(self) -> None:
-        self._pump.cancel()
-        await asyncio.gather(self._pump, return_exceptions=True)
-
-    async def _run(self) -> None:
-        while True:
-            update = await self._queue.get()
-            try:
-                await self._send(update)
-            except Exception as exc:  # the client went away: drop updates, keep flush working
-                log.warning("could not send a session update: %s", exc)
-            finally:
-                self._queue.task_done()

@@ -1,17 +1,29 @@
 """Turns loop events into conversation blocks: what the screen shows, decided in one place.
 
-The assembler owns the meaning of events (which panel a tool delta belongs to, what a retry
-takes back, what an interrupted run leaves behind); the view owns drawing. It speaks to the
-view through ``BlockSink`` so the rules can be read without any rendering code around them.
+The assembler owns the meaning of events for the screen (where text ends, what a retry
+takes back, what an interrupted run says); what happens to each tool call comes from the
+core's ``CallTracker`` and is only mapped to its panel here. The view owns drawing. It
+speaks to the view through ``BlockSink`` so the rules can be read without any rendering code
+around them.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
+from neocode_tui.agent.call_updates import (
+    Call,
+    CallBegin,
+    CallDiscarded,
+    CallEnd,
+    CallOutput,
+    CallRunning,
+    CallTracker,
+    CallUpdate,
+    replayed,
+)
 from neocode_tui.live_output import LiveTail
 from neocode_tui.tui.conversation.blocks import (
     Block,
@@ -20,7 +32,6 @@ from neocode_tui.tui.conversation.blocks import (
     ReasoningBlock,
     RefusalBlock,
     ToolBlock,
-    ToolStatus,
     UserBlock,
 )
 from neocode_tui.tui.conversation.markdown_split import MarkdownSplitter, Piece
@@ -29,7 +40,7 @@ from neocode_tui.vocabulary import NoticeLevel
 
 if TYPE_CHECKING:
     from neocode_tui.agent.loop_events import LoopEvent, RunFinished, SubagentDone, SubagentEvent
-    from neocode_tui.chat import Message, ToolCall
+    from neocode_tui.chat import Message, RunEnd
     from neocode_tui.events import StreamEvent
     from neocode_tui.tui.attachments import Attachment
 
@@ -87,6 +98,7 @@ class Assembler:
         self._clock = clock
         self._turn: int | None = None
         self._awaiting_run = False
+        self._calls = CallTracker()
         self._reset_turn()
 
     def _reset_turn(self) -> None:
@@ -94,12 +106,14 @@ class Assembler:
         self._segment: _Segment | None = None
         self._reasoning: ReasoningBlock | None = None
         self._refusal: RefusalBlock | None = None
-        self._tools: dict[int, ToolBlock] = {}
+        self._tools: dict[Call, ToolBlock] = {}
+        """This attempt's panels."""
         self._error_shown = False
 
     def reset(self) -> None:
         self._turn = None
         self._awaiting_run = False
+        self._calls = CallTracker()
         self._reset_turn()
 
     # --- what the app adds directly -------------------------------------------------
@@ -118,24 +132,37 @@ class Assembler:
         ``children``: the subagents' transcripts by ``task`` call id. Where a run ended
         otherwise than done, the notice it showed is shown again."""
         from neocode_tui.tui.attachments import Attachment  # pydantic is loaded by now
-        results = {m.tool_call_id: m for m in messages if m.role == "tool" and m.tool_call_id}
-        for message in messages:
-            if message.role == "user":
-                chips = [Attachment(image) for image in message.images] if message.images else None
-                self._sink.append(UserBlock(message.content, chips), render=False)
-            elif message.role == "assistant":
-                if message.reasoning:
-                    self._sink.append(ReasoningBlock(message.reasoning), render=False)
-                if message.content.strip():
-                    self._sink.append(MarkdownBlock(message.content), render=False)
-                for index, call in enumerate(message.tool_calls):
-                    block = _finished_call(index, call, results.get(call.id))
-                    if isinstance(block, TaskBlock):
-                        block.child_done((children or {}).get(call.id, []))
-                    self._sink.append(block, render=False)
-            ended = message.ended
-            if ended is not None and (shown := run_end_notice(ended.reason, ended.message, ended.kind)):
-                self._sink.append(NoticeBlock(*shown), render=False)
+        ends = _run_ends(messages)
+        pending: RunEnd | None = None
+        for item in replayed(messages):
+            if isinstance(item, CallEnd):
+                block = _panel(item.call)
+                if item.result is not None:
+                    block.duration = item.duration
+                    if item.output is not None:  # a command stopped part way: what it had printed
+                        block.output = LiveTail.saved(item.output.lines, item.output.hidden)
+                    block.finish(item.result, None)
+                if isinstance(block, TaskBlock):
+                    block.child_done((children or {}).get(item.call.call_id, []))
+                self._sink.append(block, render=False)
+                continue
+            if isinstance(item, CallBegin):
+                continue  # drawn whole once it has ended
+            self._replayed_end(pending)
+            pending = ends.get(id(item))
+            if item.role == "user":
+                chips = [Attachment(image) for image in item.images] if item.images else None
+                self._sink.append(UserBlock(item.content, chips), render=False)
+            else:
+                if item.reasoning:
+                    self._sink.append(ReasoningBlock(item.reasoning), render=False)
+                if item.content.strip():
+                    self._sink.append(MarkdownBlock(item.content), render=False)
+        self._replayed_end(pending)
+
+    def _replayed_end(self, ended: RunEnd | None) -> None:
+        if ended is not None and (shown := run_end_notice(ended.reason, ended.message, ended.kind)):
+            self._sink.append(NoticeBlock(*shown), render=False)
 
     # --- time ------------------------------------------------------------------------
 
@@ -178,43 +205,45 @@ class Assembler:
             self._in_turn(event)
 
     def _in_turn(self, event: LoopEvent) -> None:
-        """An event of the open turn: what it streams, and its tool calls' progress."""
+        """An event of the open turn: what it streams, then what it did to its tool calls."""
         if event.type == "stream":
             self._stream(event.event)
         elif event.type == "turn_finished":
             self._close_open_text()
-            for tool in self._tools.values():
-                if tool.status == "streaming":
-                    tool.set_status("incomplete" if event.error else "ready")
-                    self._sink.touch(tool)
             # The error itself is told once: by its stream event, or by RunFinished (which
             # also covers a cancel, so a cancelled turn is not reported twice).
-        elif event.type == "tool_started":
-            tool = self._tool(event.index, event.name, event.call_id)
-            if not tool.raw.length and event.arguments is not None:
-                tool.feed(json.dumps(event.arguments))
-            tool.started_at = self._clock()
-            self._set_status(tool, "running")
-        elif event.type == "tool_output_delta":
-            # Kept as a bounded tail and drawn once per frame, however fast it comes.
-            running = self._tools.get(event.index)
-            if running is not None and not running.finished:
-                running.add_output(event.text)
-                self._sink.touch(running)
-        elif event.type == "approval_requested":
-            self._set_status(self._tool(event.index, event.name, event.call_id), "approval")
         elif event.type in ("subagent_event", "subagent_done"):
             self._subagent(event)
-        elif event.type == "tool_finished":
-            tool = self._tool(event.index, event.name, event.call_id)
-            status = "error" if event.is_error and event.status == "ok" else event.status
-            tool.duration = event.duration
-            tool.finish(status, event.result, event.diff)
-            self._sink.touch(tool)
+        for update in self._calls.feed(event):
+            self._call(update)
+
+    def _call(self, update: CallUpdate) -> None:
+        """One call's update, on its panel (created on first sight)."""
+        call = update.call
+        if isinstance(update, CallDiscarded):
+            self._tools.pop(call, None)  # its panel went with the attempt
+            return
+        tool = self._tools.get(call)
+        if tool is None:
+            tool = self._tools[call] = _panel(call)
+            self._add(tool)
+            if isinstance(update, CallBegin):
+                return
+        if isinstance(update, CallOutput):
+            tool.add_output(update.text)  # a bounded tail, drawn once per frame however fast
+        elif isinstance(update, CallEnd) and update.result is not None:
+            tool.duration = update.duration
+            tool.finish(update.result, update.diff)
+        else:  # its name, arguments or status changed
+            if isinstance(update, CallRunning):
+                tool.started_at = self._clock()
+            tool.changed()
+        self._sink.touch(tool)
 
     def _subagent(self, event: SubagentEvent | SubagentDone) -> None:
         """A subagent's event, or its end, drawn inside its ``task`` call's block."""
-        task = self._tools.get(event.index)
+        call = self._calls.get(event.turn, event.index)
+        task = self._tools.get(call) if call is not None else None
         if isinstance(task, TaskBlock):
             if event.type == "subagent_done":
                 task.child_done(event.messages)
@@ -230,9 +259,6 @@ class Assembler:
                 segment = self._segment = _Segment(MarkdownBlock())
                 self._add(segment.live)
             segment.splitter.append(event.text)
-        elif event.type == "tool_call_delta":
-            self._tool(event.index).feed(event.arguments)
-            self._sink.touch(self._tools[event.index])
         elif event.type == "reasoning_delta":
             if self._reasoning is None:
                 self._close_open_text()
@@ -252,11 +278,6 @@ class Assembler:
             self._sink.touch(self._refusal)
         elif event.type == "tool_call_start":
             self._close_open_text()
-            self._tool(event.index, event.name, event.id)
-        elif event.type == "tool_call_end":
-            tool = self._tools.get(event.index)
-            if tool is not None and tool.status == "streaming":
-                self._set_status(tool, "ready")
         elif event.type == "message_done":
             self._close_open_text()
         elif event.type == "error":
@@ -269,10 +290,8 @@ class Assembler:
 
     def _run_finished(self, event: RunFinished) -> None:
         self._close_open_text()
-        cancelled = event.reason == "cancelled"
-        for tool in self._tools.values():
-            if not tool.finished:
-                self._set_status(tool, "interrupted" if cancelled else "skipped")
+        for update in self._calls.feed(event):  # what had not finished: interrupted or skipped
+            self._call(update)
         error = event.error
         if event.reason == "error" and not self._error_shown:
             self._error(error.message if error else "", error.kind if error else None)
@@ -323,55 +342,24 @@ class Assembler:
             self._reasoning = None
         self._refusal = None
 
-    def _tool(self, index: int, name: str = "", call_id: str = "") -> ToolBlock:
-        """The panel for this call's index in this turn, created on first sight."""
-        tool = self._tools.get(index)
-        if tool is None:
-            tool = self._tools[index] = _panel(index, name, call_id)
-            self._add(tool)
-        elif (name and not tool.name) or (call_id and not tool.call_id):
-            tool.name = tool.name or name
-            tool.call_id = tool.call_id or call_id
-            tool.changed()
-            self._sink.touch(tool)
-        return tool
-
-    def _set_status(self, tool: ToolBlock, status: str) -> None:
-        tool.set_status(status)  # type: ignore[arg-type]
-        self._sink.touch(tool)
-
     def _error(self, message: str, kind: str | None) -> None:
         self._error_shown = True
-        for tool in self._tools.values():
-            if tool.status == "streaming":
-                self._set_status(tool, "incomplete")
         self.notice("error", error_message(message, kind))
 
 
-def _panel(index: int, name: str, call_id: str) -> ToolBlock:
-    return (TaskBlock if name == "task" else ToolBlock)(index, name, call_id)
+def _panel(call: Call) -> ToolBlock:
+    return (TaskBlock if call.name == "task" else ToolBlock)(call)
 
 
-def _finished_call(index: int, call: ToolCall, result: Message | None) -> ToolBlock:
-    tool = _panel(index, call.name, call.id)
-    tool.feed(call.arguments)
-    if result is None:
-        tool.set_status("interrupted")
-    else:
-        tool.duration = result.duration
-        if result.output is not None:  # a command stopped part way: what it had printed
-            tool.output = LiveTail.saved(result.output.lines, result.output.hidden)
-        tool.finish(_ended(result), result.content, None)
-    return tool
-
-
-def _ended(result: Message) -> ToolStatus:
-    """How a saved call ended; a session saved before that was kept says only ok or not."""
-    for status in _SAVED_STATUSES:
-        if result.status == status:
-            return status
-    return "error" if result.is_error else "ok"
-
-
-_SAVED_STATUSES: tuple[ToolStatus, ...] = ("ok", "error", "denied", "interrupted", "skipped")
+def _run_ends(messages: list[Message]) -> dict[int, RunEnd]:
+    """Where a run ended otherwise than done, by the user or assistant message whose turn
+    (its calls and their results included) that end followed."""
+    ends: dict[int, RunEnd] = {}
+    owner: int | None = None
+    for message in messages:
+        if message.role in ("user", "assistant"):
+            owner = id(message)
+        if message.ended is not None and owner is not None:
+            ends[owner] = message.ended
+    return ends
 

@@ -8,7 +8,7 @@ drawn once per width and theme.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
@@ -17,6 +17,7 @@ from rich.segment import Segment
 from rich.text import Text
 
 from neocode_tui.agent.background import seconds
+from neocode_tui.agent.call_updates import Call, CallStatus
 from neocode_tui.live_output import LiveTail
 from neocode_tui.partial_json import GrowingText, PartialField, PartialJSON
 from neocode_tui.terminal_text import visible
@@ -32,10 +33,6 @@ if TYPE_CHECKING:
 
     from neocode_tui.tui.attachments import Attachment
 
-ToolStatus = Literal[
-    "streaming", "ready", "approval", "running", "ok", "error", "denied", "interrupted",
-    "skipped", "incomplete",
-]
 
 COLLAPSED_LINES = 8
 """How many lines of a long tool output or thought stay visible while it is collapsed."""
@@ -265,23 +262,15 @@ _STATUS: dict[str, tuple[str, str, str]] = {
 }
 _PATH_KEYS = ("path", "file_path", "filename")
 _COMMAND_KEYS = ("command", "cmd")
-_FINAL_STATUSES = ("ok", "error", "denied", "interrupted", "skipped", "incomplete")
 
 
 class ToolBlock(Block):
     """A tool call: arguments growing live, then its status and result."""
 
-    def __init__(self, index: int, name: str = "", call_id: str = "") -> None:
+    def __init__(self, call: Call) -> None:
         super().__init__()
-        self.index = index
-        self.name = name
-        self.call_id = call_id
-        self._arguments = PartialJSON()
-        self._unread: list[str] = []
-        """Fragments not parsed yet: parsing waits until the panel is drawn (most panels of a
-        resumed session never are)."""
-        self.raw = GrowingText()
-        self.status: ToolStatus = "streaming"
+        self.call = call
+        """The core's view of the call: its name, arguments and status."""
         self.result: str | None = None
         self.diff: str | None = None
         self.output: LiveTail | None = None
@@ -293,22 +282,26 @@ class ToolBlock(Block):
         """Seconds it ran, once finished (the tool's own measure, kept in the session)."""
 
     @property
+    def name(self) -> str:
+        return self.call.name
+
+    @property
+    def status(self) -> CallStatus:
+        return self.call.status
+
+    @property
     def finished(self) -> bool:
-        return self.status in _FINAL_STATUSES
+        return self.call.finished
+
+    @property
+    def raw(self) -> GrowingText:
+        return self.call.arguments.raw
 
     @property
     def arguments(self) -> PartialJSON:
-        """The arguments as parsed so far."""
-        if self._unread:
-            for fragment in self._unread:
-                self._arguments.feed(fragment)
-            self._unread.clear()
-        return self._arguments
-
-    def feed(self, fragment: str) -> None:
-        self.raw.append(fragment)
-        self._unread.append(fragment)
-        self.changed()
+        """The arguments as parsed so far (parsing waits until the panel is drawn: most
+        panels of a resumed session never are)."""
+        return self.call.arguments.parsed
 
     def add_output(self, text: str) -> None:
         if self.output is None:
@@ -316,12 +309,8 @@ class ToolBlock(Block):
         self.output.feed(text)
         self.changed()
 
-    def set_status(self, status: ToolStatus) -> None:
-        self.status = status
-        self.changed()
-
-    def finish(self, status: ToolStatus, result: str, diff: str | None) -> None:
-        self.status = status
+    def finish(self, result: str, diff: str | None) -> None:
+        """The call ended (``call.status`` says how) with ``result``."""
         self.result = result
         self.diff = diff
         self.collapsed = self._body_lines() > COLLAPSED_LINES + 2
@@ -435,5 +424,5 @@ class ToolBlock(Block):
         body = 0
         if self.result is not None:
             body = COLLAPSED_LINES + 1 if self.collapsed else _estimate_text(self._body_text(), width - 4)
-        return 2 + max(len(self._arguments.fields), 1) + body
+        return 2 + max(self.call.arguments.fields_parsed, 1) + body
 

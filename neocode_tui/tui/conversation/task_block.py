@@ -19,6 +19,7 @@ from neocode_tui.tui.conversation.blocks import _STATUS, COLLAPSED_LINES, ToolBl
 from neocode_tui.tui.conversation.palette import Palette
 
 if TYPE_CHECKING:
+    from neocode_tui.agent.call_updates import Call
     from neocode_tui.chat import Message
 
 TEXT_TAIL = 400
@@ -27,8 +28,8 @@ _BRIEF_KEYS = ("path", "pattern", "command", "url", "query")
 
 
 class TaskBlock(ToolBlock):
-    def __init__(self, index: int, name: str = "", call_id: str = "") -> None:
-        super().__init__(index, name, call_id)
+    def __init__(self, call: Call) -> None:
+        super().__init__(call)
         self.doing = ""
         """The tool the child started last, in a few words."""
         self.text_tail = ""
@@ -57,8 +58,8 @@ class TaskBlock(ToolBlock):
     def add_output(self, text: str) -> None:
         """The call's live output repeats the child's events, already shown from them."""
 
-    def finish(self, status: Any, result: str, diff: str | None) -> None:
-        super().finish(status, result, diff)
+    def finish(self, result: str, diff: str | None) -> None:
+        super().finish(result, diff)
         self.collapsed = True
 
     @property
