@@ -87,6 +87,8 @@ class SlashLine:
         )
 
     def complete(self, text: str) -> list[Completion]:
+        if not text.startswith("/"):
+            return []  # no command: nothing that needs the session (typed as it starts)
         if text == "/":  # a command file added since shows up
             session = self._host.session
             session.reload_commands()
