@@ -17,8 +17,11 @@ holding the event loop:
   sight, it no longer makes full collections stall frames while a long answer streams.
   ``collections_paused()`` does the same around a bulk load that frees nothing.
 
-Imports inside functions elsewhere are there for another reason, said where they are:
-an import cycle, or the core (``neocode_tui.agent``) not importing Textual.
+An import that is put off only to start faster goes through ``lazy``. An import inside a
+function may stay for another reason: it breaks an import cycle (a module that imports
+the one importing it), it keeps the core (``neocode_tui.agent``, the providers) from
+importing Textual, or it picks what one command line runs (``neocode_tui/cli/main.py``
+imports only the subcommand asked for, ``providers.make_provider`` only the dialect used).
 """
 
 from __future__ import annotations

@@ -14,14 +14,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
+from neocode_tui.deferred import lazy
 from neocode_tui.tui.commands import Completion
 from neocode_tui.tui.widgets.completion import SlashCompletion
 from neocode_tui.tui.widgets.mention_picker import MentionPicker, mention_at
+
+if TYPE_CHECKING:
+    from neocode_tui.agent import mentions as agent_mentions
+else:  # after the first frame, or on first use (neocode_tui/deferred.py)
+    agent_mentions = lazy("neocode_tui.agent.mentions")
 
 
 class PromptHistory:
@@ -182,10 +189,8 @@ class PromptInput(TextArea):
                 # Nothing to take, or Enter on a path typed in full: Enter sends the prompt.
                 return key == "tab"
             row, column = self.cursor_location
-            from neocode_tui.agent.mentions import mention_for  # with the tools: not at start-up
-
             # A folder stays open for its files; a file ends the mention.
-            text = mention_for(chosen.path) + ("" if chosen.is_dir else " ")
+            text = agent_mentions.mention_for(chosen.path) + ("" if chosen.is_dir else " ")
             self.replace(text, (row, typed[0]), (row, column))
         else:
             return False
