@@ -321,11 +321,11 @@ class NeoCodeApp(ImageAttaching):
             return
         if parse_command(text) is not None:
             self.prompt.remember(text)
-            self.prompt.clear()
+            self.prompt.clear_sent(event.text)
             self.slash.run(text)
             return
         self.prompt.remember(text)
-        self.prompt.clear()
+        self.prompt.clear_sent(event.text)
         self.send(text)
 
     def send(self, text: str) -> None:

@@ -316,5 +316,15 @@ class PromptInput(TextArea):
     def action_newline(self) -> None:
         self.insert("\n")
 
+    def clear_sent(self, sent: str) -> None:
+        """Empties the box of the prompt just sent. Keys typed right after Enter (a burst,
+        or keys typed while the app started) may already be in it, after that prompt: they
+        stay."""
+        if not self.text.startswith(sent):
+            self.clear()
+            return
+        lines = sent.split("\n")
+        self.delete((0, 0), (len(lines) - 1, len(lines[-1])), maintain_selection_offset=False)
+
     def remember(self, text: str) -> None:
         self.prompts.add(text)
