@@ -78,10 +78,12 @@ def scratch() -> Iterator[tuple[str, dict[str, str]]]:
         folders = {name: os.path.join(root, name) for name in ("work", "data", "config")}
         for folder in folders.values():
             os.mkdir(folder)
+        # An installed package has its bytecode cached: the first run writes what is missing.
         env = {
             key: value
             for key, value in os.environ.items()
             if not key.startswith(("NEOCODE_", "TEXTUAL")) and "API_KEY" not in key
+            and key != "PYTHONDONTWRITEBYTECODE"
         }
         env.update(NEOCODE_DATA_DIR=folders["data"], NEOCODE_CONFIG_DIR=folders["config"])
         yield folders["work"], env

@@ -19,11 +19,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from neocode_tui.agent.custom_commands import FRONT_MATTER, markdown_files, read_prompt_file
+from neocode_tui.deferred import lazy
 from neocode_tui.paths import config_dir
 from neocode_tui.trust import NOT_TRUSTED, is_trusted
+
+if TYPE_CHECKING:
+    import yaml
+else:  # after the first frame, or on first use (neocode_tui/deferred.py)
+    yaml = lazy("yaml")
 
 AGENTS_CAP = 50
 """Agent files read from one folder."""
@@ -129,8 +135,6 @@ def _read(path: Path, source: Source, problems: list[str]) -> AgentFile | None:
     if not match:
         problems.append(f"{path}: no front matter (--- name: ... description: ... ---)")
         return None
-    import yaml  # only when there is an agent file: a slow import at start-up
-
     try:
         data = yaml.safe_load(match.group(1))
     except yaml.YAMLError as exc:

@@ -24,11 +24,17 @@ import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from neocode_tui.deferred import lazy
 from neocode_tui.paths import config_dir
+
+if TYPE_CHECKING:
+    import yaml
+else:  # after the first frame, or on first use (neocode_tui/deferred.py)
+    yaml = lazy("yaml")
 
 FILE_CAP = 100_000
 """Bytes of one command file: a prompt, not a document."""
@@ -218,8 +224,6 @@ def _read(path: Path, name: str, source: Source, problems: list[str]) -> CustomC
     front = _FrontMatter()
     match = FRONT_MATTER.match(text)
     if match:
-        import yaml  # only when a command file has front matter: a slow import at start-up
-
         text = text[match.end():]
         try:
             data = yaml.safe_load(match.group(1))

@@ -22,10 +22,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from neocode_tui.agent.tools.search import IGNORED_DIRS, rg_binary
 from neocode_tui.agent.workspace import printable_name
+from neocode_tui.deferred import lazy
+
+if TYPE_CHECKING:
+    from rapidfuzz import fuzz, process
+else:  # after the first frame, or on first use (neocode_tui/deferred.py)
+    fuzz, process = lazy("rapidfuzz.fuzz"), lazy("rapidfuzz.process")
 
 MAX_FILES = 300_000
 """Files kept from a scan; past this the picker shows the first ones ripgrep found."""
@@ -224,8 +230,6 @@ def rank(snapshot: Snapshot, query: str, limit: int = 50) -> list[Entry]:
 
 def _match(query: str, choices: tuple[str, ...], bonus: float, scores: dict[int, float]) -> None:
     """Add each choice's best score for ``query`` to ``scores`` (by index)."""
-    from rapidfuzz import fuzz, process  # with the first @ search, not at start-up
-
     # In slices: rapidfuzz holds the GIL while it works, so a search in a thread lets the
     # screen go on only between calls.
     for start in range(0, len(choices), SLICE):

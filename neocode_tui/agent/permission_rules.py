@@ -23,11 +23,17 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from neocode_tui.agent.command_parts import Part, inner_commands, split_command
+from neocode_tui.deferred import lazy
 from neocode_tui.errors import NeoCodeError
+
+if TYPE_CHECKING:
+    import pathspec
+else:  # after the first frame, or on first use (neocode_tui/deferred.py)
+    pathspec = lazy("pathspec")
 
 Behavior = Literal["allow", "ask", "deny"]
 BEHAVIORS: tuple[Behavior, ...] = ("deny", "ask", "allow")
@@ -268,8 +274,6 @@ def _url_matches(pattern: str, url: str) -> bool:
 
 @lru_cache(maxsize=256)
 def _spec(line: str) -> Any:
-    import pathspec  # with the first path rule, not at start-up
-
     return pathspec.GitIgnoreSpec.from_lines([line])
 
 

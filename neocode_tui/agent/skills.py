@@ -21,11 +21,17 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from neocode_tui.agent.custom_commands import FRONT_MATTER
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace, printable_name
+from neocode_tui.deferred import lazy
 from neocode_tui.paths import config_dir
+
+if TYPE_CHECKING:
+    import yaml
+else:  # after the first frame, or on first use (neocode_tui/deferred.py)
+    yaml = lazy("yaml")
 
 SKILL_FILE = "SKILL.md"
 MAX_SKILL_FILE = 256_000
@@ -138,8 +144,6 @@ def _read_skill(folder: Path, where: str, origin: Origin, problems: list[str]) -
     match = FRONT_MATTER.match(text)
     data: object = None
     if match:
-        import yaml  # only when skills exist: a slow import at start-up
-
         try:
             data = yaml.safe_load(match.group(1))
         except yaml.YAMLError:

@@ -19,12 +19,10 @@ drops when the process dies) while a store has it open. A second opener gets
 from __future__ import annotations
 
 import fcntl
-import gc
 import json
 import os
 import secrets
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -45,6 +43,7 @@ from neocode_tui.agent.session_listing import title_of as title_of
 from neocode_tui.agent.todos import Todo
 from neocode_tui.agent.transcript import repair
 from neocode_tui.chat import Message, RunEnd
+from neocode_tui.deferred import collections_paused
 from neocode_tui.errors import SessionBusy, SessionNotFound
 from neocode_tui.events import Usage
 from neocode_tui.paths import data_dir, open_private
@@ -377,24 +376,10 @@ def find_session(workspace: Path, session_id: str | None) -> SessionInfo:
     return found[0]
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Every record read is kept, so the cyclic garbage collector has nothing to find among
-    them; left on, it walks them again and again as they pile up (a third of the time it
-    takes to read 10,000 messages)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def load_session(info: SessionInfo) -> LoadedSession:
     """The session's transcript, repaired, and its token totals. Raises ``SessionNotFound``
     when the file cannot be read at all."""
-    with _collector_paused():
+    with collections_paused():
         return _load(info)
 
 

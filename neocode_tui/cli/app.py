@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,6 +11,7 @@ from typing import TYPE_CHECKING
 from neocode_tui.agent.sandbox import probe_early
 from neocode_tui.agent.workspace import refuse_too_wide
 from neocode_tui.cli.options import load_from_args
+from neocode_tui.deferred import pause_collections
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.terminal_text import for_stream
 
@@ -21,10 +21,7 @@ if TYPE_CHECKING:
 
 
 def run_app(args: argparse.Namespace) -> int:
-    # Start-up builds what lives as long as the app and frees little: collections would only
-    # slow it down (tens of ms). The app freezes it all once its session is made, then turns
-    # them back on.
-    gc.disable()
+    pause_collections()  # until the app has built what lives as long as it (deferred.py)
     probe_early()
     workspace = Path.cwd()
     from neocode_tui.tui.app import NeoCodeApp

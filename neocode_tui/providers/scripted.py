@@ -11,9 +11,10 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from neocode_tui.chat import ChatRequest
+from neocode_tui.deferred import lazy
 from neocode_tui.events import (
     FinishReason,
     MessageDone,
@@ -29,6 +30,11 @@ from neocode_tui.events import (
 )
 from neocode_tui.providers.dialect import CallIds, Dialect, EventPump
 from neocode_tui.vocabulary import OFFLINE_PROVIDER, DialectName
+
+if TYPE_CHECKING:
+    from neocode_tui.providers import sse
+else:  # after the first frame, or on first use (neocode_tui/deferred.py)
+    sse = lazy("neocode_tui.providers.sse")
 
 
 @dataclass(frozen=True)
@@ -48,9 +54,7 @@ _DELTAS = (TextDelta, ReasoningDelta, RefusalDelta, ToolCallDelta)
 
 def detect_dialect(data: bytes) -> DialectName:
     """Anthropic events carry a ``type``; OpenAI chunks carry ``choices`` and no ``type``."""
-    from neocode_tui.providers.sse import SSEDecoder  # with the first reply, not at start-up
-
-    decoder = SSEDecoder()
+    decoder = sse.SSEDecoder()
     for event in decoder.feed(data[:65536]) + decoder.close():
         if event.event in ("message_start", "content_block_start", "ping"):
             return "anthropic"

@@ -20,16 +20,22 @@ import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
 
+from neocode_tui.deferred import lazy
 from neocode_tui.errors import SettingsError
 from neocode_tui.protected_files import ENV_FILE
 from neocode_tui.redact import redact_url
 from neocode_tui.settings.model import Settings
 from neocode_tui.settings.user_file import UserFile, read_user_file
 from neocode_tui.trust import NOT_TRUSTED, is_trusted, untrusted_reason
+
+if TYPE_CHECKING:
+    import dotenv
+else:  # after the first frame, or on first use (neocode_tui/deferred.py)
+    dotenv = lazy("dotenv")
 
 WORKSPACE_ENV = ENV_FILE
 MAX_ENV_FILE = 256 * 1024
@@ -304,6 +310,4 @@ def _read_env_file(path: Path, problems: list[str]) -> tuple[dict[str, str | Non
     except UnicodeDecodeError as exc:
         problems.append(f"{path} cannot be read: {exc}")
         return {}, None
-    from dotenv import dotenv_values  # only for a folder with a .env: not at every start-up
-
-    return dict(dotenv_values(stream=io.StringIO(text), interpolate=False)), raw
+    return dict(dotenv.dotenv_values(stream=io.StringIO(text), interpolate=False)), raw

@@ -24,6 +24,7 @@ from textual.screen import Screen
 
 from neocode_tui import __version__
 from neocode_tui.agent.commands import parse_command
+from neocode_tui.deferred import lazy
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.tui.asking import Asking
 from neocode_tui.tui.attention import notification, waiting_for_user
@@ -47,13 +48,20 @@ from neocode_tui.tui.widgets.todo_list import TodoList
 from neocode_tui.vocabulary import ApprovalMode, mode_notice
 
 if TYPE_CHECKING:
+    from neocode_tui.agent import loop_events, mentions
+    from neocode_tui.agent import session as agent_session
     from neocode_tui.agent.loop_events import LoopEvent
     from neocode_tui.agent.session import AgentSession
     from neocode_tui.chat import Message
     from neocode_tui.providers import Provider
     from neocode_tui.settings.load import Profiles, TrustRequest
     from neocode_tui.settings.model import Settings
+    from neocode_tui.tui import clipboard, editor, key_help
     from neocode_tui.tui.starting import Starting
+else:  # after the first frame (neocode_tui/deferred.py)
+    agent_session, loop_events = lazy("neocode_tui.agent.session"), lazy("neocode_tui.agent.loop_events")
+    mentions, key_help = lazy("neocode_tui.agent.mentions"), lazy("neocode_tui.tui.key_help")
+    clipboard, editor = lazy("neocode_tui.tui.clipboard"), lazy("neocode_tui.tui.editor")
 
 CONTROL_FILTER = ControlFilter()
 QUIT_WINDOW = 2.0
@@ -199,21 +207,23 @@ class NeoCodeApp(ImageAttaching):
         if not self.start_up.settings_ready():
             assert self.start_error is not None
             raise self.start_error  # the app is ending on it
-        self._session = self._new_session(self.settings, self.start_up.provider)
+        self._session = self._adopt(self.start_up.session())
         return self._session
 
-    def _new_session(self, settings: Settings, provider: Provider | None) -> AgentSession:
-        from neocode_tui.agent.session import AgentSession  # after the first frame (start-up)
-
-        session = AgentSession(
-            settings, self.workspace, provider=provider, listener=self._on_loop_event,
-            approver=self.asking.approve, built_in_commands=self.slash.built_in_names,
-            profiles=self.profiles, clock=self.clock, elicitor=self.asking.elicit,
-        )
+    def _adopt(self, session: AgentSession) -> AgentSession:
+        session.listener = self._on_loop_event
         self.asking.answer_for(session)
         session.mcp.open_url = open_in_browser
         self.slash.show_custom(session)
         return session
+
+    def build_session(self, settings: Settings, provider: Provider | None, profiles: Profiles | None) -> AgentSession:
+        """Touches no widget and has no listener yet: start-up builds it in a thread."""
+        return agent_session.AgentSession(
+            settings, self.workspace, provider=provider, approver=self.asking.approve,
+            built_in_commands=self.slash.built_in_names, profiles=profiles, clock=self.clock,
+            elicitor=self.asking.elicit,
+        )
 
     def compose(self) -> ComposeResult:
         # Held, not queried: the loop keeps reporting while a modal is up or the app closes.
@@ -266,9 +276,8 @@ class NeoCodeApp(ImageAttaching):
         self.start_up.after_first_frame()
 
     async def on_event(self, event: events.Event) -> None:
-        # A key typed ahead may come before the first frame's Ready, and what it does (F1,
-        # /, Enter, the palette) may need the session: the settings load first.
-        if isinstance(event, events.Key) and not self.start_up.settings_ready():
+        # A key typed while the session is built may need it (F1, /, Enter): it waits.
+        if isinstance(event, events.Key) and self.start_up.holds(event):
             return
         await super().on_event(event)
 
@@ -290,7 +299,7 @@ class NeoCodeApp(ImageAttaching):
         """A new session on ``settings`` (the folder's, once trusted) in place of the one
         start-up made, which closes."""
         old, self.settings = self.session, settings
-        self.session = self._new_session(settings, None)
+        self.session = self._adopt(self.build_session(settings, None, self.profiles))
         self.run_worker(old.aclose())
         self.session.files.refresh()
         self._show_settings()
@@ -314,11 +323,11 @@ class NeoCodeApp(ImageAttaching):
             return
         if parse_command(text) is not None:
             self.prompt.remember(text)
-            self.prompt.clear()
+            self.prompt.clear_sent(event.text)
             self.slash.run(text)
             return
         self.prompt.remember(text)
-        self.prompt.clear()
+        self.prompt.clear_sent(event.text)
         self.send(text)
 
     def send(self, text: str) -> None:
@@ -359,9 +368,7 @@ class NeoCodeApp(ImageAttaching):
     def _after_work(self, finished: object) -> None:
         """The next queued message goes once a turn ends well; after an interrupt or an
         error they all come back into the input, for the user to decide."""
-        from neocode_tui.agent.loop_events import RunFinished  # after the first frame (start-up)
-
-        ended_well = isinstance(finished, RunFinished) and finished.reason in ("done", "turn_limit")
+        ended_well = isinstance(finished, loop_events.RunFinished) and finished.reason in ("done", "turn_limit")
         if not self.queued.prompts:
             return
         if ended_well:
@@ -375,27 +382,19 @@ class NeoCodeApp(ImageAttaching):
         self.prompt.move_cursor(self.prompt.document.end)
 
     def _on_loop_event(self, event: LoopEvent) -> None:
-        from neocode_tui.agent.loop_events import (  # after the first frame (start-up)
-            CommandsChanged,
-            Notice,
-            RunFinished,
-            TranscriptReplaced,
-            TurnFinished,
-        )
-
         if not self._on_screen:
             return
-        if isinstance(event, CommandsChanged):
+        if isinstance(event, loop_events.CommandsChanged):
             self.slash.show_custom(self.session)
             return
-        if isinstance(event, TranscriptReplaced):
+        if isinstance(event, loop_events.TranscriptReplaced):
             self._show_transcript(event.reason, event.messages)
             return
         if event.type == "todo":
             self.todo_list.show(event.todos)
         elif event.type == "mode_changed":
             self.status.approval = event.mode
-        if isinstance(event, Notice) and not self.session.loop.running:
+        if isinstance(event, loop_events.Notice) and not self.session.loop.running:
             # The session's own word (a compaction, a resume): no run's turn to belong to.
             self.conversation.add_notice(event.level, event.message)
             return
@@ -403,7 +402,7 @@ class NeoCodeApp(ImageAttaching):
         self.status.track(event, self.session)
         if (waiting := waiting_for_user(event)) is not None:
             self.call_attention(waiting)
-        if isinstance(event, (TurnFinished, RunFinished)):
+        if isinstance(event, (loop_events.TurnFinished, loop_events.RunFinished)):
             self._show_context()
 
     def call_attention(self, message: str) -> None:
@@ -425,10 +424,8 @@ class NeoCodeApp(ImageAttaching):
         if reason == "cleared":
             status.started_at = None
             return
-        from neocode_tui.agent.mentions import typed_part  # after the first frame (start-up)
-
         view.load_transcript([
-            message.model_copy(update={"content": typed_part(message.content)})
+            message.model_copy(update={"content": mentions.typed_part(message.content)})
             if message.role == "user" else message
             for message in messages
         ], self.session.child_transcripts)
@@ -489,10 +486,8 @@ class NeoCodeApp(ImageAttaching):
         self.conversation.add_notice("info", mode_notice(mode))
 
     def action_key_help(self) -> None:
-        from neocode_tui.tui.key_help import KeyHelpScreen  # after the first frame (start-up)
-
-        if not isinstance(self.screen, KeyHelpScreen):
-            self.push_screen(KeyHelpScreen(self.slash.table, type_into=self.prompt.insert))
+        if not isinstance(self.screen, key_help.KeyHelpScreen):
+            self.push_screen(key_help.KeyHelpScreen(self.slash.table, type_into=self.prompt.insert))
 
     def on_prompt_input_help_requested(self, _: PromptInput.HelpRequested) -> None:
         self.action_key_help()
@@ -530,9 +525,7 @@ class NeoCodeApp(ImageAttaching):
         self.prompt.focus()
 
     def edit_file(self, path: Path) -> None:
-        from neocode_tui.tui.editor import edit_in_editor  # only when a file is edited
-
-        edit_in_editor(self, path, self.conversation.add_notice)
+        editor.edit_in_editor(self, path, self.conversation.add_notice)
 
     def show_settings(self) -> None:
         if self._on_screen:
@@ -540,9 +533,7 @@ class NeoCodeApp(ImageAttaching):
             self._show_settings()
 
     def _copy(self, argument: str) -> None:
-        from neocode_tui.tui.clipboard import copy_command  # after the first frame (start-up)
-
-        self.run_worker(copy_command(self, argument), group="command")
+        self.run_worker(clipboard.copy_command(self, argument), group="command")
 
     def _set_theme(self, argument: str) -> None:
         if argument not in self.available_themes:

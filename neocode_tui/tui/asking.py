@@ -14,12 +14,21 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 
+from neocode_tui.deferred import lazy
+
 if TYPE_CHECKING:
     from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, PlanDecision, PlanProposed
     from neocode_tui.agent.mcp.elicitation import Answer, Question
     from neocode_tui.agent.session import AgentSession
+    from neocode_tui.tui import approval, elicitation, plan_review
+    from neocode_tui.tui import budget as budget_dialog
     from neocode_tui.tui.conversation import ConversationView
     from neocode_tui.tui.widgets.status import StatusBar
+else:  # after the first frame, or on first use (neocode_tui/deferred.py)
+    approval = lazy("neocode_tui.tui.approval")
+    budget_dialog = lazy("neocode_tui.tui.budget")
+    elicitation = lazy("neocode_tui.tui.elicitation")
+    plan_review = lazy("neocode_tui.tui.plan_review")
 
 
 class Asking:
@@ -54,33 +63,25 @@ class Asking:
             status.waiting = self._open > 0
 
     async def approve(self, request: ApprovalRequested) -> ApprovalDecision:
-        from neocode_tui.tui.approval import ask  # after the first frame (start-up)
-
         with self._waiting():
-            decision = await ask(self._app, self._view(), request)
+            decision = await approval.ask(self._app, self._view(), request)
         if decision.verdict == "session":
             status = self._status()
             status.allowed = (*status.allowed, request.session_scope)
         return decision
 
     async def budget(self, question: str) -> bool:
-        from neocode_tui.tui.budget import ask_budget  # after the first frame (start-up)
-
         with self._waiting():
-            return await ask_budget(self._app, question)
+            return await budget_dialog.ask_budget(self._app, question)
 
     async def elicit(self, question: Question) -> Answer:
-        from neocode_tui.tui.elicitation import ask_user  # after the first frame (start-up)
-
         with self._waiting():
-            return await ask_user(self._app, question)
+            return await elicitation.ask_user(self._app, question)
 
     async def review_plan(self, proposed: PlanProposed) -> PlanDecision:
-        from neocode_tui.tui.plan_review import DECIDED, review  # after the first frame (start-up)
-
         view = self._view()
         with self._waiting():
-            decision = await review(self._app, view, proposed)
+            decision = await plan_review.review(self._app, view, proposed)
         feedback = f": {decision.feedback}" if decision.feedback else ""
-        view.add_notice("info", DECIDED[decision.mode] + feedback)
+        view.add_notice("info", plan_review.DECIDED[decision.mode] + feedback)
         return decision

@@ -10,13 +10,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from neocode_tui.agent.commands import COMMANDS, Outcome, parse_command, run_command
+from neocode_tui.deferred import lazy
 from neocode_tui.tui.commands import CommandTable, Completion, SlashCommand, complete
 
 if TYPE_CHECKING:
     from textual.screen import Screen
 
     from neocode_tui.agent.session import AgentSession
+    from neocode_tui.tui import command_outcomes
     from neocode_tui.tui.conversation import ConversationView
+else:  # after the first frame, or on first use (neocode_tui/deferred.py)
+    command_outcomes = lazy("neocode_tui.tui.command_outcomes")
 
 
 class SlashHost(Protocol):
@@ -87,6 +91,8 @@ class SlashLine:
         )
 
     def complete(self, text: str) -> list[Completion]:
+        if not text.startswith("/"):
+            return []  # no command: nothing that needs the session (typed as it starts)
         if text == "/":  # a command file added since shows up
             session = self._host.session
             session.reload_commands()
@@ -123,8 +129,6 @@ class SlashLine:
     async def present(self, outcome: Awaitable[Outcome], then: Callable[[], None] = lambda: None) -> None:
         """Show what a core command returned, asking what it asks on the way, then the
         settings it may have changed."""
-        from neocode_tui.tui.command_outcomes import present  # its dialogs: after the first frame
-
-        await present(self._host, await outcome)
+        await command_outcomes.present(self._host, await outcome)
         self._host.show_settings()
         then()

@@ -1,7 +1,9 @@
 """The app's start-up, in order: the first frame with what is known without the settings,
-the settings (loaded once, right after that frame), the session, the trust question if
-the folder asks for more than an untrusted one may, then what start-up had to say and the
-first prompt (or the session picker).
+the settings and the session (loaded and built in a thread right after that frame, while
+the input already takes what is typed), the trust question if the folder asks for more
+than an untrusted one may, then what start-up had to say and the first prompt (or the
+session picker). What runs after the first frame is listed in one ``AfterFirstFrame``
+(neocode_tui/deferred.py).
 
 A collaborator of ``NeoCodeApp``, which owns the widgets and the session: this piece owns
 only what start-up needs to remember (what loads the settings, the notices, the trust
@@ -10,20 +12,31 @@ request) and says through the app's widgets what it finds.
 
 from __future__ import annotations
 
-import gc
+from contextlib import suppress
 from typing import TYPE_CHECKING
+
+from textual import events
 
 from neocode_tui.agent.commands import run_command
 from neocode_tui.agent.sandbox import choose_sandbox
+from neocode_tui.deferred import AfterFirstFrame, Once, lazy, resume_collections, warm
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.trust import trust
 from neocode_tui.vocabulary import is_offline
 
 if TYPE_CHECKING:
+    from neocode_tui.agent.session import AgentSession
     from neocode_tui.providers import Provider
     from neocode_tui.settings.load import TrustRequest
+    from neocode_tui.tui import trust as trust_screen
     from neocode_tui.tui.app import NeoCodeApp
-    from neocode_tui.tui.starting import Starting
+    from neocode_tui.tui.starting import Loaded, Starting
+else:
+    trust_screen = lazy("neocode_tui.tui.trust")
+
+TYPING = frozenset({"backspace", "delete", "left", "right", "home", "end"})
+"""Keys that only edit the input's text, like a printable character (but ``/`` and ``@``,
+which open lists that need the session)."""
 
 
 class StartUp:
@@ -44,6 +57,12 @@ class StartUp:
         self.error: NeoCodeError | None = None
         """Why the settings ``starting`` loaded are not usable: the app has ended on it."""
         self._session_started = False
+        self._loaded = Once(starting.load if starting is not None else lambda: None)
+        self._built = Once(self._build)
+        """The first session, built in a thread after the first frame, or on the loop by
+        whatever needs it before (which then waits for the thread if it is at it)."""
+        self._keys = _HeldKeys(app) if starting is not None else None
+        """While the session is built in a thread: what may need it waits."""
 
     @property
     def theme(self) -> str | None:
@@ -65,9 +84,55 @@ class StartUp:
             self._start_session()
 
     def after_first_frame(self) -> None:
-        """The settings and the session now, unless they came with the frame."""
+        """The settings and the session now (unless they came with the frame), then what
+        later screens import, then the collector's turn: each a piece of ``AfterFirstFrame``,
+        the loop free for keys meanwhile. Loading the settings and building the session
+        takes about 0.2 s of CPU, so it is done in a thread when start-up loads the settings
+        (``neocode``); an app handed its settings builds its session on the loop at once."""
+        later = AfterFirstFrame(self._report)
+        if not self._session_started:
+            if self._keys is not None:
+                later.add("loading the settings", self._build_quietly, in_thread=True)
+                later.add("starting the session", self._start_if_usable)
+            else:
+                self._start_if_usable()
+        later.add("importing the later screens", warm, in_thread=True)
+        # Everything imported and built so far lives as long as the app: out of the
+        # collector's sight, it no longer makes full collections (50-100 ms pauses measured
+        # by bench/bench_screen.py) stall frames while a long answer streams.
+        later.add("the garbage collector", resume_collections)
+        self._app.run_worker(later.run(), group="start-up")
+
+    def holds(self, key: events.Key) -> bool:
+        """True for a key that must wait for the session (see ``_HeldKeys``)."""
+        return self._keys is not None and self._keys.holds(key)
+
+    def session(self) -> AgentSession:
+        """The first session (built in the thread or now); the settings are loaded."""
+        return self._built()
+
+    def _build(self) -> AgentSession:
+        """Thread-safe: loads the settings if ``starting`` gives them, then builds the
+        session on them; touches no widget."""
+        loaded = self._loaded()
+        if loaded is None:
+            return self._app.build_session(self._app.settings, self.provider, self._app.profiles)
+        return self._app.build_session(loaded.settings, loaded.provider, loaded.profiles)
+
+    def _build_quietly(self) -> None:
+        # Bad settings end the app on the loop, and a bug is raised again, and reported,
+        # where the session is wanted: ``session()`` raises what ``_build`` raised.
+        with suppress(Exception):
+            self._built()
+
+    def _start_if_usable(self) -> None:
         if self.settings_ready() and not self._session_started:
             self._start_session()
+
+    def _report(self, problem: str) -> None:
+        """A deferred piece failed: said on screen, and start-up goes on."""
+        if self._app.is_running:
+            self._app.conversation.add_notice("error", f"start-up: {problem}")
 
     def settings_ready(self) -> bool:
         """Loads the settings ``starting`` gives, once. False when they are not usable: the
@@ -77,11 +142,12 @@ class StartUp:
             return self.error is None
         self._starting = None
         try:
-            loaded = starting.load()
+            loaded: Loaded | None = self._loaded()  # from the thread, or loaded now
         except NeoCodeError as exc:
             self.error = exc
             app.exit(return_code=exc.exit_code)
             return False
+        assert loaded is not None
         app.settings, self.provider = loaded.settings, loaded.provider
         self.untrusted, app.profiles = loaded.untrusted, loaded.profiles
         if starting.theme is None and app.settings.theme:  # the flag's came first already
@@ -101,17 +167,11 @@ class StartUp:
             app.conversation.add_notice("info", f"resumed session {session.id}: {session.title}")
         session.files.refresh()  # in the background: @ has the files when it is typed
         app.themes.keep(app.theme)  # the theme it started with, as when it changes
-        # Everything imported and built so far lives as long as the app: moved out of the
-        # collector's sight, it no longer makes full collections (50-100 ms pauses measured
-        # by bench/bench_screen.py) stall frames while a long answer streams. ``neocode``
-        # starts with collections off (cli/app.py): from here on they run.
-        gc.freeze()
-        gc.enable()
+        if self._keys is not None:
+            self._keys.release()
         wanted = self.untrusted.wanted() if self.untrusted is not None else []
         if wanted:
-            from neocode_tui.tui.trust import TrustScreen  # after the first frame (start-up)
-
-            app.push_screen(TrustScreen(app.workspace, wanted), self._trust_answered)
+            app.push_screen(trust_screen.TrustScreen(app.workspace, wanted), self._trust_answered)
         else:
             self._started()
 
@@ -169,3 +229,41 @@ class StartUp:
     def _initial_prompt(self) -> None:
         if self.initial_prompt:
             self._app.start_run(self.initial_prompt)
+
+
+class _HeldKeys:
+    """Keys typed while the session is being built. Typing goes into the input at once
+    (the echo does not wait for the session); the first key that may need the session
+    (Enter, F1, ``/``, ``@``, a shortcut) waits, and so does every key after it, to keep
+    their order. Once the session is there they are handed to the app again, in order,
+    ahead of any key that comes in meanwhile."""
+
+    def __init__(self, app: NeoCodeApp) -> None:
+        self._app = app
+        self._held: list[events.Key] = []
+        self._replaying: list[events.Key] | None = None
+
+    def holds(self, key: events.Key) -> bool:
+        if self._replaying is not None:  # the session is there
+            if any(key is replayed for replayed in self._replaying):
+                self._replaying.remove(key)
+                return False
+            if not self._replaying:
+                return False
+            self._replay(key)  # came in while the held ones go: after them
+            return True
+        if not self._held and (key.key in TYPING or key.is_printable and (key.character or "/") not in "/@"):
+            return False
+        self._held.append(key)
+        return True
+
+    def release(self) -> None:
+        self._replaying = []
+        for key in self._held:
+            self._replay(key)
+        self._held.clear()
+
+    def _replay(self, key: events.Key) -> None:
+        assert self._replaying is not None
+        self._replaying.append(key)
+        self._app.post_message(key)

@@ -11,10 +11,16 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
-from tests.helpers import first_run
+from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
+from neocode_tui.settings.model import Settings
+from neocode_tui.tui.app import NeoCodeApp
+from neocode_tui.tui.scenarios import SIZE
+from neocode_tui.tui.starting import Loaded, Starting
+from tests.helpers import PATIENCE, first_run, screen_shows, wait_until
 
 LATER = (
     "pydantic", "neocode_tui.agent.session", "neocode_tui.agent.tools", "neocode_tui.agent.mcp",
@@ -113,3 +119,33 @@ def test_a_bad_setting_ends_the_app_with_its_message_and_exit_code(tmp_path: Pat
         "neocode: the environment (NEOCODE_APPROVAL): 'sometimes': Input should be 'ask', "
         "'auto-edit', 'full-auto' or 'plan'\n"
     )
+
+
+async def test_the_input_takes_keys_while_the_settings_load_and_enter_waits_for_the_session(
+    tmp_path: Path,
+) -> None:
+    """The settings load in a thread after the first frame: held there, the app still takes
+    and draws what is typed; Enter, and what is typed after it, wait for the session."""
+    loading, release = threading.Event(), threading.Event()
+
+    def load() -> Loaded:
+        loading.set()
+        assert release.wait(PATIENCE), "the test never let the settings load"
+        return Loaded(Settings(provider="scripted"), ScriptedProvider([scripted_reply("On it.")]))
+
+    app = NeoCodeApp(workspace=tmp_path, starting=Starting(load), remember_theme=False)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(loading.is_set, pause=pilot.pause, what="the settings loading after the first frame")
+            await pilot.press("h", "i", "enter", "!")
+            await wait_until(lambda: app.prompt.text == "hi", pause=pilot.pause, what="the typing in the input")
+            await screen_shows(app, pilot, "hi")
+            assert app.made_session is None and not app.working  # Enter waits for the session
+            release.set()
+            await wait_until(lambda: not app.working and len(app.session.messages) == 2, pause=pilot.pause,
+                             what="the prompt sent once the session was there")
+            assert [m.content for m in app.session.messages] == ["hi", "On it."]
+            assert app.prompt.text == "!"  # typed after Enter: it stays after it
+            assert "start-up:" not in await screen_shows(app, pilot, "On it.")
+    finally:
+        release.set()

@@ -1,5 +1,6 @@
 """Keys typed while ``neocode`` starts are not lost: in a real pseudo-terminal, text typed
-before the first frame ends up in the input."""
+before the first frame ends up in the input; in tmux, keys typed at the first frame, while
+the session is still being built, keep their order and Enter sends what was typed."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import fcntl
 import os
 import pty
 import select
+import shlex
 import signal
 import struct
 import sys
@@ -14,7 +16,8 @@ import termios
 import time
 from pathlib import Path
 
-from tests.helpers import first_run
+from tests.helpers import first_run, wait_until
+from tests.tui.test_real_terminal import Tmux
 
 ALTERNATE_SCREEN = b"\x1b[?1049h"
 """Where the app's own screen begins in what the terminal is sent."""
@@ -50,3 +53,34 @@ def test_text_typed_while_the_app_starts_lands_in_the_input(tmp_path: Path) -> N
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
         os.close(master)
+
+
+async def test_keys_typed_at_the_first_frame_keep_their_order_and_enter_sends(tmp_path: Path) -> None:
+    workspace, env = first_run(tmp_path)
+    env.update(TERM="xterm-256color")
+    tmux = Tmux(tmp_path / "tmux.socket", env)
+    screen = ""
+
+    async def shows(text: str, what: str) -> None:
+        def shown() -> bool:
+            nonlocal screen
+            screen = tmux.screen("app")
+            return text in screen
+
+        try:
+            await wait_until(shown, what=what)
+        except AssertionError as timed_out:
+            raise AssertionError(f"{timed_out}; the screen shows:\n{screen}") from None
+
+    try:
+        tmux.window("app", f"cd {shlex.quote(str(workspace))} && {shlex.quote(sys.executable)} -m neocode_tui")
+        tmux.go("app")
+        await shows("type a task and press Enter", "the first frame")
+        # "/" may need the session (the command list): it and what follows it wait for it.
+        tmux("send-keys", "-t", "t:app", "-l", "hello /world")
+        await shows("│ hello /world", "what was typed, in order, in the input")
+        tmux("send-keys", "-t", "t:app", "Enter")
+        await shows("You asked: hello /world", "the offline model's answer")
+    finally:
+        if tmux.socket.exists():
+            tmux("kill-server")

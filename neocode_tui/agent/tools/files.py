@@ -19,9 +19,14 @@ from neocode_tui.agent.images import ImageError, describe, read_image
 from neocode_tui.agent.tools.base import Budget, FileTool, ToolError, ToolOutput
 from neocode_tui.agent.tools.text import CHUNK, editor_text, open_text_file
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace, printable_name
+from neocode_tui.deferred import lazy
 
 if TYPE_CHECKING:
+    import pathspec
+
     from neocode_tui.agent.tools.skill import SkillFolders
+else:  # after the first frame, or on first use (neocode_tui/deferred.py)
+    pathspec = lazy("pathspec")
 
 MAX_LINES = 2000
 MAX_CHARS = 100_000
@@ -285,8 +290,6 @@ def ignore_rules(root: Path, folder: Path) -> Callable[[str, bool], bool]:
     """Whether an entry of ``folder`` is left out: ``.git``, and what the ``.gitignore`` and
     ``.ignore`` files from the workspace root down to ``folder`` ignore, the deeper file
     winning, as git reads them (pathspec's gitignore rules)."""
-    import pathspec  # with the first listing, not at start-up
-
     specs: list[tuple[Path, pathspec.GitIgnoreSpec]] = []
     relative = folder.relative_to(root)
     for depth in range(len(relative.parts) + 1):

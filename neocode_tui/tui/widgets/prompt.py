@@ -14,16 +14,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
+from neocode_tui.deferred import lazy
 from neocode_tui.tui.commands import Completion
 from neocode_tui.tui.user_config import load_user_config
 from neocode_tui.tui.widgets.completion import SlashCompletion
 from neocode_tui.tui.widgets.mention_picker import MentionPicker, mention_at
 from neocode_tui.tui.widgets.vi_keys import ViTextArea
+
+if TYPE_CHECKING:
+    from neocode_tui.agent import mentions as agent_mentions
+else:  # after the first frame, or on first use (neocode_tui/deferred.py)
+    agent_mentions = lazy("neocode_tui.agent.mentions")
 
 
 class PromptHistory:
@@ -186,10 +193,8 @@ class PromptInput(ViTextArea):
                 # Nothing to take, or Enter on a path typed in full: Enter sends the prompt.
                 return key == "tab"
             row, column = self.cursor_location
-            from neocode_tui.agent.mentions import mention_for  # with the tools: not at start-up
-
             # A folder stays open for its files; a file ends the mention.
-            text = mention_for(chosen.path) + ("" if chosen.is_dir else " ")
+            text = agent_mentions.mention_for(chosen.path) + ("" if chosen.is_dir else " ")
             self.replace(text, (row, typed[0]), (row, column))
         else:
             return False
@@ -328,6 +333,16 @@ class PromptInput(ViTextArea):
 
     def action_newline(self) -> None:
         self.insert("\n")
+
+    def clear_sent(self, sent: str) -> None:
+        """Empties the box of the prompt just sent. Keys typed right after Enter (a burst,
+        or keys typed while the app started) may already be in it, after that prompt: they
+        stay."""
+        if not self.text.startswith(sent):
+            self.clear()
+            return
+        lines = sent.split("\n")
+        self.delete((0, 0), (len(lines) - 1, len(lines[-1])), maintain_selection_offset=False)
 
     def remember(self, text: str) -> None:
         self.prompts.add(text)

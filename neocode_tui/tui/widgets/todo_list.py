@@ -11,10 +11,14 @@ from textual import events
 from textual.content import Content
 from textual.widgets import Static
 
+from neocode_tui.deferred import lazy
 from neocode_tui.terminal_text import visible
 
 if TYPE_CHECKING:
+    from neocode_tui.agent import todos as todo_items
     from neocode_tui.agent.todos import Todo
+else:  # after the first frame, or on first use (neocode_tui/deferred.py)
+    todo_items = lazy("neocode_tui.agent.todos")
 
 MARKS = {"completed": "✔", "in_progress": "▶", "pending": "○"}
 STYLES = {"completed": "dim strike", "in_progress": "bold $accent", "pending": ""}
@@ -60,13 +64,11 @@ class TodoList(Static):
         self._draw()
 
     def _draw(self) -> None:
-        from neocode_tui.agent.todos import counts, current  # after the first frame (start-up)
-
         self.set_class(bool(self.todos), "-shown")
         if not self.todos:
             return
-        at = current(self.todos)
-        head = Content.assemble(("Tasks ", "bold $accent"), (counts(self.todos), "$text-muted"))
+        at = todo_items.current(self.todos)
+        head = Content.assemble(("Tasks ", "bold $accent"), (todo_items.counts(self.todos), "$text-muted"))
         if self.folded:
             now = f" · now: {_line(self.todos[at].content)}" if at is not None else ""
             self.update(Content.assemble("▸ ", head, (now, "italic")))
