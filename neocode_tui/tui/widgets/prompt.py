@@ -343,6 +343,7 @@ class PromptInput(ViTextArea):
             return
         lines = sent.split("\n")
         self.delete((0, 0), (len(lines) - 1, len(lines[-1])), maintain_selection_offset=False)
+        self.vi_start_over()
 
     def remember(self, text: str) -> None:
         self.prompts.add(text)

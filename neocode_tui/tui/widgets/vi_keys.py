@@ -118,9 +118,12 @@ class ViTextArea(TextArea):
         self._show_vi_mode()
 
     def clear(self) -> EditResult:
-        """An emptied prompt (sent, or Ctrl+C) starts again in INSERT."""
         result = super().clear()
+        self.vi_start_over()
+        return result
+
+    def vi_start_over(self) -> None:
+        """An emptied prompt (sent, or Ctrl+C) starts again in INSERT."""
         if self.vi is not None:
             self.vi.reset()
             self._show_vi_mode()
-        return result
