@@ -433,3 +433,24 @@ async def test_reasoning_streams_dimmed_apart_from_the_answer_then_folds_and_unf
         shown = [line.strip() for line in text.splitlines()]
         assert "thought line 1" in shown and "thought line 12" in shown
         assert text.index("thought line 12") < text.index("The answer.")
+
+
+async def test_the_scrollbar_follows_a_streaming_answer_as_a_fresh_layout_draws_it() -> None:
+    """The view grows its scroll range without laying out the screen; the scrollbar it
+    draws must be the one a full layout of the same content draws, at every stage: before
+    the answer fills the screen (no thumb), once it overflows (the thumb appears) and as
+    it grows."""
+    app = Host()
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        streamed = [TurnStarted(turn=1), *stream(1, *text_deltas(ANSWER * 4, 7))]
+        checked = 0
+        for start in range(0, len(streamed), 40):
+            await show(view, streamed[start : start + 40])
+            drawn = screen_text(app, styles=True)
+            view.refresh(layout=True)
+            await pilot.pause()
+            assert screen_text(app, styles=True) == drawn
+            checked += view.max_scroll_y > 0
+        assert view.anchored and view.scroll_y == view.max_scroll_y > 0
+        assert checked > 2
