@@ -454,3 +454,32 @@ async def test_the_scrollbar_follows_a_streaming_answer_as_a_fresh_layout_draws_
             checked += view.max_scroll_y > 0
         assert view.anchored and view.scroll_y == view.max_scroll_y > 0
         assert checked > 2
+
+
+LATE_MEANINGS = {
+    # Each answer has a line whose meaning a later line changes: streamed a character or
+    # three at a time, the settled pieces must end as the answer drawn whole.
+    "setext heading": "Intro paragraph.\n\nA line that becomes a heading\n=============================\n\nAfter it.\n",
+    "setext after two lines": "First line of a paragraph\nsecond line of it\n---\n\nAfter it.\n",
+    "fence closed late": "Before.\n\n~~~~js\nlet a = 1;\n```\nstill code\n~~~~\n\nAfter the fence.\n",
+    "fence never closed": "Before.\n\n```python\ndef f():\n    return 1\n",
+    "table rows": "| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n\nAfter the table.\n",
+    "table header late": "| a | b |\nnot a table yet\n\n| c | d |\n| --- | --- |\n| 5 | 6 |\n",
+    "list continuation": "- one\n- two\n\n  still item two\n\n  more of two\n- three\n\nAfter.\n",
+    "lazy continuation": "> quoted\ncontinued lazily\n\n1. first\n2. second\ncontinued lazily too\n",
+    "indented code after list": "- item\n\n      code in the item\n\n    four spaces\n\nEnd.\n",
+}
+
+
+@pytest.mark.parametrize("answer", list(LATE_MEANINGS.values()), ids=list(LATE_MEANINGS))
+async def test_a_line_that_changes_an_earlier_lines_meaning_ends_as_the_whole_answer_drawn(answer: str) -> None:
+    screens = []
+    for size in (len(answer), 1, 3):
+        app = Host()
+        async with app.run_test(size=(80, 40)) as pilot:
+            view = app.query_one(ConversationView)
+            await show(view, answer_run(text_deltas(answer, size)))
+            await pilot.pause()
+            screens.append(screen_text(app, styles=True))
+    assert screens[1] == screens[0]
+    assert screens[2] == screens[0]
