@@ -28,6 +28,7 @@ Env = tuple[int, Palette]
 """What every rendered line depends on besides its block: the width and the colours."""
 
 _NO_STYLE = Style.null()
+"""The style Rich's ``Padding`` draws a margin and pads lines in; an indented block's too."""
 
 RESIDENT_LINES = 4_000
 """Rendered lines held at most (a few MB), besides those of the blocks in view."""
