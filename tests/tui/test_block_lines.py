@@ -94,3 +94,62 @@ def test_any_sequence_of_changes_keeps_lines_heights_and_the_budget_consistent(o
             assert sum(b.height for b in others) <= budget or not others
         lines.render_dirty(env, CONSOLE)
         check(lines, width)
+
+
+MARKDOWN = """## Step 1: tidy the loader 漢字
+
+The loader reads every file twice, once to **count** lines and once to parse them, which is a
+very long line that must wrap at the narrow widths. See `load_all()` and [the docs](https://x.y).
+
+- keep the public signature
+  - a nested item with	a tab
+- stream records instead of building a list
+
+| column | another |
+|---|---|
+| a | b 漢字 |
+
+> The old behaviour stays available behind `--two-pass` for one release.
+
+```python
+def load_all(paths: list[str]) -> Iterator[Record]:
+    for path in paths:  # a comment long enough to wrap when the view is narrow, 漢字 included
+\tyield parse(path)
+```
+"""
+
+
+@given(st.sampled_from([10, 13, 31, 80, 121]), st.booleans())
+@settings(max_examples=20, deadline=None)
+def test_an_indented_block_draws_what_rich_padding_draws(width: int, streamed: bool) -> None:
+    """A Markdown piece or code chunk is drawn narrower with a margin put in front of each
+    line instead of inside a Rich ``Padding``: the lines must be Rich's, segment for
+    segment, for every kind of piece, at any width."""
+    from rich.padding import Padding
+
+    from neocode_tui.tui.conversation.blocks import MarkdownBlock
+    from neocode_tui.tui.conversation.markdown_split import MarkdownSplitter, split_blocks
+
+    if streamed:  # the pieces a streamed answer settles into, code cut into chunks
+        splitter = MarkdownSplitter()
+        splitter.append(MARKDOWN)
+        pieces = splitter.settle() + splitter.finish()
+    else:
+        pieces = split_blocks(MARKDOWN)
+    assert len(pieces) >= 6
+    for piece in pieces:
+        block = MarkdownBlock(piece)
+        scratch = BlockLines()
+        scratch.append(block)
+        scratch.render(block, (width, PALETTE), CONSOLE)
+        inner = block.renderable(PALETTE)
+        assert inner is not None
+        with CONSOLE.use_theme(PALETTE.rich_theme):
+            expected = CONSOLE.render_lines(
+                Padding(inner, (0, 0, 0, 2)), CONSOLE.options.update(width=width, height=None, highlight=False),
+                pad=False,
+            )
+        if block.trim_top:
+            while expected and not any(segment.text.strip() for segment in expected[0]):
+                del expected[0]
+        assert block.lines == [*expected, []]

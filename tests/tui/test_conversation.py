@@ -433,3 +433,53 @@ async def test_reasoning_streams_dimmed_apart_from_the_answer_then_folds_and_unf
         shown = [line.strip() for line in text.splitlines()]
         assert "thought line 1" in shown and "thought line 12" in shown
         assert text.index("thought line 12") < text.index("The answer.")
+
+
+async def test_the_scrollbar_follows_a_streaming_answer_as_a_fresh_layout_draws_it() -> None:
+    """The view grows its scroll range without laying out the screen; the scrollbar it
+    draws must be the one a full layout of the same content draws, at every stage: before
+    the answer fills the screen (no thumb), once it overflows (the thumb appears) and as
+    it grows."""
+    app = Host()
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        streamed = [TurnStarted(turn=1), *stream(1, *text_deltas(ANSWER * 4, 7))]
+        checked = 0
+        for start in range(0, len(streamed), 40):
+            await show(view, streamed[start : start + 40])
+            drawn = screen_text(app, styles=True)
+            view.refresh(layout=True)
+            await pilot.pause()
+            assert screen_text(app, styles=True) == drawn
+            checked += view.max_scroll_y > 0
+        assert view.anchored and view.scroll_y == view.max_scroll_y > 0
+        assert checked > 2
+
+
+LATE_MEANINGS = {
+    # Each answer has a line whose meaning a later line changes: streamed a character or
+    # three at a time, the settled pieces must end as the answer drawn whole.
+    "setext heading": "Intro paragraph.\n\nA line that becomes a heading\n=============================\n\nAfter it.\n",
+    "setext after two lines": "First line of a paragraph\nsecond line of it\n---\n\nAfter it.\n",
+    "fence closed late": "Before.\n\n~~~~js\nlet a = 1;\n```\nstill code\n~~~~\n\nAfter the fence.\n",
+    "fence never closed": "Before.\n\n```python\ndef f():\n    return 1\n",
+    "table rows": "| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n\nAfter the table.\n",
+    "table header late": "| a | b |\nnot a table yet\n\n| c | d |\n| --- | --- |\n| 5 | 6 |\n",
+    "list continuation": "- one\n- two\n\n  still item two\n\n  more of two\n- three\n\nAfter.\n",
+    "lazy continuation": "> quoted\ncontinued lazily\n\n1. first\n2. second\ncontinued lazily too\n",
+    "indented code after list": "- item\n\n      code in the item\n\n    four spaces\n\nEnd.\n",
+}
+
+
+@pytest.mark.parametrize("answer", list(LATE_MEANINGS.values()), ids=list(LATE_MEANINGS))
+async def test_a_line_that_changes_an_earlier_lines_meaning_ends_as_the_whole_answer_drawn(answer: str) -> None:
+    screens = []
+    for size in (len(answer), 1, 3):
+        app = Host()
+        async with app.run_test(size=(80, 40)) as pilot:
+            view = app.query_one(ConversationView)
+            await show(view, answer_run(text_deltas(answer, size)))
+            await pilot.pause()
+            screens.append(screen_text(app, styles=True))
+    assert screens[1] == screens[0]
+    assert screens[2] == screens[0]

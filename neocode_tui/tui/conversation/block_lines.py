@@ -19,12 +19,16 @@ from collections.abc import Iterable
 
 from rich.console import Console
 from rich.segment import Segment
+from rich.style import Style
 
 from neocode_tui.tui.conversation.blocks import Block
 from neocode_tui.tui.conversation.palette import Palette
 
 Env = tuple[int, Palette]
 """What every rendered line depends on besides its block: the width and the colours."""
+
+_NO_STYLE = Style.null()
+"""The style Rich's ``Padding`` draws a margin and pads lines in; an indented block's too."""
 
 RESIDENT_LINES = 4_000
 """Rendered lines held at most (a few MB), besides those of the blocks in view."""
@@ -257,9 +261,15 @@ def _render_lines(block: Block, palette: Palette, width: int, console: Console) 
     renderable = block.renderable(palette)
     if renderable is None:
         return []
-    options = console.options.update(width=width, height=None, highlight=False)
+    indent = block.indent
+    options = console.options.update(width=width - indent, height=None, highlight=False)
     with console.use_theme(palette.rich_theme):
-        lines = console.render_lines(renderable, options, pad=False)
+        if indent:
+            lines = console.render_lines(renderable, options, style=_NO_STYLE, pad=True)
+            margin = Segment(" " * indent, _NO_STYLE)
+            lines = [[margin, *line] for line in lines]
+        else:
+            lines = console.render_lines(renderable, options, pad=False)
     if block.trim_top:
         while lines and not any(segment.text.strip() for segment in lines[0]):
             del lines[0]

@@ -65,6 +65,10 @@ class Block:
     """One item of the conversation."""
 
     collapsible: ClassVar[bool] = False
+    indent: ClassVar[int] = 0
+    """Cells of blank margin on the left. The view renders the block that much narrower and
+    puts the margin in front of each line: what a Rich ``Padding`` draws, without one more
+    pass over every segment of the block (answers are drawn a frame at a time)."""
 
     def __init__(self) -> None:
         self.gap_after = True
@@ -135,6 +139,8 @@ class MarkdownBlock(Block):
     """A settled piece of an answer (a top-level Markdown block or a chunk of a fenced code
     block), or the open tail of a streaming answer."""
 
+    indent = 2
+
     @property
     def trim_top(self) -> bool:
         """Rich's Markdown opens a list (drawn alone, as a settled block) with a blank line,
@@ -149,13 +155,13 @@ class MarkdownBlock(Block):
     def renderable(self, palette: Palette) -> RenderableType | None:
         piece = self.piece
         if isinstance(piece, CodeChunk):
-            return _indent(_code_chunk(piece, palette))
+            return _code_chunk(piece, palette)
         if not piece.strip():
             return None
         # markdown-it and Pygments load with the first answer, not at start-up.
         from neocode_tui.tui.conversation.markdown import MarkdownText
 
-        return _indent(MarkdownText(visible(piece), palette.code_theme))
+        return MarkdownText(visible(piece), palette.code_theme)
 
     def estimate(self, width: int) -> int:
         piece = self.piece

@@ -274,7 +274,7 @@ class ConversationView(ScrollView, can_focus=True):
         inside the block (which may have shrunk), else it is a distance from the block's start."""
         assert self._env is not None
         lines = self._lines
-        self.virtual_size = Size(self._env[0], lines.total)
+        self._set_virtual_size(Size(self._env[0], lines.total))
         if self._anchored:
             self._scroll_end()
             return
@@ -288,6 +288,22 @@ class ConversationView(ScrollView, can_focus=True):
         if within:
             offset = min(offset, max(lines.height(block, self._env[0]) - 1, 0))
         self._move_to(lines.start(index) + offset)
+
+    def _set_virtual_size(self, size: Size) -> None:
+        """The conversation grew: move the scrollbar without a layout of the screen.
+
+        ``virtual_size`` is a layout reactive, so setting it re-lays out and redraws every
+        widget on the screen; a streaming answer grows it every frame. Only the scrollbar
+        depends on it (the view's own size never does), so it is updated the way Textual
+        updates a scrollable widget without a layout; a layout is asked for only when the
+        scrollbar appears or goes."""
+        if size == self.virtual_size:
+            return
+        shown = self.show_vertical_scrollbar
+        self.set_reactive(ConversationView.virtual_size, size)
+        self._scroll_update(size)
+        if self.show_vertical_scrollbar != shown:
+            self.refresh(layout=True)
 
     def _visible_range(self) -> range:
         lines = self._lines
