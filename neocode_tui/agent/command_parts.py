@@ -13,7 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import bashlex  # type: ignore[import-untyped]
+from neocode_tui.deferred import lazy
+
+bashlex = lazy("bashlex")
+"""Imported when a command is first judged: it builds its parser tables at import (about
+0.1 s), which a run that never checks a command should not pay."""
 
 MAX_PARSED = 8_000
 """Characters parsed at most (the parser is pure Python, about a second for this many on a
