@@ -136,6 +136,14 @@ class AgentSession:
             secrets=self.secrets,
             buffers=buffers,
         )
+        run = run or RunOptions()
+        self._delegation(profiles)
+        self._work(settings, run, clock)
+        self._extensions(mcp_configs, built_in_commands, trusted, elicitor)
+        self._policy(settings, run, trusted, approver)
+
+    def _delegation(self, profiles: Profiles | None) -> None:
+        """Subagents, the meter, the small model's side work, the budget and titles."""
         self.agents = load_agents(self.workspace)
         """The subagents ``task`` may run, as the session started (the tool's definition
         stays the same bytes all session)."""
@@ -163,7 +171,10 @@ class AgentSession:
         self.titling = Titling(self.side, told=lambda title: self._emit(
             SessionTitled(turn=self.loop.turn, session_id=self.id or "", title=title)),
             save=lambda title, by: self._store.append_title(title, by) if self._store else None)
-        run = run or RunOptions()
+
+    def _work(self, settings: Settings, run: RunOptions, clock: Callable[[], float]) -> None:
+        """Where and how tools work: added folders, the sandbox, background jobs, web pages,
+        the file index, checkpoints and the session's own tools."""
         added = [self.loop.workspace.add(folder) for folder in run.add_dirs]
         self.sandbox = replace(choose_sandbox(settings.sandbox, settings.sandbox_network),
                                added=tuple(self.loop.workspace.added))
@@ -196,6 +207,14 @@ class AgentSession:
         )
         """The task list and the plan hand-off (a front end sets ``plan_approver``)."""
         self.loop.tools.add_source(self.own_tools)
+        self.loop.append_system_prompt = "\n\n".join(filter(None, [
+            "Besides the workspace you may read and write these folders (use their absolute "
+            "paths): " + ", ".join(map(str, added)) if added else "", run.append_system_prompt]))
+
+    def _extensions(self, mcp_configs: Configs | None, built_in_commands: Iterable[str], trusted: bool,
+                    elicitor: Elicitor | None) -> None:
+        """What the user and the folder add: MCP servers, custom commands, hooks, and what a
+        typed prompt expands into."""
         # MCP servers: from the config files unless given; started by the front end or
         # the first prompt, their tools offered at each request once connected.
         self.mcp = McpManager(self.workspace, configs=mcp_configs, trusted=trusted, secrets=self.secrets)
@@ -216,14 +235,14 @@ class AgentSession:
         """Commands, MCP prompts and resources, and mentions: what a typed prompt becomes."""
         self.hooks.session_id = lambda: self.id
         self.loop.runner.hooks = self.hooks
+
+    def _policy(self, settings: Settings, run: RunOptions, trusted: bool, approver: Approver | None) -> None:
+        """Who decides what runs, and when the history is compacted."""
         self.permissions = Permissions(
             self.loop.workspace, trusted=trusted, allowed=run.allowed_tools,
             disallowed=run.disallowed_tools,
         )
         self.loop.gate.permissions = self.permissions
-        self.loop.append_system_prompt = "\n\n".join(filter(None, [
-            "Besides the workspace you may read and write these folders (use their absolute "
-            "paths): " + ", ".join(map(str, added)) if added else "", run.append_system_prompt]))
         self.lifecycle = SessionHooks(self.hooks)
         """SessionStart, SessionEnd, PermissionRequest and Notification."""
         self.compaction = Compaction(
