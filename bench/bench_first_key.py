@@ -22,19 +22,12 @@ installed package has). Goal: the echo within 50 ms of the first frame.
 from __future__ import annotations
 
 import argparse
-import fcntl
 import os
-import pty
-import select
-import signal
 import statistics
-import struct
-import sys
-import termios
 import time
 from dataclasses import dataclass
 
-from bench_startup import COLUMNS, FRAME_END, ROWS, TIMEOUT, scratch
+from bench_startup import COLUMNS, FRAME_END, ROWS, TIMEOUT, pty_child, pty_output, scratch
 
 KEY = "ж"
 """Typed at the first frame: a letter neither app draws on its own."""
@@ -67,31 +60,13 @@ def first_key(args: list[str]) -> Timing:
     with scratch() as (work, env):
         home = os.path.join(os.path.dirname(work), "home")
         os.mkdir(home)
-        env.update(TERM="xterm-256color", HOME=home, XDG_CONFIG_HOME=os.path.join(home, ".config"),
+        env.update(HOME=home, XDG_CONFIG_HOME=os.path.join(home, ".config"),
                    XDG_DATA_HOME=os.path.join(home, ".local/share"),
                    XDG_CACHE_HOME=os.path.join(home, ".cache"), XDG_STATE_HOME=os.path.join(home, ".local/state"))
-        env.pop("COLUMNS", None)
-        env.pop("LINES", None)
-        began = time.perf_counter()
-        pid, master = pty.fork()
-        if pid == 0:  # the child: its terminal's size, then the app
-            fcntl.ioctl(1, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
-            os.chdir(work)
-            os.execve(sys.executable, [sys.executable, *args], env)
-        try:
+        with pty_child(args, work, env) as (began, master):
             output = b""
             frame_at = typed_at = 0.0
-            deadline = began + TIMEOUT
-            while time.perf_counter() < deadline:
-                ready, _, _ = select.select([master], [], [], 0.5)
-                if not ready:
-                    continue
-                try:
-                    chunk = os.read(master, 65536)
-                except OSError:  # the child closed its terminal
-                    break
-                if not chunk:
-                    break
+            for chunk in pty_output(master, began + TIMEOUT):
                 now = time.perf_counter()
                 output += chunk
                 if not typed_at and FRAME_END.search(output):
@@ -101,10 +76,6 @@ def first_key(args: list[str]) -> Timing:
                 elif typed_at and KEY.encode() in output:
                     return Timing(frame_at - began, now - typed_at)
             raise RuntimeError(f"no {'echo' if typed_at else 'first frame'} in {TIMEOUT} s: {output[-2000:]!r}")
-        finally:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            os.close(master)
 
 
 def main() -> None:

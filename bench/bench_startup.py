@@ -110,43 +110,56 @@ def headless(code: str) -> float:
         raise RuntimeError(f"no first frame: {child.wait()} {child.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
 
 
-def in_pty(args: list[str]) -> float:
-    """Seconds from forking ``python ARGS`` in a 100x30 pseudo-terminal to the bytes of
-    its first full frame."""
+@contextmanager
+def pty_child(args: list[str], work: str, env: dict[str, str]) -> Iterator[tuple[float, int]]:
+    """``python ARGS`` forked in a COLUMNSxROWS pseudo-terminal in ``work``: when it was
+    forked and the terminal's other end; killed when the block ends."""
     import fcntl
     import termios
 
-    with scratch() as (work, env):
-        env.update(TERM="xterm-256color")
-        env.pop("COLUMNS", None)
-        env.pop("LINES", None)
-        began = time.perf_counter()
-        pid, master = pty.fork()
-        if pid == 0:  # the child: its terminal's size, then the app
-            fcntl.ioctl(1, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
-            os.chdir(work)
-            os.execve(sys.executable, [sys.executable, *args], env)
-        output = b""
+    env.update(TERM="xterm-256color")
+    env.pop("COLUMNS", None)
+    env.pop("LINES", None)
+    began = time.perf_counter()
+    pid, master = pty.fork()
+    if pid == 0:  # the child: its terminal's size, then the app
+        fcntl.ioctl(1, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
+        os.chdir(work)
+        os.execve(sys.executable, [sys.executable, *args], env)
+    try:
+        yield began, master
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(master)
+
+
+def pty_output(master: int, deadline: float) -> Iterator[bytes]:
+    """What the child writes to its terminal, chunk by chunk, until it closes it or the
+    deadline passes."""
+    while time.perf_counter() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.5)
+        if not ready:
+            continue
         try:
-            deadline = began + TIMEOUT
-            while time.perf_counter() < deadline:
-                ready, _, _ = select.select([master], [], [], 0.5)
-                if not ready:
-                    continue
-                try:
-                    chunk = os.read(master, 65536)
-                except OSError:  # the child closed its terminal
-                    break
-                if not chunk:
-                    break
-                output += chunk
-                if FRAME_END.search(output):
-                    return time.perf_counter() - began
-            raise RuntimeError(f"no first frame in {TIMEOUT} s: {output[-2000:]!r}")
-        finally:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            os.close(master)
+            chunk = os.read(master, 65536)
+        except OSError:  # the child closed its terminal
+            return
+        if not chunk:
+            return
+        yield chunk
+
+
+def in_pty(args: list[str]) -> float:
+    """Seconds from forking ``python ARGS`` in a 100x30 pseudo-terminal to the bytes of
+    its first full frame."""
+    with scratch() as (work, env), pty_child(args, work, env) as (began, master):
+        output = b""
+        for chunk in pty_output(master, began + TIMEOUT):
+            output += chunk
+            if FRAME_END.search(output):
+                return time.perf_counter() - began
+        raise RuntimeError(f"no first frame in {TIMEOUT} s: {output[-2000:]!r}")
 
 
 def process_seconds(args: list[str]) -> float:
