@@ -103,8 +103,9 @@ class Message(BaseModel):
     """Attached to a user prompt or a tool result; sent after ``content``."""
     status: str = ""
     """For ``role="tool"``: how the call ended (``ok``, ``error``, ``denied``, ``interrupted``,
-    ``skipped``), so a resumed session draws it as it was; empty in older sessions. Never
-    sent to a model."""
+    ``skipped``), so a resumed session draws it as it was; empty in older sessions. For
+    ``role="assistant"``: the finish reason of an answer cut short (a key of
+    ``vocabulary.CUT_SHORT``). Never sent to a model."""
     output: PrintedOutput | None = None
     """For ``role="tool"`` of a command stopped while it ran: what it had printed (never sent)."""
     ended: RunEnd | None = None

@@ -38,13 +38,21 @@ OFFLINE_PROVIDER: ProviderName = "scripted"
 def is_offline(provider: str) -> bool:
     """The one rule for the built-in offline model: it is what runs exactly when the provider
     is ``scripted``, named (``--provider scripted``) or fallen back to (no key, no provider
-    named). It is a tour for someone watching the app, so ``-p`` and ACP refuse it."""
+    named). It is a tour for someone watching the app, so ``-p`` and ACP refuse it when
+    it was only fallen back to (``Settings.fell_back_offline``)."""
     return provider == OFFLINE_PROVIDER
 
 
 DialectName = Literal["openai", "anthropic"]
 """The two wire formats a provider or a recording speaks."""
 DIALECT_NAMES: tuple[DialectName, ...] = get_args(DialectName)
+
+CUT_SHORT = {
+    "length": "the answer was cut off at the model's output token limit",
+    "content_filter": "the answer was stopped by the provider's content filter",
+}
+"""The finish reasons that end an answer before the model did, and what the user is told
+(live, and again where a resumed session's answer was cut)."""
 
 NoticeLevel = Literal["info", "warning", "error"]
 """How much a notice to the user matters: every front end shows the three apart."""

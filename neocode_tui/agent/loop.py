@@ -40,17 +40,13 @@ from neocode_tui.collector import CollectedTurn, Collector
 from neocode_tui.events import ErrorInfo, StreamEvent, Usage
 from neocode_tui.known_secrets import Secrets
 from neocode_tui.providers import Provider
-from neocode_tui.vocabulary import ApprovalMode
+from neocode_tui.vocabulary import CUT_SHORT, ApprovalMode
 
 Sink = Callable[[LoopEvent], None]
 BetweenTurns = Callable[[], Awaitable[None]]
 BeforeRequest = Callable[[], Awaitable[ErrorInfo | None]]
 """Asked before each request: why it must not be sent (a budget), or None."""
 
-CUT_SHORT = {
-    "length": "the answer was cut off at the model's output token limit",
-    "content_filter": "the answer was stopped by the provider's content filter",
-}
 FINAL_ANSWER_REQUEST = (
     "You have reached the turn limit for this run: tool calls will not be run any more. "
     "Answer now, without tools: what you did, what is left to do, and how to continue."
@@ -320,6 +316,7 @@ class AgentLoop:
                     reasoning=turn.reasoning,
                     thinking=turn.thinking,
                     tool_calls=[as_tool_call(call) for call in turn.tool_calls],
+                    status=turn.finish_reason if turn.finish_reason in CUT_SHORT else "",
                 )
             )
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from neocode_tui.events import StreamEvent
+from neocode_tui.events import MessageDone, StreamEvent
 from neocode_tui.providers.scripted import scripted_reply
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.approval import ApprovalScreen
 from neocode_tui.tui.scenarios import SIZE, Driver, Release, Type
-from tests.helpers import screen_shows, started, wait_until
+from tests.helpers import reading, screen_shows, started, wait_until
 from tests.tui.screens import SCREENS
 from tests.tui.test_app import scenario_app, scripted_app
 
@@ -121,3 +121,22 @@ async def test_an_answer_interrupted_while_it_streamed_keeps_its_notice_after_a_
                                      INTERRUPTED_NOTICE)
         assert "cache is cold" not in resumed  # what was shown, not the rest of the answer
         assert [m.role for m in again.session.messages] == ["user", "assistant"]
+
+
+async def test_an_answer_cut_at_the_token_limit_says_so_again_after_a_resume(tmp_path: Path) -> None:
+    cut = "the answer was cut off at the model's output token limit"
+    turn = [*scripted_reply("The first half of a long answer")[:-1], MessageDone(finish_reason="length")]
+    app = scripted_app(tmp_path, [turn, scripted_reply("The rest.")])
+    async with app.run_test(size=SIZE) as pilot:
+        await Driver(pilot).play([Type("explain"), Release(), Type("go on"), Release()])
+        live = await screen_shows(app, pilot, "The rest.", cut)
+
+    again = resumed_app(app)
+    async with again.run_test(size=SIZE) as pilot:
+        await started(again, pilot)
+        resumed = await screen_shows(again, pilot, "resumed session", "The rest.", cut)
+    for screen in (live, resumed):  # after the answer it cut, before the next prompt
+        first, notice, second = (reading(screen).index(text) for text in ("first half", cut, "go on"))
+        assert first < notice < second
+    sent = app.provider.inner.requests[1].messages  # type: ignore[attr-defined]
+    assert all(cut not in m.content for m in sent)

@@ -36,7 +36,7 @@ from neocode_tui.tui.conversation.blocks import (
 )
 from neocode_tui.tui.conversation.markdown_split import MarkdownSplitter, Piece
 from neocode_tui.tui.conversation.task_block import TaskBlock
-from neocode_tui.vocabulary import NoticeLevel
+from neocode_tui.vocabulary import CUT_SHORT, NoticeLevel
 
 if TYPE_CHECKING:
     from neocode_tui.agent.loop_events import LoopEvent, RunFinished, SubagentDone, SubagentEvent
@@ -133,7 +133,7 @@ class Assembler:
         otherwise than done, the notice it showed is shown again."""
         from neocode_tui.tui.attachments import Attachment  # pydantic is loaded by now
         ends = _run_ends(messages)
-        pending: RunEnd | None = None
+        pending: list[tuple[NoticeLevel, str]] = []
         for item in replayed(messages):
             if isinstance(item, CallEnd):
                 block = _panel(item.call)
@@ -148,8 +148,8 @@ class Assembler:
                 continue
             if isinstance(item, CallBegin):
                 continue  # drawn whole once it has ended
-            self._replayed_end(pending)
-            pending = ends.get(id(item))
+            self._replayed_notices(pending)
+            pending = _notices_after(item, ends.get(id(item)))
             if item.role == "user":
                 chips = [Attachment(image) for image in item.images] if item.images else None
                 self._sink.append(UserBlock(item.content, chips), render=False)
@@ -158,11 +158,11 @@ class Assembler:
                     self._sink.append(ReasoningBlock(item.reasoning), render=False)
                 if item.content.strip():
                     self._sink.append(MarkdownBlock(item.content), render=False)
-        self._replayed_end(pending)
+        self._replayed_notices(pending)
 
-    def _replayed_end(self, ended: RunEnd | None) -> None:
-        if ended is not None and (shown := run_end_notice(ended.reason, ended.message, ended.kind)):
-            self._sink.append(NoticeBlock(*shown), render=False)
+    def _replayed_notices(self, notices: list[tuple[NoticeLevel, str]]) -> None:
+        for level, text in notices:
+            self._sink.append(NoticeBlock(level, text), render=False)
 
     # --- time ------------------------------------------------------------------------
 
@@ -349,6 +349,17 @@ class Assembler:
 
 def _panel(call: Call) -> ToolBlock:
     return (TaskBlock if call.name == "task" else ToolBlock)(call)
+
+
+def _notices_after(message: Message, ended: RunEnd | None) -> list[tuple[NoticeLevel, str]]:
+    """What the conversation said once ``message``'s turn was over: that its answer was cut
+    short, then how the run ended."""
+    notices: list[tuple[NoticeLevel, str]] = []
+    if message.role == "assistant" and message.status in CUT_SHORT:
+        notices.append(("warning", CUT_SHORT[message.status]))
+    if ended is not None and (shown := run_end_notice(ended.reason, ended.message, ended.kind)):
+        notices.append(shown)
+    return notices
 
 
 def _run_ends(messages: list[Message]) -> dict[int, RunEnd]:
