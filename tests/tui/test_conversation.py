@@ -27,6 +27,7 @@ from neocode_tui.events import (
     ToolCallStart,
 )
 from neocode_tui.tui.conversation import ConversationView
+from neocode_tui.tui.conversation.code_syntax import drawn_lines
 from tests.helpers import screen_shows, screen_text, wait_until
 
 SIZE = (80, 30)
@@ -468,6 +469,11 @@ LATE_MEANINGS = {
     "list continuation": "- one\n- two\n\n  still item two\n\n  more of two\n- three\n\nAfter.\n",
     "lazy continuation": "> quoted\ncontinued lazily\n\n1. first\n2. second\ncontinued lazily too\n",
     "indented code after list": "- item\n\n      code in the item\n\n    four spaces\n\nEnd.\n",
+    # Code a later line recolours: each highlighted line is laid out once and reused.
+    "string closed late": 'Code:\n\n```python\nx = 1\ns = """open\nstill, def f(): pass\n"""\ny = 2\n```\n\nAfter.\n',
+    "comment closed late": "```java\nint a = 1;\n/* a comment\nint b = 2;\n*/\nint c = 3;\n```\n",
+    "html comment": "Page:\n\n```html\n<p>a</p>\n<!-- c\n<b>x</b>\n-->\n<i>y</i>\n```\n",
+    "string across chunks": "```python\n" + "v = 1\n" * 38 + 's = """\nin the string\n' * 3 + '"""\n```\n',
 }
 
 
@@ -483,3 +489,20 @@ async def test_a_line_that_changes_an_earlier_lines_meaning_ends_as_the_whole_an
             screens.append(screen_text(app, styles=True))
     assert screens[1] == screens[0]
     assert screens[2] == screens[0]
+
+
+@pytest.mark.parametrize("answer", list(LATE_MEANINGS.values()), ids=list(LATE_MEANINGS))
+async def test_an_answer_drawn_after_every_delta_ends_as_the_whole_answer_drawn_afresh(answer: str) -> None:
+    """What a frame draws is reused by later frames (a code line is laid out once): drawn
+    after every few characters, the answer must end as it is drawn whole with nothing reused."""
+    screens = []
+    for size in (len(answer), 3):
+        drawn_lines.clear()
+        app = Host()
+        async with app.run_test(size=(80, 40)) as pilot:
+            view = app.query_one(ConversationView)
+            for event in answer_run(text_deltas(answer, size)):
+                await show(view, [event])
+            await pilot.pause()
+            screens.append(screen_text(app, styles=True))
+    assert screens[1] == screens[0]

@@ -170,13 +170,13 @@ class MarkdownBlock(Block):
 
 def _code_chunk(chunk: CodeChunk, palette: Palette) -> Syntax:
     """Drawn as Rich's Markdown draws a code block; chunks of one fence join without a seam."""
-    from rich.syntax import Syntax  # Pygments: loaded with the first code shown
-
+    # Pygments: loaded with the first code shown
+    from neocode_tui.tui.conversation.code_syntax import CodeSyntax
     from neocode_tui.tui.conversation.markdown import lexer_named
 
     code = chunk.code.rstrip() if chunk.last else chunk.code.removesuffix("\n")
     padding = (1 if chunk.first else 0, 1, 1 if chunk.last else 0, 1)
-    return Syntax(
+    return CodeSyntax(
         visible(code), lexer_named(chunk.language), theme=palette.code_theme, word_wrap=True,
         padding=padding,
     )

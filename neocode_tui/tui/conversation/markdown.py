@@ -17,7 +17,8 @@ from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import CodeBlock, Markdown
-from rich.syntax import Syntax
+
+from neocode_tui.tui.conversation.code_syntax import CodeSyntax
 
 PARSER = MarkdownIt().enable("strikethrough").enable("table")
 """The block grammar and parser Rich's Markdown uses (one, shared)."""
@@ -47,7 +48,7 @@ def lexer_for_path(path: str) -> Lexer:
 class _CodeBlock(CodeBlock):
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         code = str(self.text).rstrip()
-        yield Syntax(code, lexer_named(self.lexer_name), theme=self.theme, word_wrap=True, padding=1)
+        yield CodeSyntax(code, lexer_named(self.lexer_name), theme=self.theme, word_wrap=True, padding=1)
 
 
 class MarkdownText(Markdown):
