@@ -64,7 +64,9 @@ async def test_rename_a_continued_session_and_neocode_sessions_lists_it_so(
     dialect.reply("Hello again.")
     await neocode(dialect, workspace, "-p", "say hello")
     await neocode(dialect, workspace, "-p", "and once more\nwith feeling")
-    [first, second] = session_files(isolated_dirs / "data")
+    files = session_files(isolated_dirs / "data")  # two ids from one second sort either way
+    [first] = [path for path in files if "say hello" in path.read_text()]
+    [second] = [path for path in files if path != first]
     shown = await neocode(dialect, workspace, "-p", "/rename", "--resume", first.stem)
     renamed = await neocode(dialect, workspace, "-p", "/rename Greetings", "--resume", first.stem)
     listing = await neocode(dialect, workspace, "sessions")
