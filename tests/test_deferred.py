@@ -24,8 +24,7 @@ from neocode_tui.deferred import (
     resume_collections,
     warm,
 )
-
-PATIENCE = 30.0
+from tests.helpers import PATIENCE, wait_until
 
 
 async def test_pieces_run_in_order_and_a_thread_piece_leaves_the_loop_free() -> None:
@@ -42,8 +41,10 @@ async def test_pieces_run_in_order_and_a_thread_piece_leaves_the_loop_free() -> 
     later.add("second", in_thread, in_thread=True)
     later.add("third", lambda: done.append("third on the loop"))
     running = asyncio.create_task(later.run())
-    await asyncio.sleep(0)
-    loop_ran.set()  # the loop's own work, while the thread piece waits for it
+    # The loop runs this wait while the thread piece waits for it: a loop held by the piece
+    # would time out here.
+    await wait_until(lambda: done == ["first on the loop"], what="the first piece")
+    loop_ran.set()
     await asyncio.wait_for(running, PATIENCE)
     assert done[0] == "first on the loop"
     assert done[1].startswith("thread piece in ") and threading.main_thread().name not in done[1]
