@@ -195,4 +195,46 @@ StreamEvent = Annotated[
     Field(discriminator="type"),
 ]
 
+def joined(events: list[StreamEvent]) -> list[StreamEvent]:
+    """``events`` with each run of adjacent deltas of one stream (the text, the reasoning,
+    the refusal, one call's arguments) joined into one delta: the same stream in fewer
+    events, for what arrived together. The order of everything else is kept."""
+    if len(events) < 2:
+        return events
+    out: list[StreamEvent] = []
+    run: list[str] = []
+    for event in events:
+        piece = _continues(out[-1], event) if out else None
+        if piece is not None:
+            run.append(piece)
+            continue
+        _close_run(out, run)
+        out.append(event)
+    _close_run(out, run)
+    return out
+
+
+def _continues(last: StreamEvent, event: StreamEvent) -> str | None:
+    """The piece ``event`` adds to the stream ``last`` belongs to, or None if another starts."""
+    if last.__class__ is not event.__class__:
+        return None
+    if isinstance(event, TextDelta | ReasoningDelta | RefusalDelta):
+        return event.text
+    if isinstance(event, ToolCallDelta) and isinstance(last, ToolCallDelta) and last.index == event.index:
+        return event.arguments
+    return None
+
+
+def _close_run(out: list[StreamEvent], run: list[str]) -> None:
+    """Fold the pieces gathered after ``out[-1]`` into it."""
+    if not run:
+        return
+    first = out[-1]
+    if isinstance(first, ToolCallDelta):
+        out[-1] = ToolCallDelta.model_construct(index=first.index, arguments=first.arguments + "".join(run))
+    elif isinstance(first, TextDelta | ReasoningDelta | RefusalDelta):
+        out[-1] = first.__class__.model_construct(text=first.text + "".join(run))
+    run.clear()
+
+
 StreamEventAdapter: TypeAdapter[StreamEvent] = TypeAdapter(StreamEvent, config=ConfigDict(defer_build=True))

@@ -35,6 +35,7 @@ from neocode_tui.events import (
     TextDelta,
     ToolCallDelta,
     ToolCallStart,
+    joined,
 )
 from neocode_tui.providers.dialect import (
     Dialect,
@@ -43,6 +44,7 @@ from neocode_tui.providers.dialect import (
     is_context_overflow,
     short_text,
 )
+from neocode_tui.providers.read_ahead import ReadAhead
 from neocode_tui.redact import redact_url, url_host
 
 if TYPE_CHECKING:
@@ -172,8 +174,6 @@ class HTTPStreamer:
     ) -> AsyncGenerator[StreamEvent, None]:
         options = self.options
         host = url_host(url)
-        client = self._get_client()
-        connect = options.connect_timeout
         clock = asyncio.get_running_loop().time
         overall = clock() + options.request_timeout
         first_deadline = min(clock() + options.first_byte_timeout, overall)
@@ -181,14 +181,8 @@ class HTTPStreamer:
                              f"{options.first_byte_timeout:g} s (a slow local model may need "
                              "a longer NEOCODE_FIRST_BYTE_TIMEOUT)", retryable=True)
         try:
-            request = client.build_request(
-                "POST", url, json=body,
-                headers={"accept": "text/event-stream", "user-agent": f"neocode/{__version__}",
-                         **headers},
-                timeout=httpx.Timeout(connect=connect, read=None, write=connect, pool=connect),
-            )
             async with asyncio.timeout_at(first_deadline):
-                response = await client.send(request, stream=True)
+                response = await self._send(url, headers, body)
         except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
             raise _AttemptFailed(_error("bad_request", f"bad base URL {redact_url(url)!r}: {_describe(exc)}",
                                         retryable=False)) from None
@@ -201,42 +195,67 @@ class HTTPStreamer:
                 raise _AttemptFailed(_redirected(response, url, host))
             if response.status_code >= 400 or "json" in response.headers.get("content-type", ""):
                 raise await self._status_error(response, host)
-            pump = EventPump(dialect, max_event_bytes=options.max_event_bytes)
-            chunks = response.aiter_bytes()
-            received = 0
-            lines = 0
-            idle_deadline = first_deadline
-            while True:
-                deadline = min(first_deadline if pump.events_seen == 0 else idle_deadline, overall)
-                try:
-                    async with asyncio.timeout_at(deadline):
-                        chunk = await anext(chunks, None)
-                except TimeoutError:
-                    raise _AttemptFailed(self._timeout(host, pump.events_seen, deadline >= overall,
-                                                       no_response)) from None
-                except httpx.HTTPError as exc:
-                    raise _AttemptFailed(_error(
-                        "connection", f"connection to {host} lost mid-stream: {_describe(exc)}",
-                        retryable=True)) from None
-                if chunk is not None:
-                    received += len(chunk)
-                    if received > options.max_body_bytes:
-                        raise _AttemptFailed(_error(
-                            "malformed", f"the reply from {host} passed "
-                            f"{options.max_body_bytes >> 20} MiB: stopped reading it",
-                            retryable=False))
-                events = pump.feed(chunk) if chunk is not None else pump.close()
-                if pump.events_seen and pump.lines_seen != lines:
-                    lines = pump.lines_seen  # a complete line: the server is alive
-                    idle_deadline = clock() + options.idle_timeout
-                for event in events:
-                    if event.__class__ is StreamError:
-                        raise _AttemptFailed(event)
+            chunks = ReadAhead(response.aiter_bytes())
+            events = self._events(chunks, dialect, host, (first_deadline, overall), no_response)
+            try:
+                async for event in events:
                     yield event
-                if chunk is None or pump.done:
-                    return
+            finally:
+                await events.aclose()
+                await chunks.aclose()
         finally:
             await response.aclose()
+
+    async def _send(self, url: str, headers: dict[str, str], body: dict[str, Any]) -> httpx.Response:
+        client = self._get_client()
+        connect = self.options.connect_timeout
+        request = client.build_request(
+            "POST", url, json=body,
+            headers={"accept": "text/event-stream", "user-agent": f"neocode/{__version__}", **headers},
+            timeout=httpx.Timeout(connect=connect, read=None, write=connect, pool=connect),
+        )
+        return await client.send(request, stream=True)
+
+    async def _events(
+        self, chunks: ReadAhead, dialect: Dialect, host: str, deadlines: tuple[float, float],
+        no_response: StreamError,
+    ) -> AsyncGenerator[StreamEvent, None]:
+        """The body's events, what arrived together joined; timeouts and limits enforced."""
+        options = self.options
+        clock = asyncio.get_running_loop().time
+        first_deadline, overall = deadlines
+        pump = EventPump(dialect, max_event_bytes=options.max_event_bytes)
+        received = 0
+        lines = 0
+        idle_deadline = first_deadline
+        while True:
+            deadline = min(first_deadline if pump.events_seen == 0 else idle_deadline, overall)
+            try:
+                async with asyncio.timeout_at(deadline):
+                    chunk = await chunks.take()
+            except TimeoutError:
+                raise _AttemptFailed(self._timeout(host, pump.events_seen, deadline >= overall,
+                                                   no_response)) from None
+            except httpx.HTTPError as exc:
+                raise _AttemptFailed(_error(
+                    "connection", f"connection to {host} lost mid-stream: {_describe(exc)}",
+                    retryable=True)) from None
+            if chunk is not None:
+                received += len(chunk)
+                if received > options.max_body_bytes:
+                    raise _AttemptFailed(_error(
+                        "malformed", f"the reply from {host} passed "
+                        f"{options.max_body_bytes >> 20} MiB: stopped reading it", retryable=False))
+            events = joined(pump.feed(chunk)) if chunk is not None else pump.close()
+            if pump.events_seen and pump.lines_seen != lines:
+                lines = pump.lines_seen  # a complete line: the server is alive
+                idle_deadline = clock() + options.idle_timeout
+            for event in events:
+                if event.__class__ is StreamError:
+                    raise _AttemptFailed(event)
+                yield event
+            if chunk is None or pump.done:
+                return
 
     def _timeout(self, host: str, events_seen: int, overall: bool,
                  no_response: StreamError) -> StreamError:

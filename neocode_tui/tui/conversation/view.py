@@ -179,9 +179,16 @@ class ConversationView(ScrollView, can_focus=True):
             self._flush()
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        if self._pending:
+        flushed = bool(self._pending)
+        if flushed:
             self._flush()
         lines = super().render_lines(crop)
+        if flushed and crop.contains_region(self.size.region):
+            # The flush asked for a repaint of the view (its lines, its scroll offset), and
+            # this frame has just drawn all of it: asked again, the next frame would draw
+            # the same lines once more, doubling the cost of a slow stream.
+            self._repaint_regions.clear()
+            self._repaint_required = False
         self._undrawn = False
         waiters, self._waiters = self._waiters, []
         for waiter in waiters:
