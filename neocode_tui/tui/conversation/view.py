@@ -39,6 +39,10 @@ if TYPE_CHECKING:
 
 _TICK_SECONDS = 0.5
 """How often the times shown of what runs move on."""
+_FRAME_SECONDS = 1 / 30
+"""The least time between two frames of the conversation. A stream drawn 30 times a second
+reads as smoothly as at Textual's 60 (Ink, under Claude Code, draws at most as often), and
+a model streaming faster than that costs half as many frames."""
 _FALLBACK_SECONDS = 0.1
 """Events reach the screen with the next frame; if no frame comes this soon, without one."""
 _DRAWN_LINES = 1_000
@@ -66,6 +70,8 @@ class ConversationView(ScrollView, can_focus=True):
         self._lines = BlockLines()
         self._pending: list[LoopEvent | Callable[[], None]] = []
         self._flush_scheduled = False
+        self._flushed_at = -_FRAME_SECONDS
+        self._frame_asked = False
         self._frames = 0
         self._undrawn = False
         self._waiters: list[asyncio.Future[None]] = []
@@ -164,10 +170,21 @@ class ConversationView(ScrollView, can_focus=True):
             self._schedule()
 
     def _schedule(self) -> None:
-        """Ask for a frame: buffered events are applied as it is drawn (``render_lines``),
-        the latest moment before the screen shows them. The timer covers a view that is
-        not being drawn (another screen on top)."""
+        """Ask for a frame, at most ``_FRAME_SECONDS`` after the last one: buffered events
+        are applied as it is drawn (``render_lines``), the latest moment before the screen
+        shows them."""
         self._flush_scheduled = True
+        wait = self._flushed_at + _FRAME_SECONDS - time.perf_counter()
+        if wait > 0:
+            self.set_timer(wait, self._ask_for_frame, name="conversation-frame")
+        else:
+            self._ask_for_frame()
+
+    def _ask_for_frame(self) -> None:
+        """The timer covers a view that is not being drawn (another screen on top)."""
+        if not self._pending:
+            return  # applied meanwhile (the fallback)
+        self._frame_asked = True
         self.refresh()
         frames = self._frames
         self.set_timer(
@@ -179,7 +196,10 @@ class ConversationView(ScrollView, can_focus=True):
             self._flush()
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        flushed = bool(self._pending)
+        # Only the frame asked for applies the buffer: the view is drawn in part at other
+        # times (its scrollbar moved, a menu closed above it), and applying the buffer then
+        # would draw the stream at every frame of the screen.
+        flushed = bool(self._pending) and self._frame_asked
         if flushed:
             self._flush()
         lines = super().render_lines(crop)
@@ -210,7 +230,9 @@ class ConversationView(ScrollView, can_focus=True):
     def _flush(self) -> None:
         """Apply every buffered event, then lay out and draw once."""
         self._flush_scheduled = False
+        self._frame_asked = False
         self._frames += 1
+        self._flushed_at = time.perf_counter()
         pending, self._pending = self._pending, []
         assembler = self._assembler
         for item in pending:
