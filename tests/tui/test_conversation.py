@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import itertools
+import time
+
 import pytest
 from textual.app import App, ComposeResult
 
@@ -506,3 +510,30 @@ async def test_an_answer_drawn_after_every_delta_ends_as_the_whole_answer_drawn_
             await pilot.pause()
             screens.append(screen_text(app, styles=True))
     assert screens[1] == screens[0]
+
+
+async def test_a_fast_stream_is_drawn_at_most_30_times_a_second() -> None:
+    """Deltas that arrive faster than frames are applied together, no sooner than a 30th
+    of a second apart, and the answer ends whole on screen, the view following it."""
+    app = Host()
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        await show(view, [TurnStarted(turn=1)])
+        applied: list[tuple[float, int]] = []
+        flush = view._flush
+
+        def counted() -> None:
+            applied.append((time.perf_counter(), len(view._pending)))
+            flush()
+
+        view._flush = counted  # type: ignore[method-assign]
+        for delta in text_deltas(ANSWER * 6, 4):
+            view.post(Streamed(turn=1, event=delta))
+            await asyncio.sleep(0.001)  # a fast server: a delta a millisecond
+        await view.settled()
+        await pilot.pause()
+        assert "nothing else changes." in screen_text(app)
+        gaps = [later - earlier for (earlier, _), (later, _) in itertools.pairwise(applied)]
+        assert len(applied) > 3 and min(gaps) >= 1 / 30 - 0.002, gaps
+        assert max(count for _, count in applied) > 1  # deltas were applied together
+        assert view.anchored and view.scroll_y == view.max_scroll_y > 0

@@ -7,8 +7,8 @@ does): each block is rendered by Rich into lines when it comes into view, and ag
 its content changes (the open tail of a streaming answer, a live tool panel), when it is
 toggled, or when the width or theme changes. Only the blocks near the viewport hold their
 lines (``BlockLines``), so a session of any length costs what its screenful costs. Events are
-buffered and applied at most once per frame, so a model streaming 2,000 tokens a second costs
-as many screen updates as one streaming 60.
+buffered and applied at most 30 times a second, so a model streaming 2,000 tokens a second
+costs as many screen updates as one streaming 30.
 """
 
 from __future__ import annotations
@@ -170,35 +170,31 @@ class ConversationView(ScrollView, can_focus=True):
             self._schedule()
 
     def _schedule(self) -> None:
-        """Ask for a frame, at most ``_FRAME_SECONDS`` after the last one: buffered events
-        are applied as it is drawn (``render_lines``), the latest moment before the screen
-        shows them."""
+        """Have the buffer applied, no sooner than ``_FRAME_SECONDS`` after the last time.
+
+        After a pause it is applied as the next frame is drawn (``render_lines``), the
+        latest moment before the screen shows it; a timer covers a view that is not drawn
+        (another screen on top). While events keep coming (a stream) it is applied by a
+        timer, and the frame it asks for shows the lines, the scroll offset and the
+        scrollbar together."""
         self._flush_scheduled = True
         wait = self._flushed_at + _FRAME_SECONDS - time.perf_counter()
         if wait > 0:
-            self.set_timer(wait, self._ask_for_frame, name="conversation-frame")
-        else:
-            self._ask_for_frame()
-
-    def _ask_for_frame(self) -> None:
-        """The timer covers a view that is not being drawn (another screen on top)."""
-        if not self._pending:
-            return  # applied meanwhile (the fallback)
+            self.set_timer(wait, self._apply_buffer, name="conversation-frame")
+            return
         self._frame_asked = True
         self.refresh()
         frames = self._frames
-        self.set_timer(
-            _FALLBACK_SECONDS, lambda: self._flush_if_not_drawn(frames), name="conversation-fallback"
-        )
+        self.set_timer(_FALLBACK_SECONDS, lambda: self._frames == frames and self._apply_buffer(),
+                       name="conversation-fallback")
 
-    def _flush_if_not_drawn(self, frames: int) -> None:
-        if self._frames == frames and self._pending:
+    def _apply_buffer(self) -> None:
+        if self._pending:
             self._flush()
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # Only the frame asked for applies the buffer: the view is drawn in part at other
-        # times (its scrollbar moved, a menu closed above it), and applying the buffer then
-        # would draw the stream at every frame of the screen.
+        # times (its scrollbar moved, a menu closed above it).
         flushed = bool(self._pending) and self._frame_asked
         if flushed:
             self._flush()
