@@ -185,11 +185,11 @@ class ConversationView(ScrollView, can_focus=True):
         self._frame_asked = True
         self.refresh()
         frames = self._frames
-        self.set_timer(_FALLBACK_SECONDS, lambda: self._frames == frames and self._apply_buffer(),
+        self.set_timer(_FALLBACK_SECONDS, lambda: self._apply_buffer(unless_drawn_since=frames),
                        name="conversation-fallback")
 
-    def _apply_buffer(self) -> None:
-        if self._pending:
+    def _apply_buffer(self, unless_drawn_since: int | None = None) -> None:
+        if self._pending and unless_drawn_since in (None, self._frames):
             self._flush()
 
     def render_lines(self, crop: Region) -> list[Strip]:
