@@ -16,7 +16,9 @@ Python) in 4-character deltas.
   as possible: its CPU per 10,000 characters from its first frame on (the first answer loads
   the Markdown parser and the highlighter), each in a fresh process;
 - sustained deltas per second on that answer, streamed as fast as possible (goal >= 5,000);
-- lag from an event's arrival to the frame that shows it, at 2,000 deltas/s (goal p95 <= 33 ms);
+- lag from an event's arrival to the frame that shows it, at 2,000 deltas/s (goal p95 <= 50 ms:
+  the view applies a stream at most 30 times a second, and the frame that shows it comes
+  with Textual's next one, at 60);
 
 Start-up (``neocode --help``, the app's first frame) is measured in bench/bench_startup.py, long
 sessions (resume, scroll, memory) in bench/bench_long_session.py.
@@ -437,7 +439,7 @@ def main() -> None:
     ours, base = rows["ours"], rows["MarkdownStream"]
     print(f"ours vs MarkdownStream: per-delta at {long_chars:,} {base['late'] / ours['late']:.1f}x cheaper, "
           f"sustained {ours['rate'] / base['rate']:.1f}x faster, lag p95 {base['p95'] / ours['p95']:.1f}x shorter")
-    print("goals: ratio <= 1.3, >= 5,000 deltas/s, lag p95 <= 33 ms")
+    print("goals: ratio <= 1.3, >= 5,000 deltas/s, lag p95 <= 50 ms")
 
     app = {chars: statistics.median(child("app", str(chars))["cpu"] for _ in range(args.rounds))
            for chars in (small_chars, long_chars)}

@@ -30,9 +30,11 @@ if TYPE_CHECKING:
     from neocode_tui.settings.load import TrustRequest
     from neocode_tui.tui import trust as trust_screen
     from neocode_tui.tui.app import NeoCodeApp
+    from neocode_tui.tui.conversation import markdown
     from neocode_tui.tui.starting import Loaded, Starting
 else:
     trust_screen = lazy("neocode_tui.tui.trust")
+    markdown = lazy("neocode_tui.tui.conversation.markdown")
 
 TYPING = frozenset({"backspace", "delete", "left", "right", "home", "end"})
 """Keys that only edit the input's text, like a printable character (but ``/`` and ``@``,
@@ -97,6 +99,7 @@ class StartUp:
             else:
                 self._start_if_usable()
         later.add("importing the later screens", warm, in_thread=True)
+        later.add("the code highlighter", lambda: markdown.warm_lexers(), in_thread=True)
         # Everything imported and built so far lives as long as the app: out of the
         # collector's sight, it no longer makes full collections (50-100 ms pauses measured
         # by bench/bench_screen.py) stall frames while a long answer streams.

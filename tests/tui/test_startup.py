@@ -18,6 +18,7 @@ from typing import Any
 from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
+from neocode_tui.tui.conversation import markdown
 from neocode_tui.tui.scenarios import SIZE
 from neocode_tui.tui.starting import Loaded, Starting
 from tests.helpers import PATIENCE, first_run, screen_shows, wait_until
@@ -149,3 +150,18 @@ async def test_the_input_takes_keys_while_the_settings_load_and_enter_waits_for_
             assert "start-up:" not in await screen_shows(app, pilot, "On it.")
     finally:
         release.set()
+
+
+async def test_the_common_highlighters_are_built_after_the_first_frame_not_mid_answer(tmp_path: Path) -> None:
+    """Building Python's lexer compiles its patterns (some 25 ms): start-up does it in a
+    thread, so the first code block of an answer does not stall the stream for it."""
+    markdown.lexer_named.cache_clear()
+    app = NeoCodeApp(workspace=tmp_path, starting=Starting(lambda: Loaded(
+        Settings(provider="scripted"), ScriptedProvider([scripted_reply("On it.")]))), remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(lambda: markdown.lexer_named.cache_info().currsize >= len(markdown.COMMON_LANGUAGES),
+                         pause=pilot.pause, what="the common lexers built after the first frame")
+        built = markdown.lexer_named.cache_info().misses
+        for language in markdown.COMMON_LANGUAGES:
+            markdown.lexer_named(language)
+        assert markdown.lexer_named.cache_info().misses == built  # each was already there

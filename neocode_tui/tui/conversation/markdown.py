@@ -32,6 +32,17 @@ def lexer_named(name: str) -> Lexer:
         return get_lexer_by_name("text", stripnl=False, ensurenl=True, tabsize=4)
 
 
+COMMON_LANGUAGES = ("python", "bash", "json", "diff")
+"""The lexers built ahead (``warm_lexers``): building Python's compiles its patterns, some
+25 ms the first code block of a session would wait for, mid-stream."""
+
+
+def warm_lexers() -> None:
+    """Builds the common lexers (in a thread, after the first frame)."""
+    for name in COMMON_LANGUAGES:
+        lexer_named(name)
+
+
 @lru_cache(maxsize=128)
 def _lexer_for_suffix(suffix: str) -> Lexer:
     try:
