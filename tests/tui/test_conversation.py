@@ -537,3 +537,17 @@ async def test_a_fast_stream_is_drawn_at_most_30_times_a_second() -> None:
         assert len(applied) > 3 and min(gaps) >= 1 / 30 - 0.002, gaps
         assert max(count for _, count in applied) > 1  # deltas were applied together
         assert view.anchored and view.scroll_y == view.max_scroll_y > 0
+
+
+async def test_clearing_a_short_conversation_leaves_the_screen_empty() -> None:
+    """Nothing scrolls when a conversation shorter than the screen is cleared: the lines it
+    leaves must be repainted all the same."""
+    app = Host()
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        view.add_user_message("make it greet")
+        await show(view, answer_run(text_deltas("Done: greet() now says hello.", 5)))
+        await screen_shows(app, pilot, "says hello")
+        view.clear()
+        await screen_shows(app, pilot, gone=["says hello", "make it greet"])
+        assert not content(app).strip()

@@ -79,6 +79,8 @@ class ConversationView(ScrollView, can_focus=True):
         self._palette: Palette | None = None
         self._palette_theme = ""
         self._base_style: Style | None = None
+        self._changed_from: int | None = None
+        """The first line whose content changed since the view last asked for a frame."""
         self._drawn: dict[int, Strip] = {}
         """Finished strips by line, reused while the lines above and at them are unchanged."""
         self._anchored = True
@@ -237,11 +239,12 @@ class ConversationView(ScrollView, can_focus=True):
             else:
                 assembler.apply(item)
         assembler.end_of_frame()
-        self._layout()
+        self._layout(changed_only=True)
 
     def _clear_now(self) -> None:
         self._lines.clear()
         self._drawn.clear()
+        self._changed_from = 0
         self._assembler.reset()
         self._anchored = True
 
@@ -268,22 +271,44 @@ class ConversationView(ScrollView, can_focus=True):
         first_changed = self._lines.recompute(self._env[0])
         if first_changed is not None:
             self._drawn = {line: strip for line, strip in self._drawn.items() if line < first_changed}
+            if self._changed_from is None or first_changed < self._changed_from:
+                self._changed_from = first_changed
 
-    def _layout(self) -> None:
-        """Render what changed, recompute line positions, keep the reader's place, draw."""
+    def _layout(self, *, changed_only: bool = False) -> None:
+        """Render what changed, recompute line positions, keep the reader's place, draw.
+        ``changed_only`` (a flush): when the view followed the latest output without
+        scrolling, repaint only the lines from the first that changed."""
         if not self.is_mounted or self.size.width == 0:
             return
         lines = self._lines
         env = self._current_env()
         top = self._top_anchor()  # where the reader is, in the lines as they were laid out
+        scrolled_from = self.scroll_offset.y
         if env != self._env:
             self._env = env
             lines.invalidate(0)
+            changed_only = False
         lines.render_dirty(env, self.app.console)
         self._recompute()
         self._render_visible(top)
+        self._repaint(changed_only and self._anchored and self.scroll_offset.y == scrolled_from)
+
+    def _repaint(self, changed_only: bool) -> None:
+        """Ask for the frame: of the whole view, or (``changed_only``) of the lines on screen
+        from the first that changed, down. A stream that adds to its last line without
+        scrolling then costs that line, not a screenful, to draw and to send."""
+        changed, self._changed_from = self._changed_from, None
+        if not changed_only:
+            self._undrawn = True
+            self.refresh()
+            return
+        top = self.scroll_offset.y
+        bottom = top + self.scrollable_content_region.height
+        if changed is None or changed >= bottom:
+            return  # nothing on screen changed
+        first = max(changed, top)
         self._undrawn = True
-        self.refresh()
+        self.refresh_lines(first, bottom - first)
 
     def _top_anchor(self) -> tuple[Block, float] | None:
         """The block at the top of the viewport and how far into it the reader is."""
