@@ -5,6 +5,10 @@ collector consume only these. Every tool-call event carries ``index``, the call'
 in this assistant message, so deltas always find their call (a start
 without an index followed by a delta without an id cannot be expressed here).
 
+A delta is any piece of its stream, however the wire cut it: a live provider hands on what
+arrived together as one delta per stream (``joined``), so consumers pay per read, not per
+token, and never wait for a delta that has arrived.
+
 Providers build events with ``model_construct`` on hot paths (no validation per delta);
 ``StreamEventAdapter`` validates events read back from JSON.
 """
