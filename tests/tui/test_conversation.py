@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import time
 
@@ -527,11 +526,14 @@ async def test_a_fast_stream_is_drawn_at_most_30_times_a_second() -> None:
             flush()
 
         view._flush = counted  # type: ignore[method-assign]
-        for delta in text_deltas(ANSWER * 6, 4):
-            view.post(Streamed(turn=1, event=delta))
-            await asyncio.sleep(0.001)  # a fast server: a delta a millisecond
+        deltas = text_deltas(ANSWER * 3, 4)
+        for start in range(0, len(deltas), 10):  # a fast server: ten deltas as each lands
+            for delta in deltas[start : start + 10]:
+                view.post(Streamed(turn=1, event=delta))
+            landed = len(applied)
+            await wait_until(lambda landed=landed: len(applied) > landed, pause=pilot.pause,
+                             what="the deltas applied")
         await view.settled()
-        await pilot.pause()
         assert "nothing else changes." in screen_text(app)
         gaps = [later - earlier for (earlier, _), (later, _) in itertools.pairwise(applied)]
         assert len(applied) > 3 and min(gaps) >= 1 / 30 - 0.002, gaps
