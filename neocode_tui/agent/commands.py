@@ -269,7 +269,7 @@ async def _rename(session: AgentSession, argument: str) -> Outcome:
     title = session.titling.rename(argument)
     if session.saving:
         return Report(f'renamed this session "{title}"')
-    if not session.save:
+    if not session.file.save:
         return Report(f'this session is "{title}" (it is not saved)')
     return Report(f'this session is "{title}"; the name is saved with its first prompt')
 

@@ -48,16 +48,12 @@ from neocode_tui.agent.prompt_expansion import PromptExpansion
 from neocode_tui.agent.restore import Restorer, UndoPreview
 from neocode_tui.agent.sandbox import choose_sandbox
 from neocode_tui.agent.session_compaction import Compaction
+from neocode_tui.agent.session_file import SessionFile
 from neocode_tui.agent.session_hooks import SessionHooks
 from neocode_tui.agent.session_title import Titling
 from neocode_tui.agent.session_tools import SessionTools
 from neocode_tui.agent.side_work import SideWork
-from neocode_tui.agent.store import (
-    SessionInfo,
-    SessionStore,
-    find_session,
-    list_sessions,
-)
+from neocode_tui.agent.store import SessionInfo, find_session, list_sessions
 from neocode_tui.agent.subagents import Subagents, TaskTool
 from neocode_tui.agent.tools import ToolError, ToolRegistry
 from neocode_tui.agent.tools.bash import Bash
@@ -120,11 +116,6 @@ class AgentSession:
         """Every secret this conversation knows, the one holder everything scrubs with."""
         self.provider = provider or make_provider(settings, secrets=self.secrets)
         self.listener = listener
-        self.save = save
-        self.id: str | None = None
-        """The saved session's id, once there is a file (from the first prompt on)."""
-        self._store: SessionStore | None = None
-        self._closed_store: SessionStore | None = None
         self.loop = AgentLoop(
             self.provider,
             self.workspace,
@@ -136,6 +127,8 @@ class AgentSession:
             secrets=self.secrets,
             buffers=buffers,
         )
+        self.file = SessionFile(self.workspace, self.loop, lambda: self.provider, save=save,
+                                on_problem=self._store_problem)
         run = run or RunOptions()
         self._delegation(profiles)
         self._work(settings, run, clock)
@@ -170,7 +163,7 @@ class AgentSession:
         self.loop.before_request = self.budget.before_request
         self.titling = Titling(self.side, told=lambda title: self._emit(
             SessionTitled(turn=self.loop.turn, session_id=self.id or "", title=title)),
-            save=lambda title, by: self._store.append_title(title, by) if self._store else None)
+            save=lambda title, by: self.file.write(lambda store: store.append_title(title, by)))
 
     def _work(self, settings: Settings, run: RunOptions, clock: Callable[[], float]) -> None:
         """Where and how tools work: added folders, the sandbox, background jobs, web pages,
@@ -203,7 +196,7 @@ class AgentSession:
         self.own_tools = SessionTools(
             mode=lambda: self.approval, set_mode=lambda mode: setattr(self, "approval", mode),
             emit=self._emit, turn=lambda: self.loop.turn, scrub=self.secrets,
-            store=lambda todos: self._store.append_todos(todos) if self._store else None,
+            store=lambda todos: self.file.write(lambda store: store.append_todos(todos)),
         )
         """The task list and the plan hand-off (a front end sets ``plan_approver``)."""
         self.loop.tools.add_source(self.own_tools)
@@ -275,11 +268,15 @@ class AgentSession:
         return self.loop.usage
 
     @property
+    def id(self) -> str | None:
+        """The saved session's id, once there is a file (from the first prompt on)."""
+        return self.file.id
+
+    @property
     def saving(self) -> bool:
         """The conversation is written to its session file (it can be resumed), or was up to
         ``aclose``."""
-        store = self._store or self._closed_store
-        return store is not None and store.problem is None
+        return self.file.saving
 
     @property
     def running(self) -> bool:
@@ -339,12 +336,10 @@ class AgentSession:
     def _count_usage(self, usage: Usage) -> None:
         """A request outside the loop's turns, in the session's totals and its file."""
         self.loop.usage = self.loop.usage + usage
-        if self._store is not None:
-            self._store.append_usage(usage)
+        self.file.write(lambda store: store.append_usage(usage))
 
     def _record_child(self, call_id: str, agent: str, messages: list[Message]) -> None:
-        if self._store is not None:
-            self._store.append_subagent(call_id, agent, messages)
+        self.file.write(lambda store: store.append_subagent(call_id, agent, messages))
 
     # -- context and cost (``self.meter``) ---------------------------------------------------
 
@@ -393,8 +388,7 @@ class AgentSession:
         if submitted.blocked is not None:
             message = f"the prompt was blocked by a UserPromptSubmit hook: {submitted.blocked}"
             return self._ended("error", ErrorInfo(kind="bad_request", message=self.secrets(message)))
-        if self._store is not None:
-            self._store.append_prompt(text)
+        self.file.write(lambda store: store.append_prompt(text))
         try:
             await asyncio.to_thread(self.restore.checkpoints.begin, text, len(self.messages))
         except OSError as exc:
@@ -413,7 +407,7 @@ class AgentSession:
                 f"no sandbox: {self.sandbox.unavailable}; every command asks for approval "
                 "(install bubblewrap, or choose --sandbox off to silence this)",
             )
-        self.titling.first_prompt(prompt, tell=self._store is not None)
+        self.titling.first_prompt(prompt, tell=self.file.store is not None)
         if not self._extensions_told:
             self._extensions_told = True
             for problem in [*self.commands.problems, *self.hooks.notices(),
@@ -428,14 +422,7 @@ class AgentSession:
     def ensure_saved(self, fork: tuple[str, int] | None = None) -> str | None:
         """Create the session file now, if it is saved at all (made from session
         ``fork[0]`` at its prompt ``fork[1]``, for a rewind); returns its id."""
-        if self._store is None and self.save:
-            self._store = SessionStore.create(
-                self.workspace, provider=self.provider.name, model=self.provider.model,
-                on_problem=self._store_problem, forked_from=fork[0] if fork else None,
-                fork_prompt=fork[1] if fork else None,
-            )
-            self.loop.session = self._store
-            self.id = self._store.id
+        if self.file.ensure(fork):
             self.titling.save_again()  # a title given before the file was made
         return self.id
 
@@ -462,8 +449,7 @@ class AgentSession:
         self.loop.messages[:] = messages
         self.lifecycle.restart("compact")
         self.meter.history_replaced(costs=False)
-        if self._store is not None:
-            self._store.append_compaction(messages)
+        self.file.write(lambda store: store.append_compaction(messages))
         self._emit(
             TranscriptReplaced(
                 turn=self.loop.turn, reason="compacted", messages=list(messages),
@@ -476,13 +462,12 @@ class AgentSession:
         keep running (``BackgroundJobs.new_conversation``): the ones that do."""
         self.require_idle("/clear")
         self.lifecycle.restart("clear")  # while the id is still the ended session's
-        self._close_store()
+        self.file.forget()
         self.loop.messages.clear()
         self.child_transcripts = {}
         self.loop.usage = Usage.unknown()
         self.meter.history_replaced(costs=True)
         self.titling.restore("", "")
-        self.id = None
         self.restore.forget_unsaved()
         self._emit(TranscriptReplaced(turn=self.loop.turn, reason="cleared"))
         self.own_tools.set_todos([], save=False)
@@ -495,17 +480,8 @@ class AgentSession:
         the next request is valid.
         """
         self.require_idle("/resume")
-        info = find_session(self.workspace, session_id)
-        if info.id == self.id:
-            self._close_store()  # our own lock would keep us out
-        store, loaded = SessionStore.resume(info, on_problem=self._store_problem)
+        loaded = self.file.resume(find_session(self.workspace, session_id))
         messages = loaded.messages
-        self._close_store()  # only now: a busy session leaves the current one as it was
-        if not self.save:
-            store.close()
-        self._store = store if self.save else None
-        self.loop.session = self._store
-        self.id = loaded.info.id
         for problem in loaded.problems:
             self.notice("warning", problem)
         self.loop.messages[:] = messages
@@ -538,15 +514,11 @@ class AgentSession:
         self.loop.messages[:] = kept
         self.meter.history_replaced(costs=False)
         fork = None if self.id is None else (self.id, checkpoint.number)
-        self._close_store()
-        self.id = None
+        self.file.forget()
         if not kept:
             self.titling.restore("", "")
-        if self.ensure_saved(fork) and self._store is not None:
-            for message in kept:
-                self._store.append_message(message)
-            if self.own_tools.todos:
-                self._store.append_todos(self.own_tools.todos)
+        self.ensure_saved(fork)
+        self.file.begin_with(kept, self.own_tools.todos)
         await self.restore.rewound(store, checkpoint.number, self.id)
         self._emit(
             TranscriptReplaced(
@@ -568,8 +540,7 @@ class AgentSession:
         if self.stopped_at_close:
             self.notice("warning", stopped_words(self.stopped_at_close) + " as the session ended")
         await self.lifecycle.end(reason)
-        self._closed_store = self._store
-        self._close_store()
+        self.file.end()
         await self.mcp.aclose()
         await self.side.aclose()
         await self.provider.aclose()
@@ -579,12 +550,6 @@ class AgentSession:
     def require_idle(self, what: str) -> None:
         if self.running:
             raise WorkInProgress(f"{what} waits for the current answer (interrupt it first)")
-
-    def _close_store(self) -> None:
-        if self._store is not None:
-            self._store.close()
-            self._store = None
-            self.loop.session = None
 
     def _job_ended(self, job: Job) -> None:
         self.notice("info", f"background command {job.id} ({job.summary}) ended: {job.status}, "

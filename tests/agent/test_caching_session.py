@@ -142,7 +142,7 @@ async def test_the_small_model_titles_and_summarises_and_is_counted_apart(
     session, recorder = session_for(dialect, workspace, small_model="gpt-4o-mini",
                                     base_url=model_server.url + "/v1")
     session.model = "gpt-4o"
-    session.save = True
+    session.file.save = True
 
     await session.prompt("what does app.py do?")
     await session.prompt("and then?")
