@@ -66,6 +66,9 @@ class Meter:
         """The tokens estimated for the messages sent, and of which: asked once per frame
         would otherwise count a long history again each time."""
         self._costs: dict[tuple[str, bool], ModelCost] = {}
+        self.histories = 0
+        """How many times the history was replaced (compacted, resumed, cleared, rewound):
+        what was found of one history no longer holds once this moves on."""
         self.largest_output = 0
         """The longest answer so far, in tokens: what a budget expects the next to be."""
 
@@ -186,6 +189,7 @@ class Meter:
         longer counts it; ``costs``: neither do the costs (a different conversation)."""
         self._last_usage = self._sent_from = None
         self._estimated = ((0, 0, 0), 0)
+        self.histories += 1
         if costs:
             self._costs = {}
 

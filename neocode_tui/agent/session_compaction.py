@@ -58,6 +58,9 @@ class Compaction:
         self._work: asyncio.Task[bool] | None = None
         self._cancelled = False
         self._done_in_run = False
+        self._gave_up_on: int | None = None
+        """The history (``Meter.histories``) an automatic compaction failed on: not tried on
+        it again before each prompt, each a summary request that would fail the same way."""
 
     @property
     def running(self) -> bool:
@@ -96,17 +99,20 @@ class Compaction:
         of which the meter counts only the newest messages that fit), the history is
         compacted before ``prompt`` is sent. When it cannot be, a history over the window
         is sent from its newest messages that fit, and the user is told how many were left
-        out. The end of the run when it is not sent (interrupted, or it cannot fit)."""
+        out; it is not tried again on that history but by /compact. The end of the run when
+        it is not sent (interrupted, or it cannot fit)."""
         self._done_in_run = False
         left_out = self._meter.sent_from
         if not left_out and not self._meter.over_threshold(prompt):
             return None
         reason = ("the history is more than fits the window" if left_out
                   else f"the context passed {self._threshold_words}")
-        if await self.compact("", reason):
-            return None
-        if self._cancelled:  # Esc while compacting: the prompt is not sent
-            return self._ended("cancelled", None)
+        if self._gave_up_on != self._meter.histories:
+            if await self.compact("", reason):
+                return None
+            if self._cancelled:  # Esc while compacting: the prompt is not sent
+                return self._ended("cancelled", None)
+            self._gave_up_on = self._meter.histories
         if self._meter.over_window(prompt):
             self._meter.refit(prompt)
             if self._meter.over_window(prompt):  # not even the last prompt's turn fits

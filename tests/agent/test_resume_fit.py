@@ -124,3 +124,27 @@ async def test_when_it_cannot_be_compacted_the_newest_messages_that_fit_are_sent
     assert len(session.messages) == total + 2  # the transcript keeps everything
     await session.aclose()
     assert len(load_session(find_session(workspace, session.id)).messages) == total + 2
+
+
+async def test_a_compaction_that_failed_is_not_tried_again_before_each_prompt_but_by_compact(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    long_session(workspace)
+    openai_only.server.enqueue(json_response(500, {"error": {"message": "summariser down"}}))
+    openai_only.reply("Done.")
+    openai_only.reply("Done again.")
+    session, recorder = resumed(openai_only, workspace)
+    await session.prompt("now fix them all")
+
+    finished = await session.prompt("and the tests")
+
+    assert finished.final_text == "Done again."
+    assert len(openai_only.server.requests) == 3  # no second summary request before it
+    assert sent_messages(openai_only, 3)[-1]["content"].endswith("and the tests")
+    trimmed = [n.message for n in recorder.of(Notice) if "left out" in n.message]
+    assert len(trimmed) == 2 and "/compact tries again" in trimmed[-1]
+    openai_only.reply("They asked why each step reads twice.")
+    assert await session.compact()  # asked for, it is tried
+    assert len(openai_only.server.requests) == 4
+    assert session.messages[0].content.startswith(SUMMARY_PREFIX)
+    await session.aclose()
