@@ -63,7 +63,7 @@ def first_key(args: list[str]) -> Timing:
         env.update(HOME=home, XDG_CONFIG_HOME=os.path.join(home, ".config"),
                    XDG_DATA_HOME=os.path.join(home, ".local/share"),
                    XDG_CACHE_HOME=os.path.join(home, ".cache"), XDG_STATE_HOME=os.path.join(home, ".local/state"))
-        with pty_child(args, work, env) as (began, master):
+        with pty_child(args, work, env) as (began, master, _):
             output = b""
             frame_at = typed_at = 0.0
             for chunk in pty_output(master, began + TIMEOUT):

@@ -111,9 +111,9 @@ def headless(code: str) -> float:
 
 
 @contextmanager
-def pty_child(args: list[str], work: str, env: dict[str, str]) -> Iterator[tuple[float, int]]:
+def pty_child(args: list[str], work: str, env: dict[str, str]) -> Iterator[tuple[float, int, int]]:
     """``python ARGS`` forked in a COLUMNSxROWS pseudo-terminal in ``work``: when it was
-    forked and the terminal's other end; killed when the block ends."""
+    forked, the terminal's other end and the child's pid; killed when the block ends."""
     import fcntl
     import termios
 
@@ -127,7 +127,7 @@ def pty_child(args: list[str], work: str, env: dict[str, str]) -> Iterator[tuple
         os.chdir(work)
         os.execve(sys.executable, [sys.executable, *args], env)
     try:
-        yield began, master
+        yield began, master, pid
     finally:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
@@ -153,7 +153,7 @@ def pty_output(master: int, deadline: float) -> Iterator[bytes]:
 def in_pty(args: list[str]) -> float:
     """Seconds from forking ``python ARGS`` in a 100x30 pseudo-terminal to the bytes of
     its first full frame."""
-    with scratch() as (work, env), pty_child(args, work, env) as (began, master):
+    with scratch() as (work, env), pty_child(args, work, env) as (began, master, _):
         output = b""
         for chunk in pty_output(master, began + TIMEOUT):
             output += chunk

@@ -26,15 +26,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import select
 import statistics
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from bench_screen import cut, realistic_markdown
-from bench_startup import FRAME_END, TIMEOUT, pty_child, pty_output, scratch
+from bench_startup import FRAME_END, TIMEOUT, pty_child, scratch
 
 END = "ZQXJ-END"
 """The answer's last word: seen on the terminal, the whole answer is drawn."""
@@ -142,8 +144,7 @@ def neocode_cpu(server: ModelServer) -> float:
     with scratch() as (work, env):
         env.update(OPENAI_API_KEY="sk-bench", OPENAI_BASE_URL=server.url, NEOCODE_PROVIDER="openai",
                    NEOCODE_MODEL="bench", HOME=os.path.dirname(work))
-        with pty_child(["-m", "neocode_tui"], work, env) as (began, master):
-            pid = _child_pid()
+        with pty_child(["-m", "neocode_tui"], work, env) as (began, master, pid):
             output = b""
             typed = False
             start = 0.0
@@ -171,40 +172,21 @@ def _settled(pid: int) -> bool:
     return cpu_seconds(pid) == before
 
 
-def _child_pid() -> int:
-    """The app's process: our child, once it runs ``neocode_tui``."""
-    deadline = time.perf_counter() + TIMEOUT
-    while time.perf_counter() < deadline:
-        for name in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                with open(f"/proc/{name}/stat") as stat:
-                    parent = int(stat.read().rsplit(")", 1)[1].split()[1])
-            except OSError:
-                continue
-            if parent == os.getpid() and "neocode_tui" in _cmdline(name):
-                return int(name)
-        time.sleep(0.01)
-    raise RuntimeError("the app's process was not found")
-
-
-def _cmdline(pid: str) -> str:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-            return cmdline.read().decode(errors="replace")
-    except OSError:
-        return ""
-
-
-def _quiet_aware(master: int, deadline: float):  # type: ignore[no-untyped-def]
-    """The pty's output, and an empty chunk for every 0.1 s it says nothing."""
-    import select
-
+def _quiet_aware(master: int, deadline: float) -> Iterator[bytes]:
+    """The pty's output as it comes, and an empty chunk for every 0.1 s it says nothing;
+    it ends when the child closes its terminal or the deadline passes."""
     while time.perf_counter() < deadline:
         ready, _, _ = select.select([master], [], [], 0.1)
         if not ready:
             yield b""
             continue
-        yield from pty_output(master, time.perf_counter() + 0.01)
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the child closed its terminal
+            return
+        if not chunk:
+            return
+        yield chunk
 
 
 def wire_cpu(server: ModelServer) -> float:
