@@ -36,10 +36,19 @@ ANNOUNCED = "sign in to the MCP server remote in your browser: "
 @pytest.fixture
 def oauth_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """The server's URL, and the file it notes each grant in."""
+    yield from _oauth_server(tmp_path)
+
+
+@pytest.fixture
+def oauth_server_without_revocation(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    yield from _oauth_server(tmp_path, "--no-revocation")
+
+
+def _oauth_server(tmp_path: Path, *flags: str) -> Iterator[tuple[str, Path]]:
     record = tmp_path / "grants.jsonl"
     record.touch()
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.mcp.servers.oauth_server", str(record)],
+        [sys.executable, "-m", "tests.mcp.servers.oauth_server", str(record), *flags],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )
     assert process.stdout is not None
@@ -148,9 +157,44 @@ async def test_a_server_that_asks_waits_for_login_and_logout_forgets_it(
     assert "remote (user mcp.json): connected, signed in, 2 tools: echo, whoami" in status_text(manager.status(), [])
     await wait_until(lambda: told[-1] == "signed in to the MCP server remote", what="the sign-in told")
 
+    reported: list[str] = []
+    manager.report = reported.append
+    tokens = json.loads(token_file(url).read_text())["tokens"]
     out = await manager.logout("remote")
     assert (out.state, out.signed_in) == ("needs sign-in", False)
     assert not token_file(url).exists()
+    # revoked where they were issued, not only forgotten here: a copy no longer works
+    assert [json.loads(line) for line in record.read_text().splitlines()][-2:] == [
+        {"event": "revoke", "kind": "refresh"}, {"event": "revoke", "kind": "access"}]
+    assert reported == []
+    async with httpx.AsyncClient(timeout=30) as client:
+        refused = await client.post(url, headers={"authorization": f"Bearer {tokens['access_token']}"},
+                                    json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    assert refused.status_code == 401
+
+
+async def test_signing_out_of_a_server_that_cannot_revoke_forgets_here_and_says_so(
+    workspace: Path, managers: list[McpManager], oauth_server_without_revocation: tuple[str, Path]
+) -> None:
+    url, record = oauth_server_without_revocation
+    user_config({"remote": {"type": "http", "url": url}})
+    manager = McpManager(workspace)
+    managers.append(manager)
+    told: list[str] = []
+    reported: list[str] = []
+    manager.inform, manager.report = told.append, reported.append
+    manager.start()
+    await manager.wait_ready()
+    await manager.login("remote")
+    assert (await play_browser(told[-1].split(ANNOUNCED)[1])).status_code == 200
+    await manager.wait_ready()
+
+    out = await manager.logout("remote")
+    assert (out.state, out.signed_in) == ("needs sign-in", False)
+    assert not token_file(url).exists()
+    assert "revoke" not in grants(record)
+    assert reported == ["signed out of the MCP server remote, but its authorization server offers "
+                        "no revocation: the tokens are forgotten here only"]
 
 
 async def test_a_server_with_its_own_authorization_header_is_not_signed_in_to(

@@ -308,10 +308,18 @@ class McpManager:
         return self._status_of(name)
 
     async def logout(self, name: str) -> ServerStatus:
-        """Forget the sign-in of ``name`` (its tokens and registration) and connect again."""
+        """Revoke the sign-in of ``name`` where it was issued (when its authorization server
+        offers that), forget it here (its tokens and registration) and connect again."""
         connection = await self._stopped(name, "signed out of", oauth=True)
-        assert connection.sign_in is not None
-        connection.sign_in.forget()
+        sign_in = connection.sign_in
+        assert sign_in is not None
+        # The SDK's auth helpers: loaded with the first server, not at start-up.
+        from neocode_tui.agent.mcp.sign_out import revoke
+
+        problem = await revoke(sign_in.url, sign_in)
+        sign_in.forget()
+        if problem is not None and self.report is not None:
+            self.report(f"signed out of the MCP server {name}, but {problem}")
         connection.start()
         await connection.wait_settled()
         return self._status_of(name)

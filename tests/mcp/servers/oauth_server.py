@@ -1,11 +1,11 @@
 """A streamable-HTTP MCP server that asks for OAuth, built with the SDK's server-side auth.
 
-Run as ``python -m tests.mcp.servers.oauth_server RECORD``: it binds 127.0.0.1 on a free
+Run as ``python -m tests.mcp.servers.oauth_server RECORD [--no-revocation]``: it binds 127.0.0.1 on a free
 port and prints the port on its first line. It is its own authorization server (metadata,
 dynamic client registration, PKCE, refresh) and a resource server that answers ``/mcp`` only
 with a bearer token it issued. Its ``/authorize`` approves at once and redirects to the
 client's redirect URI, so a test can play the browser with one GET. Each grant is appended
-to ``RECORD`` as a JSON line (``register``, ``authorize``, ``code``, ``refresh``).
+to ``RECORD`` as a JSON line (``register``, ``authorize``, ``code``, ``refresh``, ``revoke``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from mcp.server.auth.provider import (
     RefreshToken,
     construct_redirect_uri,
 )
-from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
+from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
@@ -95,6 +95,7 @@ class Provider:
     async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
         self.access.pop(token.token, None)
         self.refresh.pop(token.token, None)
+        self._note("revoke", kind="refresh" if isinstance(token, RefreshToken) else "access")
 
     def _issue(self, client_id: str, scopes: list[str]) -> OAuthToken:
         access, refresh = f"at-{secrets.token_urlsafe(24)}", f"rt-{secrets.token_urlsafe(24)}"
@@ -117,6 +118,7 @@ def main() -> None:
         auth=AuthSettings(
             issuer_url=base, resource_server_url=f"{base}/mcp", validate_token_resource=False,
             client_registration_options=ClientRegistrationOptions(enabled=True),
+            revocation_options=RevocationOptions(enabled="--no-revocation" not in sys.argv),
         ),
     )
 
