@@ -188,6 +188,7 @@ async def test_signing_out_of_a_server_that_cannot_revoke_forgets_here_and_says_
     await manager.login("remote")
     assert (await play_browser(told[-1].split(ANNOUNCED)[1])).status_code == 200
     await manager.wait_ready()
+    await wait_until(lambda: told[-1] == "signed in to the MCP server remote", what="the sign-in told")
 
     out = await manager.logout("remote")
     assert (out.state, out.signed_in) == ("needs sign-in", False)
