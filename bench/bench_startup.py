@@ -134,12 +134,15 @@ def pty_child(args: list[str], work: str, env: dict[str, str]) -> Iterator[tuple
         os.close(master)
 
 
-def pty_output(master: int, deadline: float) -> Iterator[bytes]:
+def pty_output(master: int, deadline: float, *, quiet: float | None = None) -> Iterator[bytes]:
     """What the child writes to its terminal, chunk by chunk, until it closes it or the
-    deadline passes."""
+    deadline passes; with ``quiet``, an empty chunk for every ``quiet`` seconds it says
+    nothing (a reader that waits for the screen to go still)."""
     while time.perf_counter() < deadline:
-        ready, _, _ = select.select([master], [], [], 0.5)
+        ready, _, _ = select.select([master], [], [], quiet or 0.5)
         if not ready:
+            if quiet:
+                yield b""
             continue
         try:
             chunk = os.read(master, 65536)

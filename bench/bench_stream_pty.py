@@ -26,17 +26,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import select
 import statistics
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from bench_screen import cut, realistic_markdown
-from bench_startup import FRAME_END, TIMEOUT, pty_child, scratch
+from bench_startup import FRAME_END, TIMEOUT, pty_child, pty_output, scratch
 
 END = "ZQXJ-END"
 """The answer's last word: seen on the terminal, the whole answer is drawn."""
@@ -149,7 +147,7 @@ def neocode_cpu(server: ModelServer) -> float:
             typed = False
             start = 0.0
             seen_at = 0.0
-            for chunk in _quiet_aware(master, began + TIMEOUT):
+            for chunk in pty_output(master, began + TIMEOUT, quiet=0.1):
                 output += chunk
                 if not typed and FRAME_END.search(output) and _settled(pid):
                     os.write(master, PROMPT.encode() + b"\r")
@@ -170,23 +168,6 @@ def _settled(pid: int) -> bool:
     before = cpu_seconds(pid)
     time.sleep(0.2)
     return cpu_seconds(pid) == before
-
-
-def _quiet_aware(master: int, deadline: float) -> Iterator[bytes]:
-    """The pty's output as it comes, and an empty chunk for every 0.1 s it says nothing;
-    it ends when the child closes its terminal or the deadline passes."""
-    while time.perf_counter() < deadline:
-        ready, _, _ = select.select([master], [], [], 0.1)
-        if not ready:
-            yield b""
-            continue
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:  # the child closed its terminal
-            return
-        if not chunk:
-            return
-        yield chunk
 
 
 def wire_cpu(server: ModelServer) -> float:

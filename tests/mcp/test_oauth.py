@@ -70,6 +70,15 @@ async def play_browser(url: str) -> httpx.Response:
         return await browser.get(url)
 
 
+async def sign_in(manager: McpManager, told: list[str]) -> None:
+    """``/mcp login remote``, the browser played, until the sign-in is told."""
+    waiting = await manager.login("remote")
+    assert waiting.state == "connecting"
+    assert (await play_browser(told[-1].split(ANNOUNCED)[1])).status_code == 200
+    await manager.wait_ready()
+    await wait_until(lambda: told[-1] == "signed in to the MCP server remote", what="the sign-in told")
+
+
 async def wrong_state_is_refused(url: str) -> None:
     """A page that sends the browser to the callback with a code of its own is refused."""
     redirect = parse_qs(urlparse(url).query)["redirect_uri"][0]
@@ -149,13 +158,8 @@ async def test_a_server_that_asks_waits_for_login_and_logout_forgets_it(
     assert grants(record) == []  # nothing registered before the user asks
     assert told == ["the MCP server remote asks you to sign in: /mcp login remote"]
 
-    waiting = await manager.login("remote")
-    assert waiting.state == "connecting"
-    page = told[-1].split(ANNOUNCED)[1]
-    assert (await play_browser(page)).status_code == 200
-    await manager.wait_ready()
+    await sign_in(manager, told)
     assert "remote (user mcp.json): connected, signed in, 2 tools: echo, whoami" in status_text(manager.status(), [])
-    await wait_until(lambda: told[-1] == "signed in to the MCP server remote", what="the sign-in told")
 
     reported: list[str] = []
     manager.report = reported.append
@@ -185,10 +189,7 @@ async def test_signing_out_of_a_server_that_cannot_revoke_forgets_here_and_says_
     manager.inform, manager.report = told.append, reported.append
     manager.start()
     await manager.wait_ready()
-    await manager.login("remote")
-    assert (await play_browser(told[-1].split(ANNOUNCED)[1])).status_code == 200
-    await manager.wait_ready()
-    await wait_until(lambda: told[-1] == "signed in to the MCP server remote", what="the sign-in told")
+    await sign_in(manager, told)
 
     out = await manager.logout("remote")
     assert (out.state, out.signed_in) == ("needs sign-in", False)
