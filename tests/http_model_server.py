@@ -105,6 +105,8 @@ class ModelServer:
         self._server: asyncio.Server | None = None
         self._handlers: set[asyncio.Task[None]] = set()
         self.url = ""
+        self.connections = 0
+        """Connections accepted so far (a client that reuses its connections keeps this low)."""
 
     def enqueue(self, *responses: Response | Responder) -> None:
         self._queue.extend(responses)
@@ -127,6 +129,7 @@ class ModelServer:
         handler = asyncio.current_task()
         assert handler is not None
         self._handlers.add(handler)
+        self.connections += 1
         try:
             while await self._answer_one(reader, writer):
                 pass

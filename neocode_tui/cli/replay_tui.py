@@ -14,7 +14,8 @@ import asyncio
 import os
 import sys
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -54,14 +55,15 @@ class ReplayProvider(ScriptedProvider):
                          model="replay", rate=rate)
         self.played = asyncio.Event()
 
-    async def _spent(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+    async def _spent(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
         try:
-            async for event in super().stream(request):
-                yield event
+            async with aclosing(super().stream(request)) as events:
+                async for event in events:
+                    yield event
         finally:  # the collector stops reading at the end of the message
             self.played.set()
 
-    def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+    def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
         return self._spent(request)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Protocol
 
 from neocode_tui.chat import ChatRequest
@@ -21,11 +21,13 @@ class Provider(Protocol):
     """Shown in the status bar: "openai", "anthropic", "scripted"."""
     model: str
 
-    def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+    def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
         """One assistant message as events; ends with ``message_done`` or ``error``.
 
         Failures are events, never exceptions. Retries happen inside, each announced by a
-        ``retry`` event that tells consumers to discard the attempt so far.
+        ``retry`` event that tells consumers to discard the attempt so far. A consumer that
+        stops early closes the generator: that closes the request and gives its connection
+        back, so every wrapper closes what it wraps (``contextlib.aclosing``).
         """
         ...
 

@@ -16,7 +16,7 @@ import json
 import random
 import re
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -135,7 +135,7 @@ class HTTPStreamer:
         headers: dict[str, str],
         body: dict[str, Any],
         new_dialect: Callable[[], Dialect],
-    ) -> AsyncIterator[StreamEvent]:
+    ) -> AsyncGenerator[StreamEvent, None]:
         attempts = self.options.max_retries + 1
         for attempt in range(1, attempts + 1):
             shown = False
@@ -195,7 +195,7 @@ class HTTPStreamer:
                 raise _AttemptFailed(_redirected(response, url, host))
             if response.status_code >= 400 or "json" in response.headers.get("content-type", ""):
                 raise await self._status_error(response, host)
-            chunks = ReadAhead(response.aiter_bytes())
+            chunks = ReadAhead(response.aiter_bytes(), closing=lambda: response.is_closed)
             events = self._events(chunks, dialect, host, (first_deadline, overall), no_response)
             try:
                 async for event in events:

@@ -9,7 +9,8 @@ parser, which models take an effort and in what field) is the ``Wire``'s, one pe
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Protocol
 
 from neocode_tui.chat import ChatRequest
@@ -100,7 +101,7 @@ class HTTPProvider:
         secrets = secrets if secrets is not None else Secrets(keys=[api_key])
         self._http = HTTPStreamer(options, secrets, client=client)
 
-    def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+    def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
         model = request.model or self.model
         effort = self.effort if self.takes_effort(model) else None
         body = self.wire.body(request, model, effort)
@@ -115,7 +116,8 @@ class HTTPProvider:
     async def aclose(self) -> None:
         await self._http.aclose()
 
-    async def _explained(self, events: AsyncIterator[StreamEvent],
-                         effort: Effort) -> AsyncIterator[StreamEvent]:
-        async for event in events:
-            yield explain_rejection(event, effort, self.wire.effort_field, self.wire.effort_fix)
+    async def _explained(self, events: AsyncGenerator[StreamEvent, None],
+                         effort: Effort) -> AsyncGenerator[StreamEvent, None]:
+        async with aclosing(events):
+            async for event in events:
+                yield explain_rejection(event, effort, self.wire.effort_field, self.wire.effort_fix)

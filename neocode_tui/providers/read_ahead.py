@@ -11,18 +11,33 @@ event. A slow stream is read exactly as before, a chunk as it arrives; nothing i
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 LIMIT = 1 << 20
 """Bytes read ahead at most before the reading waits for the reader (a slow consumer)."""
 
 
-class ReadAhead:
-    """``chunks`` read ahead; ``take()`` returns what has arrived since the last call."""
+_SETTLE_SECONDS = 5.0
+"""How long a body that is closing itself may take before its read is cancelled anyway."""
 
-    def __init__(self, chunks: AsyncIterator[bytes], *, limit: int = LIMIT) -> None:
+
+def _never() -> bool:
+    return False
+
+
+class ReadAhead:
+    """``chunks`` read ahead; ``take()`` returns what has arrived since the last call.
+
+    ``closing`` says when the body has ended and its iterator is closing it (httpx marks a
+    response closed as the last read returns, then gives its connection back to the pool):
+    a cancel landing there would strand the connection as busy, so that read is let finish.
+    """
+
+    def __init__(self, chunks: AsyncIterator[bytes], *, limit: int = LIMIT,
+                 closing: Callable[[], bool] = _never) -> None:
         self._chunks = chunks
         self._limit = limit
+        self._closing = closing
         self._buffer: list[bytes] = []
         self._size = 0
         self._arrived = asyncio.Event()
@@ -68,8 +83,12 @@ class ReadAhead:
             self._arrived.set()
 
     async def aclose(self) -> None:
-        """Stop reading (the body is closed by its owner)."""
+        """Stop reading (the body is closed by its owner); a body closing itself is let finish."""
         task = self._task
-        if task is not None and not task.done():
+        if task is None or task.done():
+            return
+        if self._closing():
+            await asyncio.wait([task], timeout=_SETTLE_SECONDS)
+        if not task.done():
             task.cancel()
             await asyncio.wait([task])  # its cancellation, not ours: that one propagates

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -129,7 +129,7 @@ class ScriptedProvider:
         self._script = turns if callable(turns) else iter(turns)
         self._ids = CallIds()
 
-    def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+    def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
         self.requests.append(request)
         return self._play(self._next_turn(request))
 
@@ -138,7 +138,7 @@ class ScriptedProvider:
             return self._script(request)
         return next(self._script, None)
 
-    async def _play(self, turn: Turn | None) -> AsyncIterator[StreamEvent]:
+    async def _play(self, turn: Turn | None) -> AsyncGenerator[StreamEvent, None]:
         if turn is None:
             yield StreamError(kind="stream", message="the scripted model has no more replies")
             return

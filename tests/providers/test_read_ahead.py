@@ -93,6 +93,27 @@ async def test_closing_stops_the_read_of_a_body_that_never_ends() -> None:
     assert stopped.is_set()
 
 
+async def test_a_body_that_ended_and_is_closing_itself_is_let_finish_when_closed() -> None:
+    # httpx gives a connection back to its pool as the last read returns: cut there, the
+    # connection would stay busy for good.
+    ended, release = asyncio.Event(), asyncio.Event()
+    given_back = []
+
+    async def body() -> AsyncIterator[bytes]:
+        yield b"last"
+        ended.set()
+        await release.wait()  # the pool's lock, the socket's state
+        given_back.append(True)
+
+    reader = ReadAhead(body(), closing=ended.is_set)
+    assert await reader.take() == b"last"
+    await ended.wait()
+    closing = asyncio.create_task(reader.aclose())
+    release.set()
+    await closing
+    assert given_back == [True]
+
+
 def test_adjacent_deltas_of_one_stream_join_and_nothing_else_moves() -> None:
     usage = UsageEvent(usage=Usage(input_tokens=3))
     events = [

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -62,18 +63,21 @@ class StepProvider:
         """Take back what was allowed and not used: the next event waits again."""
         self._budget = 0
 
-    def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+    def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
         return self._gate(self.inner.stream(request))
 
-    async def _gate(self, events: AsyncIterator[StreamEvent]) -> AsyncIterator[StreamEvent]:
-        async for event in events:
-            while self._budget < 1:
-                self.held = True
-                self._changed.clear()
-                await self._changed.wait()
-            self.held = False
-            self._budget -= 1
-            yield event
+    async def _gate(
+        self, events: AsyncGenerator[StreamEvent, None]
+    ) -> AsyncGenerator[StreamEvent, None]:
+        async with aclosing(events):
+            async for event in events:
+                while self._budget < 1:
+                    self.held = True
+                    self._changed.clear()
+                    await self._changed.wait()
+                self.held = False
+                self._budget -= 1
+                yield event
 
     async def aclose(self) -> None:
         await self.inner.aclose()
