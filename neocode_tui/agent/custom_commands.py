@@ -118,8 +118,8 @@ class CustomCommands:
     problems: list[str] = field(default_factory=list)
     """One line per file that could not be used, each naming the file."""
 
-    def expand(self, text: str) -> str | None:
-        """The prompt ``text`` stands for when it is ``/name args`` of a custom command."""
+    def named(self, text: str) -> tuple[CustomCommand, str] | None:
+        """The custom command ``text`` runs when it is ``/name args``, with the arguments."""
         stripped = text.strip()
         if not stripped.startswith("/"):
             return None
@@ -127,7 +127,12 @@ class CustomCommands:
         command = self.commands.get(name.lower())
         if command is None or "\n" in name:
             return None
-        return command.expand(arguments)
+        return command, arguments
+
+    def expand(self, text: str) -> str | None:
+        """The prompt ``text`` stands for when it is ``/name args`` of a custom command."""
+        found = self.named(text)
+        return None if found is None else found[0].expand(found[1])
 
 
 def command_folders(workspace: Path, home: Path | None = None) -> list[tuple[Path, Source]]:

@@ -23,7 +23,7 @@ async def skills_report(session: AgentSession) -> str:
     tool = session.loop.tools.get("skill")
     if not isinstance(tool, UseSkill):
         return "skills are not available in this session"
-    catalogue = await asyncio.to_thread(tool.catalogue, session.workspace)
+    catalogue = await asyncio.to_thread(tool.catalogue, session.loop.workspace)
     lines = []
     for skill in catalogue.skills.values():
         where = "yours" if skill.origin == "user" else "this workspace's"

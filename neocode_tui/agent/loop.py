@@ -111,7 +111,8 @@ class AgentLoop:
         self.secrets = secrets if secrets is not None else Secrets()
         """The run's holder: scrubs the streamed answer and every tool result before anyone
         sees it (the session shares it with everything else)."""
-        self.memory = MemoryFiles(self.workspace.root, self.secrets)
+        self.memory = MemoryFiles(self.workspace.root, self.secrets,
+                                  hidden=lambda path: self.workspace.hidden(path))
         """The instruction files loaded: at the start, and each folder's as work reaches it."""
         self.images = True
         """Whether the model takes images; without, each is sent as a line saying it was
@@ -232,6 +233,8 @@ class AgentLoop:
             self._add(Message(role="user", content="\n".join(f"[{note}]" for note in notes)))
         if self.system_prompt is None:
             self.system_prompt = await asyncio.to_thread(self.built_system_prompt)
+        for line in self.memory.take_withheld():
+            self._emit(Notice(turn=number, level="warning", message=line))
         sent = self.messages[self.sent_from():]
         request = ChatRequest(
             model=self.provider.model,
@@ -258,7 +261,7 @@ class AgentLoop:
         """The system prompt from the files as they are now (the skills listed, the user's
         addition after it); reads them, so call it in a thread from async code."""
         skill = self.tools.get("skill")
-        skills = skill.catalogue(self.workspace.root).listing() if isinstance(skill, UseSkill) else ""
+        skills = skill.catalogue(self.workspace).listing() if isinstance(skill, UseSkill) else ""
         built = build_system_prompt(self.workspace.root, self.secrets, self.memory, skills)
         return f"{built}\n\n{self.append_system_prompt}" if self.append_system_prompt else built
 

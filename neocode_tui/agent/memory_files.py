@@ -12,7 +12,9 @@ The workspace's files come from a folder nobody has vetted: they and what they i
 read as the tools read (inside the workspace, no symlink out, regular files only, a
 bounded part), so ``@~/.ssh/id_rsa`` imports nothing. The user's own file is trusted: it
 may be a symlink into their dotfiles, and its imports may be anywhere they point. Keys in
-use are scrubbed from all of them, since the prompt is saved and shown.
+use are scrubbed from all of them, since the prompt is saved and shown. A file a deny rule
+keeps from the model (``Workspace.hidden``) is neither loaded nor imported, whoever's
+file names it: the prompt says it was withheld, and so does a notice to the user.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
+from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace, withheld
 from neocode_tui.paths import config_dir
 from neocode_tui.protected_files import FALLBACK_INSTRUCTIONS_FILE, INSTRUCTIONS_FILE
 
@@ -61,9 +63,15 @@ class Arrived:
 class MemoryFiles:
     """What is loaded, for the prompt, the tools' results and ``/memory``."""
 
-    def __init__(self, root: Path, secrets: Callable[[str], str] = str) -> None:
+    def __init__(self, root: Path, secrets: Callable[[str], str] = str,
+                 hidden: Callable[[Path], str | None] | None = None) -> None:
+        """``hidden``: the session's check of what may reach the model (``Workspace.hidden``)."""
         self.workspace = Workspace(root)
         self.secrets = secrets
+        self.hidden = hidden if hidden is not None else self.workspace.hidden
+        self.withheld: list[str] = []
+        """What a deny rule kept out, in words, not yet told the user (``take_withheld``)."""
+        self._told: set[str] = set()
         self.files: list[MemoryFile] = []
         """Everything loaded, in order: user, project, then folders as they arrived."""
         self.folders: list[Arrived] = []
@@ -83,6 +91,8 @@ class MemoryFiles:
         raw = _read_trusted(path)
         if raw is None:
             return ""
+        if why := self._withheld(path, str(path), "loaded"):
+            return why
         self.files.insert(0, MemoryFile(path, str(path), "user", len(raw)))
         budget = [MAX_TOTAL]
         return self._expand(raw, path.parent, 0, budget, trusted=True)
@@ -100,6 +110,13 @@ class MemoryFiles:
         self.folders.clear()
         self._seen = {self.workspace.root}
         return had
+
+    def take_withheld(self) -> list[str]:
+        """What a deny rule kept out since last asked, each said once a session."""
+        told = [line for line in dict.fromkeys(self.withheld) if line not in self._told]
+        self._told.update(told)
+        self.withheld.clear()
+        return told
 
     # -- as the agent works ---------------------------------------------------------------
 
@@ -131,6 +148,8 @@ class MemoryFiles:
             found = self._read_inside(folder / name)
             if found is not None:
                 path, raw = found
+                if why := self._withheld(path, self.workspace.relative(path), "loaded"):
+                    return why
                 self.files.append(MemoryFile(path, self.workspace.relative(path), layer, len(raw)))
                 return self._expand(raw, path.parent, 0, [MAX_TOTAL], trusted=False)
         return ""
@@ -159,10 +178,21 @@ class MemoryFiles:
             if any(f.path == path for f in self.files):
                 return f"[{target} is already loaded]"
             shown = str(path) if trusted else self.workspace.relative(path)
+            if why := self._withheld(path, shown, "imported"):
+                return why
             self.files.append(MemoryFile(path, shown, "import", len(content)))
             return self._expand(content, path.parent, depth + 1, budget, trusted=trusted)
 
         return IMPORT.sub(imported, text)
+
+    def _withheld(self, path: Path, shown: str, verb: str) -> str:
+        """The prompt's line for a file the check keeps from the model (and the user's
+        notice), or "" when it may be sent."""
+        why = self.hidden(path)
+        if why is None:
+            return ""
+        self.withheld.append(f"{shown} was not {verb} into the instructions: {why}")
+        return withheld(shown, why)
 
     def _read_import(self, folder: Path, target: str, trusted: bool) -> tuple[Path, bytes] | None:
         if trusted:

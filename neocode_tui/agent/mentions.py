@@ -5,7 +5,8 @@ mentioned file as ``read_file`` shows it (numbered lines, capped; an image as th
 itself) and each folder as ``list_dir`` does, read through the same confined, no-follow opens. A word after ``@``
 that names nothing in the workspace (``@property`` in pasted code, an e-mail address) is
 left alone; one that names something that cannot be attached (outside the workspace, a
-binary file) is reported to the user, never sent.
+binary file) is reported to the user, never sent. One a deny rule keeps from the model
+(``Workspace.hidden``) is reported too, and the model gets a line saying it was withheld.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from neocode_tui.agent.tools.base import RESULT_CAP, Budget, ToolError, cap_text
 from neocode_tui.agent.tools.files import ListDir, ListDirArgs, ReadFile, ReadFileArgs
-from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
+from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace, withheld
 from neocode_tui.chat import Image
 
 MENTION = re.compile(r'(?<![\w@])@(?:"([^"\n]+)"|([^\s"]+))')
@@ -59,6 +60,8 @@ def expand_mentions(
         shown, block, problem = found[:3]
         if problem:
             result.problems.append(f"@{shown} was not attached: {problem}")
+            if block and block not in blocks:  # withheld: the model is told so
+                blocks.append(block)
         elif shown not in result.attached:
             result.attached.append(shown)
             blocks.append(block)
@@ -102,7 +105,7 @@ def _attach(name: str, workspace: Workspace) -> Found | None:
         return None
     shown = workspace.relative(path)
     if denied := workspace.hidden(path):
-        return shown, "", denied
+        return shown, withheld(shown, denied), denied
     try:
         if path.is_dir():
             listing = ListDir().run_sync(ListDirArgs(path=shown), workspace, Budget())

@@ -4,6 +4,8 @@ it, the mentioned images with it; and, once the hooks have run, their context af
 
 Every piece that comes from the workspace or a server is scrubbed, and every problem is
 said (through ``notice``) rather than sent, so the model gets exactly what the user sees.
+A command file, a mentioned file or a local resource that a deny rule keeps from the model
+(``Workspace.hidden``) is not sent; its @-mentions are expanded by the same check.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from neocode_tui.agent.custom_commands import CustomCommands
 from neocode_tui.agent.images import TEXT_ONLY
 from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.mentions import expand_mentions
-from neocode_tui.agent.workspace import Workspace
+from neocode_tui.agent.tools import ToolError
+from neocode_tui.agent.workspace import Workspace, withheld
 from neocode_tui.chat import Image
 from neocode_tui.known_secrets import Secrets
 from neocode_tui.vocabulary import NoticeLevel
@@ -46,8 +49,8 @@ class PromptExpansion:
 
     async def expand(self, typed: str, images: list[Image]) -> ExpandedPrompt:
         """``ToolError`` or ``PromptArgumentsMissing`` when the command's prompt cannot be had."""
-        text = self._commands().expand(typed) or await self._mcp.expand(typed) or typed
-        text, problems = await self._mcp.attach(text)
+        text = self._command(typed) or await self._mcp.expand(typed) or typed
+        text, problems = await self._mcp.attach(text, self._workspace.hidden)
         mentioned = await asyncio.to_thread(expand_mentions, text, self._workspace, self._secrets)
         for problem in [*problems, *mentioned.problems]:
             self._notice("warning", problem)
@@ -55,6 +58,17 @@ class PromptExpansion:
         if images and not self._images():
             self._notice("warning", f"{len(images)} image(s) not sent: {TEXT_ONLY}; the model is told")
         return ExpandedPrompt(text, mentioned.text, images)
+
+    def _command(self, typed: str) -> str | None:
+        """The custom command's prompt; ``ToolError`` when its file is one the model may
+        not be sent (a deny rule on it, or on the file it links to)."""
+        found = self._commands().named(typed)
+        if found is None:
+            return None
+        command, arguments = found
+        if why := self._workspace.hidden(command.path.resolve()):
+            raise ToolError(f"/{command.name} was not run: {withheld(str(command.path), why)}")
+        return command.expand(arguments)
 
     def with_context(self, text: str, contexts: Iterable[tuple[str, str]]) -> str:
         """``text`` with each hook's context after it, in a tag named for the hook."""

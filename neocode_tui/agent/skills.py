@@ -11,7 +11,8 @@ first, so a workspace skill never takes the name of one of theirs. A workspace's
 are the repository's words: they are read as the tools read (no symlink out of the
 workspace, regular files only, bounded), and a skill runs nothing by itself: what it asks
 the model to run goes through the same approvals and folder trust as anything else (its
-``allowed-tools`` front matter grants nothing).
+``allowed-tools`` front matter grants nothing). A skill whose ``SKILL.md`` a deny rule keeps
+from the model (``Workspace.hidden``) is not offered: its description is its content too.
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from neocode_tui.agent.custom_commands import FRONT_MATTER
-from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace, printable_name
+from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace, printable_name, withheld
 from neocode_tui.deferred import lazy
 from neocode_tui.paths import config_dir
 
@@ -95,10 +97,13 @@ def skill_folders(root: Path, home: Path | None = None) -> list[tuple[Path, Orig
     ]
 
 
-def find_skills(root: Path, home: Path | None = None) -> SkillCatalogue:
-    """Every usable skill; what could not be used is a problem line, never a raise."""
+def find_skills(root: Path, home: Path | None = None,
+                hidden: Callable[[Path], str | None] | None = None) -> SkillCatalogue:
+    """Every usable skill; what could not be used is a problem line, never a raise.
+    ``hidden``: the session's check of what may reach the model."""
     catalogue = SkillCatalogue()
     workspace = Workspace(root)
+    hidden = hidden if hidden is not None else workspace.hidden
     for base, origin in skill_folders(workspace.root, home):
         for folder in _subfolders(base, workspace if origin == "workspace" else None, catalogue):
             if len(catalogue.skills) >= MAX_SKILLS:
@@ -106,6 +111,9 @@ def find_skills(root: Path, home: Path | None = None) -> SkillCatalogue:
                 return catalogue
             where = base / folder.name
             shown = where.relative_to(workspace.root).as_posix() if origin == "workspace" else str(where)
+            if why := hidden(folder / SKILL_FILE):
+                catalogue.problems.append(f"{shown}: not used, {withheld(f'{shown}/{SKILL_FILE}', why)}")
+                continue
             skill = _read_skill(folder, shown, origin, catalogue.problems)
             if skill is None:
                 continue

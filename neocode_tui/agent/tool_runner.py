@@ -211,6 +211,8 @@ class ToolRunner:
         if output.is_error or not paths:
             return output
         arrived = await asyncio.to_thread(self.memory.reached, paths)
+        for line in self.memory.take_withheld():
+            self._emit(Notice(turn=self._turn(), level="warning", message=line))
         for entry in arrived:
             self._emit(Notice(turn=self._turn(), level="info", message=(
                 f"{entry.file.shown} joins the context ({entry.file.size} bytes): "

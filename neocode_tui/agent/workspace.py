@@ -77,6 +77,12 @@ def _nothing_hidden(_: Path) -> str | None:
     return None
 
 
+def withheld(shown: str, why: str) -> str:
+    """The line the model gets where a file's content was left out by the one check
+    (``Workspace.hidden``), so it knows the file exists and why it cannot see it."""
+    return f"[{shown} withheld: {why}]"
+
+
 class Workspace:
     def __init__(self, root: Path, buffers: Buffers | None = None) -> None:
         self.root = root.resolve()
@@ -85,8 +91,10 @@ class Workspace:
         self.added: list[Path] = []
         """More folders the user let the tools into (``--add-dir``)."""
         self.hidden: Callable[[Path], str | None] = _nothing_hidden
-        """Why a resolved path may not be read (a deny rule), or None: a search over its
-        folder leaves it out, an @-mention does not attach it."""
+        """Why the content of the resolved path may not reach the model (a deny rule), or
+        None: the one check every way a file's content goes to the model passes (read and
+        search tools, @-mentions, memory-file imports, skills, custom commands, MCP
+        resources that are local files), each leaving it out with a ``withheld`` line."""
 
     def add(self, folder: Path) -> Path:
         """Let the tools into ``folder`` too; ``WorkspaceTooWide`` (bad usage) for one that

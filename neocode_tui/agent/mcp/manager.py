@@ -38,6 +38,7 @@ from neocode_tui.trust import NOT_TRUSTED
 if TYPE_CHECKING:
     from neocode_tui.agent.mcp.connection import McpConnection
     from neocode_tui.agent.mcp.prompts import McpPrompt
+    from neocode_tui.agent.mcp.resources import Hidden
     from neocode_tui.agent.mcp.tool import McpTool
 
 CONNECT_TIMEOUT = 10.0
@@ -231,15 +232,15 @@ class McpManager:
         prompt = next((p for p in self.prompts() if p.name == name), None)
         return None if prompt is None else self.secrets(await prompt.render(arguments))
 
-    async def attach(self, text: str) -> tuple[str, list[str]]:
+    async def attach(self, text: str, hidden: Hidden) -> tuple[str, list[str]]:
         """``text`` with the ``@server:uri`` resources it mentions after it (scrubbed), and
-        what could not be attached."""
+        what could not be attached; ``hidden`` withholds local files (``Workspace.hidden``)."""
         servers = self.resource_servers()
         if not servers:
             return text, []
         from neocode_tui.agent.mcp.resources import attach_resources
 
-        return await attach_resources(text, servers, self.secrets)
+        return await attach_resources(text, servers, self.secrets, hidden)
 
     def resource_servers(self) -> dict[str, McpConnection]:
         return {name: c for name, c in self._connections.items()

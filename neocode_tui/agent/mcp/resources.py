@@ -4,20 +4,24 @@ A resource is read only when asked for: by the user mentioning it (``@docs:file:
 completed in the app's picker) or by the model through ``read_mcp_resource`` after
 ``list_mcp_resources``. Both tools are offered only while a connected server has resources,
 and read nothing but what the server serves. What comes back is scrubbed and capped like
-any tool's result; binary contents are described, not sent.
+any tool's result; binary contents are described, not sent. A resource that is a local
+file (a ``file://`` URI, asked for or given back) goes through the check of what may reach
+the model (``Workspace.hidden``): one a deny rule covers is withheld, and said so.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from neocode_tui.agent.mcp.text import capped, size_text
 from neocode_tui.agent.tools.base import OutputCallback, Tool, ToolError, ToolOutput
-from neocode_tui.agent.workspace import Workspace
+from neocode_tui.agent.workspace import Workspace, withheld
 
 if TYPE_CHECKING:
     import mcp_types
@@ -33,6 +37,33 @@ LISTED = 200
 
 Servers = Callable[[], Mapping[str, "McpConnection"]]
 """The connected servers that have resources, by name."""
+Hidden = Callable[[Path], "str | None"]
+"""The check of what may reach the model (``Workspace.hidden``)."""
+
+
+def local_file(uri: str) -> Path | None:
+    """The resolved local file a ``file://`` URI names; None for any other URI."""
+    parts = urlsplit(uri.strip())
+    if parts.scheme.lower() != "file" or parts.netloc.lower() not in ("", "localhost"):
+        return None
+    try:
+        return Path(unquote(parts.path)).resolve()
+    except (OSError, RuntimeError, ValueError):
+        return None
+
+
+def hidden_resource(uris: Iterable[str], hidden: Hidden) -> str | None:
+    """Why the first of ``uris`` that is a local file the model may not be sent is
+    withheld, or None."""
+    for uri in uris:
+        path = local_file(uri)
+        if path is not None and (why := hidden(path)):
+            return why
+    return None
+
+
+def _content_uris(result: mcp_types.ReadResourceResult) -> list[str]:
+    return [str(content.uri) for content in result.contents]
 
 
 def resource_text(uri: str, result: mcp_types.ReadResourceResult) -> str:
@@ -48,7 +79,7 @@ def resource_text(uri: str, result: mcp_types.ReadResourceResult) -> str:
 
 
 async def attach_resources(
-    text: str, servers: Mapping[str, McpConnection], scrub: Callable[[str], str]
+    text: str, servers: Mapping[str, McpConnection], scrub: Callable[[str], str], hidden: Hidden,
 ) -> tuple[str, list[str]]:
     """``text`` with each resource it mentions added after it; the problems, in words."""
     blocks: list[str] = []
@@ -64,7 +95,11 @@ async def attach_resources(
             problems.append(f"@{server}:{uri} was not attached: {MENTIONS_CAP} resources at most")
             continue
         try:
-            read = await connection.read_resource(uri)
+            read = await _read_shown(connection, uri, hidden)
+        except ResourceWithheld as exc:  # said to the user, and the model is told
+            problems.append(f"@{server}:{uri} was not attached: {exc}")
+            blocks.append(exc.withheld)
+            continue
         except ToolError as exc:
             problems.append(f"@{server}:{uri} was not attached: {exc}")
             continue
@@ -73,6 +108,24 @@ async def attach_resources(
     if not blocks:
         return text, problems
     return text + "\n\nThe user attached these MCP resources:\n\n" + "\n\n".join(blocks), problems
+
+
+class ResourceWithheld(ToolError):
+    """A resource that is a local file a deny rule keeps from the model."""
+
+    def __init__(self, uri: str, why: str) -> None:
+        super().__init__(why)
+        self.withheld = withheld(uri, why)
+
+
+async def _read_shown(connection: McpConnection, uri: str, hidden: Hidden) -> mcp_types.ReadResourceResult:
+    """The resource, unless it or what the server gave back is a withheld local file."""
+    if why := hidden_resource([uri], hidden):
+        raise ResourceWithheld(uri, why)
+    read = await connection.read_resource(uri)
+    if why := hidden_resource(_content_uris(read), hidden):
+        raise ResourceWithheld(uri, why)
+    return read
 
 
 class ListArgs(BaseModel):
@@ -126,7 +179,11 @@ class ReadMcpResource(Tool[ReadArgs]):
     async def run(self, args: ReadArgs, workspace: Workspace,
                   on_output: OutputCallback | None = None) -> ToolOutput:
         [connection] = _chosen(self._servers(), args.server).values()
-        return ToolOutput(resource_text(args.uri, await connection.read_resource(args.uri)))
+        try:
+            read = await _read_shown(connection, args.uri, workspace.hidden)
+        except ResourceWithheld as exc:
+            raise ToolError(exc.withheld) from None
+        return ToolOutput(resource_text(args.uri, read))
 
 
 def _chosen(servers: Mapping[str, McpConnection], name: str) -> Mapping[str, McpConnection]:

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from neocode_tui.agent.images import ImageError, describe, read_image
 from neocode_tui.agent.tools.base import Budget, FileTool, ToolError, ToolOutput
 from neocode_tui.agent.tools.text import CHUNK, editor_text, open_text_file
-from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace, printable_name
+from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace, printable_name, withheld
 from neocode_tui.deferred import lazy
 
 if TYPE_CHECKING:
@@ -82,6 +82,8 @@ class ReadFile(FileTool[ReadFileArgs]):
 
     def run_sync(self, args: ReadFileArgs, workspace: Workspace, budget: Budget) -> ToolOutput:
         root, path, shown = self._where(args.path, workspace)
+        if why := workspace.hidden(path):  # also where no rule check came first (a skill's file)
+            raise ToolError(withheld(shown, why))
         image = _image(root, path, shown, budget)
         if image is not None:
             return image

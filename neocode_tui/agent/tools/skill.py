@@ -15,9 +15,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from neocode_tui.agent.skills import SkillCatalogue, find_skills, skill_body, skill_files
+from neocode_tui.agent.skills import SKILL_FILE, SkillCatalogue, find_skills, skill_body, skill_files
 from neocode_tui.agent.tools.base import Budget, FileTool, ToolError, ToolOutput
-from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
+from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace, withheld
 
 
 class SkillFolders:
@@ -60,22 +60,24 @@ class UseSkill(FileTool[SkillArgs]):
         self._catalogue: SkillCatalogue | None = None
         self._lock = threading.Lock()
 
-    def catalogue(self, root: Path) -> SkillCatalogue:
+    def catalogue(self, workspace: Workspace) -> SkillCatalogue:
         """The skills, found on the first call (in a thread: it reads folders)."""
         with self._lock:
             if self._catalogue is None:
-                self._catalogue = find_skills(root)
+                self._catalogue = find_skills(workspace.root, hidden=workspace.hidden)
             return self._catalogue
 
     def summary(self, args: Mapping[str, Any]) -> str:
         return f"load skill {args.get('name', '')}"
 
     def run_sync(self, args: SkillArgs, workspace: Workspace, budget: Budget) -> ToolOutput:
-        skills = self.catalogue(workspace.root).skills
+        skills = self.catalogue(workspace).skills
         skill = skills.get(args.name.strip())
         if skill is None:
             known = ", ".join(skills) or "none"
             raise ToolError(f"there is no skill named {args.name!r}; the skills are: {known}")
+        if why := workspace.hidden(skill.folder / SKILL_FILE):  # a rule added since
+            raise ToolError(withheld(f"the skill {skill.name}", why))
         self.folders.add(skill.folder)
         inside = skill.folder.is_relative_to(workspace.root)
         where = workspace.relative(skill.folder) if inside else str(skill.folder)
