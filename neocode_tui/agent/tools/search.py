@@ -215,8 +215,8 @@ class Glob(Tool[GlobArgs]):
         shown = [workspace.relative(path) for path in visible]
         if len(visible) < len(found):
             note = "\n".join(filter(None, [note, _DENIED_NOTE.format(len(found) - len(visible))]))
-        if out.total > len(shown):
-            shown.append(f"[{out.total - len(shown)} more files; narrow the pattern]")
+        if out.total > len(found):
+            shown.append(f"[{out.total - len(found)} more files; narrow the pattern]")
         if note:
             shown.append(note)
         return capped(ToolOutput("\n".join(shown)))
@@ -283,8 +283,8 @@ class Grep(Tool[GrepArgs]):
         matches = [_match_line(line, prefix, single=not out.named) for line in records]
         if len(records) < len(out.records):
             matches.append(_DENIED_NOTE.format(len(out.records) - len(records)))
-        if out.total > len(matches):
-            matches.append(f"[{out.total - len(matches)} more matches; narrow the search]")
+        if out.total > len(out.records):
+            matches.append(f"[{out.total - len(out.records)} more matches; narrow the search]")
         return capped(ToolOutput("\n".join(matches)))
 
 
