@@ -74,20 +74,22 @@ class CallGate:
         if hook == "allow" and not asked_by_rule:
             return None
         writes, root = tool.writes(args, self.workspace), self.workspace.root
-        confinement = tool.confinement(args)
+        named, confinement = tool.named_writes(args), tool.confinement(args)
         allowed = (ruled is not None and ruled.behavior == "allow") or (
             tool.session_scope(args) in self.allowed_for_session
         )
-        if hook != "ask" and not asked_by_rule and not needs_approval(
-            tool.kind, mode, writes, root=root, allowed_for_session=allowed,
-            confinement=confinement,
+        # In a thread: which writes are protected follows links on the disk.
+        if hook != "ask" and not asked_by_rule and not await asyncio.to_thread(
+            needs_approval, tool.kind, mode, writes, root=root, allowed_for_session=allowed,
+            confinement=confinement, named=named,
         ):
             return None
         preview = await tool.preview(args, self.workspace)
         if self.approver is None:
             if asked_by_rule and ruled is not None:
                 return f"not run: {tool.name} asks for approval by {ruled.why}, and nobody can approve it in this run"
-            return refusal_without_approver(tool.name, writes, root, confinement, tool.kind)
+            return await asyncio.to_thread(
+                refusal_without_approver, tool.name, writes, root, confinement, tool.kind, named)
         return await self._ask(self.approver, tool, args, call, preview)
 
     async def _ask(

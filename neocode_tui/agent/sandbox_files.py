@@ -10,7 +10,10 @@ each command the root is looked at again, and what the command made there is ren
 readers would not start it anyway, see ``neocode_tui.trust``). For a protected entry that
 is a symlink (``AGENTS.md`` leading to ``docs/agents.md``) what it leads to is bound, and
 if a command replaces the link, the new entry is set aside the same way and the link put
-back.
+back; so is what a symlink inside a protected folder leads to (``.claude/agents`` leading
+to ``shared/agents``), the one list of them being ``protected_files.link_targets``. A hard
+link to a protected file made before the command cannot be found without reading the
+whole workspace, and the command cannot make one: a link across the read-only mount fails.
 ``.git`` is git's, with rules of its own (a commit must work): the sandbox's git part.
 """
 
@@ -22,23 +25,19 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from neocode_tui.protected_files import GIT_FOLDER, protected_entries
+from neocode_tui.protected_files import GIT_FOLDER, link_targets, protected_entries
 
 SET_ASIDE = ".from-sandbox-"
 
 
 def read_only_mounts(workspace: Path) -> list[str]:
     """bubblewrap's arguments binding each protected entry of the root read-only. For a
-    symlink, what it leads to in the workspace is (the link is checked after the command)."""
-    args: list[str] = []
-    for name, entry in _guarded(workspace).items():
-        path = workspace / name
-        if entry.link is not None:
-            path = path.resolve()
-            if not path.exists() or not path.is_relative_to(workspace) or path == workspace:
-                continue  # outside, it is read-only already
-        args += ["--ro-bind", str(path), str(path)]
-    return args
+    symlink, and for one inside a protected folder, what it leads to in the workspace is
+    (outside, it is read-only already; the root's links are checked after the command)."""
+    paths = [workspace / name for name, entry in _guarded(workspace).items() if entry.link is None]
+    paths += [path for path in link_targets(workspace, without=frozenset({GIT_FOLDER})).paths
+              if path.exists() and path not in paths]
+    return [arg for path in paths for arg in ("--ro-bind", str(path), str(path))]
 
 
 class CreatedEntries:

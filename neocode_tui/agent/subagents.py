@@ -126,6 +126,9 @@ class OneAtATime(Tool[Any]):
     def writes(self, args: Any, workspace: Workspace) -> list[Path]:
         return self.inner.writes(args, workspace)
 
+    def named_writes(self, args: Any) -> list[str]:
+        return self.inner.named_writes(args)
+
     def session_scope(self, args: Any) -> str:
         return self.inner.session_scope(args)
 

@@ -93,12 +93,12 @@ async def test_a_denied_file_reaches_the_model_by_no_way_and_each_is_said(
     system = openai_only.system(1)
     assert system.count(WITHHELD) == 2 and "Fine words to follow." in system
     assert "- open: an open skill" in system and "vault" not in system
-    assert f"what is in @secrets/key.txt ?" in user_message(openai_only, 1)
+    assert "what is in @secrets/key.txt ?" in user_message(openai_only, 1)
     assert WITHHELD in user_message(openai_only, 1)
     results = openai_only.tool_results(2)
     assert results["g"] == "[3 results in files your permission rules deny reading were left out]"
     assert results["f"] == "[1 results in files your permission rules deny reading were left out]"
-    assert results["r"] == f"not run: denied by the permission rule 'Read(./secrets/**)' (.claude/settings.json)"
+    assert results["r"] == f"not run: {RULE}"
     assert results["s"].startswith("there is no skill named 'vault'")
     assert leak.reason == "error" and len(openai_only.server.requests) == 3
     assert WITHHELD in user_message(openai_only, 3)

@@ -115,6 +115,11 @@ class Tool(ABC, Generic[ArgsT]):
         """The resolved paths this call would change (approval looks at them)."""
         return []
 
+    def named_writes(self, args: ArgsT) -> list[str]:
+        """The paths this call writes as its arguments name them, before any symlink is
+        followed: a protected name on the way to a write asks as the write itself would."""
+        return []
+
     def touches(self, args: ArgsT, workspace: Workspace) -> list[Path]:
         """The resolved paths this call reads or changes (a folder's instructions join
         the context with the first one under it)."""

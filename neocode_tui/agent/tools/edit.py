@@ -136,6 +136,9 @@ class _ChangeTool(FileTool[Any]):
     def writes(self, args: _TargetArgs, workspace: Workspace) -> list[Path]:
         return [self.target(args, workspace)]
 
+    def named_writes(self, args: _TargetArgs) -> list[str]:
+        return [args.path]
+
     @abstractmethod
     def plan(self, args: Any, workspace: Workspace, budget: Budget) -> Change: ...
 
