@@ -118,3 +118,72 @@ async def test_auto_edit_asks_before_each_agent_config_file_even_after_a_yes_for
     assert asked == ["m", "a", "c"]
     assert (workspace / ".mcp.json").exists() and (workspace / "notes.txt").exists()
     assert not (workspace / "AGENTS.md").exists() and not (workspace / ".claude").exists()
+
+
+def linked_workspace(workspace: Path) -> dict[str, str]:
+    """Protected files that links lead to and from; what each write would name, by call."""
+    (workspace / "shared" / "agents").mkdir(parents=True)
+    (workspace / ".claude").symlink_to("shared", target_is_directory=True)
+    (workspace / "docs").mkdir()
+    (workspace / "docs" / "guide.md").write_text("The guide.\n")
+    (workspace / "AGENTS.md").symlink_to("docs/guide.md")
+    (workspace / "via").symlink_to(".claude", target_is_directory=True)
+    (workspace / ".agents").mkdir()
+    (workspace / "team" / "skills").mkdir(parents=True)
+    (workspace / ".agents" / "skills").symlink_to("../team/skills", target_is_directory=True)
+    (workspace / ".mcp.json").write_text('{"mcpServers": {}}\n')
+    (workspace / "docs" / "servers.json").hardlink_to(workspace / ".mcp.json")
+    (workspace / "docs" / "x.md").symlink_to("../.mcp.json")
+    return {
+        "dir": ".claude/agents/x.md",  # a protected folder that is a link elsewhere
+        "file": "AGENTS.md",  # a protected file that is a link to an ordinary one
+        "target": "docs/guide.md",  # what that link leads to, by its own name
+        "step": "via/agents/y.md",  # a link to the protected link, on the way
+        "inside": "team/skills/s/SKILL.md",  # where a link inside .agents/ leads
+        "hard": "docs/servers.json",  # a hard link of .mcp.json
+        "reverse": "docs/x.md",  # an ordinary name linked to .mcp.json
+    }
+
+
+def files_of(workspace: Path) -> dict[str, str]:
+    return {path.relative_to(workspace).as_posix(): path.read_text()
+            for path in sorted(workspace.rglob("*")) if path.is_file() and not path.is_symlink()}
+
+
+async def test_auto_edit_asks_before_a_protected_file_reached_through_links(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    writes = linked_workspace(workspace)
+    before = files_of(workspace)
+    openai_only.reply("", [*(write_call(call, path) for call, path in writes.items()),
+                           write_call("ok", "docs/plain.md")])
+    openai_only.reply("Done.")
+    asked: list[str] = []
+
+    async def approver(request: ApprovalRequested) -> ApprovalDecision:
+        asked.append(request.call_id)
+        return ApprovalDecision(verdict="no")
+
+    loop = AgentLoop(openai_only.provider(), workspace, approval="auto-edit", approver=approver)
+    await loop.run("set up the agents")
+
+    assert asked == list(writes)  # the plain file was written without asking
+    assert files_of(workspace) == {**before, "docs/plain.md": "#!/bin/sh\nid\n"}
+    assert set(openai_only.tool_results(2).values()) == {"the user denied this call",
+                                                          "created docs/plain.md (2 lines)"}
+
+
+async def test_headless_auto_edit_refuses_protected_writes_through_links(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    writes = linked_workspace(workspace)
+    before = files_of(workspace)
+    openai_only.reply("", [write_call(call, path) for call, path in writes.items()])
+    openai_only.reply("Done.")
+    loop = AgentLoop(openai_only.provider(), workspace, approval="auto-edit")
+    await loop.run("set up the agents")
+
+    results = openai_only.tool_results(2)
+    assert all(results[call].startswith("not run: write_file needs approval") for call in writes), results
+    assert all("(rerun with --approval full-auto)" in result for result in results.values())
+    assert files_of(workspace) == before
