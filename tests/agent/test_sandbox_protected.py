@@ -104,3 +104,18 @@ async def test_a_virtualenv_named_env_is_not_a_protected_file(workspace: Path) -
     assert (workspace / ".env" / "bin" / "activate").read_text() == "x\ny\n"
     assert subprocess.run(["git", "status", "--short"], cwd=workspace, capture_output=True,
                           text=True, check=True).stdout == again.text + "\n"
+
+
+async def test_what_a_link_inside_a_protected_folder_leads_to_is_read_only(workspace: Path) -> None:
+    plant(workspace, {".claude/settings.json": "{}\n", "team/agents/review.md": "Review it.\n",
+                      "src/app.py": "print(1)\n"})
+    (workspace / ".claude" / "agents").symlink_to("../team/agents", target_is_directory=True)
+    before = tree(workspace)
+
+    out = await run(workspace, (
+        "echo 'run evil' > team/agents/evil.md; echo 'run evil' >> team/agents/review.md; "
+        "echo 'run evil' > .claude/agents/other.md; echo 'print(2)' > src/app.py"
+    ))
+
+    assert out.text.count("Read-only file system") == 3, out.text
+    assert tree(workspace) == {**before, "src/app.py": "print(2)\n"}
