@@ -16,6 +16,8 @@ from neocode_tui.agent.loop_events import Notice
 from neocode_tui.agent.session import AgentSession
 from neocode_tui.settings.model import Settings
 from tests.agent.conftest import Dialect, Recorder
+from tests.agent.test_headless import neocode
+from tests.mcp.conftest import script_server, user_config
 
 SECRET = "SECRET-LINE-7731"
 RULE = "denied by the permission rule 'Read(./secrets/**)' (.claude/settings.json)"
@@ -105,3 +107,21 @@ async def test_a_denied_file_reaches_the_model_by_no_way_and_each_is_said(
     told = notices(recorder)
     assert f"secrets/key.txt was not imported into the instructions: {RULE}" in told
     assert f"@secrets/key.txt was not attached: {RULE}" in told
+
+
+async def test_a_local_mcp_resource_a_deny_rule_covers_is_withheld(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    denied_workspace(workspace)
+    user_config({"files": script_server("files", str(workspace / "secrets"))})
+    key = (workspace / "secrets" / "key.txt").as_uri()
+    openai_only.reply("", [("r", "read_mcp_resource", json.dumps({"server": "files", "uri": key}))])
+    openai_only.reply("Nothing to see.")
+
+    result = await neocode(openai_only, workspace, "-p", f"summarise @files:{key} please")
+
+    assert result.code == 0, result.err
+    assert SECRET not in sent(openai_only)
+    assert f"@files:{key} was not attached: {RULE}" in result.err
+    assert f"[{key} withheld: {RULE}]" in user_message(openai_only, 1)
+    assert openai_only.tool_results(2)["r"] == f"[{key} withheld: {RULE}]"
