@@ -28,13 +28,13 @@ from neocode_tui.protected_files import LinkTargets, link_targets, protected_pat
 from neocode_tui.vocabulary import ApprovalMode
 
 
-def _protected(path: Path, root: Path, targets: LinkTargets | None = None) -> bool:
+def _protected(path: Path, root: Path, targets: LinkTargets) -> bool:
     """Whether writing the resolved ``path`` (inside ``root``, or an added folder, whose
     every component is then looked at) must always be approved; ``targets``: what the
-    root's protected entries lead to, looked up if not given."""
+    root's protected entries lead to."""
     if path.is_relative_to(config_dir().resolve()) or protected_path(root, path):
         return True
-    return (targets if targets is not None else link_targets(root)).reach(path)
+    return targets.reach(path)
 
 
 def always_asks(writes: Iterable[Path], root: Path, named: Iterable[str] = ()) -> bool:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace, withheld
+from neocode_tui.agent.workspace import Hidden, PathOutsideWorkspace, Workspace, withheld
 from neocode_tui.paths import config_dir
 from neocode_tui.protected_files import FALLBACK_INSTRUCTIONS_FILE, INSTRUCTIONS_FILE
 
@@ -64,7 +64,7 @@ class MemoryFiles:
     """What is loaded, for the prompt, the tools' results and ``/memory``."""
 
     def __init__(self, root: Path, secrets: Callable[[str], str] = str,
-                 hidden: Callable[[Path], str | None] | None = None) -> None:
+                 hidden: Hidden | None = None) -> None:
         """``hidden``: the session's check of what may reach the model (``Workspace.hidden``)."""
         self.workspace = Workspace(root)
         self.secrets = secrets

@@ -20,13 +20,12 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from neocode_tui.agent.custom_commands import FRONT_MATTER
-from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace, printable_name, withheld
+from neocode_tui.agent.workspace import Hidden, PathOutsideWorkspace, Workspace, printable_name, withheld
 from neocode_tui.deferred import lazy
 from neocode_tui.paths import config_dir
 
@@ -98,7 +97,7 @@ def skill_folders(root: Path, home: Path | None = None) -> list[tuple[Path, Orig
 
 
 def find_skills(root: Path, home: Path | None = None,
-                hidden: Callable[[Path], str | None] | None = None) -> SkillCatalogue:
+                hidden: Hidden | None = None) -> SkillCatalogue:
     """Every usable skill; what could not be used is a problem line, never a raise.
     ``hidden``: the session's check of what may reach the model."""
     catalogue = SkillCatalogue()

@@ -73,6 +73,11 @@ def refuse_too_wide(root: Path) -> None:
     )
 
 
+Hidden = Callable[[Path], "str | None"]
+"""The check of what may reach the model (``Workspace.hidden``): why a resolved path's
+content may not, or None."""
+
+
 def _nothing_hidden(_: Path) -> str | None:
     return None
 
@@ -90,7 +95,7 @@ class Workspace:
         """The editor's copies of the files, when a front end has them (see ``buffers``)."""
         self.added: list[Path] = []
         """More folders the user let the tools into (``--add-dir``)."""
-        self.hidden: Callable[[Path], str | None] = _nothing_hidden
+        self.hidden: Hidden = _nothing_hidden
         """Why the content of the resolved path may not reach the model (a deny rule), or
         None: the one check every way a file's content goes to the model passes (read and
         search tools, @-mentions, memory-file imports, skills, custom commands, MCP

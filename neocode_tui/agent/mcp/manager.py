@@ -38,8 +38,8 @@ from neocode_tui.trust import NOT_TRUSTED
 if TYPE_CHECKING:
     from neocode_tui.agent.mcp.connection import McpConnection
     from neocode_tui.agent.mcp.prompts import McpPrompt
-    from neocode_tui.agent.mcp.resources import Hidden
     from neocode_tui.agent.mcp.tool import McpTool
+    from neocode_tui.agent.workspace import Hidden
 
 CONNECT_TIMEOUT = 10.0
 CALL_TIMEOUT = 300.0

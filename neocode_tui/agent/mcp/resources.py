@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from neocode_tui.agent.mcp.text import capped, size_text
 from neocode_tui.agent.tools.base import OutputCallback, Tool, ToolError, ToolOutput
-from neocode_tui.agent.workspace import Workspace, withheld
+from neocode_tui.agent.workspace import Hidden, Workspace, withheld
 
 if TYPE_CHECKING:
     import mcp_types
@@ -37,8 +37,6 @@ LISTED = 200
 
 Servers = Callable[[], Mapping[str, "McpConnection"]]
 """The connected servers that have resources, by name."""
-Hidden = Callable[[Path], "str | None"]
-"""The check of what may reach the model (``Workspace.hidden``)."""
 
 
 def local_file(uri: str) -> Path | None:
