@@ -14,6 +14,7 @@ from pathlib import Path
 
 from neocode_tui.agent.loop_events import Notice
 from neocode_tui.agent.session import AgentSession
+from neocode_tui.paths import config_dir
 from neocode_tui.settings.model import Settings
 from tests.agent.conftest import Dialect, Recorder
 from tests.agent.test_headless import neocode
@@ -125,3 +126,24 @@ async def test_a_local_mcp_resource_a_deny_rule_covers_is_withheld(
     assert f"@files:{key} was not attached: {RULE}" in result.err
     assert f"[{key} withheld: {RULE}]" in user_message(openai_only, 1)
     assert openai_only.tool_results(2)["r"] == f"[{key} withheld: {RULE}]"
+
+
+async def test_a_skill_s_file_outside_the_workspace_is_withheld_by_a_deny_rule(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    skill = config_dir() / "skills" / "tools"
+    write(skill / "SKILL.md", "---\nname: tools\ndescription: handy tools\n---\nRead secret.txt.\n")
+    write(skill / "secret.txt", f"{SECRET}\n")
+    write(config_dir() / "config.toml", f'[permissions]\ndeny = ["read_file(/{skill}/secret.txt)"]\n')
+    openai_only.reply("", [("s", "skill", json.dumps({"name": "tools"}))])
+    openai_only.reply("", [("r", "read_file", json.dumps({"path": str(skill / "secret.txt")}))])
+    openai_only.reply("Nothing to see.")
+    session, _ = make_session(openai_only, workspace)
+
+    finished = await session.prompt("use the tools skill")
+    await session.aclose()
+
+    assert finished.reason == "done"
+    assert SECRET not in sent(openai_only)
+    rule = f"denied by the permission rule 'read_file(/{skill}/secret.txt)' ({config_dir() / 'config.toml'})"
+    assert openai_only.tool_results(3)["r"] == f"[{skill / 'secret.txt'} withheld: {rule}]"
