@@ -59,7 +59,8 @@ class RunningCommand:
         around.enter_context(sandbox.prepared(root))
         tree = ProcessTree()
         try:
-            argv = sandbox.command(["bash", "-c", command], root)
+            # In a thread: the mounts look at the workspace (its protected entries' links).
+            argv = await asyncio.to_thread(sandbox.command, ["bash", "-c", command], root)
             env = sandbox.environment(secret_free(_child_env(), secrets))
             spawn = asyncio.ensure_future(
                 loop.subprocess_exec(
