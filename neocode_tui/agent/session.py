@@ -47,6 +47,7 @@ from neocode_tui.agent.permissions import Permissions, RunOptions
 from neocode_tui.agent.prompt_expansion import PromptExpansion
 from neocode_tui.agent.restore import Restorer, UndoPreview
 from neocode_tui.agent.sandbox import choose_sandbox
+from neocode_tui.agent.sandbox_files import recover, recovered_note
 from neocode_tui.agent.session_compaction import Compaction
 from neocode_tui.agent.session_file import SessionFile
 from neocode_tui.agent.session_hooks import SessionHooks
@@ -112,6 +113,9 @@ class AgentSession:
         self.settings = settings
         self.profiles = profiles
         self.workspace = workspace.resolve()
+        self._recovered = recovered_note(recover(self.workspace))
+        """What sandboxed commands left in the workspace unchecked, set aside before
+        anything here is loaded (said at the first prompt)."""
         self.secrets = known_secrets(settings)
         """Every secret this conversation knows, the one holder everything scrubs with."""
         self.provider = provider or make_provider(settings, secrets=self.secrets)
@@ -412,7 +416,8 @@ class AgentSession:
         self.titling.first_prompt(prompt, tell=self.file.store is not None)
         if not self._extensions_told:
             self._extensions_told = True
-            for problem in [*self.commands.problems, *self.hooks.notices(),
+            recovered = [self._recovered] if self._recovered else []
+            for problem in [*recovered, *self.commands.problems, *self.hooks.notices(),
                             *self.permissions.notices(), *self.agents.problems]:
                 self.notice("warning", problem)
 
