@@ -106,9 +106,10 @@ class AnswerSchema:
     async def _in_worker(self, job: dict[str, Any]) -> dict[str, str]:
         if self._stopped:
             return {"unchecked": "not checked: the run was stopped"}
+        # -P and cwd "/": no module of the workspace can stand in for one the worker imports.
         self._worker = worker = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", __name__, stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+            sys.executable, "-P", "-m", __name__, stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, cwd="/",
         )
         if self._stopped:  # stopped while the worker was starting
             worker.kill()

@@ -95,3 +95,20 @@ async def test_a_backtracking_pattern_ends_the_run_at_the_deadline_without_askin
     assert process.returncode == 4, err
     assert f"checking it took longer than {CHECK_SECONDS:g} s" in err.decode()
     assert len(openai_only.server.requests) == 1  # the model cannot fix a slow schema
+
+
+async def test_the_check_imports_no_module_of_the_workspace(
+    openai_only: Dialect, workspace: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "imported"
+    for module in ("referencing", "jsonschema", "resource"):
+        (workspace / f"{module}.py").write_text(f"open({str(marker)!r}, 'a').write({module!r})\n")
+    path = tmp_path / "schema.json"
+    path.write_text(json.dumps({"type": "object"}))
+    openai_only.reply('{"a": 1}')
+
+    result = await run(openai_only, workspace, "--json-schema", str(path), "--output-format", "json")
+
+    assert result.code == 0, result.err
+    assert json.loads(result.out)["structured_output"] == {"a": 1}
+    assert not marker.exists()
