@@ -158,14 +158,19 @@ def verdict(schema: Any, value: Any) -> dict[str, str]:
 
 
 def _unreachable(exc: BaseException) -> str:
-    """The URI a reference was resolved to (what the registry was asked for, deepest in
-    the chain), else the reference as written."""
-    found, seen = str(exc), 0
+    """The URI the registry was asked for (a reference resolved against its base), else
+    the reference as written."""
+    from referencing.exceptions import NoSuchResource
+
+    written = str(getattr(exc, "ref", exc))
     link: BaseException | None = exc
-    while link is not None and seen < 10:
-        found = str(getattr(link, "ref", found))
-        link, seen = link.__cause__ or link.__context__, seen + 1
-    return found
+    for _ in range(10):
+        if link is None:
+            break
+        if isinstance(link, NoSuchResource):
+            return str(link.ref)
+        link = link.__cause__ or link.__context__
+    return written
 
 
 def _work() -> None:
