@@ -137,3 +137,15 @@ async def test_a_budget_holds_over_subagents_running_at_once(
     told = {call["id"]: call["result"] for call in out["tool_calls"] if call["name"] == "task"}
     assert set(told) == {"t0", "t1", "t2"}
     assert any("the explore agent failed: stopped: the next request" in text for text in told.values())
+
+
+async def test_side_work_is_held_to_the_budget_too(openai_only: Dialect, workspace: Path) -> None:
+    # A title from the small model is a request like any other: past the budget, not sent.
+    openai_only.reply("Hello.")
+
+    result = await neocode(openai_only, workspace, "-p", "say hello", "--max-budget-usd", "0.000001",
+                           "--model", "gpt-4o", "--small-model", "gpt-4o-mini")
+
+    assert result.code == 3, result.err
+    assert "past its budget of $0.0000 (--max-budget-usd)" in result.err
+    assert openai_only.server.requests == []
