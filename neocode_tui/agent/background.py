@@ -221,9 +221,14 @@ class BackgroundJobs:
             self.report(job)
 
     def take_notes(self) -> list[str]:
-        """A line per job that ended since the model last heard of it (it did not read the
-        end with bash_output, nor stop it itself)."""
+        """A line per running job whose protected entries were set aside just now (before
+        the next request, as a foreground command's are at its end), and per job that ended
+        since the model last heard of it (it did not read the end with bash_output, nor stop
+        it itself)."""
         notes = []
+        for job in self.running:  # what it made so far is read by nobody meanwhile
+            if moved := job.running.set_aside():
+                notes.append(f"background command {job.id} ({job.summary}), still running: {moved}")
         for job in self.jobs.values():
             if job.finished and not job.told:
                 job.told = True

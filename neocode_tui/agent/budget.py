@@ -1,10 +1,14 @@
-"""A spending limit for a session (``max_budget_usd``), held before each request.
+"""A spending limit for a session (``max_budget_usd``), held before each of its requests.
 
-The request about to go is priced before it is sent, as the most it may cost as far as can
-be told (``Meter.next_request_cost``): a limit is for not passing it, so the estimate errs
-high. Where nobody can be asked (``-p``) the run stops there; in the app the user is warned
-once the session has spent 80 % and asked before a request would pass the limit (a yes
-holds for the rest of the session).
+Every request the session makes goes through here first: the main loop's, each subagent's
+(its own loop, ``Subagents``), and side work (titles, compaction summaries). Each is priced
+before it is sent, as the most it may cost as far as can be told (``Meter.next_request_cost``
+for a loop, ``Meter.cost_of`` for a one-off request): a limit is for not passing it, so the
+estimate errs high. A request admitted holds its estimate until its usage is counted, so
+concurrent requests (children run at the same time) cannot all pass on the same room.
+Where nobody can be asked (``-p``) the first refusal stops the whole session: every later
+request is refused too. In the app the user is warned once the session has spent 80 % and
+asked before a request would pass the limit (a yes holds for the rest of the session).
 """
 
 from __future__ import annotations
@@ -18,6 +22,9 @@ from neocode_tui.events import ErrorInfo
 from neocode_tui.vocabulary import NoticeLevel
 
 WARN_AT = Decimal("0.8")
+MAIN, TITLE, SUMMARY = "main", "title", "summary"
+"""Who a request's estimate is held for: the main loop, a title, a compaction summary (a
+subagent holds its own, by its loop)."""
 Ask = Callable[[str], Awaitable[bool]]
 
 
@@ -34,10 +41,18 @@ class Budget:
         self._warned = False
         self._passed = False
         self._unpriced_told = False
-        self._sent_estimate = Decimal(0)
+        self._stopped: ErrorInfo | None = None
+        """Why the session was stopped, where nobody could be asked: every request after."""
+        self._held: dict[object, Decimal] = {}
+        """The estimates of the requests admitted and not yet counted, by who sent them."""
         self._unreported = Decimal(0)
         """What requests whose server reported no usage cost, as estimated before they went:
         a server that never says its counts must not make them free."""
+
+    @property
+    def meter(self) -> Meter:
+        """The session's meter: what it has spent, and the settings a child's is made with."""
+        return self._meter
 
     @property
     def limit(self) -> Decimal | None:
@@ -51,12 +66,12 @@ class Budget:
             return None
         return (cost or Decimal(0)) + self._unreported
 
-    def counted(self, reported: bool) -> None:
-        """After a request: its estimate stands in when the server reported no usage; then
-        the 80 % warning, once."""
+    def counted(self, reported: bool, who: object = MAIN) -> None:
+        """After a request of ``who`` (its usage counted by the meter already): its estimate
+        stands in when the server reported no usage; then the 80 % warning, once."""
+        estimate = self._held.pop(who, Decimal(0))
         if not reported:
-            self._unreported += self._sent_estimate
-        self._sent_estimate = Decimal(0)
+            self._unreported += estimate
         limit, spent = self.limit, self.spent
         if limit is None or spent is None or self._warned or spent < WARN_AT * limit:
             return
@@ -65,26 +80,40 @@ class Budget:
                      f"{spent / limit:.0%} of its budget of {format_cost(limit)} (max_budget_usd)")
 
     async def before_request(self) -> ErrorInfo | None:
-        """None to send the next request; why not, when it would pass the limit."""
+        """None to send the main loop's next request; why not, when it would pass the limit."""
+        return await self.admit(MAIN, self._meter.next_request_cost)
+
+    async def admit(self, who: object, upcoming: Callable[[], Decimal | None]) -> ErrorInfo | None:
+        """None to send ``who``'s request, whose cost is at most ``upcoming()`` (held until
+        ``counted``); why not, when with what is spent and held it would pass the limit."""
         limit = self.limit
-        if limit is None or self._passed:
+        if limit is None:
             return None
-        upcoming = self._meter.next_request_cost()
-        if upcoming is None:
-            if not self._unpriced_told:
-                self._unpriced_told = True
-                self._notice("warning", "max_budget_usd cannot be held: the model has no known price")
+        if self._stopped is not None:
+            return self._stopped
+        estimate = upcoming()
+        if estimate is None:
+            self._say_unpriced()
             return None
-        spent = self.spent or Decimal(0)
-        self._sent_estimate = upcoming
-        if spent + upcoming <= limit:
+        committed = (self.spent or Decimal(0)) + sum(self._held.values(), Decimal(0))
+        if self._passed or committed + estimate <= limit:
+            self._held[who] = estimate
             return None
-        said = (f"the next request (about {format_cost(upcoming)}) would take this session, at "
-                f"{format_cost(spent)} so far, past its budget of {format_cost(limit)}")
-        if self.ask is not None and await self.ask(said):
-            self._passed = True
-            return None
-        return ErrorInfo(kind="budget", message=f"stopped: {said} (--max-budget-usd)")
+        said = (f"the next request (about {format_cost(estimate)}) would take this session, at "
+                f"{format_cost(committed)} so far, past its budget of {format_cost(limit)}")
+        if self.ask is not None:
+            if await self.ask(said):
+                self._passed = True
+                self._held[who] = estimate
+                return None
+            return ErrorInfo(kind="budget", message=f"stopped: {said} (--max-budget-usd)")
+        self._stopped = ErrorInfo(kind="budget", message=f"stopped: {said} (--max-budget-usd)")
+        return self._stopped
+
+    def _say_unpriced(self) -> None:
+        if not self._unpriced_told:
+            self._unpriced_told = True
+            self._notice("warning", "max_budget_usd cannot be held: the model has no known price")
 
 
 def unpriced(model: str, base_url: str) -> str | None:

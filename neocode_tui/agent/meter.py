@@ -173,11 +173,30 @@ class Meter:
         if cost is not None:
             entry.cost = (entry.cost or Decimal(0)) + cost
 
+    def for_child(
+        self, *, model: Callable[[], str], messages: Callable[[], list[Message]],
+        system_prompt: Callable[[], str], tool_specs: Callable[[], list[ToolSpec]],
+    ) -> Meter:
+        """A meter of another conversation of this session (a subagent's), with these
+        settings: what its next request may cost, expecting answers as long as here."""
+        child = Meter(settings=self._settings, model=model, messages=messages,
+                      system_prompt=system_prompt, tool_specs=tool_specs)
+        child.largest_output = self.largest_output
+        return child
+
     def next_request_cost(self) -> Decimal | None:
         """What the next request may cost at most as far as can be told: its whole input at
         the uncached price and an answer as long as the longest so far; None unpriced."""
-        estimate = Usage(input_tokens=self.context.tokens, output_tokens=self.largest_output)
-        return request_cost(estimate, self._model(), self._settings().resolved_base_url)
+        return self.cost_of(self.context.tokens)
+
+    def cost_of(self, input_tokens: int, output_tokens: int | None = None,
+                model: str | None = None) -> Decimal | None:
+        """What a request of ``input_tokens`` may cost at most with ``model`` (the one in use
+        unless named): uncached input and ``output_tokens`` of answer, else one as long as
+        the longest so far; None unpriced."""
+        output = self.largest_output if output_tokens is None else output_tokens
+        estimate = Usage(input_tokens=input_tokens, output_tokens=output)
+        return request_cost(estimate, model or self._model(), self._settings().resolved_base_url)
 
     def turn_finished(self, usage: Usage | None) -> None:
         """A turn's request, as the server counted it, covers the history as it is now."""

@@ -243,17 +243,22 @@ def _entries(folder: Path) -> list[Path]:
         return []
 
 
+def record_stem(workspace: Path) -> Path:
+    """Where NeoCode keeps what its sandboxed commands in ``workspace`` leave to undo (each
+    kind of record adds to the name): its data folder, which no command can see."""
+    return data_dir() / "sandbox" / hashlib.sha256(str(workspace).encode()).hexdigest()[:32]
+
+
 @contextmanager
 def standing_in(plan: GitGuard) -> Iterator[None]:
     """Stand-ins for ``plan``'s missing paths while the block runs. They go once no
     sandboxed command of any NeoCode runs in the workspace: each run holds a shared lock;
     a run ending takes it exclusively only when it is the last one, and then removes the
     stand-ins recorded (by every process) as made, those still as they were made."""
-    folder = data_dir() / "sandbox"
-    folder.mkdir(parents=True, exist_ok=True)
-    key = hashlib.sha256(str(plan.workspace).encode()).hexdigest()[:32]
-    record = folder / f"{key}.json"
-    with open(folder / f"{key}.lock", "a") as users:
+    stem = record_stem(plan.workspace)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    record = stem.with_name(f"{stem.name}.json")
+    with open(stem.with_name(f"{stem.name}.lock"), "a") as users:
         fcntl.flock(users, fcntl.LOCK_SH)  # only ever waits for another run's removal
         with _recorded(record) as made:
             for path, content in plan.stand_ins.items():

@@ -47,6 +47,7 @@ from neocode_tui.agent.permissions import Permissions, RunOptions
 from neocode_tui.agent.prompt_expansion import PromptExpansion
 from neocode_tui.agent.restore import Restorer, UndoPreview
 from neocode_tui.agent.sandbox import choose_sandbox
+from neocode_tui.agent.sandbox_files import recover, recovered_note
 from neocode_tui.agent.session_compaction import Compaction
 from neocode_tui.agent.session_file import SessionFile
 from neocode_tui.agent.session_hooks import SessionHooks
@@ -112,6 +113,9 @@ class AgentSession:
         self.settings = settings
         self.profiles = profiles
         self.workspace = workspace.resolve()
+        self._recovered = recovered_note(recover(self.workspace))
+        """What sandboxed commands left in the workspace unchecked, set aside before
+        anything here is loaded (said at the first prompt)."""
         self.secrets = known_secrets(settings)
         """Every secret this conversation knows, the one holder everything scrubs with."""
         self.provider = provider or make_provider(settings, secrets=self.secrets)
@@ -140,27 +144,29 @@ class AgentSession:
         self.agents = load_agents(self.workspace)
         """The subagents ``task`` may run, as the session started (the tool's definition
         stays the same bytes all session)."""
-        self.subagents = Subagents(
-            self.loop, self.agents, count=self._count_child,
-            provider_for=AgentProviders(profiles, self.secrets, model=lambda: self.model, notice=self.notice),
-            stop_hook=lambda agent, active: self.hooks.subagent_stopped(agent, active),
-            record=self._record_child,
-        )
-        self.child_transcripts: dict[str, list[Message]] = {}
-        """The subagents' transcripts of the session last resumed, by ``task`` call id."""
-        if self.loop.tools.get("task") is None:
-            self.loop.tools.add(TaskTool(self.subagents))
         self.meter = Meter(
             settings=lambda: self.settings, model=lambda: self.model, messages=lambda: self.messages,
             system_prompt=self.loop.current_system_prompt, tool_specs=self.loop.tools.specs,
         )
         """The context's fill and the session's cost."""
         self.loop.sent_from = lambda: self.meter.sent_from
-        self.side = SideWork(lambda: self.settings, lambda: self.provider, self.meter, self.secrets)
-        """The small model's work (titles, summaries); ``side.provider()`` for subagents."""
         self.budget = Budget(self.meter, lambda: self.settings.max_budget_usd, self.notice)
-        """``max_budget_usd``: a front end that can ask sets ``budget.ask``."""
+        """``max_budget_usd``, over every request of the session (its subagents' and side
+        work too): a front end that can ask sets ``budget.ask``."""
         self.loop.before_request = self.budget.before_request
+        self.side = SideWork(lambda: self.settings, lambda: self.provider, self.meter, self.secrets,
+                             self.budget)
+        """The small model's work (titles, summaries); ``side.provider()`` for subagents."""
+        self.subagents = Subagents(
+            self.loop, self.agents, count=self._count_child,
+            provider_for=AgentProviders(profiles, self.secrets, model=lambda: self.model, notice=self.notice),
+            stop_hook=lambda agent, active: self.hooks.subagent_stopped(agent, active),
+            record=self._record_child, budget=self.budget,
+        )
+        self.child_transcripts: dict[str, list[Message]] = {}
+        """The subagents' transcripts of the session last resumed, by ``task`` call id."""
+        if self.loop.tools.get("task") is None:
+            self.loop.tools.add(TaskTool(self.subagents))
         self.titling = Titling(self.side, told=lambda title: self._emit(
             SessionTitled(turn=self.loop.turn, session_id=self.id or "", title=title)),
             save=lambda title, by: self.file.write(lambda store: store.append_title(title, by)))
@@ -410,7 +416,8 @@ class AgentSession:
         self.titling.first_prompt(prompt, tell=self.file.store is not None)
         if not self._extensions_told:
             self._extensions_told = True
-            for problem in [*self.commands.problems, *self.hooks.notices(),
+            recovered = [self._recovered] if self._recovered else []
+            for problem in [*recovered, *self.commands.problems, *self.hooks.notices(),
                             *self.permissions.notices(), *self.agents.problems]:
                 self.notice("warning", problem)
 

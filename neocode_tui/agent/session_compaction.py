@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Literal
 
-from neocode_tui.agent.budget import Budget
+from neocode_tui.agent.budget import SUMMARY, Budget
 from neocode_tui.agent.compaction import compact_messages
 from neocode_tui.agent.context import ASSUMED_WINDOW, CHARS_PER_TOKEN, about, estimate_tokens, is_overflow
 from neocode_tui.agent.loop_events import RunFinished, StopReason
@@ -184,17 +184,22 @@ class Compaction:
         if blocked is not None:
             self._notice("warning", f"not compacted: a PreCompact hook blocked it: {blocked}")
             return False
-        refused = await self._budget.before_request()  # a summary is a request too
+        provider, before = self._side.provider(), self._meter.context.tokens
+        refused = await self._budget.admit(  # a summary is a request too, of the whole history
+            SUMMARY, lambda: self._meter.cost_of(before, model=provider.model))
         if refused is not None:
             self._notice("error", f"could not compact: {refused.message}")
             return False
-        before = self._meter.context.tokens
-        result = await compact_messages(
-            self._side.provider(), self._messages(), secrets=self._secrets,
-            instructions=instructions, budget_chars=self._meter.working_window * CHARS_PER_TOKEN // 2,
-        )
+        try:
+            result = await compact_messages(
+                provider, self._messages(), secrets=self._secrets, instructions=instructions,
+                budget_chars=self._meter.working_window * CHARS_PER_TOKEN // 2,
+            )
+        except asyncio.CancelledError:
+            self._budget.counted(False, SUMMARY)  # it may have been charged: as estimated
+            raise
         self._side.count(result.usage)
-        self._budget.counted(result.usage is not None)
+        self._budget.counted(result.usage is not None, SUMMARY)
         if result.usage is not None:
             self._counted(result.usage)
         if result.error:

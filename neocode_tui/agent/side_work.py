@@ -8,8 +8,11 @@ title is the first prompt's first line, as before.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
+from neocode_tui.agent.budget import TITLE, Budget
+from neocode_tui.agent.context import estimate_tokens
 from neocode_tui.agent.meter import Meter
 from neocode_tui.agent.session_listing import title_of
 from neocode_tui.chat import ChatRequest, Message
@@ -25,16 +28,19 @@ TITLE_INSTRUCTION = (
     "below. Answer with the title alone: no quotes, no full stop."
 )
 TITLE_PROMPT_CHARS = 2_000
+TITLE_TOKENS = 40
 
 
 class SideWork:
     def __init__(
         self, settings: Callable[[], Settings], main: Callable[[], Provider], meter: Meter,
-        secrets: Secrets,
+        secrets: Secrets, budget: Budget | None = None,
     ) -> None:
+        """``budget``: the session's, which side requests go through like any other."""
         self._settings = settings
         self._main = main
         self._meter = meter
+        self._budget = budget
         self._secrets = secrets
         self._small: Provider | None = None
         self._small_for: tuple[str | None, ...] = ()
@@ -69,10 +75,23 @@ class SideWork:
     async def title(self, prompt: str) -> str | None:
         """A short title for a session that starts with ``prompt``; None when the small
         model gave none (the first line of the prompt stays the title)."""
-        request = ChatRequest(model=self.provider().model, system=TITLE_INSTRUCTION, messages=[
-            Message(role="user", content=prompt[:TITLE_PROMPT_CHARS])], max_tokens=40)
-        turn = await collect(self._secrets.stream(self.provider().stream(request)))
+        model = self.provider().model
+        request = ChatRequest(model=model, system=TITLE_INSTRUCTION, messages=[
+            Message(role="user", content=prompt[:TITLE_PROMPT_CHARS])], max_tokens=TITLE_TOKENS)
+        budget = self._budget
+        tokens = estimate_tokens(TITLE_INSTRUCTION + prompt[:TITLE_PROMPT_CHARS])
+        if budget is not None and await budget.admit(
+                TITLE, lambda: self._meter.cost_of(tokens, TITLE_TOKENS, model)) is not None:
+            return None  # past the budget: the prompt's first line stays the title
+        try:
+            turn = await collect(self._secrets.stream(self.provider().stream(request)))
+        except asyncio.CancelledError:
+            if budget is not None:
+                budget.counted(False, TITLE)  # it may have been charged: as estimated
+            raise
         self.count(turn.usage)
+        if budget is not None:
+            budget.counted(turn.usage is not None, TITLE)
         lines = [line for line in turn.text.strip().splitlines() if line.strip()]
         if not turn.ok or not lines:
             return None

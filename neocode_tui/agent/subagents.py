@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from neocode_tui.agent.agent_files import EXPLORE, AgentCatalog, AgentFile
+from neocode_tui.agent.budget import Budget
 from neocode_tui.agent.call_context import CURRENT_CALL, RunningCall
 from neocode_tui.agent.call_gate import Approver
 from neocode_tui.agent.loop import AgentLoop, Sink
@@ -178,9 +179,11 @@ class Subagents:
     def __init__(
         self, parent: AgentLoop, catalog: AgentCatalog, *, provider_for: ProviderFor,
         count: UsageCounter, stop_hook: StopHook | None = None,
-        record: Callable[[str, str, list[Any]], None] | None = None,
+        record: Callable[[str, str, list[Any]], None] | None = None, budget: Budget | None = None,
     ) -> None:
+        """``budget``: the session's, which each child request goes through too."""
         self.parent = parent
+        self.budget = budget
         self.catalog = catalog
         self.provider_for = provider_for
         self.count = count
@@ -204,10 +207,9 @@ class Subagents:
         activity = _Activity(on_output, self.parent.tools)
         child = ChildLoop(
             self.parent, provider, tools=self._tools(agent),
-            system_prompt=self._system_prompt(agent),
-            sink=self._forwarder(call, agent, provider, activity),
-            approver=self._approver(agent, call),
+            system_prompt=self._system_prompt(agent), approver=self._approver(agent, call),
         )
+        child.sink = self._forwarder(call, agent, provider, activity, self._held_to_budget(child))
         try:
             finished = await child.run(args.prompt)
             for number in range(CONTINUATIONS):
@@ -251,12 +253,33 @@ class Subagents:
             "the other agent reads only that, so make it complete."
         )
 
+    def _held_to_budget(self, child: ChildLoop) -> Callable[[Usage | None], None]:
+        """Each of the child's requests admitted by the session's budget first, priced on
+        the child's own conversation; what to tell it when one ended."""
+        budget = self.budget
+        if budget is None:
+            return lambda usage: None
+        meter = budget.meter.for_child(
+            model=lambda: child.provider.model, messages=lambda: child.messages,
+            system_prompt=child.current_system_prompt, tool_specs=child.tools.specs,
+        )
+        child.before_request = lambda: budget.admit(child, meter.next_request_cost)
+
+        def ended(usage: Usage | None) -> None:
+            meter.turn_finished(usage)
+            budget.counted(usage is not None, child)
+
+        return ended
+
     def _forwarder(
-        self, call: RunningCall, agent: AgentFile, provider: Provider, activity: _Activity
+        self, call: RunningCall, agent: AgentFile, provider: Provider, activity: _Activity,
+        ended: Callable[[Usage | None], None],
     ) -> Sink:
         def forward(event: LoopEvent) -> None:
-            if isinstance(event, TurnFinished) and event.usage is not None:
-                self.count(event.usage, provider.model)
+            if isinstance(event, TurnFinished):
+                if event.usage is not None:
+                    self.count(event.usage, provider.model)
+                ended(event.usage)
             activity.event(event)
             sink = self.parent.sink
             if sink is not None:

@@ -133,6 +133,8 @@ async def _run(
     def stop(signum: int) -> None:
         stopped_by.append(signum)
         session.cancel()
+        if schema is not None:
+            schema.stop()
 
     for signum in EXIT_SIGNAL:
         loop.add_signal_handler(signum, stop, signum)
@@ -147,9 +149,13 @@ async def _run(
         if checked is not None:
             printer.structured = checked.value if not checked.problem else None
         printer.finish(finished, session)
-        if checked is not None and checked.problem and not stopped_by:
-            _say(f"neocode: the final answer does not match --json-schema: {checked.problem}")
-            return EXIT_SCHEMA
+        if checked is not None and checked.problem:
+            if stopped_by:
+                name = signal.Signals(stopped_by[0]).name
+                _say(f"neocode: stopped by {name} while the answer was checked against --json-schema")
+            else:
+                _say(f"neocode: the final answer does not match --json-schema: {checked.problem}")
+                return EXIT_SCHEMA
     except NeoCodeError as exc:
         _say(f"neocode: {exc}")
         return exc.exit_code
@@ -193,10 +199,12 @@ async def _answer(
     finished = await session.prompt(prompt)
     if schema is None or finished.reason not in ("done", "turn_limit"):
         return finished, None
-    checked = schema.check(finished.final_text)
-    if checked.problem:
+    checked = await schema.check(finished.final_text)
+    if checked.problem and not checked.final:
         finished = await session.prompt(schema.again(checked.problem))
-        checked = schema.check(finished.final_text)
+        if finished.reason not in ("done", "turn_limit"):
+            return finished, None
+        checked = await schema.check(finished.final_text)
     return finished, checked
 
 

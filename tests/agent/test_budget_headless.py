@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+from neocode_tui.agent.pricing import request_cost
+from neocode_tui.events import Usage
 from neocode_tui.providers.prompt_cache import count_breakpoints
 from tests.agent.conftest import Dialect
 from tests.agent.test_headless import Result, neocode, start
@@ -88,3 +94,58 @@ async def test_a_server_that_reports_no_usage_still_meets_the_budget(
     assert result.code == 3, result.err
     assert "past its budget of $0.0300" in result.err
     assert 1 < len(openai_only.server.requests) < 30
+
+
+def _priced_by_size(costs: list[Decimal], output: int):
+    """A model that reports usage for what it is sent (a token for each four characters,
+    and a long answer), recording what each request cost: a child of the explore agent
+    lists the folder forever; the parent asks three children at once, then answers."""
+
+    def answer(payload: Any) -> Response:
+        fresh = len(json.dumps(payload)) // 4
+        costs.append(request_cost(Usage(input_tokens=fresh, output_tokens=output), "gpt-4o") or Decimal(0))
+        system = payload["messages"][0]["content"]
+        usage = (fresh, output)
+        if "You are the explore agent" in system:
+            return Response(body=openai_turn("", [("list_dir", "{}")], usage=usage,
+                                             call_ids=[f"c{len(costs)}"]))
+        if any(message["role"] == "tool" for message in payload["messages"]):
+            return Response(body=openai_turn("Surveyed.", usage=usage))
+        tasks = [("task", json.dumps({"description": f"look {n}", "prompt": f"survey part {n}"}))
+                 for n in range(3)]
+        return Response(body=openai_turn("", tasks, usage=usage, call_ids=["t0", "t1", "t2"]))
+
+    return answer
+
+
+async def test_a_budget_holds_over_subagents_running_at_once(
+    openai_only: Dialect, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    costs: list[Decimal] = []
+    openai_only.server.enqueue(*[_priced_by_size(costs, output=1_500)] * 40)
+
+    result = await neocode(openai_only, workspace, "-p", "survey", "--max-budget-usd", "0.10",
+                           "--model", "gpt-4o", "--max-turns", "8", "--output-format", "json")
+
+    assert result.code == 3, result.err
+    out = json.loads(result.out)
+    assert out["error"]["kind"] == "budget"
+    assert "past its budget of $0.1000 (--max-budget-usd)" in out["error"]["message"]
+    # Every request of the session, the children's included, within the budget and one more.
+    assert sum(costs) <= Decimal("0.10") + max(costs), costs
+    told = {call["id"]: call["result"] for call in out["tool_calls"] if call["name"] == "task"}
+    assert set(told) == {"t0", "t1", "t2"}
+    assert any("the explore agent failed: stopped: the next request" in text for text in told.values())
+
+
+async def test_side_work_is_held_to_the_budget_too(openai_only: Dialect, workspace: Path) -> None:
+    # A title from the small model is a request like any other: past the budget, not sent.
+    openai_only.reply("Hello.")
+
+    result = await neocode(openai_only, workspace, "-p", "say hello", "--max-budget-usd", "0.000001",
+                           "--model", "gpt-4o", "--small-model", "gpt-4o-mini")
+
+    assert result.code == 3, result.err
+    assert "past its budget of $0.0000 (--max-budget-usd)" in result.err
+    assert openai_only.server.requests == []

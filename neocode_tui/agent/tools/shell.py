@@ -81,7 +81,7 @@ class RunningCommand:
         except BaseException:
             around.close()
             if created is not None:
-                created.set_aside()
+                created.finish()
             raise
         tree.started(transport.get_pid())
         return cls(tree, transport, protocol, capture, around, created)
@@ -133,6 +133,11 @@ class RunningCommand:
         """Undo what was set up around the command; the note of what it made that was set
         aside, or ""."""
         self._around.close()
+        return set_aside_note(self._created.finish() if self._created is not None else [])
+
+    def set_aside(self) -> str:
+        """While it runs: what it has made among the protected entries so far, set aside;
+        the note saying so, or ""."""
         return set_aside_note(self._created.set_aside() if self._created is not None else [])
 
 
