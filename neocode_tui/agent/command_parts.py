@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 
@@ -71,6 +72,12 @@ class Part:
     def program(self) -> str:
         """The program's name, without its folder (``/bin/rm`` is ``rm``)."""
         return self.words[0].rsplit("/", 1)[-1]
+
+    def pick(self, indices: Iterable[int]) -> Part:
+        """The words at ``indices``, in order, with their marks."""
+        chosen = list(indices)
+        return Part(tuple(self.words[index] for index in chosen),
+                    frozenset(at for at, index in enumerate(chosen) if index in self.patterns), self.open)
 
     def tail(self, start: int, end: int | None = None) -> Part:
         """The words from ``start`` (to ``end``), with their marks."""
@@ -189,11 +196,11 @@ def _run_by(spec: Invocation, part: Part, *, exact: bool) -> list[Part] | None:
         if exact or spec.runs in ("shell", "script"):
             return None
         return [part.tail(index) for index in range(1, len(part.words))]
-    options, start = read
+    options, operands = read
     if any(name in spec.queries for name, _ in options):
         return []
     pieces = _scripts([value for name, value in options if name in spec.scripts])
-    rest = part.tail(start + 1)
+    rest = part.pick(index + 1 for index in operands)
     if pieces is None:
         return None
     if spec.runs == "shell":
@@ -205,20 +212,27 @@ def _run_by(spec: Invocation, part: Part, *, exact: bool) -> list[Part] | None:
         return None
     if spec.runs == "xargs":
         command = replace(command if command.words else Part(("echo",)), open=True)
-    elif part.open and not command.words:
-        return None  # the command itself would come from the input
+    elif not command.words and not pieces and (part.open or _starts_shell(spec, options)):
+        return None  # the command would come from the input
     return pieces + ([command] if command.words else [])
 
 
-def _read_options(spec: Invocation, args: tuple[str, ...]) -> tuple[Options, int] | None:
-    """The options before the first operand, and where the operands start; None for an
-    option the entry does not know or one missing its value."""
+def _starts_shell(spec: Invocation, options: Options) -> bool:
+    """Whether, given no command, it starts a shell that reads its input."""
+    return spec.default_shell or any(name in spec.shell_options for name, _ in options)
+
+
+def _read_options(spec: Invocation, args: tuple[str, ...]) -> tuple[Options, list[int]] | None:
+    """The options (before the first operand, or among them for a ``permute`` entry) and
+    where the operands are; None for an option the entry does not know or one missing
+    its value."""
     options: Options = []
+    operands: list[int] = []
     index = 0
     while index < len(args):
         arg = args[index]
         if arg in spec.ends:
-            return options, index + 1
+            return options, [*operands, *range(index + 1, len(args))]
         if arg in spec.flags or (spec.numbers and _NUMBER.fullmatch(arg)):
             options.append((arg, ""))
             index += 1
@@ -227,6 +241,10 @@ def _read_options(spec: Invocation, args: tuple[str, ...]) -> tuple[Options, int
             taken = _long_option(spec, arg, args[index + 1:])
         elif len(arg) > 1 and (arg[0] == "-" or (spec.plus and arg[0] == "+")):
             taken = _short_options(spec, arg, args[index + 1:])
+        elif spec.permute:
+            operands.append(index)
+            index += 1
+            continue
         else:
             break
         if taken is None:
@@ -234,7 +252,7 @@ def _read_options(spec: Invocation, args: tuple[str, ...]) -> tuple[Options, int
         found, used = taken
         options.extend(found)
         index += 1 + used
-    return options, index
+    return options, [*operands, *range(index, len(args))]
 
 
 def _long_option(spec: Invocation, arg: str, following: tuple[str, ...]) -> tuple[Options, int] | None:

@@ -45,6 +45,13 @@ class Invocation:
     """Words between the options and the command (``timeout``'s duration)."""
     after_operands: frozenset[str] = frozenset()
     """An option after the operands whose value is a command line (``flock f -c cmd``)."""
+    permute: bool = False
+    """Options may come after operands too (GNU getopt's default: ``su root -c cmd``)."""
+    shell_options: frozenset[str] = frozenset()
+    """Options with which, given no command, it starts a shell that reads its input
+    (``sudo -s``)."""
+    default_shell: bool = False
+    """Given no command, it starts a shell that reads its input (``chroot /srv``, ``su``)."""
     assignments: bool = False
     """``NAME=value`` words may come before the command (``env``, ``sudo``)."""
     numbers: bool = False
@@ -94,6 +101,14 @@ _FISH = Invocation(
     valued=_names("-d -o -f --debug --debug-output --features --profile --profile-startup"),
     scripts=_names("-c -C --command --init-command"),
 )
+_SU = Invocation(
+    permute=True, operands=1, default_shell=True,
+    flags=_names("- -f -l -m -p -P --fast --login --preserve-environment --pty"),
+    valued=_names("-g -G -s -w --group --supp-group --shell --whitelist-environment"),
+    scripts=_names("-c --command --session-command"),
+)
+"""su, runuser: ``-c`` is the command line, the operand the user; the rest goes to the shell."""
+
 PROGRAMS: dict[str, Invocation] = {
     **dict.fromkeys(("sh", "bash", "rbash", "dash", "ash"), _BOURNE),
     **dict.fromkeys(("ksh", "ksh93", "mksh", "lksh", "pdksh", "oksh", "yash", "posh"), _KORN),
@@ -121,8 +136,10 @@ PROGRAMS: dict[str, Invocation] = {
         valued=_names("-C -D -g -h -p -R -r -t -T -U -u --close-from --chdir --chroot --group "
                       "--host --prompt --role --type --command-timeout --other-user --user"),
         attached=_names("--preserve-env"), queries=_names("-l -v -V --list --validate --version"),
+        shell_options=_names("-i -s --login --shell"),
     ),
-    "doas": Invocation(flags=_names("-L -n -s"), valued=_names("-a -C -u")),
+    "doas": Invocation(flags=_names("-L -n -s"), valued=_names("-a -C -u"), shell_options=_names("-s")),
+    "su": _SU, "runuser": _SU,
     "pkexec": Invocation(flags=_names("--disable-internal-agent --keep-cwd"), valued=_names("--user")),
     "timeout": Invocation(
         operands=1, flags=_names("-v --foreground --preserve-status --verbose"),
@@ -158,7 +175,8 @@ PROGRAMS: dict[str, Invocation] = {
                      "--no-fork --verbose"),
         valued=_names("-w -E --wait --timeout --conflict-exit-code"),
     ),
-    "chroot": Invocation(operands=1, flags=_names("--skip-chdir"), valued=_names("--userspec --groups")),
+    "chroot": Invocation(operands=1, default_shell=True, flags=_names("--skip-chdir"),
+                         valued=_names("--userspec --groups")),
     "xargs": Invocation(
         runs="xargs",
         flags=_names("-0 -o -p -r -t -x --null --open-tty --interactive --no-run-if-empty --verbose "
