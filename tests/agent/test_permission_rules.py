@@ -195,8 +195,8 @@ def test_a_deny_rule_with_arguments_holds_for_a_command_given_more_words_when_it
 
 @pytest.mark.parametrize("command", WRAPPED)
 def test_an_allow_rule_on_a_wrapper_covers_it_only_with_what_it_runs(workspace: Path, command: str) -> None:
-    every_wrapper = rules(workspace, allow=[f"bash({word}:*)" for word in command.split()
-                                            if word.isalpha() and word != "rm"] + ["bash(/usr/bin/env:*)", "bash(echo:*)"])
+    wrappers = [f"bash({word}:*)" for word in command.split() if word.isalpha() and word != "rm"]
+    every_wrapper = rules(workspace, allow=[*wrappers, "bash(/usr/bin/env:*)", "bash(echo:*)"])
     assert decide(every_wrapper, workspace, "bash", command=command) != "allow"
 
 

@@ -159,3 +159,23 @@ async def test_a_rule_on_a_wrapped_command_asks_through_the_wrapper_and_an_allow
     assert asked == ["shell", "glob", "wrapped", "unlisted"]  # ls is allowed, cp is not
     assert "app.py" in openai_only.tool_results(4)["allowed"]
     assert sorted(path.name for path in workspace.iterdir()) == ["app.py"]
+
+
+async def test_a_yes_for_the_session_to_a_wrapped_command_covers_that_command_only(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    openai_only.reply("", [bash_call("first", "timeout 5 ls"), bash_call("again", "timeout 5 ls"),
+                           bash_call("other", "timeout 5 touch made")])
+    openai_only.reply("Done.")
+    asked: list[str] = []
+
+    async def approver(request: ApprovalRequested) -> ApprovalDecision:
+        asked.append(request.call_id)
+        return ApprovalDecision(verdict="session" if request.call_id == "first" else "no")
+
+    loop = AgentLoop(openai_only.provider(), workspace, approval="ask", approver=approver)
+    await loop.run("list, then make a file")
+
+    assert asked == ["first", "other"]
+    assert "app.py" in openai_only.tool_results(2)["again"]
+    assert not (workspace / "made").exists()
