@@ -56,6 +56,9 @@ class Part:
     """Which words the shell expands as pathname patterns (``/bin/r?``, ``*.py``)."""
     open: bool = False
     """It is given more words when it runs (``xargs``' input, ``find``'s ``{}``)."""
+    placeholder: str = ""
+    """Text replaced when it runs (``find``'s ``{}``, ``xargs -I``'s): a program whose
+    name holds it is unknown."""
 
     @property
     def tokens(self) -> tuple[str, ...]:
@@ -76,14 +79,14 @@ class Part:
     def pick(self, indices: Iterable[int]) -> Part:
         """The words at ``indices``, in order, with their marks."""
         chosen = list(indices)
-        return Part(tuple(self.words[index] for index in chosen),
-                    frozenset(at for at, index in enumerate(chosen) if index in self.patterns), self.open)
+        return replace(self, words=tuple(self.words[index] for index in chosen),
+                       patterns=frozenset(at for at, index in enumerate(chosen) if index in self.patterns))
 
     def tail(self, start: int, end: int | None = None) -> Part:
         """The words from ``start`` (to ``end``), with their marks."""
         stop = len(self.words) if end is None else end
-        return Part(self.words[start:stop], frozenset(index - start for index in self.patterns
-                                                      if start <= index < stop), self.open)
+        return replace(self, words=self.words[start:stop],
+                       patterns=frozenset(index - start for index in self.patterns if start <= index < stop))
 
 
 def split_command(command: str) -> list[Part] | None:
@@ -158,14 +161,14 @@ def commands_run(part: Part) -> list[Part] | None:
 
 
 def _walk(part: Part, depth: int, *, exact: bool) -> list[Part] | None:
-    if depth > MAX_DEPTH:
+    if depth > MAX_DEPTH or (part.placeholder and part.placeholder in part.words[0]):
         return None
     program = part.program
     if 0 in part.patterns and (exact or any(pattern_matches(program, name) for name in PROGRAMS)):
         return None  # it might name a wrapper or a shell, whose command is then unknown
     found = [part]
     if not exact and program != part.words[0]:
-        found.append(Part((program, *part.words[1:]), part.patterns, part.open))
+        found.append(replace(part, words=(program, *part.words[1:])))
     spec = PROGRAMS.get(program)
     if spec is None:
         return found
@@ -211,7 +214,8 @@ def _run_by(spec: Invocation, part: Part, *, exact: bool) -> list[Part] | None:
     if command is None:
         return None
     if spec.runs == "xargs":
-        command = replace(command if command.words else Part(("echo",)), open=True)
+        replaced = next((value or "{}" for name, value in options if name in ("-I", "-i", "--replace")), "")
+        command = replace(command if command.words else Part(("echo",)), open=True, placeholder=replaced)
     elif not command.words and not pieces and (part.open or _starts_shell(spec, options)):
         return None  # the command would come from the input
     return pieces + ([command] if command.words else [])
@@ -364,5 +368,5 @@ def _find_runs(part: Part) -> list[Part]:
             continue
         end = next((stop for stop in range(index + 1, len(words)) if words[stop] == ";"
                     or (words[stop] == "+" and words[stop - 1] == "{}")), len(words))
-        pieces.append(replace(part.tail(index + 1, end), open=True))
+        pieces.append(replace(part.tail(index + 1, end), open=True, placeholder="{}"))
     return pieces

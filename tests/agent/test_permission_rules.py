@@ -219,3 +219,14 @@ def test_a_wrapper_s_words_are_read_as_it_reads_them(workspace: Path) -> None:
     for harmless in ("timeout 5 echo rm", "sudo -u rm ls", "nice -n 5 echo rm x", "env -u rm ls",
                      "bash script.sh rm", "bash -o rm -c 'ls'", "find . -name rm", "command -v rm"):
         assert decide(ruleset, workspace, "bash", command=harmless) is None, harmless
+
+
+@pytest.mark.parametrize("command", [
+    "find /bin -name rm -exec {} x ;", "find . -exec timeout 5 {} x ;", "echo rm | xargs -I% % x",
+    "echo rm | xargs -i {} x", "echo rm | xargs --replace=@ nice @ x", "echo rm | xargs sh -c",
+    "find . -exec sh -c {} ;", "echo rm x | xargs env",
+])
+def test_a_command_whose_program_find_or_xargs_fill_in_asks(workspace: Path, command: str) -> None:
+    ruleset = rules(workspace, deny=["bash(rm:*)"], allow=["bash"])
+    verdict = ruleset.decide("bash", {"command": command}, Workspace(workspace).resolve)
+    assert verdict is not None and verdict.behavior == "ask" and "cannot be split" in verdict.why
