@@ -210,12 +210,15 @@ def _run_by(spec: Invocation, part: Part, *, exact: bool) -> list[Part] | None:
         return _shell_runs(options, rest, pieces)
     if spec.runs == "script":
         return _scripts([" ".join(rest.words)])
+    if len(rest.words) > spec.operands and rest.words[spec.operands] in spec.after_operands:
+        script = _scripts(list(rest.words[spec.operands + 1:spec.operands + 2]))
+        return None if script is None else pieces + script
     command = _command_of(spec, options, rest)
     if command is None:
         return None
     if spec.runs == "xargs":
-        replaced = next((value or "{}" for name, value in options if name in ("-I", "-i", "--replace")), "")
-        command = replace(command if command.words else Part(("echo",)), open=True, placeholder=replaced)
+        filled = next((value or "{}" for name, value in options if name in spec.fills), "")
+        command = replace(command if command.words else Part(("echo",)), open=True, placeholder=filled)
     elif not command.words and not pieces and (part.open or _starts_shell(spec, options)):
         return None  # the command would come from the input
     return pieces + ([command] if command.words else [])
@@ -341,9 +344,6 @@ def _command_of(spec: Invocation, options: Options, rest: Part) -> Part | None:
     if len(rest.words) < spec.operands:
         return Part(())
     command = rest.tail(spec.operands)
-    if command.words and command.words[0] in spec.after_operands:
-        script = _scripts(list(command.words[1:2]))
-        return None if script is None or len(script) != 1 else script[0]
     if spec.assignments:
         skip = next((index for index, word in enumerate(command.words) if not _ASSIGNMENT.match(word)),
                     len(command.words))

@@ -39,6 +39,9 @@ class Invocation:
     """Options whose value is a command line run by a shell (``fish -c``, ``fish -C``)."""
     splits: frozenset[str] = frozenset()
     """Options whose value is split into more words of the command (``env -S``)."""
+    fills: frozenset[str] = frozenset()
+    """Options whose value (``{}`` when none) is replaced in the command by words of the
+    input (``xargs -I%``)."""
     queries: frozenset[str] = frozenset()
     """Options with which the program runs no command (``command -v``)."""
     operands: int = 0
@@ -184,6 +187,7 @@ PROGRAMS: dict[str, Invocation] = {
         valued=_names("-a -d -E -I -L -n -P -s --arg-file --delimiter --max-args --max-procs "
                       "--max-chars --process-slot-var"),
         attached=_names("-e -i -l --eof --replace --max-lines"), queries=_names("--show-limits"),
+        fills=_names("-I -i --replace"),
     ),
     "find": Invocation(runs="find"),
 }
