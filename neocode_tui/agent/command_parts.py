@@ -44,6 +44,8 @@ _BRACES = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
 _GLOB = re.compile(r"[*?[]")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _NUMBER = re.compile(r"--?\d+")
+_INPUT = re.compile(r"/dev/(stdin|fd/)|/proc/[^/]+/fd/|-$")
+"""Script files that are the shell's input."""
 Options = list[tuple[str, str]]
 
 
@@ -207,7 +209,7 @@ def _run_by(spec: Invocation, part: Part, *, exact: bool) -> list[Part] | None:
     if pieces is None:
         return None
     if spec.runs == "shell":
-        return _shell_runs(options, rest, pieces)
+        return _shell_runs(spec, options, rest, pieces)
     if spec.runs == "script":
         return _scripts([" ".join(rest.words)])
     if len(rest.words) > spec.operands and rest.words[spec.operands] in spec.after_operands:
@@ -325,16 +327,16 @@ def _scripts(lines: list[str]) -> list[Part] | None:
     return pieces
 
 
-def _shell_runs(options: Options, rest: Part, pieces: list[Part]) -> list[Part] | None:
+def _shell_runs(spec: Invocation, options: Options, rest: Part, pieces: list[Part]) -> list[Part] | None:
     """A shell runs its ``-c`` command line (the first operand, wherever ``-c`` stands),
     a script file, or what it reads from its input, which is unknown."""
     names = {name for name, _ in options}
-    if "-c" in names:
+    if "-c" in names and "-c" in spec.flags:
         script = _scripts([rest.words[0]] if rest.words else [])
         return None if script is None else pieces + script
     if pieces:
         return pieces
-    if "-s" in names or "-i" in names or not rest.words:
+    if spec.default_shell or "-s" in names or "-i" in names or not rest.words or _INPUT.match(rest.words[0]):
         return None
     return []  # a script file: its content is not the command line's
 

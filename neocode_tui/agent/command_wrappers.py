@@ -90,7 +90,7 @@ _ZSH = Invocation(
     runs="shell", plus=True, next_words=True, abbreviations=False, any_long=True, ends=_names("-- - -b"),
     flags=frozenset(f"-{letter}" for letter in
                     "0123456789abcdefghijklmnpqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"),
-    valued=_names("-o"),
+    valued=_names("-o --emulate"),
 )
 _CSH = Invocation(
     runs="shell", abbreviations=False, ends=_names("-- -"),
@@ -144,10 +144,10 @@ PROGRAMS: dict[str, Invocation] = {
     "doas": Invocation(flags=_names("-L -n -s"), valued=_names("-a -C -u"), shell_options=_names("-s")),
     "su": _SU, "runuser": _SU,
     "pkexec": Invocation(flags=_names("--disable-internal-agent --keep-cwd"), valued=_names("--user")),
-    "timeout": Invocation(
+    **dict.fromkeys(("timeout", "gtimeout"), Invocation(
         operands=1, flags=_names("-v --foreground --preserve-status --verbose"),
         valued=_names("-k -s --kill-after --signal"),
-    ),
+    )),
     "nice": Invocation(numbers=True, valued=_names("-n --adjustment")),
     "nohup": Invocation(),
     "setsid": Invocation(flags=_names("-c -f -w --ctty --fork --wait")),
@@ -190,7 +190,23 @@ PROGRAMS: dict[str, Invocation] = {
         fills=_names("-I -i --replace"),
     ),
     "find": Invocation(runs="find"),
+    **dict.fromkeys(("source", "."), Invocation(runs="shell", ends=frozenset())),
+    "script": Invocation(
+        runs="shell", default_shell=True, scripts=_names("-c --command"),
+        flags=_names("-a -e -f -q --append --return --flush --quiet"),
+    ),
+    "strace": Invocation(
+        flags=_names("-c -C -d -D -f -F -h -i -k -n -q -r -t -T -v -V -w -x -y -z -Z"),
+        valued=_names("-a -b -e -E -I -o -O -p -P -s -S -u -X"),
+    ),
+    "faketime": Invocation(operands=1),
+    **dict.fromkeys((
+        "ltrace", "fakeroot", "firejail", "unshare", "nsenter", "numactl", "prlimit", "cpulimit",
+        "systemd-run", "run0", "proxychains", "proxychains4", "torsocks", "caffeinate", "chronic",
+        "ifne", "entr", "catchsegv", "xvfb-run", "dbus-run-session",
+    ), Invocation()),
 }
-"""Each program that makes another run, by the name it is called with."""
+"""Each program that makes another run, by the name it is called with. An entry that knows
+no options still counts: with any option, a deny rule looks at every later word."""
 FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 """``find`` actions whose words up to ``;`` or ``+`` are a command."""

@@ -114,7 +114,7 @@ SHELL_FORMS = [
     "/usr/bin/bash -c 'echo; rm x'", "sh -ec 'rm x'", "dash -c -- 'rm x'", "zsh -o extendedglob -c 'rm x'",
     "zsh --no-rcs -c 'rm x'", "ksh -o vi -c 'rm x'", "mksh -c 'rm x'", "fish -c 'rm x'",
     "fish --command='rm x'", "fish -C 'rm x' -c 'echo'", "csh -fc 'rm x'", "eval 'rm x'",
-    "sh -c \"bash -o posix -c 'rm x'\"",
+    "sh -c \"bash -o posix -c 'rm x'\"", "zsh --emulate sh -c 'rm x'", "script -q -c 'rm x' log",
 ]
 
 
@@ -128,7 +128,8 @@ def test_a_deny_or_ask_rule_holds_through_every_shell_option_form(workspace: Pat
 
 @pytest.mark.parametrize("command", [
     "echo 'rm x' | bash", "echo 'rm x' | sh -s", "bash -", "bash -i", "bash --frobnicate -c 'rm x'",
-    "fish", "echo 'rm x' | sudo -s", "sudo -i", "chroot /srv", "su - root",
+    "echo 'rm x' | bash /dev/stdin", "bash /dev/fd/0", ". /dev/stdin", "script log", "fish",
+    "echo 'rm x' | sudo -s", "sudo -i", "chroot /srv", "su - root",
 ])
 def test_a_shell_that_reads_its_input_or_takes_unknown_options_asks(workspace: Path, command: str) -> None:
     ruleset = rules(workspace, deny=["bash(rm:*)"], allow=["bash"])
@@ -174,6 +175,8 @@ WRAPPED = [
     "chroot --userspec u /srv rm x", "echo x | xargs rm", "echo x | xargs -I{} rm {}",
     "xargs -0 -n 1 -P 4 rm", "xargs --max-args=1 rm", "xargs -i rm {}", "find . -exec rm {} ;",
     "find . -execdir rm {} +", "find . -ok rm {} ;", "find . -name a -okdir rm {} ;",
+    "strace -f -e trace=open -o log rm x", "fakeroot -u rm x", "faketime 2020-01-01 rm x",
+    "unshare -r rm x", "gtimeout 5 rm x", "sudo /bin/r? x",
     "sudo timeout 5 nice -n 1 rm x", "timeout 5 bash -o posix -c 'rm x'", "/usr/bin/env rm x",
 ]
 
