@@ -21,6 +21,7 @@ import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
+from functools import cached_property
 
 from neocode_tui.agent.command_wrappers import FIND_RUNS, PROGRAMS, Invocation
 from neocode_tui.deferred import lazy
@@ -62,13 +63,13 @@ class Part:
     """Text replaced when it runs (``find``'s ``{}``, ``xargs -I``'s): a program whose
     name holds it is unknown."""
 
-    @property
+    @cached_property
     def tokens(self) -> tuple[str, ...]:
         """The words split at blanks, as rules compare them: ``env -S "rm -rf x"`` hides
         no program from a rule that way."""
         return tuple(" ".join(self.words).split())
 
-    @property
+    @cached_property
     def token_patterns(self) -> tuple[bool, ...]:
         """For each of ``tokens``, whether it came from a pattern word."""
         return tuple(index in self.patterns for index, word in enumerate(self.words) for _ in word.split())

@@ -171,6 +171,7 @@ class RuleSet:
 
     def _command(self, command: str, relevant: list[Entry]) -> Verdict | None:
         parts = split_command(command)
+        inner: list[Part] | None = None
         for behavior in ("deny", "ask"):
             entries = [entry for entry in relevant if entry.behavior == behavior]
             for entry in entries:
@@ -178,7 +179,7 @@ class RuleSet:
                     return Verdict(behavior, entry)
             if not entries:
                 continue
-            inner = _all_inner(parts)
+            inner = _all_inner(parts) if inner is None else inner
             if inner is None:
                 return Verdict("ask", None)
             for entry in entries:
