@@ -371,5 +371,6 @@ def _find_runs(part: Part) -> list[Part]:
             continue
         end = next((stop for stop in range(index + 1, len(words)) if words[stop] == ";"
                     or (words[stop] == "+" and words[stop - 1] == "{}")), len(words))
-        pieces.append(replace(part.tail(index + 1, end), open=True, placeholder="{}"))
+        if end > index + 1:
+            pieces.append(replace(part.tail(index + 1, end), open=True, placeholder="{}"))
     return pieces

@@ -234,3 +234,12 @@ def test_a_command_whose_program_find_or_xargs_fill_in_asks(workspace: Path, com
     ruleset = rules(workspace, deny=["bash(rm:*)"], allow=["bash"])
     verdict = ruleset.decide("bash", {"command": command}, Workspace(workspace).resolve)
     assert verdict is not None and verdict.behavior == "ask" and "cannot be split" in verdict.why
+
+
+@pytest.mark.parametrize("command", [
+    "find . -exec", "find . -exec ;", "bash -o", "bash -c", "timeout", "timeout 5", "env -S \"'unterminated\"",
+    "xargs -I", "sudo --", "flock f -c", "su", "watch", "nice -n", "busybox", "exec", "command -v",
+])
+def test_a_wrapper_or_shell_missing_its_words_is_judged_without_an_error(workspace: Path, command: str) -> None:
+    ruleset = rules(workspace, deny=["bash(rm:*)"], allow=["bash(ls:*)"])
+    assert decide(ruleset, workspace, "bash", command=command) in (None, "ask")
