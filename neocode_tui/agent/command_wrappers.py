@@ -3,8 +3,9 @@ permission rules consult to find the command a wrapper or a shell runs.
 
 ``timeout -s KILL 5 rm x`` runs ``rm x`` only if ``-s`` takes a value and one operand
 comes before the command; ``bash -o posix -c 'rm x'`` runs ``rm x`` only if ``-o`` takes
-a value. Each entry lists every option it knows, and whether it takes a value: an option
-missing from the entry makes the words unreadable (fail closed), never guessed.
+a value. Each entry lists every option it knows, and whether it takes a value. An option
+missing from its entry is never guessed at: no allow rule covers the command, a deny or ask
+rule looks at every later word as a possible command (and a shell's command asks).
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ class Invocation:
     """A short option's value is always a next word, one per letter that takes one, never
     the rest of its cluster (shells: ``bash -oc pipefail 'cmd'``)."""
     any_long: bool = False
-    """Every ``--name`` is an option without a value (zsh's option names)."""
+    """Every ``--name`` not in ``valued`` is an option without a value (zsh's option names)."""
     ends: frozenset[str] = field(default_factory=lambda: frozenset({"--"}))
     """Words that end the options."""
 
