@@ -10,9 +10,12 @@ arguments. A ``read_file`` rule covers every tool that reads files (``grep``, ``
 ``list_dir``), an ``edit_file`` or ``write_file`` rule both tools that write them.
 
 Deny beats ask beats allow. A command is judged by the simple commands it runs
-(``agent.command_parts``): it is allowed only when each is, denied when any is (past
-``sudo``, ``xargs``, ``bash -c``); one that cannot be split for certain is never allowed
-by a rule, and asks when a deny or ask rule could have been about it.
+(``agent.command_parts``): it is allowed only when each is, and each command a wrapper or
+shell in it runs (``timeout 5 rm x`` needs ``timeout`` and ``rm`` allowed); denied when
+any command it may run is (past ``sudo``, ``xargs``, ``bash -c``, and a program named by
+a pattern that could be the denied one: ``/bin/r? x`` is denied by ``bash(rm:*)``). One
+that cannot be split for certain is never allowed by a rule, and asks when a deny or ask
+rule could have been about it.
 """
 
 from __future__ import annotations
@@ -26,7 +29,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
-from neocode_tui.agent.command_parts import Part, inner_commands, split_command
+from neocode_tui.agent.command_parts import (
+    Part,
+    commands_run,
+    inner_commands,
+    pattern_matches,
+    split_command,
+)
 from neocode_tui.deferred import lazy
 from neocode_tui.errors import NeoCodeError
 
@@ -162,6 +171,7 @@ class RuleSet:
 
     def _command(self, command: str, relevant: list[Entry]) -> Verdict | None:
         parts = split_command(command)
+        inner: list[Part] | None = None
         for behavior in ("deny", "ask"):
             entries = [entry for entry in relevant if entry.behavior == behavior]
             for entry in entries:
@@ -169,17 +179,18 @@ class RuleSet:
                     return Verdict(behavior, entry)
             if not entries:
                 continue
-            inner = _all_inner(parts)
+            inner = _all_inner(parts) if inner is None else inner
             if inner is None:
                 return Verdict("ask", None)
             for entry in entries:
-                if any(_command_matches(entry.rule.pattern or "", part) for part in inner):
+                if any(_may_match(entry.rule.pattern or "", part) for part in inner):
                     return Verdict(behavior, entry)
         allows = [entry for entry in relevant if entry.behavior == "allow"]
-        if parts is None or not allows:
+        run = _all_run(parts)
+        if run is None or not allows:
             return None
         deciding: Entry | None = None
-        for part in parts:
+        for part in run:
             allowing = next((e for e in allows if e.rule.pattern is None
                              or _command_matches(e.rule.pattern, part)), None)
             if allowing is None:
@@ -237,29 +248,67 @@ class RuleSet:
 
 
 def _all_inner(parts: list[Part] | None) -> list[Part] | None:
+    """Every command the parts may make run, for deny and ask rules."""
+    return _each(parts, inner_commands)
+
+
+def _all_run(parts: list[Part] | None) -> list[Part] | None:
+    """Exactly the commands the parts run, for allow rules."""
+    return _each(parts, commands_run)
+
+
+def _each(parts: list[Part] | None, expand: Callable[[Part], list[Part] | None]) -> list[Part] | None:
     if parts is None:
         return None
     found: list[Part] = []
     for part in parts:
-        inner = inner_commands(part)
+        inner = expand(part)
         if inner is None:
             return None
         found.extend(inner)
     return found
 
 
-def _command_matches(pattern: str, part: Part) -> bool:
-    """``npm test:*`` (or ``npm test *``): the words start so; ``git status``: exactly
-    these words; ``git * main``: ``*`` stands for any words."""
-    tokens = part.tokens
+def _prefix(pattern: str) -> tuple[str, ...] | None:
+    """The words a ``npm test:*`` (or ``npm test *``) rule starts with; None for another."""
     for suffix in (":*", " *"):
         if pattern.endswith(suffix):
-            prefix = tuple(pattern[: -len(suffix)].split())
-            return tokens[: len(prefix)] == prefix
+            return tuple(pattern[: -len(suffix)].split())
+    return None
+
+
+def _command_matches(pattern: str, part: Part) -> bool:
+    """``npm test:*`` (or ``npm test *``): the words start so; ``git status``: exactly
+    these words; ``git * main``: ``*`` stands for any words. A command given more words
+    when it runs (``xargs``) is covered by a prefix only."""
+    tokens = part.tokens
+    prefix = _prefix(pattern)
+    if prefix is not None:
+        return tokens[: len(prefix)] == prefix
+    if part.open:
+        return False
     if "*" in pattern:
         expression = ".*".join(re.escape(piece) for piece in " ".join(pattern.split()).split("*"))
         return re.fullmatch(expression, " ".join(tokens), re.DOTALL) is not None
     return tokens == tuple(pattern.split())
+
+
+def _may_match(pattern: str, part: Part) -> bool:
+    """Whether the command could be one the rule is about, for deny and ask rules: as
+    ``_command_matches``, but a pattern word stands for any word it matches, and a command
+    given more words when it runs for any words after its own."""
+    if not part.open and not part.patterns:
+        return _command_matches(pattern, part)
+    rule = _prefix(pattern)
+    whole = rule is None and "*" not in pattern
+    if rule is None:  # exactly these words, or the words before the first ``*``
+        words = pattern.split()
+        rule = tuple(words[: next((i for i, word in enumerate(words) if "*" in word), len(words))])
+    tokens = list(zip(part.tokens, part.token_patterns, strict=True))
+    if (len(tokens) < len(rule) and not part.open) or (whole and len(tokens) > len(rule)):
+        return False
+    return all(word == token or (pattern_word and pattern_matches(token, word))
+               for word, (token, pattern_word) in zip(rule, tokens, strict=False))
 
 
 def _url_matches(pattern: str, url: str) -> bool:

@@ -153,6 +153,35 @@ async def test_the_user_s_claude_settings_deny_a_command_however_it_is_wrapped(
     assert (workspace / "app.py").exists()
 
 
+async def test_auto_edit_holds_deny_and_ask_rules_through_shell_options_patterns_and_wrappers(
+    openai_only: Dialect, workspace: Path, tmp_path: Path
+) -> None:
+    user_config(tmp_path, '[permissions]\ndeny = ["Bash(rm:*)"]\nask = ["Bash(touch:*)"]\n'
+                          'allow = ["Bash(timeout:*)", "Bash(env:*)", "Bash(xargs:*)", "Bash(find:*)"]\n')
+    denied = ["bash -o posix -c 'rm app.py'", "bash -c -- 'rm app.py'", "bash +e -c 'rm app.py'",
+              "/bin/r? app.py", "timeout -s KILL 5 rm app.py", "env -i A=1 rm app.py",
+              "nice -n 5 rm app.py", "echo app.py | xargs -I{} rm {}", "find . -name app.py -exec rm {} \\;"]
+    asked = ["timeout 5 touch made", "sh -o errexit -c 'touch made'", "/usr/bin/tou?h made",
+             "env -u HOME touch made"]
+    openai_only.reply("", [*(bash(f"d{n}", command) for n, command in enumerate(denied)),
+                           *(bash(f"a{n}", command) for n, command in enumerate(asked)),
+                           bash("echo", "timeout 5 echo rm is only a word here")])
+    openai_only.reply("Done.")
+
+    result = await run(openai_only, workspace, "--approval", "auto-edit")
+
+    assert result.code == 0, result.err
+    results = openai_only.tool_results(2)
+    for number, command in enumerate(denied):
+        assert results[f"d{number}"] == ("not run: denied by the permission rule 'Bash(rm:*)' "
+                                         f"({tmp_path / 'config' / 'config.toml'})"), command
+    for number, command in enumerate(asked):
+        assert results[f"a{number}"].startswith(
+            "not run: bash asks for approval by the permission rule 'Bash(touch:*)'"), command
+    assert "rm is only a word here" in results["echo"]
+    assert (workspace / "app.py").exists() and not (workspace / "made").exists()
+
+
 async def test_an_at_mention_of_a_denied_file_is_not_attached(
     openai_only: Dialect, workspace: Path, tmp_path: Path
 ) -> None:

@@ -12,6 +12,7 @@ import pytest
 from neocode_tui.agent.approvals import needs_approval
 from neocode_tui.agent.loop import AgentLoop
 from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested
+from neocode_tui.agent.permissions import Permissions
 from neocode_tui.paths import config_dir
 from tests.agent.conftest import Dialect
 
@@ -187,3 +188,63 @@ async def test_headless_auto_edit_refuses_protected_writes_through_links(
     assert all(results[call].startswith("not run: write_file needs approval") for call in writes), results
     assert all("(rerun with --approval full-auto)" in result for result in results.values())
     assert files_of(workspace) == before
+
+
+def bash_call(call_id: str, command: str) -> tuple[str, str, str]:
+    return (call_id, "bash", json.dumps({"command": command}))
+
+
+async def test_a_rule_on_a_wrapped_command_asks_through_the_wrapper_and_an_allowed_wrapper_asks_for_it(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    config = config_dir() / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[permissions]\nask = ["bash(touch:*)"]\nallow = ["bash(timeout:*)", "bash(ls:*)"]\n')
+    openai_only.reply("", [
+        bash_call("shell", "bash -o posix -c 'touch by-shell'"),
+        bash_call("glob", "/usr/bin/tou?h by-glob"),
+        bash_call("wrapped", "timeout -s KILL 5 touch by-wrapper"),
+    ])
+    openai_only.reply("Done.")
+    asked: list[str] = []
+
+    async def approver(request: ApprovalRequested) -> ApprovalDecision:
+        asked.append(request.call_id)
+        return ApprovalDecision(verdict="no")
+
+    loop = AgentLoop(openai_only.provider(), workspace, approval="full-auto", approver=approver)
+    loop.gate.permissions = Permissions(loop.workspace)
+    await loop.run("make the files")
+    assert asked == ["shell", "glob", "wrapped"]  # full-auto asks for these only by the rule
+
+    openai_only.reply("", [
+        bash_call("allowed", "timeout -s KILL 5 ls"),
+        bash_call("unlisted", "timeout 5 cp app.py copied"),
+    ])
+    openai_only.reply("Done.")
+    loop.approval = "ask"
+    await loop.run("list and copy")
+
+    assert asked == ["shell", "glob", "wrapped", "unlisted"]  # ls is allowed, cp is not
+    assert "app.py" in openai_only.tool_results(4)["allowed"]
+    assert sorted(path.name for path in workspace.iterdir()) == ["app.py"]
+
+
+async def test_a_yes_for_the_session_to_a_wrapped_command_covers_that_command_only(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    openai_only.reply("", [bash_call("first", "timeout 5 ls"), bash_call("again", "timeout 5 ls"),
+                           bash_call("other", "timeout 5 touch made")])
+    openai_only.reply("Done.")
+    asked: list[str] = []
+
+    async def approver(request: ApprovalRequested) -> ApprovalDecision:
+        asked.append(request.call_id)
+        return ApprovalDecision(verdict="session" if request.call_id == "first" else "no")
+
+    loop = AgentLoop(openai_only.provider(), workspace, approval="ask", approver=approver)
+    await loop.run("list, then make a file")
+
+    assert asked == ["first", "other"]
+    assert "app.py" in openai_only.tool_results(2)["again"]
+    assert not (workspace / "made").exists()

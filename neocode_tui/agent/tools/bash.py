@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from neocode_tui.agent.background import BackgroundJobs, TooManyJobs
+from neocode_tui.agent.command_wrappers import PROGRAMS
 from neocode_tui.agent.sandbox import Sandbox, failure_note
 from neocode_tui.agent.tools.base import Confinement, OutputCallback, Tool, ToolError, ToolOutput
 from neocode_tui.agent.tools.shell import Capture, Ending, RunningCommand
@@ -92,11 +93,12 @@ class Bash(Tool[BashArgs]):
     def session_scope(self, args: BashArgs) -> str:
         """A yes for the session covers the command's program (and subcommand: ``npm test``,
         ``python -m pytest``), as Claude Code scopes it, never every command. A command with
-        shell operators (``;``, ``&&``, pipes, substitutions, redirections) is allowed again
-        only word for word: ``pytest; rm -rf ~`` is not ``pytest``."""
+        shell operators (``;``, ``&&``, pipes, substitutions, redirections), or run through
+        a wrapper or a shell (``timeout 5 ls``, ``sh -c ls``), is allowed again only word for
+        word: ``pytest; rm -rf ~`` is not ``pytest``, ``timeout 5 rm x`` not ``timeout 5 ls``."""
         command = " ".join(args.command.split())
         words = command.split(" ")
-        if not command or _SHELL_OPERATORS.search(args.command):
+        if not command or _SHELL_OPERATORS.search(args.command) or words[0].rsplit("/", 1)[-1] in PROGRAMS:
             return f"bash: {command}"
         length = 1
         if words[0] in _RUNNERS and len(words) > 1:
