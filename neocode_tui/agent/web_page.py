@@ -6,7 +6,7 @@ Redirects are followed here, one hop at a time, so each new address is checked
 (``web_guard``) before anything is sent to it; a connection is never reused, so a second
 host on the same address gets a TLS handshake of its own. Time and size are bounded: the
 whole fetch, and the bytes read (the rest is never downloaded; a compressed body is
-decoded a network read at a time, so it is bounded by the same count).
+decoded by ``http_body``, every step of it bounded by the same count).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import httpx
 
 from neocode_tui.agent.web_guard import AllowList, Refused, check, parse_url
+from neocode_tui.http_body import ACCEPT_ENCODING, BodyError, BodyTooLarge, decoded
 
 MAX_REDIRECTS = 5
 MAX_BYTES = 2_000_000
@@ -63,7 +64,7 @@ async def _fetch(text: str, allow: AllowList) -> Page:
         limits=httpx.Limits(max_keepalive_connections=0),
         headers={"User-Agent": USER_AGENT,
                  "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5",
-                 "Accept-Encoding": "gzip, deflate"},
+                 "Accept-Encoding": ACCEPT_ENCODING},
     ) as client:
         for _ in range(MAX_REDIRECTS + 1):
             target = await check(url, allow)
@@ -92,12 +93,13 @@ async def _read(response: httpx.Response, url: str) -> Page:
         raise Refused(f"{url} is {content_type}, not a page or text web_fetch can read")
     body = bytearray()
     truncated = False
-    async for chunk in response.aiter_bytes():
-        body += chunk
-        if len(body) > MAX_BYTES:
-            truncated = True
-            del body[MAX_BYTES:]
-            break
+    try:
+        async for piece in decoded(response, MAX_BYTES):
+            body += piece
+    except BodyTooLarge:
+        truncated = True
+    except BodyError as exc:
+        raise Refused(f"{url} could not be read: {exc}") from None
     charset = response.charset_encoding
     if is_html:
         text = await asyncio.to_thread(html_to_markdown, bytes(body), charset)

@@ -4,7 +4,10 @@ user did not allow, without scripts or navigation, and with the per-domain quest
 
 from __future__ import annotations
 
+import gzip
 import json
+import tracemalloc
+import zlib
 from pathlib import Path
 
 import pytest
@@ -221,3 +224,48 @@ async def test_an_ipv6_host_the_user_allowed_is_reached_with_its_own_host_header
         await session.aclose()
     assert "over IPv6" in openai_only.tool_results(2)["1"]
     assert site.requests[0].headers["host"] == site.url.removeprefix("http://")
+
+
+def gzip_of_gzip_bomb(megabytes: int) -> bytes:
+    """A few hundred bytes that are ``megabytes`` MB of page once both gzips are undone."""
+    inner = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    page = b"<p>" + b"a" * ((1 << 20) - 3)
+    once = b"".join([inner.compress(page) for _ in range(megabytes)] + [inner.flush()])
+    return gzip.compress(once, 9)
+
+
+async def test_a_compressed_page_is_read_and_a_bomb_in_any_coding_stops_at_the_cap(
+    openai_only: Dialect, workspace: Path, site: WebServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NEOCODE_WEB_FETCH_ALLOW", "127.0.0.1")
+    html = {"Content-Type": "text/html"}
+    text = b"<p>twice wrapped words</p>"
+    site.pages["/twice"] = Page(gzip.compress(gzip.compress(text)), headers={**html, "Content-Encoding": "gzip, gzip"})
+    site.pages["/zlib"] = Page(zlib.compress(b"<p>zlib words</p>"), headers={**html, "Content-Encoding": "deflate"})
+    raw = zlib.compressobj(wbits=-zlib.MAX_WBITS)
+    site.pages["/raw"] = Page(raw.compress(b"<p>raw deflate words</p>") + raw.flush(),
+                              headers={**html, "Content-Encoding": "identity, deflate"})
+    bomb = gzip_of_gzip_bomb(256)
+    assert len(bomb) < 2000
+    site.pages["/bomb"] = Page(bomb, headers={**html, "Content-Encoding": "gzip, gzip"})
+    site.pages["/br"] = Page(b"\x1b\x00", headers={**html, "Content-Encoding": "br"})
+    damaged = b"\x1f\x8b\x08" + bytes(7) + b"\xff\xff\xff"  # a gzip header, then no valid block
+    site.pages["/damaged"] = Page(damaged, headers={**html, "Content-Encoding": "gzip"})
+    openai_only.reply("", [fetch(name, f"{site.url}/{name}")
+                           for name in ("twice", "zlib", "raw", "bomb", "br", "damaged")])
+    openai_only.reply("Done.")
+    session, _ = session_for(openai_only, workspace)
+    tracemalloc.start()
+    try:
+        await session.prompt("read them")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    results = openai_only.tool_results(2)
+    await session.aclose()
+    assert "twice wrapped words" in results["twice"]
+    assert "zlib words" in results["zlib"] and "raw deflate words" in results["raw"]
+    assert "larger than web_fetch reads" in results["bomb"] and "aaaa" in results["bomb"]
+    assert peak < 64 << 20, f"{peak >> 20} MB held to read a page of at most 2 MB"
+    assert "not fetched" in results["br"] and "'br', which is not decoded here" in results["br"]
+    assert "not fetched" in results["damaged"] and "damaged gzip data" in results["damaged"]
