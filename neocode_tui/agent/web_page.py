@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import httpx
@@ -46,18 +47,24 @@ class Page:
     truncated: bool
 
 
-async def fetch_page(url: str, allow: AllowList, *, time_limit: float = TIME_LIMIT) -> Page:
-    """The page at ``url`` as Markdown, or ``Refused`` saying why not."""
+Onward = Callable[[str], Awaitable[str | None]]
+"""Why a redirect to a URL may not be followed (the permission rules' word), or None."""
+
+
+async def fetch_page(url: str, allow: AllowList, *, time_limit: float = TIME_LIMIT,
+                     onward: Onward | None = None) -> Page:
+    """The page at ``url`` as Markdown, or ``Refused`` saying why not. Each redirect is
+    put to ``onward`` before its host is even looked up."""
     try:
         async with asyncio.timeout(time_limit):
-            return await _fetch(url, allow)
+            return await _fetch(url, allow, onward)
     except TimeoutError:
         raise Refused(f"stopped after {time_limit:g}s, the time limit for a fetch") from None
     except httpx.HTTPError as exc:
         raise Refused(f"the fetch failed: {type(exc).__name__}: {exc or 'no details'}") from None
 
 
-async def _fetch(text: str, allow: AllowList) -> Page:
+async def _fetch(text: str, allow: AllowList, onward: Onward | None) -> Page:
     url = parse_url(text)
     async with httpx.AsyncClient(
         trust_env=False, follow_redirects=False, timeout=httpx.Timeout(15.0),
@@ -79,8 +86,18 @@ async def _fetch(text: str, allow: AllowList) -> Page:
                     return await _read(response, str(url))
             finally:
                 await response.aclose()
-            url = parse_url(str(url.join(location)))
+            url = await _redirect(url, location, onward)
     raise Refused(f"more than {MAX_REDIRECTS} redirects; the last one went to {url}")
+
+
+async def _redirect(url: httpx.URL, location: str, onward: Onward | None) -> httpx.URL:
+    """Where ``url`` redirects to, when it may be followed."""
+    target = parse_url(str(url.join(location)))
+    reason = None if onward is None else await onward(str(target))
+    if reason is not None:
+        raise Refused(f"{url} redirected to {target}, which was not followed: {reason}; "
+                      "fetch that URL with a call of its own if it is needed")
+    return target
 
 
 async def _read(response: httpx.Response, url: str) -> Page:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, ToolFinished
+from neocode_tui.agent.permissions import RunOptions
 from neocode_tui.agent.session import AgentSession
 from neocode_tui.redact import REDACTED
 from neocode_tui.settings.load import load_settings
@@ -269,3 +270,69 @@ async def test_a_compressed_page_is_read_and_a_bomb_in_any_coding_stops_at_the_c
     assert peak < 64 << 20, f"{peak >> 20} MB held to read a page of at most 2 MB"
     assert "not fetched" in results["br"] and "'br', which is not decoded here" in results["br"]
     assert "not fetched" in results["damaged"] and "damaged gzip data" in results["damaged"]
+
+
+async def test_deny_and_ask_rules_on_a_domain_hold_on_every_redirect_hop(
+    openai_only: Dialect, workspace: Path, site: WebServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NEOCODE_WEB_FETCH_ALLOW", "127.0.0.1,127.0.0.2,127.0.0.3")
+    from neocode_tui.paths import config_dir
+
+    config_dir().mkdir(parents=True, exist_ok=True)
+    (config_dir() / "config.toml").write_text('[permissions]\nask = ["web_fetch(domain:127.0.0.3)"]\n')
+    rules = RunOptions(disallowed_tools=["web_fetch(domain:127.0.0.2)"])  # the command line's
+    async with WebServer("127.0.0.2") as denied, WebServer("127.0.0.3") as asking:
+        denied.pages["/secret"] = Page(b"<p>DENIED_PAGE</p>")
+        asking.pages["/secret"] = Page(b"<p>ASKED_PAGE</p>")
+        site.pages["/to-denied"] = Page(b"", 302, {"Location": f"{denied.url}/secret"})
+        site.pages["/hop"] = Page(b"", 301, {"Location": "/to-denied"})  # the same host first
+        site.pages["/to-asking"] = Page(b"", 307, {"Location": f"{asking.url}/secret"})
+        site.pages["/home"] = Page(b"", 302, {"Location": "/page"})
+        site.pages["/page"] = Page(b"<p>same host page</p>")
+        openai_only.reply("", [fetch("a", f"{site.url}/hop"), fetch("b", f"{site.url}/to-asking"),
+                               fetch("c", f"{site.url}/home")])
+        openai_only.reply("Done.")
+        session, _ = session_for(openai_only, workspace, run=rules)
+        await session.prompt("follow them")
+        results = openai_only.tool_results(2)
+        await session.aclose()
+    assert f"redirected to {denied.url}/secret, which was not followed" in results["a"]
+    assert "denied by the permission rule 'web_fetch(domain:127.0.0.2)'" in results["a"]
+    assert f"redirected to {asking.url}/secret, which was not followed" in results["b"]
+    assert "asks for approval there by the permission rule 'web_fetch(domain:127.0.0.3)'" in results["b"]
+    assert "same host page" in results["c"]
+    assert denied.requests == [] and asking.requests == [], "no denied or unasked host was contacted"
+    assert [request.path for request in site.requests] == ["/hop", "/to-denied", "/to-asking", "/home", "/page"]
+
+
+async def test_a_yes_to_a_fetch_covers_its_host_not_the_host_a_redirect_goes_to(
+    openai_only: Dialect, workspace: Path, site: WebServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NEOCODE_WEB_FETCH_ALLOW", "127.0.0.1,127.0.0.2")
+    async with WebServer("127.0.0.2") as other:
+        site.pages["/a"] = Page(b"", 302, {"Location": "/b"})
+        site.pages["/b"] = Page(b"", 302, {"Location": f"{other.url}/c"})
+        other.pages["/c"] = Page(b"<p>page C</p>")
+        other.pages["/d"] = Page(b"<p>page D</p>")
+        site.pages["/e"] = Page(b"", 302, {"Location": f"{other.url}/c"})
+        openai_only.reply("", [fetch("1", f"{site.url}/a")])
+        openai_only.reply("", [fetch("2", f"{other.url}/d")])
+        openai_only.reply("", [fetch("3", f"{site.url}/e")])
+        openai_only.reply("Done.")
+        asked: list[str] = []
+
+        async def approver(request: ApprovalRequested) -> ApprovalDecision:
+            asked.append(request.call_id)
+            return ApprovalDecision(verdict="session" if request.call_id == "2" else "yes")
+
+        session, _ = session_for(openai_only, workspace, approval="auto-edit", approver=approver)
+        await session.prompt("read them")
+        first, second, third = (openai_only.tool_results(n) for n in (2, 3, 4))
+        await session.aclose()
+    assert asked == ["1", "2", "3"], "a redirect is never a question in the middle of a fetch"
+    assert f"redirected to {other.url}/c, which was not followed" in first["1"]
+    assert "the user's yes to this call does not cover web_fetch: 127.0.0.2" in first["1"]
+    assert "fetch that URL with a call of its own" in first["1"] and "page C" not in first["1"]
+    assert "page D" in second["2"]
+    assert "page C" in third["3"], "a yes for the session to 127.0.0.2 covers a redirect there"
+    assert [request.path for request in other.requests] == ["/d", "/c"]
