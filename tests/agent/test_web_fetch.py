@@ -4,8 +4,10 @@ user did not allow, without scripts or navigation, and with the per-domain quest
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
+import time
 import tracemalloc
 import zlib
 from pathlib import Path
@@ -336,3 +338,29 @@ async def test_a_yes_to_a_fetch_covers_its_host_not_the_host_a_redirect_goes_to(
     assert "page D" in second["2"]
     assert "page C" in third["3"], "a yes for the session to 127.0.0.2 covers a redirect there"
     assert [request.path for request in other.requests] == ["/d", "/c"]
+
+
+async def test_a_page_nested_too_deep_gives_its_text_and_a_note_within_the_time_limit(
+    openai_only: Dialect, workspace: Path, site: WebServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NEOCODE_WEB_FETCH_ALLOW", "127.0.0.1")
+    site.pages["/deep"] = Page(b"<main><p>top words</p>" + b"<div>w " * 5000 + b"deepest words")
+    site.pages["/endless"] = Page((b"<main><p>top words</p>" + b"<b>w " * 400_000)[:2_000_000])
+    openai_only.reply("", [fetch("deep", f"{site.url}/deep")])
+    openai_only.reply("", [fetch("endless", f"{site.url}/endless")])
+    openai_only.reply("Done.")
+    session, _ = session_for(openai_only, workspace)
+    tool = session.loop.tools.get("web_fetch")
+    tool.time_limit = 4.0  # type: ignore[union-attr]
+    started = time.monotonic()
+    await session.prompt("read them")
+    await session.aclose()
+    # What a -p run waits for before it exits: every thread the conversion used.
+    await asyncio.get_running_loop().shutdown_default_executor()
+    took = time.monotonic() - started
+    deep, endless = openai_only.tool_results(2)["deep"], openai_only.tool_results(3)["endless"]
+    assert "Note: the page nests its tags more than 100 deep: what is deeper is its plain text" in deep
+    assert "top words" in deep and "w w w deepest words" in deep
+    assert "Note: converting the page took longer than the time limit for a fetch" in endless
+    assert "top words" in endless and "w" in endless.split("top words", 1)[1]
+    assert took < 2 * 4.0 + 2, f"the fetches took {took:.1f}s, past their limits"

@@ -26,7 +26,7 @@ from neocode_tui.agent.tools.base import (
     cap_text,
 )
 from neocode_tui.agent.web_guard import AllowList, Refused, check, parse_url
-from neocode_tui.agent.web_page import fetch_page
+from neocode_tui.agent.web_page import TIME_LIMIT, fetch_page
 from neocode_tui.agent.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -61,6 +61,8 @@ class WebFetch(Tool[WebFetchArgs]):
         self.allow = AllowList()
         """The hosts the user lets it reach although they are not public (the session sets
         it from the user's settings)."""
+        self.time_limit = TIME_LIMIT
+        """Seconds one fetch may take, from the first lookup to the page's last word."""
         self.secrets: Callable[[str], str] = str
         """Scrubs the page before it is cut, so no part of a key is left at the cut."""
         self.onward: Callable[[WebFetchArgs, str], Awaitable[str | None]] | None = None
@@ -90,12 +92,13 @@ class WebFetch(Tool[WebFetchArgs]):
     ) -> ToolOutput:
         onward = None if self.onward is None else partial(self.onward, args)
         try:
-            page = await fetch_page(args.url, self.allow, onward=onward)
+            page = await fetch_page(args.url, self.allow, time_limit=self.time_limit, onward=onward)
         except Refused as exc:
             raise ToolError(f"not fetched: {exc}") from None
         cut = " (the page was larger than web_fetch reads; this is its start)" if page.truncated else ""
         text = cap_text(self.secrets(page.text) or "(the page has no text)", RESULT_CAP)
-        header = f"{UNTRUSTED}\nURL: {page.url}\nType: {page.content_type}{cut}"
+        notes = "".join(f"\nNote: {note}" for note in page.notes)
+        header = f"{UNTRUSTED}\nURL: {page.url}\nType: {page.content_type}{cut}{notes}"
         return ToolOutput(f"{header}\n\n{text}\n\n[end of web page]")
 
 
