@@ -73,14 +73,21 @@ class CallGate:
         asked_by_rule = ruled is not None and ruled.behavior == "ask"
         if hook == "allow" and not asked_by_rule:
             return None
-        if hook != "ask" and not asked_by_rule and not self._needs_yes(tool, args, ruled):
+        writes, root = tool.writes(args, self.workspace), self.workspace.root
+        confinement = tool.confinement(args)
+        allowed = (ruled is not None and ruled.behavior == "allow") or (
+            tool.session_scope(args) in self.allowed_for_session
+        )
+        if hook != "ask" and not asked_by_rule and not needs_approval(
+            tool.kind, mode, writes, root=root, allowed_for_session=allowed,
+            confinement=confinement,
+        ):
             return None
         preview = await tool.preview(args, self.workspace)
         if self.approver is None:
             if asked_by_rule and ruled is not None:
                 return f"not run: {tool.name} asks for approval by {ruled.why}, and nobody can approve it in this run"
-            writes, confinement = tool.writes(args, self.workspace), tool.confinement(args)
-            return refusal_without_approver(tool.name, writes, self.workspace.root, confinement, tool.kind)
+            return refusal_without_approver(tool.name, writes, root, confinement, tool.kind)
         return await self._ask(self.approver, tool, args, call, preview)
 
     async def onward_refusal(self, tool: Tool[Any], args: BaseModel, onward: BaseModel) -> str | None:
@@ -103,15 +110,13 @@ class CallGate:
         return f"the user's yes to this call does not cover {tool.session_scope(onward)}"
 
     def _needs_yes(self, tool: Tool[Any], args: object, ruled: Verdict | None) -> bool:
-        """Whether the mode asks the user about the call, given the allow rules and the
-        yeses for the session."""
+        """Whether the mode asks the user about a call of ``tool`` that writes nothing (a
+        fetch), given the allow rules and the yeses for the session."""
         allowed = (ruled is not None and ruled.behavior == "allow") or (
             tool.session_scope(args) in self.allowed_for_session
         )
-        return needs_approval(
-            tool.kind, self._mode(), tool.writes(args, self.workspace), root=self.workspace.root,
-            allowed_for_session=allowed, confinement=tool.confinement(args),
-        )
+        return needs_approval(tool.kind, self._mode(), root=self.workspace.root,
+                              allowed_for_session=allowed, confinement=tool.confinement(args))
 
     async def _ask(
         self, approver: Approver, tool: Tool[Any], args: object, call: CollectedToolCall,

@@ -5,8 +5,10 @@ no ``.netrc``), holds no cookies and sends no credentials, only a User-Agent and
 Redirects are followed here, one hop at a time, so each new address is checked
 (``web_guard``) before anything is sent to it; a connection is never reused, so a second
 host on the same address gets a TLS handshake of its own. Time and size are bounded: the
-whole fetch, and the bytes read (the rest is never downloaded; a compressed body is
-decoded by ``http_body``, every step of it bounded by the same count).
+whole fetch, converting the page included (``web_convert``: it stops itself in time and
+flattens deep nesting, and the page says so), and the bytes read (the rest is never
+downloaded; a compressed body is decoded by ``http_body``, every step of it bounded by the
+same count).
 """
 
 from __future__ import annotations
