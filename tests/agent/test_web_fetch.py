@@ -1,6 +1,7 @@
 """web_fetch over real HTTP: a page from a server on a loopback address reaches the model as
 Markdown only once the user allows the host, never through a redirect to an address the
-user did not allow, without scripts or navigation, and with the per-domain question."""
+user did not allow or a host their rules deny, without scripts or navigation, with the
+per-domain question; a compressed or deeply nested page costs bounded memory and time."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import pytest
 from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, ToolFinished
 from neocode_tui.agent.permissions import RunOptions
 from neocode_tui.agent.session import AgentSession
+from neocode_tui.agent.tools.web import WebFetch
 from neocode_tui.redact import REDACTED
 from neocode_tui.settings.load import load_settings
 from tests.agent.conftest import API_KEY, Dialect, Recorder
@@ -351,7 +353,8 @@ async def test_a_page_nested_too_deep_gives_its_text_and_a_note_within_the_time_
     openai_only.reply("Done.")
     session, _ = session_for(openai_only, workspace)
     tool = session.loop.tools.get("web_fetch")
-    tool.time_limit = 4.0  # type: ignore[union-attr]
+    assert isinstance(tool, WebFetch)
+    tool.time_limit = 4.0
     started = time.monotonic()
     await session.prompt("read them")
     await session.aclose()
