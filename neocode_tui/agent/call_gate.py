@@ -92,6 +92,34 @@ class CallGate:
                 refusal_without_approver, tool.name, writes, root, confinement, tool.kind, named)
         return await self._ask(self.approver, tool, args, call, preview)
 
+    async def onward_refusal(self, tool: Tool[Any], args: BaseModel, onward: BaseModel) -> str | None:
+        """None when a running call may go on to ``onward`` (a page's redirect to another
+        URL), else why not. It is judged as a call of its own, by the rules and the mode,
+        but nobody is asked in the middle of a call: where a call of its own would ask, it
+        is refused. What the yes to ``args`` covered (its session scope, a host) it keeps."""
+        ruled = await self._ruled(tool, onward)
+        if ruled is not None and ruled.behavior == "deny":
+            return f"denied by {ruled.why}"
+        if self._mode() == "plan":
+            return "plan mode is on"
+        same_scope = tool.session_scope(onward) == tool.session_scope(args)
+        if ruled is not None and ruled.behavior == "ask":
+            if same_scope and ruled == await self._ruled(tool, args):
+                return None  # the very question the user already answered for this call
+            return f"{tool.name} asks for approval there by {ruled.why}"
+        if same_scope or not self._needs_yes(tool, onward, ruled):
+            return None
+        return f"the user's yes to this call does not cover {tool.session_scope(onward)}"
+
+    def _needs_yes(self, tool: Tool[Any], args: object, ruled: Verdict | None) -> bool:
+        """Whether the mode asks the user about a call of ``tool`` that writes nothing (a
+        fetch), given the allow rules and the yeses for the session."""
+        allowed = (ruled is not None and ruled.behavior == "allow") or (
+            tool.session_scope(args) in self.allowed_for_session
+        )
+        return needs_approval(tool.kind, self._mode(), root=self.workspace.root,
+                              allowed_for_session=allowed, confinement=tool.confinement(args))
+
     async def _ask(
         self, approver: Approver, tool: Tool[Any], args: object, call: CollectedToolCall,
         preview: Preview | None,

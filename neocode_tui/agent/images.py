@@ -1,5 +1,8 @@
 """Images for the model: recognised by their first bytes, decoded and scaled with Pillow.
 
+Only PNG, JPEG, GIF and WebP are opened, each by the plugin its magic number names
+(``open_image``, the one way any part of NeoCode opens an image).
+
 Every image, whatever brought it (a mention, a paste, ``read_file``, an MCP tool, an
 editor), goes through ``prepare``: decoded (so what is sent is an image, not bytes that
 claim to be one), bounded in pixels before decoding (a decompression bomb is refused),
@@ -36,8 +39,8 @@ MAX_SOURCE_BYTES = 40_000_000
 MAX_PIXELS = 60_000_000
 """Pixels of an image decoded at all (a small file can claim a huge canvas)."""
 SENT = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
-"""Formats every API takes as they are; any other is re-encoded as PNG or JPEG."""
-_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"BM", b"II*\0", b"MM\0*")
+"""The formats opened at all (every API takes them as they are), by Pillow's names."""
+_MAGIC = {b"\x89PNG\r\n\x1a\n": "PNG", b"\xff\xd8\xff": "JPEG", b"GIF87a": "GIF", b"GIF89a": "GIF"}
 TEXT_ONLY = "this model takes no images (images = false in its settings)"
 _PLAIN_INFO = frozenset({
     "dpi", "gamma", "transparency", "aspect", "jfif", "jfif_version", "jfif_unit", "jfif_density",
@@ -51,9 +54,28 @@ class ImageError(ValueError):
     """Bytes that cannot be sent as an image; the message says why, for the user or model."""
 
 
+def format_of(head: bytes) -> str | None:
+    """The format of ``SENT`` whose magic number ``head`` starts with; None for any other."""
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "WEBP"
+    return next((kind for magic, kind in _MAGIC.items() if head.startswith(magic)), None)
+
+
 def looks_like_image(head: bytes) -> bool:
-    """Whether a file's first bytes are those of an image format Pillow decodes."""
-    return head.startswith(_MAGIC) or (head[:4] == b"RIFF" and head[8:12] == b"WEBP")
+    """Whether a file's first bytes are those of an image format that is opened."""
+    return format_of(head) is not None
+
+
+def open_image(raw: bytes, name: str) -> Picture:
+    """``raw`` opened by Pillow only as the format its own bytes say, one of ``SENT``.
+    Pillow would try all its plugins, and some hand the bytes to a program outside any
+    sandbox (EPS and PostScript to Ghostscript), so no other plugin ever sees them."""
+    from PIL import Image as PIL
+
+    kind = format_of(raw[:16])
+    if kind is None:
+        raise ImageError(f"{name} is not an image that can be read (only PNG, JPEG, GIF and WebP are)")
+    return PIL.open(io.BytesIO(raw), formats=[kind])
 
 
 def prepare(raw: bytes, name: str) -> Image:
@@ -64,7 +86,7 @@ def prepare(raw: bytes, name: str) -> Image:
     if len(raw) > MAX_SOURCE_BYTES:
         raise ImageError(f"{name} is {len(raw)} bytes, more than the {MAX_SOURCE_BYTES} an image may have")
     try:
-        with PIL.open(io.BytesIO(raw)) as picture:
+        with open_image(raw, name) as picture:
             width, height = picture.size
             if width * height > MAX_PIXELS:
                 raise ImageError(f"{name} is {width}×{height} pixels, more than the {MAX_PIXELS} decoded")

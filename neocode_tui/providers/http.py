@@ -37,6 +37,7 @@ from neocode_tui.events import (
     ToolCallStart,
     joined,
 )
+from neocode_tui.http_body import ACCEPT_ENCODING, BodyError, BodyTooLarge, decoded
 from neocode_tui.providers.dialect import (
     Dialect,
     EventPump,
@@ -195,7 +196,7 @@ class HTTPStreamer:
                 raise _AttemptFailed(_redirected(response, url, host))
             if response.status_code >= 400 or "json" in response.headers.get("content-type", ""):
                 raise await self._status_error(response, host)
-            chunks = ReadAhead(response.aiter_bytes(), closing=lambda: response.is_closed)
+            chunks = ReadAhead(decoded(response, options.max_body_bytes), closing=lambda: response.is_closed)
             events = self._events(chunks, dialect, host, (first_deadline, overall), no_response)
             try:
                 async for event in events:
@@ -211,7 +212,8 @@ class HTTPStreamer:
         connect = self.options.connect_timeout
         request = client.build_request(
             "POST", url, json=body,
-            headers={"accept": "text/event-stream", "user-agent": f"neocode/{__version__}", **headers},
+            headers={"accept": "text/event-stream", "accept-encoding": ACCEPT_ENCODING,
+                     "user-agent": f"neocode/{__version__}", **headers},
             timeout=httpx.Timeout(connect=connect, read=None, write=connect, pool=connect),
         )
         return await client.send(request, stream=True)
@@ -225,7 +227,6 @@ class HTTPStreamer:
         clock = asyncio.get_running_loop().time
         first_deadline, overall = deadlines
         pump = EventPump(dialect, max_event_bytes=options.max_event_bytes)
-        received = 0
         lines = 0
         idle_deadline = first_deadline
         while True:
@@ -240,12 +241,13 @@ class HTTPStreamer:
                 raise _AttemptFailed(_error(
                     "connection", f"connection to {host} lost mid-stream: {_describe(exc)}",
                     retryable=True)) from None
-            if chunk is not None:
-                received += len(chunk)
-                if received > options.max_body_bytes:
-                    raise _AttemptFailed(_error(
-                        "malformed", f"the reply from {host} passed "
-                        f"{options.max_body_bytes >> 20} MiB: stopped reading it", retryable=False))
+            except BodyTooLarge:
+                raise _AttemptFailed(_error(
+                    "malformed", f"the reply from {host} passed "
+                    f"{options.max_body_bytes >> 20} MiB: stopped reading it", retryable=False)) from None
+            except BodyError as exc:
+                raise _AttemptFailed(_error("malformed", f"the reply from {host}: {exc}",
+                                            retryable=False)) from None
             events = joined(pump.feed(chunk)) if chunk is not None else pump.close()
             if pump.events_seen and pump.lines_seen != lines:
                 lines = pump.lines_seen  # a complete line: the server is alive
@@ -290,13 +292,11 @@ class HTTPStreamer:
         body = bytearray()
         try:
             async with asyncio.timeout(self.options.idle_timeout):
-                async for chunk in response.aiter_bytes():
-                    body += chunk
-                    if len(body) >= limit:
-                        break
-        except (TimeoutError, httpx.HTTPError):
+                async for piece in decoded(response, limit):
+                    body += piece
+        except (TimeoutError, httpx.HTTPError, BodyError):
             pass
-        return bytes(body[:limit]).decode("utf-8", "replace")
+        return bytes(body).decode("utf-8", "replace")
 
     def _get_client(self) -> httpx.AsyncClient:
         if self._client is None:

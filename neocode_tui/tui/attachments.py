@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from neocode_tui.agent.images import MAX_SOURCE_BYTES, ImageError, prepare, read_pasted
+from neocode_tui.agent.images import MAX_SOURCE_BYTES, ImageError, open_image, prepare, read_pasted
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
 from neocode_tui.chat import Image
 
-IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tif", ".tiff"})
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 CLIPBOARD_SECONDS = 5.0
 THUMB_COLUMNS = 12
 THUMB_ROWS = 3
@@ -133,7 +133,6 @@ async def _run(argv: list[str]) -> bytes | None:
 def _attachment(image: Image) -> Attachment:
     """``image`` with its thumbnail (made here, in the thread, so drawing costs nothing)."""
     import base64
-    import io
 
     from PIL import Image as PIL
 
@@ -141,7 +140,7 @@ def _attachment(image: Image) -> Attachment:
     tall = THUMB_ROWS * 2
     columns = max(1, min(THUMB_COLUMNS, round(tall * image.width / max(image.height, 1))))
     lines = max(1, min(THUMB_ROWS, round(columns * image.height / max(image.width, 1) / 2)))
-    with PIL.open(io.BytesIO(base64.b64decode(image.data))) as picture:
+    with open_image(base64.b64decode(image.data), image.name or "image") as picture:
         small = picture.convert("RGB").resize((columns, lines * 2), PIL.Resampling.BOX)
     pixels = [[small.getpixel((x, y)) for x in range(columns)] for y in range(lines * 2)]
     rows = tuple(

@@ -4,11 +4,13 @@ stored once per session, refused clearly by a model that takes none. Over real H
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import io
 import json
 import os
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -283,3 +285,66 @@ def test_metadata_is_dropped_and_a_photo_stays_upright() -> None:
     assert image.media_type == "image/jpeg" and sent.size == (100, 200) == (image.width, image.height)
     assert not sent.getexif() and "exif" not in sent.info
     assert sum(sent.getpixel((50, 20))) < 100  # the dark half is now on top
+
+
+EPS = b"""%!PS-Adobe-3.0 EPSF-3.0
+%%BoundingBox: 0 0 10 10
+%%EndComments
+newpath 0 0 moveto 10 10 lineto stroke
+showpage
+%%EOF
+"""
+DOS_EPS = b"\xc5\xd0\xd3\xc6" + (30).to_bytes(4, "little") + len(EPS).to_bytes(4, "little") + bytes(18) + EPS
+
+
+@pytest.fixture
+def ghostscript_watch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A ``gs`` first on the PATH that leaves a mark when anything starts it; Pillow looks
+    for it afresh (it remembers what it found)."""
+    from PIL import EpsImagePlugin
+
+    bin_dir, mark = tmp_path / "bin", tmp_path / "gs-ran"
+    bin_dir.mkdir()
+    (bin_dir / "gs").write_text(f"#!/bin/sh\necho \"$@\" >> {mark}\nexit 1\n")
+    (bin_dir / "gs").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setattr(EpsImagePlugin, "gs_binary", None)
+    return mark
+
+
+async def test_postscript_from_any_source_is_refused_before_a_decoder_and_starts_no_program(
+    ghostscript_watch: Path, workspace: Path, tmp_path: Path
+) -> None:
+    from acp.schema import ImageContentBlock
+    from mcp import types as mcp_types
+
+    from neocode_tui.agent.mcp.result import result_output
+    from neocode_tui.agent.workspace import Workspace
+    from neocode_tui.cli.acp_images import BadImage, prompt_images
+    from neocode_tui.tui.attachments import load_paths
+
+    refused = "is not an image that can be read (only PNG, JPEG, GIF and WebP are)"
+    for data in (EPS, DOS_EPS):
+        encoded = base64.b64encode(data).decode("ascii")
+        result = mcp_types.CallToolResult(content=[mcp_types.ImageContent(
+            type="image", data=encoded, mimeType="image/png")])
+        text, images = await asyncio.to_thread(result_output, result, "shots")
+        assert images == [] and f"not sent: shots image 1 {refused}" in text
+        with pytest.raises(BadImage, match=re.escape(f"shot.png {refused}")):
+            await prompt_images([ImageContentBlock(type="image", data=encoded, mime_type="image/png",
+                                                   uri="file:///tmp/shot.png")])
+        (tmp_path / "dropped.png").write_bytes(data)
+        attached, problems = await load_paths([tmp_path / "dropped.png"], Workspace(workspace))
+        assert attached == [] and problems == [f"dropped.png was not attached: dropped.png {refused}"]
+    assert not ghostscript_watch.exists(), "Ghostscript was started"
+
+
+def test_png_jpeg_gif_and_webp_are_still_sent() -> None:
+    for kind in ("PNG", "JPEG", "GIF", "WEBP"):
+        out = io.BytesIO()
+        PIL.new("RGB", (40, 30), (200, 30, 40)).save(out, kind)
+        image = prepare(out.getvalue(), f"shot.{kind.lower()}")
+        sent = PIL.open(io.BytesIO(base64.b64decode(image.data)))
+        assert image.media_type == f"image/{sent.format.lower()}" and sent.size == (40, 30)
+        red, green, blue = sent.convert("RGB").getpixel((20, 15))
+        assert red > 150 and green < 80 and blue < 80, kind

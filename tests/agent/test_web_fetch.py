@@ -1,16 +1,24 @@
 """web_fetch over real HTTP: a page from a server on a loopback address reaches the model as
 Markdown only once the user allows the host, never through a redirect to an address the
-user did not allow, without scripts or navigation, and with the per-domain question."""
+user did not allow or a host their rules deny, without scripts or navigation, with the
+per-domain question; a compressed or deeply nested page costs bounded memory and time."""
 
 from __future__ import annotations
 
+import asyncio
+import gzip
 import json
+import time
+import tracemalloc
+import zlib
 from pathlib import Path
 
 import pytest
 
 from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, ToolFinished
+from neocode_tui.agent.permissions import RunOptions
 from neocode_tui.agent.session import AgentSession
+from neocode_tui.agent.tools.web import WebFetch
 from neocode_tui.redact import REDACTED
 from neocode_tui.settings.load import load_settings
 from tests.agent.conftest import API_KEY, Dialect, Recorder
@@ -221,3 +229,141 @@ async def test_an_ipv6_host_the_user_allowed_is_reached_with_its_own_host_header
         await session.aclose()
     assert "over IPv6" in openai_only.tool_results(2)["1"]
     assert site.requests[0].headers["host"] == site.url.removeprefix("http://")
+
+
+def gzip_of_gzip_bomb(megabytes: int) -> bytes:
+    """A few hundred bytes that are ``megabytes`` MB of page once both gzips are undone."""
+    inner = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    page = b"<p>" + b"a" * ((1 << 20) - 3)
+    once = b"".join([inner.compress(page) for _ in range(megabytes)] + [inner.flush()])
+    return gzip.compress(once, 9)
+
+
+async def test_a_compressed_page_is_read_and_a_bomb_in_any_coding_stops_at_the_cap(
+    openai_only: Dialect, workspace: Path, site: WebServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NEOCODE_WEB_FETCH_ALLOW", "127.0.0.1")
+    html = {"Content-Type": "text/html"}
+    text = b"<p>twice wrapped words</p>"
+    site.pages["/twice"] = Page(gzip.compress(gzip.compress(text)), headers={**html, "Content-Encoding": "gzip, gzip"})
+    site.pages["/zlib"] = Page(zlib.compress(b"<p>zlib words</p>"), headers={**html, "Content-Encoding": "deflate"})
+    raw = zlib.compressobj(wbits=-zlib.MAX_WBITS)
+    site.pages["/raw"] = Page(raw.compress(b"<p>raw deflate words</p>") + raw.flush(),
+                              headers={**html, "Content-Encoding": "identity, deflate"})
+    bomb = gzip_of_gzip_bomb(256)
+    assert len(bomb) < 2000
+    site.pages["/bomb"] = Page(bomb, headers={**html, "Content-Encoding": "gzip, gzip"})
+    site.pages["/br"] = Page(b"\x1b\x00", headers={**html, "Content-Encoding": "br"})
+    damaged = b"\x1f\x8b\x08" + bytes(7) + b"\xff\xff\xff"  # a gzip header, then no valid block
+    site.pages["/damaged"] = Page(damaged, headers={**html, "Content-Encoding": "gzip"})
+    openai_only.reply("", [fetch(name, f"{site.url}/{name}")
+                           for name in ("twice", "zlib", "raw", "bomb", "br", "damaged")])
+    openai_only.reply("Done.")
+    session, _ = session_for(openai_only, workspace)
+    tracemalloc.start()
+    try:
+        await session.prompt("read them")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    results = openai_only.tool_results(2)
+    await session.aclose()
+    assert "twice wrapped words" in results["twice"]
+    assert "zlib words" in results["zlib"] and "raw deflate words" in results["raw"]
+    assert "larger than web_fetch reads" in results["bomb"] and "aaaa" in results["bomb"]
+    assert peak < 64 << 20, f"{peak >> 20} MB held to read a page of at most 2 MB"
+    assert "not fetched" in results["br"] and "'br', which is not decoded here" in results["br"]
+    assert "not fetched" in results["damaged"] and "damaged gzip data" in results["damaged"]
+
+
+async def test_deny_and_ask_rules_on_a_domain_hold_on_every_redirect_hop(
+    openai_only: Dialect, workspace: Path, site: WebServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NEOCODE_WEB_FETCH_ALLOW", "127.0.0.1,127.0.0.2,127.0.0.3")
+    from neocode_tui.paths import config_dir
+
+    config_dir().mkdir(parents=True, exist_ok=True)
+    (config_dir() / "config.toml").write_text('[permissions]\nask = ["web_fetch(domain:127.0.0.3)"]\n')
+    rules = RunOptions(disallowed_tools=["web_fetch(domain:127.0.0.2)"])  # the command line's
+    async with WebServer("127.0.0.2") as denied, WebServer("127.0.0.3") as asking:
+        denied.pages["/secret"] = Page(b"<p>DENIED_PAGE</p>")
+        asking.pages["/secret"] = Page(b"<p>ASKED_PAGE</p>")
+        site.pages["/to-denied"] = Page(b"", 302, {"Location": f"{denied.url}/secret"})
+        site.pages["/hop"] = Page(b"", 301, {"Location": "/to-denied"})  # the same host first
+        site.pages["/to-asking"] = Page(b"", 307, {"Location": f"{asking.url}/secret"})
+        site.pages["/home"] = Page(b"", 302, {"Location": "/page"})
+        site.pages["/page"] = Page(b"<p>same host page</p>")
+        openai_only.reply("", [fetch("a", f"{site.url}/hop"), fetch("b", f"{site.url}/to-asking"),
+                               fetch("c", f"{site.url}/home")])
+        openai_only.reply("Done.")
+        session, _ = session_for(openai_only, workspace, run=rules)
+        await session.prompt("follow them")
+        results = openai_only.tool_results(2)
+        await session.aclose()
+    assert f"redirected to {denied.url}/secret, which was not followed" in results["a"]
+    assert "denied by the permission rule 'web_fetch(domain:127.0.0.2)'" in results["a"]
+    assert f"redirected to {asking.url}/secret, which was not followed" in results["b"]
+    assert "asks for approval there by the permission rule 'web_fetch(domain:127.0.0.3)'" in results["b"]
+    assert "same host page" in results["c"]
+    assert denied.requests == [] and asking.requests == [], "no denied or unasked host was contacted"
+    assert [request.path for request in site.requests] == ["/hop", "/to-denied", "/to-asking", "/home", "/page"]
+
+
+async def test_a_yes_to_a_fetch_covers_its_host_not_the_host_a_redirect_goes_to(
+    openai_only: Dialect, workspace: Path, site: WebServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NEOCODE_WEB_FETCH_ALLOW", "127.0.0.1,127.0.0.2")
+    async with WebServer("127.0.0.2") as other:
+        site.pages["/a"] = Page(b"", 302, {"Location": "/b"})
+        site.pages["/b"] = Page(b"", 302, {"Location": f"{other.url}/c"})
+        other.pages["/c"] = Page(b"<p>page C</p>")
+        other.pages["/d"] = Page(b"<p>page D</p>")
+        site.pages["/e"] = Page(b"", 302, {"Location": f"{other.url}/c"})
+        openai_only.reply("", [fetch("1", f"{site.url}/a")])
+        openai_only.reply("", [fetch("2", f"{other.url}/d")])
+        openai_only.reply("", [fetch("3", f"{site.url}/e")])
+        openai_only.reply("Done.")
+        asked: list[str] = []
+
+        async def approver(request: ApprovalRequested) -> ApprovalDecision:
+            asked.append(request.call_id)
+            return ApprovalDecision(verdict="session" if request.call_id == "2" else "yes")
+
+        session, _ = session_for(openai_only, workspace, approval="auto-edit", approver=approver)
+        await session.prompt("read them")
+        first, second, third = (openai_only.tool_results(n) for n in (2, 3, 4))
+        await session.aclose()
+    assert asked == ["1", "2", "3"], "a redirect is never a question in the middle of a fetch"
+    assert f"redirected to {other.url}/c, which was not followed" in first["1"]
+    assert "the user's yes to this call does not cover web_fetch: 127.0.0.2" in first["1"]
+    assert "fetch that URL with a call of its own" in first["1"] and "page C" not in first["1"]
+    assert "page D" in second["2"]
+    assert "page C" in third["3"], "a yes for the session to 127.0.0.2 covers a redirect there"
+    assert [request.path for request in other.requests] == ["/d", "/c"]
+
+
+async def test_a_page_nested_too_deep_gives_its_text_and_a_note_within_the_time_limit(
+    openai_only: Dialect, workspace: Path, site: WebServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NEOCODE_WEB_FETCH_ALLOW", "127.0.0.1")
+    site.pages["/deep"] = Page(b"<main><p>top words</p>" + b"<div>w " * 5000 + b"deepest words")
+    site.pages["/endless"] = Page((b"<main><p>top words</p>" + b"<b>w " * 400_000)[:2_000_000])
+    openai_only.reply("", [fetch("deep", f"{site.url}/deep")])
+    openai_only.reply("", [fetch("endless", f"{site.url}/endless")])
+    openai_only.reply("Done.")
+    session, _ = session_for(openai_only, workspace)
+    tool = session.loop.tools.get("web_fetch")
+    assert isinstance(tool, WebFetch)
+    tool.time_limit = 4.0
+    started = time.monotonic()
+    await session.prompt("read them")
+    await session.aclose()
+    # What a -p run waits for before it exits: every thread the conversion used.
+    await asyncio.get_running_loop().shutdown_default_executor()
+    took = time.monotonic() - started
+    deep, endless = openai_only.tool_results(2)["deep"], openai_only.tool_results(3)["endless"]
+    assert "Note: the page nests its tags more than 100 deep: what is deeper is its plain text" in deep
+    assert "top words" in deep and "w w w deepest words" in deep
+    assert "Note: converting the page took longer than the time limit for a fetch" in endless
+    assert "top words" in endless and "w" in endless.split("top words", 1)[1]
+    assert took < 2 * 4.0 + 2, f"the fetches took {took:.1f}s, past their limits"

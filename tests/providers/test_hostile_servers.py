@@ -8,6 +8,8 @@ import gzip
 import itertools
 import json
 import time
+import tracemalloc
+import zlib
 
 from neocode_tui.chat import ChatRequest, Message
 from neocode_tui.collector import collect
@@ -66,6 +68,29 @@ async def test_a_gzip_bomb_stops_at_the_decompressed_cap(model_server) -> None:
     model_server.enqueue(Response(headers={"content-encoding": "gzip"}, body=bomb, chunk_sizes=16384))
     turn, _ = await run(model_server.url, max_body_bytes=4 << 20)
     assert turn.error.kind == "malformed" and "passed 4 MiB" in turn.error.message
+
+
+async def test_a_gzip_of_gzip_bomb_stops_at_the_cap_without_inflating_it_whole(model_server) -> None:
+    inner = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    once = b"".join([inner.compress(CONTENT * 18_000) for _ in range(256)] + [inner.flush()])
+    bomb = gzip.compress(once, 9)  # about 250 MB of events from a few kB
+    assert len(bomb) < 20_000
+    model_server.enqueue(Response(headers={"content-encoding": "gzip, gzip"}, body=bomb))
+    tracemalloc.start()
+    try:
+        turn, _ = await run(model_server.url, max_body_bytes=4 << 20)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert turn.error.kind == "malformed" and "passed 4 MiB" in turn.error.message
+    assert peak < 64 << 20, f"{peak >> 20} MB held to stop at 4 MiB"
+
+
+async def test_a_body_in_a_coding_that_is_not_decoded_is_a_plain_error(model_server) -> None:
+    model_server.enqueue(Response(headers={"content-encoding": "compress"}, body=b"\x1f\x9d\x90"))
+    turn, _ = await run(model_server.url)
+    assert turn.error.kind == "malformed" and "'compress', which is not decoded here" in turn.error.message
+    assert model_server.requests[0].headers["accept-encoding"] == "gzip, deflate"
 
 
 async def test_keep_alive_comments_do_not_count_as_a_first_event(model_server) -> None:

@@ -5,11 +5,14 @@ its choosing, so it asks like a command does: in ``ask`` and ``auto-edit``, once
 or once per domain for the session (``session_scope``), and runs in ``full-auto``. Where
 it may connect is ``web_guard``'s rule; the refusals it can know before asking (a scheme,
 a private address) come before the question, so nobody is asked to allow what would fail.
+A redirect is a call of its own to the session's gate (``CallGate.onward_refusal``): a
+deny rule holds at every hop, and a hop the user was not asked about is not followed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -23,10 +26,11 @@ from neocode_tui.agent.tools.base import (
     cap_text,
 )
 from neocode_tui.agent.web_guard import AllowList, Refused, check, parse_url
-from neocode_tui.agent.web_page import fetch_page
+from neocode_tui.agent.web_page import TIME_LIMIT, fetch_page
 from neocode_tui.agent.workspace import Workspace
 
 if TYPE_CHECKING:
+    from neocode_tui.agent.call_gate import CallGate
     from neocode_tui.agent.tools import ToolRegistry
     from neocode_tui.settings.model import Settings
 
@@ -57,8 +61,13 @@ class WebFetch(Tool[WebFetchArgs]):
         self.allow = AllowList()
         """The hosts the user lets it reach although they are not public (the session sets
         it from the user's settings)."""
+        self.time_limit = TIME_LIMIT
+        """Seconds one fetch may take, from the first lookup to the page's last word."""
         self.secrets: Callable[[str], str] = str
         """Scrubs the page before it is cut, so no part of a key is left at the cut."""
+        self.onward: Callable[[WebFetchArgs, str], Awaitable[str | None]] | None = None
+        """Why a call may not follow a redirect: the session's gate judges every hop as a
+        call of its own (its permission rules, its mode), so a deny rule holds at each."""
 
     def summary(self, args: Mapping[str, Any]) -> str:
         return f"fetch {args.get('url', '')}"
@@ -81,18 +90,24 @@ class WebFetch(Tool[WebFetchArgs]):
     async def run(
         self, args: WebFetchArgs, workspace: Workspace, on_output: OutputCallback | None = None
     ) -> ToolOutput:
+        onward = None if self.onward is None else partial(self.onward, args)
         try:
-            page = await fetch_page(args.url, self.allow)
+            page = await fetch_page(args.url, self.allow, time_limit=self.time_limit, onward=onward)
         except Refused as exc:
             raise ToolError(f"not fetched: {exc}") from None
         cut = " (the page was larger than web_fetch reads; this is its start)" if page.truncated else ""
         text = cap_text(self.secrets(page.text) or "(the page has no text)", RESULT_CAP)
-        header = f"{UNTRUSTED}\nURL: {page.url}\nType: {page.content_type}{cut}"
+        notes = "".join(f"\nNote: {note}" for note in page.notes)
+        header = f"{UNTRUSTED}\nURL: {page.url}\nType: {page.content_type}{cut}{notes}"
         return ToolOutput(f"{header}\n\n{text}\n\n[end of web page]")
 
 
-def configure_web_fetch(tools: ToolRegistry, settings: Settings, secrets: Callable[[str], str]) -> None:
-    """Give the session's web_fetch the user's allow-list and the session's secrets."""
+def configure_web_fetch(
+    tools: ToolRegistry, settings: Settings, secrets: Callable[[str], str], gate: CallGate
+) -> None:
+    """Give the session's web_fetch the user's allow-list, the session's secrets, and the
+    gate that judges each redirect."""
     tool = tools.get("web_fetch")
     if isinstance(tool, WebFetch):
         tool.allow, tool.secrets = AllowList.parse(settings.web_fetch_allow), secrets
+        tool.onward = lambda args, url: gate.onward_refusal(tool, args, WebFetchArgs(url=url))
