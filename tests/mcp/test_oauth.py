@@ -27,7 +27,7 @@ from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, Driver, Type
 from tests.agent.conftest import Dialect
 from tests.agent.test_headless import neocode, start
-from tests.helpers import screen_shows, started, wait_until
+from tests.helpers import PATIENCE, screen_shows, started, wait_until
 from tests.mcp.conftest import ROOT, user_config, write_config
 
 ANNOUNCED = "sign in to the MCP server remote in your browser: "
@@ -147,7 +147,7 @@ async def test_a_server_that_asks_waits_for_login_and_logout_forgets_it(
 ) -> None:
     url, record = oauth_server
     user_config({"remote": {"type": "http", "url": url}})
-    manager = McpManager(workspace)
+    manager = McpManager(workspace, connect_timeout=PATIENCE)
     managers.append(manager)
     told: list[str] = []
     manager.inform = told.append
@@ -182,7 +182,7 @@ async def test_signing_out_of_a_server_that_cannot_revoke_forgets_here_and_says_
 ) -> None:
     url, record = oauth_server_without_revocation
     user_config({"remote": {"type": "http", "url": url}})
-    manager = McpManager(workspace)
+    manager = McpManager(workspace, connect_timeout=PATIENCE)
     managers.append(manager)
     told: list[str] = []
     reported: list[str] = []
@@ -204,7 +204,7 @@ async def test_a_server_with_its_own_authorization_header_is_not_signed_in_to(
 ) -> None:
     url, record = oauth_server
     user_config({"remote": {"type": "http", "url": url, "headers": {"Authorization": "Bearer not-issued-here"}}})
-    manager = McpManager(workspace)
+    manager = McpManager(workspace, connect_timeout=PATIENCE)
     managers.append(manager)
     manager.start(sign_in=True)
     await manager.wait_ready()
@@ -220,7 +220,7 @@ async def test_an_untrusted_folder_s_server_is_never_asked(
 ) -> None:
     url, record = oauth_server
     write_config(workspace / ".mcp.json", {"remote": {"type": "http", "url": url}})
-    manager = McpManager(workspace)
+    manager = McpManager(workspace, connect_timeout=PATIENCE)
     managers.append(manager)
     manager.start(sign_in=True)
     await manager.wait_ready()

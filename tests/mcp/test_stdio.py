@@ -20,7 +20,7 @@ from tests.mcp.conftest import TIME_SERVER, VENV_BIN, script_server, user_config
 
 
 def started(workspace: Path, managers: list[McpManager], **options: float) -> McpManager:
-    manager = McpManager(workspace, **options)
+    manager = McpManager(workspace, **{"connect_timeout": PATIENCE, **options})
     managers.append(manager)
     manager.start()
     return manager

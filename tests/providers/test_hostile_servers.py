@@ -23,7 +23,7 @@ CONTENT = b'data: {"choices":[{"index":0,"delta":{"content":"A"}}]}\n\n'
 
 
 async def run(url: str, **options):
-    settings = {"first_byte_timeout": 2, "idle_timeout": 2, "max_retries": 0, **options}
+    settings = {"first_byte_timeout": PATIENCE, "idle_timeout": PATIENCE, "max_retries": 0, **options}
     provider = HTTPProvider(OpenAIChat(), model="m", base_url=url + "/v1", api_key="x",
                             options=HTTPOptions(**settings))
     seen = []

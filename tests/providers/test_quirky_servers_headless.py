@@ -47,7 +47,7 @@ async def neocode(server: ModelServer, cwd: Path, *args: str, **env: str) -> Res
     process = await asyncio.create_subprocess_exec(
         NEOCODE, *args, cwd=cwd, env=environment, stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-    out, err = await asyncio.wait_for(process.communicate(), 60)
+    out, err = await asyncio.wait_for(process.communicate(), PATIENCE)
     assert process.returncode is not None
     return Result(process.returncode, out.decode(), err.decode(), time.monotonic() - started)
 

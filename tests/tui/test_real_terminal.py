@@ -14,7 +14,7 @@ import pytest
 
 from tests.agent.conftest import Dialect
 from tests.agent.test_headless import NEOCODE, headless_env
-from tests.helpers import wait_until
+from tests.helpers import PATIENCE, wait_until
 from tests.terminal import HOSTILE, HOSTILE_LINES, PIECES, foreign_controls_on_a_terminal
 
 PROOF = r"printf '\033]0;proof\007\033]52;c;cHJvb2Y=\007'"
@@ -30,7 +30,7 @@ class Tmux:
 
     def __call__(self, *args: str) -> str:
         run = subprocess.run(["tmux", "-S", str(self.socket), "-f", "/dev/null", *args], env=self.env,
-                             capture_output=True, text=True, timeout=10)
+                             capture_output=True, text=True, timeout=PATIENCE)
         assert run.returncode == 0 or args[0] == "show-buffer", run.stderr
         return run.stdout
 
@@ -86,16 +86,18 @@ async def test_neocode_in_tmux_neither_retitles_nor_sets_the_clipboard_nor_clear
     tmux.window("app", app)
     tmux("pipe-pane", "-t", "t:app", "-o", f"cat >> {shlex.quote(str(written))}")
     tmux.go("app")
-    shown: list[str] = [""]
+    shown: list[str] = ["", ""]
 
     def whole() -> bool:
-        """One capture holds the first line drawn, the command and the end: a capture taken
-        while a frame is still being written may hold only part of it."""
-        shown[0] = tmux.screen("app")
-        return all(part in shown[0] for part in ("type a task and press Enter", "$ cat evil.txt", "All done."))
+        """One capture holds the first line drawn, the answer, the command and the end, and
+        the next capture is the same: one taken while a frame is still being written may
+        hold only part of it."""
+        shown[:] = [shown[1], tmux.screen("app")]
+        parts = ("type a task and press Enter", "Answer:", "$ cat evil.txt", "All done.")
+        return shown[0] == shown[1] and all(part in shown[1] for part in parts)
 
-    await wait_until(whole, timeout=60, what="the whole conversation on screen, never cleared away")
-    screen = shown[0]
+    await wait_until(whole, what="the whole conversation on screen, never cleared away")
+    screen = shown[1]
     assert tmux.title("app") == "before"
     assert tmux.buffers() == ""
     answer, result = screen[screen.index("Answer:") :], screen[screen.index("$ cat evil.txt") :]
