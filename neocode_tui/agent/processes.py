@@ -106,30 +106,35 @@ class ProcessTree:
 
     def _signal_until(self, signum: int, states: frozenset[str], known: dict[int, int], deadline: float) -> None:
         """Send ``signum`` to every process of the command, from the top down, and look
-        again until each is in one of ``states`` (or the deadline passes)."""
+        again until each is in one of ``states`` or asleep in the kernel with the signal
+        sent (it acts on it before it runs again: a parent waiting in ``vfork`` for a child
+        that was stopped first), or the deadline passes."""
+        sent: set[int] = set()
         while True:
             table = _process_table()
             members = self._members(table, known)
             if self.root is None:  # still starting: the shell is the first of them we started
                 self.root = _first_started([pid for pid in members if table[pid].parent == os.getpid()], table)
             self._reap(table, known)
-            waiting = [pid for pid in members if table[pid].state not in states]
+            waiting = [pid for pid in members
+                       if table[pid].state not in states and not (table[pid].state == "D" and pid in sent)]
             if not waiting:
                 return
-            if self.root in table:  # not reaped yet, so its group's id is still its own
+            if self.root in members:  # not reaped yet, so its group's id is still its own
                 _signal_group(self.root, signum)
             for pid in waiting:
                 try:
                     os.kill(pid, signum)
                 except ProcessLookupError:
                     pass
+            sent.update(waiting)
             if time.monotonic() > deadline:
                 return
             time.sleep(0.001)
 
     def _members(self, table: _Table, known: dict[int, int]) -> list[int]:
         """The command's processes, each parent before its children: those marked, those
-        seen before, the first process, and everything below them. Adds them to ``known``."""
+        seen before, and everything below them. Adds them to ``known``."""
         children: dict[int, list[int]] = {}
         for pid, entry in table.items():
             children.setdefault(entry.parent, []).append(pid)
@@ -138,7 +143,7 @@ class ProcessTree:
             if pid in members:
                 continue
             seen = known.get(pid) == table[pid].started
-            if seen or pid == self.root or self._marked(pid):
+            if seen or self._marked(pid):
                 members[pid] = None
                 members.update(dict.fromkeys(_below(pid, children)))
         known.update((pid, table[pid].started) for pid in members)
