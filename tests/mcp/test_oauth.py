@@ -66,7 +66,7 @@ def grants(record: Path) -> list[str]:
 
 async def play_browser(url: str) -> httpx.Response:
     """What the user's browser does with the sign-in page: follows it back to NeoCode."""
-    async with httpx.AsyncClient(follow_redirects=True, timeout=30) as browser:
+    async with httpx.AsyncClient(follow_redirects=True, timeout=PATIENCE) as browser:
         return await browser.get(url)
 
 
@@ -82,7 +82,7 @@ async def sign_in(manager: McpManager, told: list[str]) -> None:
 async def wrong_state_is_refused(url: str) -> None:
     """A page that sends the browser to the callback with a code of its own is refused."""
     redirect = parse_qs(urlparse(url).query)["redirect_uri"][0]
-    async with httpx.AsyncClient(timeout=30) as browser:
+    async with httpx.AsyncClient(timeout=PATIENCE) as browser:
         refused = await browser.get(redirect, params={"code": "attacker-code", "state": "guessed"})
         missing = await browser.get(redirect, params={"code": "attacker-code"})
     assert refused.status_code == missing.status_code == 400
@@ -171,7 +171,7 @@ async def test_a_server_that_asks_waits_for_login_and_logout_forgets_it(
     assert [json.loads(line) for line in record.read_text().splitlines()][-2:] == [
         {"event": "revoke", "kind": "refresh"}, {"event": "revoke", "kind": "access"}]
     assert reported == []
-    async with httpx.AsyncClient(timeout=30) as client:
+    async with httpx.AsyncClient(timeout=PATIENCE) as client:
         refused = await client.post(url, headers={"authorization": f"Bearer {tokens['access_token']}"},
                                     json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
     assert refused.status_code == 401

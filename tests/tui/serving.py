@@ -45,7 +45,7 @@ class Neocode:
             self.lines.put(raw.decode("utf-8", "replace"))
         self.lines.put(None)
 
-    def wait_for(self, pattern: re.Pattern[str], timeout: float = 60) -> re.Match[str]:
+    def wait_for(self, pattern: re.Pattern[str], timeout: float = PATIENCE) -> re.Match[str]:
         """The first line of output that matches, or an AssertionError with the output so far
         (the process ended, or nothing matched in ``timeout`` seconds)."""
         while True:

@@ -79,7 +79,7 @@ def test_the_app_runs_in_a_browser_and_a_prompt_goes_through(served: Served) -> 
             page.wait_for_selector("body.-first-byte", timeout=PATIENCE * 1000)
 
             def shows(text: str) -> bool:
-                """Whether ``text`` is on screen, or comes within 30 s of frames."""
+                """Whether ``text`` is on screen, or comes within ``PATIENCE`` s of frames."""
                 if text not in screen():
                     try:
                         sockets[0].wait_for_event(
