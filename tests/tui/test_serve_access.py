@@ -253,14 +253,14 @@ def test_a_short_token_is_refused_in_words(project: tuple[Path, dict[str, str]])
 
 OTHER_USER = """
 import http.client, json, sys
-port, saved = int(sys.argv[1]), sys.argv[2]
+port, saved, patience = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
 try:
     open(saved).read()
     read = "read"
 except PermissionError:
     read = "denied"
 def status(path, **headers):
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=PATIENCE)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=patience)
     connection.request("GET", path, headers=headers)
     return connection.getresponse().status
 upgrade = {"Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
@@ -284,7 +284,7 @@ def test_another_user_of_the_machine_cannot_read_the_token_and_is_refused(
         if os.geteuid() == 0:
             other = subprocess.run(
                 ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
-                 sys.executable, "-I", "-c", OTHER_USER, str(served.port), str(saved)],
+                 sys.executable, "-I", "-c", OTHER_USER, str(served.port), str(saved), str(PATIENCE)],
                 cwd="/", capture_output=True, text=True, timeout=PATIENCE,
             )
             assert json.loads(other.stdout) == {"file": "denied", "page": 403, "websocket": 403}, other.stderr
