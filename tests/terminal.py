@@ -10,6 +10,7 @@ import select
 import time
 
 from neocode_tui.terminal_text import has_controls
+from tests.helpers import PATIENCE
 
 PIECES = (
     # (what arrives, what the user sees)
@@ -59,7 +60,7 @@ def missing(screen: str, pieces: tuple[tuple[str, str], ...] = PIECES) -> list[s
     return [shown for _, shown in pieces if shown not in screen]
 
 
-def read_terminals(masters: list[int], timeout: float = 60) -> list[bytes]:
+def read_terminals(masters: list[int], timeout: float = PATIENCE) -> list[bytes]:
     """Everything written to each pseudo-terminal (by its master side) until every writer
     has closed it: reading a master whose other side is closed for good fails (EIO)."""
     got = {fd: b"" for fd in masters}

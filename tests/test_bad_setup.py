@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.agent.conftest import API_KEY, Dialect
+from tests.helpers import PATIENCE
 
 NEOCODE = str(Path(sys.executable).parent / "neocode")
 
@@ -25,7 +26,7 @@ def shell_env(**env: str) -> dict[str, str]:
 def run(shell: str, tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
     """``shell`` (``$NEOCODE`` is neocode) by bash, in ``tmp_path``, as a user types it."""
     return subprocess.run(["bash", "-c", shell], cwd=tmp_path, env=shell_env(**env),
-                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+                          capture_output=True, text=True, timeout=PATIENCE, stdin=subprocess.DEVNULL)
 
 
 @pytest.mark.parametrize("command", ["-p hi", "sessions", "", "acp"])
@@ -75,7 +76,7 @@ async def test_a_checkpoint_that_cannot_be_saved_is_a_warning_and_the_run_goes_o
         env=shell_env(NEOCODE_BASE_URL=openai_only.server.url + "/v1", NEOCODE_MAX_RETRIES="0"),
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE)
-    out, err = await asyncio.wait_for(process.communicate(), 60)
+    out, err = await asyncio.wait_for(process.communicate(), PATIENCE)
     assert process.returncode == 0 and out.decode() == "Written.\n"
     assert "could not save a checkpoint" in err.decode() and "Traceback" not in err.decode()
     assert (workspace / "a.txt").read_text() == "a\n"

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from neocode_tui.trust import trust
+from tests.helpers import PATIENCE
 
 NEOCODE = str(Path(sys.executable).parent / "neocode")
 ENV_KEY = "sk-proj-from-the-environment-SECRET-1111"
@@ -32,7 +33,7 @@ model = "qwen"
 def run(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [NEOCODE, "config", *args], cwd=cwd, env={**os.environ, **env}, capture_output=True,
-        text=True, timeout=60, stdin=subprocess.DEVNULL, check=False,
+        text=True, timeout=PATIENCE, stdin=subprocess.DEVNULL, check=False,
     )
 
 

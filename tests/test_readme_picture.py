@@ -19,6 +19,7 @@ import pytest
 
 from neocode_tui.cli import main
 from neocode_tui.tui import themes
+from tests.helpers import PATIENCE
 
 ROOT = Path(__file__).resolve().parents[1]
 PICTURE = "docs/neocode.svg"
@@ -42,7 +43,7 @@ def regenerate(cwd: Path) -> bytes:
     words = readme_command()
     done = subprocess.run(
         [sys.executable, "-m", "neocode_tui", *words[1:]], cwd=cwd,
-        capture_output=True, text=True, timeout=100,
+        capture_output=True, text=True, timeout=PATIENCE,
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == f"wrote {PICTURE}"

@@ -10,6 +10,7 @@ from pathlib import Path
 from neocode_tui.cli.settings_reference import REGENERATE, settings_reference
 from neocode_tui.settings.compat import OpenAICompat
 from neocode_tui.settings.model import Settings
+from tests.helpers import PATIENCE
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "docs" / "settings.md"
@@ -17,7 +18,7 @@ REFERENCE = ROOT / "docs" / "settings.md"
 
 def neocode(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "neocode_tui", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=PATIENCE)
 
 
 def test_the_committed_reference_is_what_the_settings_model_says() -> None:

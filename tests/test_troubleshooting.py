@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import PATIENCE
 from tests.http_model_server import ModelServer, Response, openai_turn
 
 NEOCODE = str(Path(sys.executable).parent / "neocode")
@@ -29,7 +30,7 @@ def certificate(tmp_path: Path) -> tuple[Path, Path]:
         ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
          "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
          "-keyout", key, "-out", cert],
-        check=True, capture_output=True, timeout=60,
+        check=True, capture_output=True, timeout=PATIENCE,
     )
     return cert, key
 
@@ -96,7 +97,7 @@ async def neocode(cwd: Path, base_url: str, **env: str) -> tuple[int, str, str]:
     process = await asyncio.create_subprocess_exec(
         NEOCODE, "-p", "hi", cwd=cwd, env=environment, stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-    out, err = await asyncio.wait_for(process.communicate(), 90)
+    out, err = await asyncio.wait_for(process.communicate(), PATIENCE)
     assert process.returncode is not None
     return process.returncode, out.decode(), err.decode()
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from neocode_tui import __version__
+from tests.helpers import PATIENCE
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD_INPUTS = ("pyproject.toml", "README.md", "neocode_tui", "themes")
@@ -122,5 +123,5 @@ def test_installed_from_the_wheel_it_starts_with_its_themes_upgrades_and_uninsta
     pip(env, "uninstall", "-y", "-q", "neocode-tui")
     assert not neocode.exists() and not (env / "share" / "neocode" / "themes").exists()
     gone = subprocess.run([env / "bin" / "python", "-c", "import neocode_tui"], cwd=project, env=user,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=PATIENCE)
     assert "No module named 'neocode_tui'" in gone.stderr

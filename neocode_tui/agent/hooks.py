@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from neocode_tui.agent.processes import ProcessTree
+from neocode_tui.agent.processes import ProcessTree, in_child
 from neocode_tui.agent.sandbox import secret_free
 from neocode_tui.json_files import MISSING, JsonRead, read_json
 from neocode_tui.paths import config_dir
@@ -308,7 +308,7 @@ class Hooks:
         spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
             "/bin/sh", "-c", hook.command.command, cwd=self.workspace, env=tree.environment(env),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, start_new_session=True,
+            stderr=asyncio.subprocess.PIPE, start_new_session=True, preexec_fn=in_child,
         ))
         try:
             process = await asyncio.shield(spawn)

@@ -163,7 +163,7 @@ async def editor(
                     read_text_file=True, write_text_file=True)) if client.buffers is not None
                 else ClientCapabilities(),
                 client_info=Implementation(name="test-editor", version="1"),
-            ), 30)
+            ), PATIENCE)
             yield Editor(conn, client, process, traffic, stderr)
 
 
@@ -198,7 +198,7 @@ class RawAgent:
         """The next message from the agent that is ``wanted``; the others are kept in ``lines``."""
         assert self.process.stdout is not None
         while True:
-            line = await asyncio.wait_for(self.process.stdout.readline(), 30)
+            line = await asyncio.wait_for(self.process.stdout.readline(), PATIENCE)
             assert line, "the agent closed stdout"
             self.lines.append(line)
             message = json.loads(line)

@@ -12,6 +12,7 @@ from acp import text_block
 
 from tests.acp.conftest import RawAgent, agent_env, start_raw
 from tests.agent.conftest import Dialect
+from tests.helpers import PATIENCE
 
 PARSE_ERROR, INVALID_REQUEST = -32700, -32600
 BAD_LINES: list[tuple[bytes, int]] = [
@@ -54,7 +55,7 @@ async def still_answers(agent: RawAgent, workspace: Path) -> None:
 async def finish(agent: RawAgent) -> str:
     assert agent.process.stdin is not None
     agent.process.stdin.close()
-    _, err = await asyncio.wait_for(agent.process.communicate(), 30)
+    _, err = await asyncio.wait_for(agent.process.communicate(), PATIENCE)
     assert agent.process.returncode == 0
     return err.decode()
 
@@ -141,7 +142,7 @@ async def test_a_last_line_without_its_newline_is_still_read(
                                  "params": {"protocolVersion": 1}}).encode())
     assert agent.process.stdin is not None
     agent.process.stdin.close()
-    out, _ = await asyncio.wait_for(agent.process.communicate(), 30)
+    out, _ = await asyncio.wait_for(agent.process.communicate(), PATIENCE)
     assert json.loads(out)["result"]["agentInfo"]["name"] == "neocode"
 
 

@@ -10,6 +10,7 @@ from acp import text_block
 
 from tests.acp.conftest import agent_env, editor
 from tests.agent.conftest import Dialect
+from tests.helpers import PATIENCE
 from tests.http_model_server import Response, openai_turn
 
 
@@ -25,7 +26,7 @@ async def test_a_retry_mid_call_fails_the_first_attempts_call_and_runs_the_secon
     async with editor(agent_env(model.server.url, home, NEOCODE_MAX_RETRIES="1"), workspace) as ed:
         session = await ed.conn.new_session(cwd=str(workspace))
         reply = await asyncio.wait_for(
-            ed.conn.prompt(session_id=session.session_id, prompt=[text_block("read notes")]), 30)
+            ed.conn.prompt(session_id=session.session_id, prompt=[text_block("read notes")]), PATIENCE)
 
     assert reply.stop_reason == "end_turn"
     client = ed.client

@@ -11,6 +11,7 @@ from acp.schema import AvailableCommandsUpdate, CurrentModeUpdate
 from neocode_tui.agent.commands import COMMANDS
 from tests.acp.conftest import EditorClient, agent_env, editor
 from tests.agent.conftest import Dialect
+from tests.helpers import PATIENCE
 
 
 async def test_the_editor_is_told_the_custom_commands_after_the_session_is_created(
@@ -35,7 +36,7 @@ async def test_the_editor_is_told_the_custom_commands_after_the_session_is_creat
             ed.conn.prompt(session_id=session.session_id, prompt=[text_block("/review app.py")]), 30
         )
         await asyncio.wait_for(ed.conn.prompt(
-            session_id=session.session_id, prompt=[text_block("/project:review app.py")]), 30)
+            session_id=session.session_id, prompt=[text_block("/project:review app.py")]), PATIENCE)
 
     [update] = [u for u in ed.client.updates if isinstance(u, AvailableCommandsUpdate)]
     listed = {c.name: (c.description, c.input.root.hint if c.input else None) for c in update.available_commands}
@@ -65,7 +66,7 @@ async def test_every_built_in_command_is_offered_and_answers_without_the_model(
         async def ask(line: str) -> str:
             before = len(ed.client.text())
             response = await asyncio.wait_for(
-                ed.conn.prompt(session_id=session.session_id, prompt=[text_block(line)]), 30)
+                ed.conn.prompt(session_id=session.session_id, prompt=[text_block(line)]), PATIENCE)
             assert response.stop_reason == "end_turn"
             return ed.client.text()[before:]
 
@@ -98,9 +99,9 @@ async def test_undo_over_acp_shows_the_diff_as_a_question_and_writes_the_file_ba
     async with editor(agent_env(model.server.url, home), workspace, client) as ed:
         session = await ed.conn.new_session(cwd=str(workspace))
         await asyncio.wait_for(ed.conn.prompt(session_id=session.session_id,
-                                              prompt=[text_block("change the notes")]), 30)
+                                              prompt=[text_block("change the notes")]), PATIENCE)
         assert (workspace / "notes.txt").read_text() == "after\n"
-        await asyncio.wait_for(ed.conn.prompt(session_id=session.session_id, prompt=[text_block("/undo")]), 30)
+        await asyncio.wait_for(ed.conn.prompt(session_id=session.session_id, prompt=[text_block("/undo")]), PATIENCE)
 
     question, answer_options = client.permissions[-1], client.options[-1]
     shown = question.content[0].content.text
@@ -120,12 +121,13 @@ async def test_a_cancelled_rewind_question_changes_nothing(
     client = EditorClient(answers=["cancelled"])
     async with editor(agent_env(model.server.url, home), workspace, client) as ed:
         session = await ed.conn.new_session(cwd=str(workspace))
-        await asyncio.wait_for(ed.conn.prompt(session_id=session.session_id, prompt=[text_block("first")]), 30)
+        await asyncio.wait_for(ed.conn.prompt(session_id=session.session_id, prompt=[text_block("first")]), PATIENCE)
         listing_at = len(client.text())
-        await asyncio.wait_for(ed.conn.prompt(session_id=session.session_id, prompt=[text_block("/rewind")]), 30)
+        await asyncio.wait_for(ed.conn.prompt(session_id=session.session_id, prompt=[text_block("/rewind")]), PATIENCE)
         listing = client.text()[listing_at:]
-        await asyncio.wait_for(ed.conn.prompt(session_id=session.session_id, prompt=[text_block("/rewind 1")]), 30)
-        await asyncio.wait_for(ed.conn.prompt(session_id=session.session_id, prompt=[text_block("second")]), 30)
+        await asyncio.wait_for(
+            ed.conn.prompt(session_id=session.session_id, prompt=[text_block("/rewind 1")]), PATIENCE)
+        await asyncio.wait_for(ed.conn.prompt(session_id=session.session_id, prompt=[text_block("second")]), PATIENCE)
 
     assert "1  first" in listing and "/rewind N" in listing
     assert client.permissions[-1].title == "Rewind to before 'first'?"

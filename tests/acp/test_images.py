@@ -14,6 +14,7 @@ from PIL import Image as PIL
 from tests.acp.conftest import agent_env, editor
 from tests.agent.conftest import Dialect
 from tests.agent.test_images import sent_images
+from tests.helpers import PATIENCE
 
 
 def encoded_png(size: tuple[int, int]) -> str:
@@ -31,10 +32,10 @@ async def test_an_image_prompt_is_sent_to_the_model_scaled(model: Dialect, works
         session = await ed.conn.new_session(cwd=str(workspace))
         prompt = [text_block("what is this?"),
                   image_block(encoded_png((2000, 1000)), "image/png", uri="file:///tmp/shot.png")]
-        reply = await asyncio.wait_for(ed.conn.prompt(session_id=session.session_id, prompt=prompt), 30)
+        reply = await asyncio.wait_for(ed.conn.prompt(session_id=session.session_id, prompt=prompt), PATIENCE)
         many = [image_block(encoded_png((8, 8)), "image/png") for _ in range(21)]
         with pytest.raises(RequestError, match="the prompt has 21 images; at most 20"):
-            await asyncio.wait_for(ed.conn.prompt(session_id=session.session_id, prompt=many), 30)
+            await asyncio.wait_for(ed.conn.prompt(session_id=session.session_id, prompt=many), PATIENCE)
 
     assert reply.stop_reason == "end_turn"
     [(media_type, picture, message)] = sent_images(model, 1)

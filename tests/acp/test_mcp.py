@@ -18,6 +18,7 @@ from acp.schema import (
 
 from tests.acp.conftest import agent_env, editor
 from tests.agent.conftest import Dialect
+from tests.helpers import PATIENCE
 
 TIME_SERVER = str(Path(sys.executable).parent / "mcp-server-time")
 CHANGING = Path(__file__).resolve().parents[1] / "mcp" / "servers" / "changing.py"
@@ -88,7 +89,7 @@ async def test_a_prompt_the_server_adds_while_it_runs_reaches_the_editors_comman
         await ed.client.wait_for(lambda: any("mcp__changing__steady" in names for names in listed()))
         before = listed()[-1]
         reply = await asyncio.wait_for(
-            ed.conn.prompt(session_id=session.session_id, prompt=[text_block("grow")]), 60)
+            ed.conn.prompt(session_id=session.session_id, prompt=[text_block("grow")]), PATIENCE)
         await ed.client.wait_for(lambda: "mcp__changing__fresh" in listed()[-1])
 
     assert reply.stop_reason == "end_turn"

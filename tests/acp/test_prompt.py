@@ -317,10 +317,10 @@ async def held_command(
         await ed.conn.set_session_mode(session_id=session.session_id, mode_id="full-auto")
         running = asyncio.create_task(
             ed.conn.prompt(session_id=session.session_id, prompt=[text_block("print")]))
-        await ed.client.wait_for(lambda: shown(live_texts(ed)), within=60)
+        await ed.client.wait_for(lambda: shown(live_texts(ed)))
         seen = live_texts(ed)
         (workspace / "go").touch()
-        reply = await asyncio.wait_for(running, 60)
+        reply = await asyncio.wait_for(running, PATIENCE)
     return ed, reply, seen
 
 

@@ -10,6 +10,7 @@ from acp import text_block
 
 from tests.acp.conftest import agent_env, editor
 from tests.agent.conftest import Dialect
+from tests.helpers import PATIENCE
 from tests.http_model_server import Response
 
 
@@ -39,7 +40,7 @@ async def test_a_task_is_one_call_updated_as_the_child_works_and_its_write_asks_
             ed.conn.prompt(session_id=session.session_id, prompt=[text_block("take a note")]))
         await ed.client.wait_for(lambda: any("→ write_file" in text for text in live_texts()))
         shown.set()
-        reply = await asyncio.wait_for(running, 30)
+        reply = await asyncio.wait_for(running, PATIENCE)
 
     assert reply.stop_reason == "end_turn"
     assert (workspace / "note.txt").read_text() == "hi\n"

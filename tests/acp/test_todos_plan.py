@@ -13,6 +13,7 @@ from acp.schema import AgentPlanUpdate, CurrentModeUpdate
 from tests.acp.conftest import agent_env, editor
 from tests.agent.conftest import Dialect
 from tests.agent.test_todos_plan import PLAN, TODOS, plan_call, todo_call
+from tests.helpers import PATIENCE
 
 
 def plans(updates: list[object]) -> list[list[tuple[str, str, str]]]:
@@ -29,7 +30,7 @@ async def test_the_task_list_is_a_plan_update_and_a_loaded_session_sends_it_agai
     expected = [(todo["content"], "medium", todo["status"]) for todo in TODOS]
     async with editor(env, workspace) as ed:
         session = await ed.conn.new_session(cwd=str(workspace))
-        await asyncio.wait_for(ed.conn.prompt(session_id=session.session_id, prompt=[text_block("go")]), 30)
+        await asyncio.wait_for(ed.conn.prompt(session_id=session.session_id, prompt=[text_block("go")]), PATIENCE)
     assert plans(ed.client.updates) == [expected]
     on_wire = [m for m in ed.traffic if m.get("params", {}).get("update", {}).get("sessionUpdate") == "plan"]
     assert on_wire[0]["params"]["update"]["entries"][1] == {
@@ -51,7 +52,7 @@ async def test_a_plan_is_asked_about_and_carrying_it_out_changes_the_editors_mod
         session = await ed.conn.new_session(cwd=str(workspace))
         assert session.modes.current_mode_id == "plan"
         reply = await asyncio.wait_for(
-            ed.conn.prompt(session_id=session.session_id, prompt=[text_block("add a flag")]), 30)
+            ed.conn.prompt(session_id=session.session_id, prompt=[text_block("add a flag")]), PATIENCE)
 
     assert reply.stop_reason == "end_turn"
     [asked] = ed.client.permissions
@@ -70,6 +71,6 @@ async def test_keep_planning_from_the_editor_leaves_plan_mode_on(
     async with editor(agent_env(model.server.url, home, NEOCODE_APPROVAL="plan"), workspace) as ed:
         ed.client.answers.append("plan")
         session = await ed.conn.new_session(cwd=str(workspace))
-        await asyncio.wait_for(ed.conn.prompt(session_id=session.session_id, prompt=[text_block("go")]), 30)
+        await asyncio.wait_for(ed.conn.prompt(session_id=session.session_id, prompt=[text_block("go")]), PATIENCE)
     assert not [u for u in ed.client.updates if isinstance(u, CurrentModeUpdate)]
     assert "keep planning" in model.tool_results(2)["p1"]

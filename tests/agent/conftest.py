@@ -16,10 +16,12 @@ from neocode_tui.providers.anthropic import AnthropicMessages
 from neocode_tui.providers.http import HTTPOptions
 from neocode_tui.providers.http_provider import HTTPProvider
 from neocode_tui.providers.openai import OpenAIChat
+from tests.helpers import PATIENCE
 from tests.http_model_server import ModelServer, Response, anthropic_turn, openai_turn
 
 API_KEY = "sk-agent-test-SECRET-7f3a9c"
-FAST = HTTPOptions(connect_timeout=2, first_byte_timeout=5, idle_timeout=5, max_retries=0)
+FAST = HTTPOptions(connect_timeout=PATIENCE, first_byte_timeout=PATIENCE, idle_timeout=PATIENCE, max_retries=0)
+"""Time limits a busy machine cannot strike: a test of a time limit sets its own."""
 
 
 @dataclass

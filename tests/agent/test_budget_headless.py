@@ -15,6 +15,7 @@ from neocode_tui.events import Usage
 from neocode_tui.providers.prompt_cache import count_breakpoints
 from tests.agent.conftest import Dialect
 from tests.agent.test_headless import Result, neocode, start
+from tests.helpers import PATIENCE
 from tests.http_model_server import Response, anthropic_turn, openai_turn
 
 PRICED = {"openai": "gpt-4o", "anthropic": "claude-sonnet-4-5"}
@@ -34,7 +35,7 @@ async def test_json_output_reports_cached_tokens_and_the_hit_rate(dialect: Diale
     # Breakpoints on, as a user has them (the shared helper turns them off for other tests).
     process = await start(dialect, workspace, "-p", "hi", "--output-format", "json",
                           "--model", PRICED[dialect.name], NEOCODE_CACHE_CONTROL="true")
-    out_bytes, err = await asyncio.wait_for(process.communicate(), 30)
+    out_bytes, err = await asyncio.wait_for(process.communicate(), PATIENCE)
     result = Result(process.returncode or 0, out_bytes.decode(), err.decode())
     if dialect.name == "anthropic":
         assert count_breakpoints(dialect.request(1)) == 3  # tools, system, the prompt

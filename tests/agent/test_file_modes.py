@@ -16,6 +16,7 @@ import pytest
 from neocode_tui.trust import trust
 from neocode_tui.tui.user_config import UserConfig, save_user_config
 from tests.agent.conftest import API_KEY, Dialect
+from tests.helpers import PATIENCE
 
 NEOCODE = str(Path(sys.executable).parent / "neocode")
 TIME_SERVER = str(Path(sys.executable).parent / "mcp-server-time")
@@ -46,7 +47,7 @@ async def headless_run(dialect: Dialect, workspace: Path, umask: int) -> None:
         umask=umask, stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )
-    out, err = await asyncio.wait_for(process.communicate(), 60)
+    out, err = await asyncio.wait_for(process.communicate(), PATIENCE)
     assert process.returncode == 0, err.decode()
     assert out.decode().strip() == "Written."
 

@@ -34,7 +34,7 @@ class Result:
 
 async def neocode(dialect: Dialect, cwd: Path, *args: str, stdin: bytes | None = None) -> Result:
     process = await start(dialect, cwd, *args, stdin=stdin is not None)
-    out, err = await asyncio.wait_for(process.communicate(stdin), 30)
+    out, err = await asyncio.wait_for(process.communicate(stdin), PATIENCE)
     assert process.returncode is not None
     return Result(process.returncode, out.decode(), err.decode())
 
@@ -290,7 +290,7 @@ async def _without_a_key(workspace: Path, *flags: str) -> tuple[int | None, str,
         NEOCODE, "-p", "hello", *flags, cwd=workspace, env=env,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )
-    out, err = await asyncio.wait_for(run.communicate(), 30)
+    out, err = await asyncio.wait_for(run.communicate(), PATIENCE)
     return run.returncode, out.decode(), err.decode()
 
 
@@ -310,7 +310,7 @@ async def test_print_mode_runs_the_offline_model_when_it_is_named(workspace: Pat
 async def test_a_prompt_with_bytes_that_are_not_utf8_runs(openai_only: Dialect, workspace: Path) -> None:
     openai_only.reply("Bonjour.")
     process = await start(openai_only, workspace, "-p", os.fsdecode(b"caf\xe9"))
-    out, err = await asyncio.wait_for(process.communicate(), 30)
+    out, err = await asyncio.wait_for(process.communicate(), PATIENCE)
     assert process.returncode == 0, err
     assert out.decode() == "Bonjour.\n"
     assert openai_only.request(1)["messages"][-1]["content"] == "caf\ufffd"
@@ -340,7 +340,7 @@ async def test_a_retried_answer_reaches_stdout_once(openai_only: Dialect, worksp
     openai_only.server.enqueue(Response(body=broken[: len(broken) // 2], chunk_sizes=20))
     openai_only.reply("Hello world.")
     process = await start(openai_only, workspace, "-p", "hi", NEOCODE_MAX_RETRIES="1")
-    out, err = await asyncio.wait_for(process.communicate(), 30)
+    out, err = await asyncio.wait_for(process.communicate(), PATIENCE)
     assert out.decode() == "Hello world.\n", err
     assert "retrying 2/" in err.decode()
 

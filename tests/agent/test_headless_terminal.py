@@ -17,6 +17,7 @@ from neocode_tui.paths import config_dir
 from neocode_tui.terminal_text import visible
 from tests.agent.conftest import Dialect
 from tests.agent.test_headless import NEOCODE, headless_env, neocode
+from tests.helpers import PATIENCE
 from tests.terminal import HOSTILE, PIECES, foreign_controls, read_terminals
 
 COMMAND = f"echo hi # {PIECES[1][0]} {PIECES[3][0]}"
@@ -44,7 +45,7 @@ async def on_terminals(
     finally:
         os.close(out_master)
         os.close(err_master)
-    code = await asyncio.wait_for(process.wait(), 30)
+    code = await asyncio.wait_for(process.wait(), PATIENCE)
     return code, out.decode(), err.decode()
 
 

@@ -27,6 +27,7 @@ from neocode_tui.known_secrets import Secrets
 from neocode_tui.redact import REDACTED
 from tests.agent.conftest import API_KEY, Dialect, Recorder, assert_transcript_valid
 from tests.agent.helpers import wait_dead, wait_for_file
+from tests.helpers import PATIENCE
 from tests.http_model_server import Response, openai_sse
 
 
@@ -179,7 +180,10 @@ async def test_turn_limit_asks_for_a_final_answer_and_runs_no_more_tools(
 async def test_cancel_while_streaming_keeps_what_was_shown(dialect: Dialect, workspace: Path) -> None:
     arguments = json.dumps({"path": "app.py", "padding": "x" * 400})
     body = dialect.turn("Partial answer. ", [("x1", "read_file", arguments)])
-    dialect.server.enqueue(Response(body=body, chunk_sizes=40, delay=0.02))
+    # The body stops for good after the event that starts the call: the cancel lands
+    # mid-stream however slow the machine.
+    during_the_call = body.index(b"\n\n", body.index(b"read_file")) + 2
+    dialect.server.enqueue(Response(body=body, chunk_sizes=40, delay=0.02, stall=3600, stall_at=during_the_call))
     loop, recorder = make_loop(dialect, workspace)
     task = asyncio.create_task(loop.run("go"))
     while not any(isinstance(e, Streamed) and isinstance(e.event, ToolCallStart)
@@ -509,7 +513,7 @@ async def test_one_endless_line_of_output_costs_what_many_lines_cost(
     openai_only.reply("Done.")
     loop, recorder = make_loop(openai_only, workspace)
 
-    async with asyncio.timeout(60):
+    async with asyncio.timeout(PATIENCE):
         finished = await loop.run("print a lot")
 
     assert finished.reason == "done"

@@ -161,3 +161,47 @@ async def test_a_stopped_command_runs_nothing_after_the_one_it_was_stopped_in(
         with pytest.raises(asyncio.CancelledError):
             await task
         assert not (folder / "after.txt").exists()
+
+
+async def test_a_process_that_cleared_its_environment_and_left_its_parent_is_ended(tmp_path: Path) -> None:
+    """Orphaned, in a session of its own and with no environment, it carries no sign of the
+    command: it is still the command's."""
+    command = "(setsid env -i /bin/sleep 300 & echo $! > bare.pid); sleep 300"
+    task = bash(tmp_path, command)
+    [bare] = await started(tmp_path, ("bare",))
+
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+    assert gone(bare)
+
+
+def storm(seconds: str) -> str:
+    """A command whose shell keeps forking children that each escape three ways: a session
+    of their own, a double fork, and a double fork that also drops its environment. Bounded,
+    and each sleep short-lived, so that a failing kill cannot leave a fork bomb behind."""
+    return (
+        "for i in $(seq 400); do "
+        "setsid bash -c '"
+        f"sleep {seconds} & echo $! >> many.pid; "
+        f"(setsid sleep {seconds} & echo $! >> many.pid); "
+        f"(setsid env -i /bin/sleep {seconds} & echo $! >> many.pid); "
+        f"echo $$ >> many.pid; exec sleep {seconds}' & "
+        "done; wait"
+    )
+
+
+async def test_a_tree_that_keeps_forking_and_escaping_is_ended_whole(tmp_path: Path) -> None:
+    seconds = f"{60 + secrets.randbelow(10**6) / 10**6:.6f}"
+    many = tmp_path / "many.pid"
+    task = bash(tmp_path, storm(seconds))
+    await wait_until(lambda: many.exists() and len(many.read_text().split()) >= 40, what="the forks")
+
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+    pids = [int(word) for word in many.read_text().split() if word.isdigit()]
+    assert [pid for pid in pids if not gone(pid)] == []
+    assert sleepers(seconds) == []  # nor one forked after its pid was written

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from tests.agent.conftest import API_KEY, Dialect
+from tests.helpers import PATIENCE
 
 NEOCODE = str(Path(sys.executable).parent / "neocode")
 
@@ -31,7 +32,7 @@ async def test_a_profile_picks_the_server_and_model_of_a_headless_run(
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
-    out, err = await asyncio.wait_for(process.communicate(), 30)
+    out, err = await asyncio.wait_for(process.communicate(), PATIENCE)
 
     assert process.returncode == 0, err.decode()
     assert out.decode().strip() == "From the profile's server."

@@ -308,7 +308,7 @@ async def test_stand_ins_stay_while_any_sandboxed_command_runs(workspace: Path) 
             return False
         return True
 
-    await wait_until(reader_waits, timeout=30, what="the first command waiting")
+    await wait_until(reader_waits, what="the first command waiting")
     second = await bash.run(BashArgs(command="echo $PWD/planted > .git/commondir"), Workspace(workspace))
     assert "Read-only file system" in second.text
     assert stand_in.read_text() == ".\n"  # the first command still runs: it still needs it

@@ -26,6 +26,7 @@ from neocode_tui.agent.transcript import NO_RESULT
 from neocode_tui.chat import Message, ToolCall
 from tests.agent.conftest import Dialect
 from tests.agent.test_transcript_repair import assert_valid
+from tests.helpers import PATIENCE
 
 ROOT = Path(__file__).parent.parent.parent
 PR_CAPBSET_DROP, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH = 24, 1, 2
@@ -58,7 +59,7 @@ def test_a_folder_or_pipe_named_like_a_session_is_not_one(tmp_path: Path) -> Non
     assert find_session(tmp_path, "2").id == store.id  # the prefix matches one real session
 
     listing = subprocess.run([sys.executable, "-m", "neocode_tui", "sessions"], cwd=tmp_path,
-                             capture_output=True, text=True, timeout=30)
+                             capture_output=True, text=True, timeout=PATIENCE)
     assert listing.returncode == 0 and listing.stderr == ""
     assert listing.stdout.startswith(f"{store.id}  ")
 
@@ -159,7 +160,7 @@ def run_without_write_rights(script: str, data: Path) -> subprocess.CompletedPro
     file permissions."""
     env = {**os.environ, "NEOCODE_DATA_DIR": str(data), "PYTHONPATH": str(ROOT)}
     return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env=env, cwd=data.parent, timeout=60,
+                          env=env, cwd=data.parent, timeout=PATIENCE,
                           preexec_fn=without_override if os.geteuid() == 0 else None)
 
 
@@ -197,7 +198,7 @@ def test_a_full_disk_mid_session_stops_saving_said_once(tmp_path: Path) -> None:
     limit = "import resource; resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))\n"
     env = {**os.environ, "NEOCODE_DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": str(ROOT)}
     result = subprocess.run([sys.executable, "-c", limit + STORE_SCRIPT], capture_output=True,
-                            text=True, env=env, cwd=tmp_path, timeout=60)
+                            text=True, env=env, cwd=tmp_path, timeout=PATIENCE)
 
     assert result.returncode == 0
     session_id, saving = result.stdout.split()

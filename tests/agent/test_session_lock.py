@@ -23,6 +23,7 @@ from neocode_tui.agent.transcript import NO_RESULT
 from neocode_tui.chat import Message, ToolCall
 from neocode_tui.events import Usage
 from tests.agent.test_transcript_repair import assert_valid
+from tests.helpers import PATIENCE
 
 ROOT = Path(__file__).parent.parent.parent
 
@@ -81,15 +82,15 @@ def test_a_second_process_is_told_the_session_is_open_and_by_whom(workspace: Pat
     try:
         assert held(first) == store.id
         second = open_session(workspace, store.id, "from the second")
-        _, err = second.communicate(timeout=30)
+        _, err = second.communicate(timeout=PATIENCE)
         assert second.returncode == 1
         assert err.startswith(f"neocode: session {store.id} is open in another neocode (pid {first.pid})")
     finally:
-        first.communicate("", timeout=30)  # the first finishes its turn and closes
+        first.communicate("", timeout=PATIENCE)  # the first finishes its turn and closes
 
     third = open_session(workspace, store.id, "from the third")
     assert held(third) == store.id  # free again
-    third.communicate("", timeout=30)
+    third.communicate("", timeout=PATIENCE)
     messages = load_session(find_session(workspace, store.id)).messages
     assert [m.content for m in messages if m.role != "tool"] == [
         "start", "", "from the first", "done: from the first", "from the third",
@@ -108,7 +109,7 @@ def test_the_lock_dies_with_its_process(workspace: Path) -> None:
     assert busy.value.pid == holder.pid
 
     holder.send_signal(signal.SIGKILL)
-    holder.communicate(timeout=30)
+    holder.communicate(timeout=PATIENCE)
 
     resumed, session = SessionStore.resume(find_session(workspace, store.id))
     resumed.close()
@@ -120,7 +121,7 @@ def test_resume_reads_what_the_other_process_wrote_before_it_let_go(workspace: P
     found = find_session(workspace, store.id)  # found, then the other one writes
     other = open_session(workspace, store.id, "written meanwhile")
     held(other)
-    other.communicate("", timeout=30)
+    other.communicate("", timeout=PATIENCE)
 
     resumed, session = SessionStore.resume(found)
     resumed.close()
@@ -137,7 +138,7 @@ def test_a_new_session_is_locked_from_the_start(workspace: Path) -> None:
         with pytest.raises(SessionBusy, match=f"session {session_id} is open in another neocode"):
             SessionStore.resume(latest)
     finally:
-        holder.communicate("", timeout=30)
+        holder.communicate("", timeout=PATIENCE)
 
 
 def test_an_open_session_can_be_forked(workspace: Path) -> None:
@@ -150,7 +151,7 @@ def test_an_open_session_can_be_forked(workspace: Path) -> None:
         fork.append_message(Message(role="user", content="a different direction"))
         fork.close()
     finally:
-        holder.communicate("", timeout=30)
+        holder.communicate("", timeout=PATIENCE)
 
     assert fork.id != store.id
     assert messages == loaded.messages

@@ -11,6 +11,7 @@ from neocode_tui.agent.tools import ToolError, ToolOutput, default_tools
 from neocode_tui.agent.tools.bash import Bash
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
 from tests.agent.helpers import TIME_LIMIT, process_alive, wait_dead, wait_for_file
+from tests.helpers import PATIENCE
 
 TOOLS = default_tools()
 
@@ -237,23 +238,23 @@ async def test_bash_stops_background_jobs_left_behind(project: Path) -> None:
 
 
 async def test_bash_stops_a_process_that_left_its_group_without_waiting(project: Path) -> None:
-    command = "setsid sleep 30 & echo $! > escaped.pid; echo started"
+    command = "setsid sleep 300 & echo $! > escaped.pid; echo started"
     loop = asyncio.get_running_loop()
     started = loop.time()
     out = await call(project, "bash", command=command)
     escaped = int((project / "escaped.pid").read_text())
-    assert out.text.startswith("started\n") and loop.time() - started < 10  # not the sleep's 30 s
+    assert out.text.startswith("started\n") and loop.time() - started < PATIENCE  # not the sleep's 300 s
     assert not process_alive(escaped)
 
 
 async def test_bash_cancel_returns_at_once_even_with_a_process_outside_its_group(
     project: Path,
 ) -> None:
-    command = "setsid sleep 30 & echo $! > escaped.pid; sleep 30"
+    command = "setsid sleep 300 & echo $! > escaped.pid; sleep 300"
     task = asyncio.create_task(call(project, "bash", command=command))
     escaped = int(await wait_for_file(project / "escaped.pid"))
     task.cancel()
-    done, _ = await asyncio.wait({task}, timeout=10)  # not the sleeps' 30 s
+    done, _ = await asyncio.wait({task}, timeout=PATIENCE)  # not the sleeps' 300 s
     assert done and task.cancelled()
     assert not process_alive(escaped)
 

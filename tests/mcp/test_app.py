@@ -63,7 +63,7 @@ async def test_the_app_says_which_server_s_tools_were_left_out_and_mcp_lists_the
     app = app_in(workspace)
     async with app.run_test(size=(SIZE[0], 50)) as pilot:
         mcp = app.session.mcp
-        await wait_until(lambda: mcp.status()[0].state == "connected", timeout=10, pause=pilot.pause)
+        await wait_until(lambda: mcp.status()[0].state == "connected", pause=pilot.pause)
         driver = Driver(pilot)
         await driver.play([Type("hi"), Release()])
         assert len(app.provider.inner.requests[-1].tools) == 127  # exit_plan_mode: plan mode only

@@ -28,7 +28,7 @@ async def connected(http_server: str, workspace: Path, managers: list[McpManager
     environment (``TEST_MCP_TOKEN``)."""
     user_config({"remote": {"type": "http", "url": http_server,
                             "headers": {"Authorization": "Bearer ${TEST_MCP_TOKEN}"}}})
-    manager = McpManager(workspace, **timeouts)
+    manager = McpManager(workspace, **{"connect_timeout": PATIENCE, **timeouts})
     managers.append(manager)
     manager.start()
     await manager.wait_ready()
@@ -139,7 +139,7 @@ async def test_a_server_that_went_away_gives_a_clear_error_and_is_shown_failed(
 ) -> None:
     with running_http_server() as (url, process):
         user_config({"remote": {"type": "http", "url": url}})
-        manager = McpManager(workspace)
+        manager = McpManager(workspace, connect_timeout=PATIENCE)
         managers.append(manager)
         manager.start()
         await manager.wait_ready()
@@ -173,7 +173,7 @@ async def test_a_trusted_folder_s_server_is_never_sent_the_user_s_key(
             "plain": {"type": "http", "url": url, "headers": {"X-Team": "a"}},
         })
         trust(workspace)  # with this file in it: trust covers what the file holds
-        manager = McpManager(workspace)
+        manager = McpManager(workspace, connect_timeout=PATIENCE)
         managers.append(manager)
         manager.start()
         await manager.wait_ready()

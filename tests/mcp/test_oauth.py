@@ -27,7 +27,7 @@ from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, Driver, Type
 from tests.agent.conftest import Dialect
 from tests.agent.test_headless import neocode, start
-from tests.helpers import screen_shows, started, wait_until
+from tests.helpers import PATIENCE, screen_shows, started, wait_until
 from tests.mcp.conftest import ROOT, user_config, write_config
 
 ANNOUNCED = "sign in to the MCP server remote in your browser: "
@@ -66,7 +66,7 @@ def grants(record: Path) -> list[str]:
 
 async def play_browser(url: str) -> httpx.Response:
     """What the user's browser does with the sign-in page: follows it back to NeoCode."""
-    async with httpx.AsyncClient(follow_redirects=True, timeout=30) as browser:
+    async with httpx.AsyncClient(follow_redirects=True, timeout=PATIENCE) as browser:
         return await browser.get(url)
 
 
@@ -82,7 +82,7 @@ async def sign_in(manager: McpManager, told: list[str]) -> None:
 async def wrong_state_is_refused(url: str) -> None:
     """A page that sends the browser to the callback with a code of its own is refused."""
     redirect = parse_qs(urlparse(url).query)["redirect_uri"][0]
-    async with httpx.AsyncClient(timeout=30) as browser:
+    async with httpx.AsyncClient(timeout=PATIENCE) as browser:
         refused = await browser.get(redirect, params={"code": "attacker-code", "state": "guessed"})
         missing = await browser.get(redirect, params={"code": "attacker-code"})
     assert refused.status_code == missing.status_code == 400
@@ -147,7 +147,7 @@ async def test_a_server_that_asks_waits_for_login_and_logout_forgets_it(
 ) -> None:
     url, record = oauth_server
     user_config({"remote": {"type": "http", "url": url}})
-    manager = McpManager(workspace)
+    manager = McpManager(workspace, connect_timeout=PATIENCE)
     managers.append(manager)
     told: list[str] = []
     manager.inform = told.append
@@ -171,7 +171,7 @@ async def test_a_server_that_asks_waits_for_login_and_logout_forgets_it(
     assert [json.loads(line) for line in record.read_text().splitlines()][-2:] == [
         {"event": "revoke", "kind": "refresh"}, {"event": "revoke", "kind": "access"}]
     assert reported == []
-    async with httpx.AsyncClient(timeout=30) as client:
+    async with httpx.AsyncClient(timeout=PATIENCE) as client:
         refused = await client.post(url, headers={"authorization": f"Bearer {tokens['access_token']}"},
                                     json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
     assert refused.status_code == 401
@@ -182,7 +182,7 @@ async def test_signing_out_of_a_server_that_cannot_revoke_forgets_here_and_says_
 ) -> None:
     url, record = oauth_server_without_revocation
     user_config({"remote": {"type": "http", "url": url}})
-    manager = McpManager(workspace)
+    manager = McpManager(workspace, connect_timeout=PATIENCE)
     managers.append(manager)
     told: list[str] = []
     reported: list[str] = []
@@ -204,7 +204,7 @@ async def test_a_server_with_its_own_authorization_header_is_not_signed_in_to(
 ) -> None:
     url, record = oauth_server
     user_config({"remote": {"type": "http", "url": url, "headers": {"Authorization": "Bearer not-issued-here"}}})
-    manager = McpManager(workspace)
+    manager = McpManager(workspace, connect_timeout=PATIENCE)
     managers.append(manager)
     manager.start(sign_in=True)
     await manager.wait_ready()
@@ -220,7 +220,7 @@ async def test_an_untrusted_folder_s_server_is_never_asked(
 ) -> None:
     url, record = oauth_server
     write_config(workspace / ".mcp.json", {"remote": {"type": "http", "url": url}})
-    manager = McpManager(workspace)
+    manager = McpManager(workspace, connect_timeout=PATIENCE)
     managers.append(manager)
     manager.start(sign_in=True)
     await manager.wait_ready()

@@ -20,7 +20,7 @@ from tests.mcp.conftest import TIME_SERVER, VENV_BIN, script_server, user_config
 
 
 def started(workspace: Path, managers: list[McpManager], **options: float) -> McpManager:
-    manager = McpManager(workspace, **options)
+    manager = McpManager(workspace, **{"connect_timeout": PATIENCE, **options})
     managers.append(manager)
     manager.start()
     return manager
@@ -167,6 +167,23 @@ async def test_stopping_ends_the_children_a_server_left_in_its_group(
     await manager.aclose()
 
     assert await wait_dead(child), "the server's child outlived the session"
+    assert manager.status()[0].state == "stopped"
+
+
+async def test_stopping_ends_the_children_a_server_sent_out_of_its_group(
+    workspace: Path, managers: list[McpManager]
+) -> None:
+    pid_file = workspace / "child.pid"
+    forking = f"setsid sleep 300 & echo $! > {pid_file}; exec {VENV_BIN / 'mcp-server-time'}"
+    user_config({"forking": {"command": "sh", "args": ["-c", forking]}})
+    manager = started(workspace, managers)
+    await manager.wait_ready()
+    child = int(await wait_for_file(pid_file))
+    assert process_alive(child) and manager.status()[0].state == "connected"
+
+    await manager.aclose()
+
+    assert not process_alive(child), "the server's child outlived the session"
     assert manager.status()[0].state == "stopped"
 
 

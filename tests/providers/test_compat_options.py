@@ -13,6 +13,7 @@ from neocode_tui.providers.http_provider import HTTPProvider
 from neocode_tui.providers.openai import OpenAIChat
 from neocode_tui.settings.compat import OpenAICompat, parse_compat
 from neocode_tui.settings.load import load_settings
+from tests.helpers import PATIENCE
 from tests.http_model_server import Response, openai_turn
 from tests.providers.llama_like import LlamaLike
 
@@ -26,7 +27,7 @@ CALLED = ASKED + [
 
 def provider(url: str, compat: str = "") -> HTTPProvider:
     return HTTPProvider(OpenAIChat(parse_compat(compat)), model="m", base_url=url + "/v1", api_key="x",
-                        options=HTTPOptions(max_retries=0, first_byte_timeout=2, idle_timeout=2))
+                        options=HTTPOptions(max_retries=0, first_byte_timeout=PATIENCE, idle_timeout=PATIENCE))
 
 
 async def sent(server, compat: str = "", **request) -> dict:

@@ -23,11 +23,12 @@ from neocode_tui.providers.http import HTTPOptions
 from neocode_tui.providers.http_provider import HTTPProvider
 from neocode_tui.providers.openai import OpenAIChat
 from neocode_tui.redact import REDACTED
+from tests.helpers import PATIENCE
 from tests.http_model_server import ModelServer, Response, json_response, openai_turn
 from tests.providers.conftest import API_KEY
 
 REQUESTS = 300
-OPTIONS = HTTPOptions(connect_timeout=5, first_byte_timeout=10, idle_timeout=10, max_retries=1,
+OPTIONS = HTTPOptions(connect_timeout=PATIENCE, first_byte_timeout=PATIENCE, idle_timeout=PATIENCE, max_retries=1,
                       backoff_base=0.001, backoff_max=0.002)
 REQUEST = ChatRequest(model="", messages=[Message(role="user", content="go on")])
 ANSWER = f"Here is the next step, and the key {API_KEY} is not in it."

@@ -25,7 +25,7 @@ CONTENT = b'data: {"choices":[{"index":0,"delta":{"content":"A"}}]}\n\n'
 
 
 async def run(url: str, **options):
-    settings = {"first_byte_timeout": 2, "idle_timeout": 2, "max_retries": 0, **options}
+    settings = {"first_byte_timeout": PATIENCE, "idle_timeout": PATIENCE, "max_retries": 0, **options}
     provider = HTTPProvider(OpenAIChat(), model="m", base_url=url + "/v1", api_key="x",
                             options=HTTPOptions(**settings))
     seen = []
@@ -126,6 +126,8 @@ async def test_a_silent_server_is_retried_once_not_every_time(model_server) -> N
     turn, _ = await run(model_server.url, first_byte_timeout=0.3, max_retries=3,
                         backoff_base=0.01)
     assert turn.error.kind == "timeout" and "gave up after 2 attempts" in turn.error.message
+    # The client gives up on the second attempt maybe before the server has read it.
+    await wait_until(lambda: len(model_server.requests) >= 2, what="the second attempt at the server")
     assert len(model_server.requests) == 2
 
 

@@ -24,7 +24,7 @@ REQUEST = ChatRequest(model="gpt-test", messages=[Message(role="user", content="
 
 
 def provider_for(url: str, **options) -> HTTPProvider:
-    settings = {"connect_timeout": 1, "first_byte_timeout": 2, "idle_timeout": 2,
+    settings = {"connect_timeout": PATIENCE, "first_byte_timeout": PATIENCE, "idle_timeout": PATIENCE,
                 "max_retries": 2, "backoff_base": 0.01, "backoff_max": 0.02, **options}
     return HTTPProvider(OpenAIChat(), model="gpt-test", base_url=url + "/v1", api_key=API_KEY,
                         options=HTTPOptions(**settings))

@@ -8,12 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.helpers import PATIENCE
+
 STREAMS = Path(__file__).parent.parent / "streams"
 
 
 def neocode(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "neocode_tui", *args], capture_output=True,
-                          text=True, encoding="utf-8", timeout=60)
+                          text=True, encoding="utf-8", timeout=PATIENCE)
 
 
 def test_json_is_the_collected_turn() -> None:
@@ -58,7 +60,7 @@ def test_replay_never_imports_textual() -> None:
     code = ("import sys; from neocode_tui.cli import main; "
             f"main(['replay', {str(STREAMS / 'groq_x_groq_usage.sse')!r}, '--json']); "
             "print(sorted(m for m in ('textual', 'httpx') if m in sys.modules))")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=PATIENCE)
     assert result.stdout.splitlines()[-1] == "[]"
 
 
@@ -68,7 +70,7 @@ def _shell(command: str, **paths: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "NEOCODE": f"{sys.executable} -m neocode_tui replay"}
     env.update({name: str(path) for name, path in paths.items()})
     return subprocess.run(["bash", "-c", command], capture_output=True, text=True, env=env,
-                          timeout=60)
+                          timeout=PATIENCE)
 
 
 def test_a_deeply_nested_chunk_is_a_malformed_chunk(tmp_path: Path) -> None:
@@ -98,7 +100,7 @@ def test_a_huge_single_line_is_refused_in_bounded_memory(tmp_path: Path) -> None
         handle.write(b'data: {"choices": [{"delta": {"content": "')
         handle.truncate(200_000_000)
     result = subprocess.run([sys.executable, "-c", PEAK_MEMORY, "replay", str(path), "--json"],
-                            capture_output=True, text=True, timeout=60)
+                            capture_output=True, text=True, timeout=PATIENCE)
     message, peak_kb = result.stderr.splitlines()
     assert (result.returncode, result.stdout) == (2, "")
     assert message == (f"neocode replay: cannot read {path}: "
@@ -139,5 +141,5 @@ def test_a_reader_that_goes_away_ends_the_replay_quietly() -> None:
     assert process.stdout is not None and process.stderr is not None
     process.stdout.close()  # before the first event is written
     stderr = process.stderr.read()
-    assert process.wait(timeout=60) == 1
+    assert process.wait(timeout=PATIENCE) == 1
     assert stderr == b""

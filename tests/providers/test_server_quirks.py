@@ -21,6 +21,7 @@ from neocode_tui.events import (
 from neocode_tui.providers.http import HTTPOptions
 from neocode_tui.providers.http_provider import HTTPProvider
 from neocode_tui.providers.openai import OpenAIChat
+from tests.helpers import PATIENCE
 from tests.http_model_server import Response, anthropic_sse, json_response, openai_sse, openai_turn
 
 REQUEST = ChatRequest(model="m", messages=[Message(role="user", content="go")])
@@ -37,7 +38,7 @@ LLAMA_500 = {"error": {"message": (
 
 async def run(url: str, retries: int = 0):
     provider = HTTPProvider(OpenAIChat(), model="m", base_url=url + "/v1", api_key="x", options=HTTPOptions(
-        first_byte_timeout=2, idle_timeout=2, max_retries=retries, backoff_base=0.01, backoff_max=0.02))
+        first_byte_timeout=PATIENCE, idle_timeout=PATIENCE, max_retries=retries, backoff_base=0.01, backoff_max=0.02))
     seen = []
     turn = await collect(provider.stream(REQUEST), seen.append)
     await provider.aclose()

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+from tests.helpers import PATIENCE
+
 SERVED = re.compile(r"NeoCode is served at (http://\S+)")
 ANSI = re.compile(r"\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|P[^\x1b]*\x1b\\|.)")
 
@@ -43,7 +45,7 @@ class Neocode:
             self.lines.put(raw.decode("utf-8", "replace"))
         self.lines.put(None)
 
-    def wait_for(self, pattern: re.Pattern[str], timeout: float = 60) -> re.Match[str]:
+    def wait_for(self, pattern: re.Pattern[str], timeout: float = PATIENCE) -> re.Match[str]:
         """The first line of output that matches, or an AssertionError with the output so far
         (the process ended, or nothing matched in ``timeout`` seconds)."""
         while True:
@@ -63,11 +65,11 @@ class Neocode:
         if self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGTERM)
             try:
-                self.process.wait(timeout=20)
+                self.process.wait(timeout=PATIENCE)
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(timeout=20)
-        while (line := self.lines.get(timeout=20)) is not None:
+        self.process.wait(timeout=PATIENCE)
+        while (line := self.lines.get(timeout=PATIENCE)) is not None:
             self.output.append(line)
         self.lines.put(None)
         return "".join(self.output)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from neocode_tui.cli.replay import read_recording
 from neocode_tui.cli.replay_tui import build_replay_app, until_played
-from tests.helpers import screen_shows
+from tests.helpers import PATIENCE, screen_shows
 
 STREAMS = Path(__file__).parent.parent / "streams"
 
@@ -27,7 +27,7 @@ def test_the_command_exits_by_itself_once_the_turn_is_on_screen(tmp_path: Path) 
     done = subprocess.run(
         [sys.executable, "-m", "neocode_tui", "replay", str(STREAMS / "openai_gpt4o_parallel_tools.sse"),
          "--tui", "--headless", "--exit-when-done", "--rate", "2000"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=60,
+        cwd=tmp_path, capture_output=True, text=True, timeout=PATIENCE,
     )
     assert done.returncode == 0, done.stderr
     assert list(tmp_path.iterdir()) == []  # nothing written in the folder it ran in
@@ -36,6 +36,6 @@ def test_the_command_exits_by_itself_once_the_turn_is_on_screen(tmp_path: Path) 
 def test_a_missing_recording_is_a_clear_error(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "neocode_tui", "replay", "nope.sse", "--tui", "--headless"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=60,
+        cwd=tmp_path, capture_output=True, text=True, timeout=PATIENCE,
     )
     assert done.returncode == 2 and "cannot read nope.sse" in done.stderr

@@ -28,12 +28,10 @@ async def test_memory_opens_the_file_in_the_users_editor_and_the_app_comes_back(
     command = f"cd {shlex.quote(str(workspace))} && EDITOR={shlex.quote(str(editor))} {NEOCODE}"
     tmux.window("app", command)
     tmux.go("app")
-    await wait_until(lambda: "type a task and press Enter" in tmux.screen("app"), timeout=60,
-                     what="the app")
+    await wait_until(lambda: "type a task and press Enter" in tmux.screen("app"), what="the app")
     tmux("send-keys", "-t", "t:app", "-l", "/memory 1")
     tmux("send-keys", "-t", "t:app", "Enter")
-    await wait_until(lambda: (tmp_path / "editor.sh.ran").exists(), timeout=60, what="the editor")
+    await wait_until(lambda: (tmp_path / "editor.sh.ran").exists(), what="the editor")
     assert (workspace / "AGENTS.md").read_text() == "Run the tests first.\nAdded in the editor.\n"
     assert (tmp_path / "editor.sh.ran").read_text().strip() == "terminal", "it had the terminal"
-    await wait_until(lambda: "instruction file 1:" in tmux.screen("app"), timeout=60,
-                     what="the app drawn again after the editor")
+    await wait_until(lambda: "instruction file 1:" in tmux.screen("app"), what="the app drawn again after the editor")

@@ -14,7 +14,7 @@ import pytest
 
 from tests.agent.conftest import Dialect
 from tests.agent.test_headless import NEOCODE, headless_env
-from tests.helpers import wait_until
+from tests.helpers import PATIENCE, wait_until
 from tests.terminal import HOSTILE, HOSTILE_LINES, PIECES, foreign_controls_on_a_terminal
 
 PROOF = r"printf '\033]0;proof\007\033]52;c;cHJvb2Y=\007'"
@@ -30,7 +30,7 @@ class Tmux:
 
     def __call__(self, *args: str) -> str:
         run = subprocess.run(["tmux", "-S", str(self.socket), "-f", "/dev/null", *args], env=self.env,
-                             capture_output=True, text=True, timeout=10)
+                             capture_output=True, text=True, timeout=PATIENCE)
         assert run.returncode == 0 or args[0] == "show-buffer", run.stderr
         return run.stdout
 
@@ -86,21 +86,26 @@ async def test_neocode_in_tmux_neither_retitles_nor_sets_the_clipboard_nor_clear
     tmux.window("app", app)
     tmux("pipe-pane", "-t", "t:app", "-o", f"cat >> {shlex.quote(str(written))}")
     tmux.go("app")
-    shown: list[str] = [""]
+    escaped = ("␛]52;c;cHduZWQ=␇", "␛]0;pwned␇", "␛[2J", "\\x9b2J")
+    shown = [""]
 
     def whole() -> bool:
-        """One capture holds the first line drawn, the command and the end: a capture taken
-        while a frame is still being written may hold only part of it."""
-        shown[0] = tmux.screen("app")
-        return all(part in shown[0] for part in ("type a task and press Enter", "$ cat evil.txt", "All done."))
+        """One capture holds the first line drawn, the answer and the command each with
+        every escape shown, and the end: one taken while a frame is still being written
+        may hold only part of it (and the status bar's clock ticks, so no two need match)."""
+        screen = shown[0] = tmux.screen("app")
+        parts = ("type a task and press Enter", "Answer:", "$ cat evil.txt", "All done.")
+        if not all(part in screen for part in parts):
+            return False
+        answer, result = screen[screen.index("Answer:") :], screen[screen.index("$ cat evil.txt") :]
+        return all(piece in answer and piece in result for piece in escaped)
 
-    await wait_until(whole, timeout=60, what="the whole conversation on screen, never cleared away")
-    screen = shown[0]
+    try:
+        await wait_until(whole, what="the whole conversation on screen, escaped, never cleared away")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}; the screen shows:\n{shown[0]}") from None
     assert tmux.title("app") == "before"
     assert tmux.buffers() == ""
-    answer, result = screen[screen.index("Answer:") :], screen[screen.index("$ cat evil.txt") :]
-    for shown in ("␛]52;c;cHduZWQ=␇", "␛]0;pwned␇", "␛[2J", "\\x9b2J"):
-        assert shown in answer and shown in result
     output = written.read_bytes().decode(errors="replace")
     assert [raw for raw, _ in PIECES if raw in output] == []
     assert "\x1b]0;" not in output and "\x1b]52;" not in output and "\x1b[2J" not in output

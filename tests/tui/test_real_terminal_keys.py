@@ -57,7 +57,7 @@ class App:
                     and (prompt is None or in_prompt(self.shown) == prompt))
 
         try:
-            await wait_until(now, timeout=60, what=what or f"{parts} on screen, {gone} not")
+            await wait_until(now, what=what or f"{parts} on screen, {gone} not")
         except AssertionError as exc:
             raise AssertionError(f"{exc}\n{self.shown}") from None
         return self.shown

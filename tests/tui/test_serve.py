@@ -17,7 +17,7 @@ import pytest
 
 from neocode_tui.cli import build_parser
 from neocode_tui.cli.serve import setting_argv
-from tests.helpers import first_run
+from tests.helpers import PATIENCE, first_run
 from tests.tui.serving import ANSI, Served, neocode, start_serve
 
 CHROMIUM = "/usr/bin/chromium"
@@ -39,11 +39,11 @@ def served(tmp_path: Path) -> Iterator[Served]:
 
 
 def test_serve_answers_http_with_the_app_page(served: Served) -> None:
-    page = httpx.get(served.url, timeout=5, follow_redirects=True)
+    page = httpx.get(served.url, timeout=PATIENCE, follow_redirects=True)
     assert page.status_code == 200
     assert 'class="textual-terminal"' in page.text
     assert f'data-session-websocket-url="ws://127.0.0.1:{served.port}/ws"' in page.text
-    script = httpx.get(f"{served.base}/static/js/textual.js", timeout=5)
+    script = httpx.get(f"{served.base}/static/js/textual.js", timeout=PATIENCE)
     assert script.status_code == 200 and "WebSocket" in script.text
 
 
@@ -76,14 +76,14 @@ def test_the_app_runs_in_a_browser_and_a_prompt_goes_through(served: Served) -> 
             page.on("websocket", opened)
             page.goto(served.url)  # the cookie, then the page without the token
             assert page.url == f"{served.base}/"
-            page.wait_for_selector("body.-first-byte", timeout=30_000)
+            page.wait_for_selector("body.-first-byte", timeout=PATIENCE * 1000)
 
             def shows(text: str) -> bool:
-                """Whether ``text`` is on screen, or comes within 30 s of frames."""
+                """Whether ``text`` is on screen, or comes within ``PATIENCE`` s of frames."""
                 if text not in screen():
                     try:
                         sockets[0].wait_for_event(
-                            "framereceived", predicate=lambda _: text in screen(), timeout=30_000
+                            "framereceived", predicate=lambda _: text in screen(), timeout=PATIENCE * 1000
                         )
                     except PlaywrightTimeout:
                         return False
@@ -107,14 +107,14 @@ def test_the_served_app_gets_the_setting_flags_from_before_and_after_serve() -> 
 
 def test_a_bad_port_or_a_busy_one_is_refused_in_words(tmp_path: Path) -> None:
     bad = neocode("serve", "--port", "99999", cwd=tmp_path)
-    assert bad.process.wait(timeout=30) == 2
+    assert bad.process.wait(timeout=PATIENCE) == 2
     assert "'99999' is not a port (1-65535)" in bad.stop()
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
         busy = neocode("serve", "--port", str(port), cwd=tmp_path)
-        assert busy.process.wait(timeout=30) == 1
+        assert busy.process.wait(timeout=PATIENCE) == 1
         output = busy.stop()
     assert f"neocode: cannot serve on 127.0.0.1:{port}: " in output
     assert "Traceback" not in output

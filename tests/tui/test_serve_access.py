@@ -25,7 +25,7 @@ import pytest
 
 from neocode_tui.cli.serve_app import SHUTDOWN_SECONDS
 from neocode_tui.cli.serve_guard import Addresses
-from tests.helpers import first_run
+from tests.helpers import PATIENCE, first_run
 from tests.tui.serving import ANSI, Served, neocode, start_serve
 
 READY = "type a task and press Enter"  # the app's first screen
@@ -75,7 +75,7 @@ async def first_screen(socket: aiohttp.ClientWebSocketResponse) -> str:
     """What the app sends until its first screen is complete."""
     received = b""
     while READY not in ANSI.sub("", received.decode("utf-8", "replace")):
-        message = await socket.receive(timeout=60)
+        message = await socket.receive(timeout=PATIENCE)
         assert message.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT), message
         if message.type is aiohttp.WSMsgType.BINARY:
             received += message.data
@@ -132,7 +132,7 @@ def test_only_the_servers_own_names_are_answered(served: Served) -> None:
     """DNS rebinding: a site's name pointed at 127.0.0.1 still sends that name as the Host."""
 
     def status(host: str | None) -> int:
-        connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=30)
+        connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=PATIENCE)
         try:
             connection.putrequest("GET", f"/?token={served.token}", skip_host=True)
             if host is not None:
@@ -245,7 +245,7 @@ async def test_a_token_set_in_the_environment_is_required_and_not_passed_on(
 def test_a_short_token_is_refused_in_words(project: tuple[Path, dict[str, str]]) -> None:
     workspace, env = project
     short = neocode("serve", cwd=workspace, env={**env, "NEOCODE_SERVE_TOKEN": "hunter2"})
-    assert short.process.wait(timeout=60) == 2
+    assert short.process.wait(timeout=PATIENCE) == 2
     output = short.stop()
     assert "neocode: NEOCODE_SERVE_TOKEN must be at least 16 characters" in output
     assert "Traceback" not in output
@@ -253,14 +253,14 @@ def test_a_short_token_is_refused_in_words(project: tuple[Path, dict[str, str]])
 
 OTHER_USER = """
 import http.client, json, sys
-port, saved = int(sys.argv[1]), sys.argv[2]
+port, saved, patience = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
 try:
     open(saved).read()
     read = "read"
 except PermissionError:
     read = "denied"
 def status(path, **headers):
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=patience)
     connection.request("GET", path, headers=headers)
     return connection.getresponse().status
 upgrade = {"Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
@@ -284,8 +284,8 @@ def test_another_user_of_the_machine_cannot_read_the_token_and_is_refused(
         if os.geteuid() == 0:
             other = subprocess.run(
                 ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
-                 sys.executable, "-I", "-c", OTHER_USER, str(served.port), str(saved)],
-                cwd="/", capture_output=True, text=True, timeout=60,
+                 sys.executable, "-I", "-c", OTHER_USER, str(served.port), str(saved), str(PATIENCE)],
+                cwd="/", capture_output=True, text=True, timeout=PATIENCE,
             )
             assert json.loads(other.stdout) == {"file": "denied", "page": 403, "websocket": 403}, other.stderr
             assert apps_of(served) == []
@@ -308,6 +308,6 @@ async def test_stopping_the_server_ends_its_tabs_apps_and_removes_the_saved_url(
             async for _ in socket:  # the tab answers the server's close, as a browser does
                 pass
             assert await asyncio.to_thread(served.server.process.wait, 60) == 0
-    assert psutil.wait_procs(apps, timeout=30)[1] == []
+    assert psutil.wait_procs(apps, timeout=PATIENCE)[1] == []
     assert not saved.exists()
     assert "Traceback" not in served.server.stop()

@@ -71,7 +71,7 @@ def neocode(tmp_path: Path, code: list[str], **env_vars: str) -> subprocess.Comp
     env.update(COLUMNS="100", LINES="30", TEXTUAL_DRIVER="textual.drivers.headless_driver:HeadlessDriver",
                **env_vars)
     return subprocess.run([sys.executable, *code], cwd=workspace, env=env, capture_output=True,
-                          text=True, timeout=60)
+                          text=True, timeout=PATIENCE)
 
 
 def frames(tmp_path: Path, *args: str, **env_vars: str) -> list[dict[str, Any]]:

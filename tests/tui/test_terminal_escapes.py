@@ -17,7 +17,7 @@ from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.approval import ApprovalScreen
 from neocode_tui.tui.scenarios import SIZE
 from neocode_tui.tui.session_picker import SessionPicker
-from tests.helpers import screen_text, terminal_output, wait_until
+from tests.helpers import screen_shows, screen_text, terminal_output, wait_until
 from tests.mcp.conftest import user_config
 from tests.terminal import HOSTILE, HOSTILE_LINES, PIECES, WITHOUT_CR, foreign_controls, missing
 
@@ -67,7 +67,7 @@ async def test_a_command_s_live_output_and_its_result_are_shown_escaped(tmp_path
                              scripted_reply("done.")], approval="full-auto")
     async with app.run_test(size=(100, 60)) as pilot:
         await send(app, pilot, "show evil.txt")
-        await wait_until(lambda: missing(screen_text(app), WITHOUT_CR) == [], timeout=15,
+        await wait_until(lambda: missing(screen_text(app), WITHOUT_CR) == [],
                          pause=pilot.pause, what="the escaped output while the command runs")
         assert app.working and "│X" in screen_text(app).replace(" ", "")
         assert_nothing_reaches_the_terminal(app)
@@ -75,7 +75,7 @@ async def test_a_command_s_live_output_and_its_result_are_shown_escaped(tmp_path
         await wait_until(lambda: not app.working, pause=pilot.pause)
 
         await send(app, pilot, "again")
-        await wait_until(lambda: "done." in screen_text(app), timeout=15, pause=pilot.pause)
+        await wait_until(lambda: "done." in screen_text(app), pause=pilot.pause)
         screen = screen_text(app)
         assert missing(screen[screen.rindex("$ cat evil.txt") :]) == []
         assert_nothing_reaches_the_terminal(app)
@@ -89,8 +89,7 @@ async def test_the_approval_dialog_shows_a_command_and_a_diff_escaped(tmp_path: 
     async with app.run_test(size=(160, 50)) as pilot:
         await send(app, pilot, "go")
         await wait_until(lambda: isinstance(app.screen, ApprovalScreen), pause=pilot.pause)
-        await pilot.pause()
-        screen = screen_text(app)
+        screen = await screen_shows(app, pilot, "$ echo")
         assert missing(screen[screen.index("$ echo") :]) == []
         assert_nothing_reaches_the_terminal(app)
 
@@ -122,7 +121,7 @@ async def test_a_failed_mcp_server_s_stderr_is_shown_escaped(tmp_path: Path) -> 
     app = app_for(tmp_path, [])
     async with app.run_test(size=(120, 50)) as pilot:
         mcp = app.session.mcp
-        await wait_until(lambda: mcp.status()[0].state == "failed", timeout=10, pause=pilot.pause)
+        await wait_until(lambda: mcp.status()[0].state == "failed", pause=pilot.pause)
         await send(app, pilot, "/mcp")
         await wait_until(lambda: "evil (user mcp.json): failed" in screen_text(app), pause=pilot.pause)
         screen = screen_text(app)

@@ -16,7 +16,7 @@ import termios
 import time
 from pathlib import Path
 
-from tests.helpers import first_run, wait_until
+from tests.helpers import PATIENCE, first_run, wait_until
 from tests.tui.test_real_terminal import Tmux
 
 ALTERNATE_SCREEN = b"\x1b[?1049h"
@@ -34,7 +34,7 @@ def test_text_typed_while_the_app_starts_lands_in_the_input(tmp_path: Path) -> N
     try:
         os.write(master, b"typed ahead")  # before the app has drawn anything
         output = b""
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + PATIENCE
         while time.monotonic() < deadline:
             ready, _, _ = select.select([master], [], [], 0.5)
             if ready:

@@ -6,8 +6,8 @@ then waits until it is stopped or the server goes away. Nobody awaits that task 
 the server: a slow or broken one only shows up in ``state`` and ``error``.
 
 A stdio server is stopped the SDK's way (stdin closed, then its process group killed if
-it lingers); a server that exits promptly may still leave children behind in its group,
-so the group is killed once more afterwards.
+it lingers); a server that exits promptly may still leave children behind, in its group or
+in sessions of their own, so its whole process tree is killed afterwards (``ProcessTree``).
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from neocode_tui.agent.mcp.oauth_store import SignInStore, uses_oauth
 from neocode_tui.agent.mcp.prompts import McpPrompt
 from neocode_tui.agent.mcp.result import result_output
 from neocode_tui.agent.mcp.tool import McpTool
+from neocode_tui.agent.processes import ProcessTree
 from neocode_tui.agent.tools.base import OutputCallback, ToolError, ToolOutput
 from neocode_tui.known_secrets import Secrets
 from neocode_tui.paths import data_dir, open_private
@@ -116,6 +117,7 @@ class McpConnection:
         self._wake = asyncio.Event()
         self._stopping = False
         self._pid: int | None = None
+        self._tree: ProcessTree | None = None
         self.sign_in: SignInStore | None = None
         """The stored OAuth sign-in of an HTTP server that may ask for one."""
         if isinstance(entry.config, HttpServer) and uses_oauth(entry.config.headers):
@@ -199,7 +201,7 @@ class McpConnection:
         except Exception as exc:  # whatever the server or transport did, it is this server's state
             self._fail(_describe(exc))
         finally:
-            self._kill_group()
+            self._kill_processes()
             if auth is not None:
                 await auth.aclose()
         self._settle()
@@ -282,9 +284,10 @@ class McpConnection:
         if isinstance(config, HttpServer):
             return self._watched(_http(config, auth))
         token = uuid.uuid4().hex
+        self._tree = ProcessTree()
         params = StdioServerParameters(
             command=config.command, args=config.args, cwd=self.workspace,
-            env={**config.env, MARKER: token},
+            env=self._tree.environment({**config.env, MARKER: token}),
         )
         return self._watched(stdio_client(params, errlog=errlog), token)
 
@@ -295,11 +298,16 @@ class McpConnection:
         async with transport as (read, write):
             if token is not None:
                 self._pid = await _child_with(token)
+                if self._pid is not None and self._tree is not None:
+                    self._tree.started(self._pid)
             yield _EndWatch(read, self._wake.set), write
 
-    def _kill_group(self) -> None:
+    def _kill_processes(self) -> None:
+        """The server's every process, those that left its group too."""
         self._signal_group(signal.SIGKILL)
-        self._pid = None
+        if self._tree is not None:
+            self._tree.kill()
+        self._pid, self._tree = None, None
 
     def _signal_group(self, signum: int) -> None:
         if self._pid is not None and hasattr(os, "killpg"):

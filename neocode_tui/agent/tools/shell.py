@@ -17,7 +17,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Literal
 
-from neocode_tui.agent.processes import ProcessTree
+from neocode_tui.agent.processes import ProcessTree, in_child
 from neocode_tui.agent.sandbox import Sandbox, secret_free
 from neocode_tui.agent.sandbox_files import CreatedEntries, set_aside_note
 from neocode_tui.agent.tools.base import OutputCallback
@@ -66,7 +66,7 @@ class RunningCommand:
                 loop.subprocess_exec(
                     lambda: _ExitAwareProtocol(loop), *argv, cwd=root, env=tree.environment(env),
                     stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                    stderr=asyncio.subprocess.STDOUT, start_new_session=True,
+                    stderr=asyncio.subprocess.STDOUT, start_new_session=True, preexec_fn=in_child,
                 )
             )
             try:
