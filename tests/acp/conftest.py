@@ -155,7 +155,10 @@ async def editor(
     with stderr.open("wb") as err:
         async with spawn_agent_process(
             client, NEOCODE, *args, "acp", env=env, cwd=cwd,
-            transport_kwargs={"stderr": err.fileno()}, observers=[observe],
+            # An agent that exits slowly on a busy machine is waited for, not terminated
+            # as it exits (the SDK's terminate then fails on the process it just lost).
+            transport_kwargs={"stderr": err.fileno(), "shutdown_timeout": PATIENCE / 2},
+            observers=[observe],
         ) as (conn, process):
             await asyncio.wait_for(conn.initialize(
                 protocol_version=PROTOCOL_VERSION,

@@ -34,7 +34,8 @@ async def test_stdout_is_protocol_only_and_errors_are_plain_words(
     assert bad_mode["error"]["message"] == "no mode 'yolo': the modes are ask, auto-edit, full-auto, plan"
     image = image_block("aGVsbG8=", "image/png").model_dump(by_alias=True, exclude_none=True)
     refused = await agent.request("session/prompt", {"sessionId": sid, "prompt": [image]})
-    assert refused["error"]["message"] == "image 1 is not an image that can be read"
+    assert refused["error"]["message"] == ("image 1 is not an image that can be read "
+                                           "(only PNG, JPEG, GIF and WebP are)")
     answer = await agent.request("session/prompt", {"sessionId": sid, "prompt": [
         text_block("hi").model_dump(by_alias=True, exclude_none=True)]})
     assert answer["result"]["stopReason"] == "end_turn"
