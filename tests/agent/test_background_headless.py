@@ -64,6 +64,8 @@ async def test_what_a_background_command_planted_before_a_kill_is_set_aside_at_t
     process = await start(openai_only, workspace, "-p", "start it", "--approval", "full-auto")
     try:
         await wait_for_file(workspace / "planted")
+        # Killed while it waits for the model's answer: the held reply is this run's alone.
+        await wait_until(lambda: len(openai_only.server.requests) == 2, what="the run's second request")
     finally:
         process.kill()  # SIGKILL: NeoCode gets no chance to look at what it made
         await process.wait()
