@@ -20,48 +20,37 @@ import time
 from pathlib import Path
 
 import httpx
-import psutil
 
 from neocode_tui.chat import ChatRequest, Message
 from neocode_tui.collector import collect
-from neocode_tui.events import StreamEvent, TextDelta
 from neocode_tui.providers.http import HTTPOptions
 from neocode_tui.providers.http_provider import HTTPProvider
 from neocode_tui.providers.openai import OpenAIChat
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.http_model_server import ModelServer, Response, json_response, openai_turn  # noqa: E402
+from tests.http_model_server import (  # noqa: E402
+    ModelServer,
+    Response,
+    cancelled_at_first_text,
+    json_response,
+    open_sockets,
+    openai_turn,
+)
 
 REQUEST = ChatRequest(model="", messages=[Message(role="user", content="go on")])
 BODY = openai_turn("The next step edits the parser and runs the tests again. " * 20)
 OPTIONS = HTTPOptions(max_retries=1, backoff_base=0.001, backoff_max=0.002)
 
 
-def open_sockets(port: int) -> int:
-    return sum(1 for connection in psutil.Process().net_connections(kind="tcp")
-               if connection.raddr and connection.raddr.port == port
-               and connection.status == psutil.CONN_ESTABLISHED)
-
-
 async def cancel_mid_stream(provider: HTTPProvider, server: ModelServer) -> None:
     server.enqueue(Response(body=BODY, chunk_sizes=64, stall=60, stall_at=len(BODY) // 2))
-    started = asyncio.Event()
-
-    def seen(event: StreamEvent) -> None:
-        if isinstance(event, TextDelta):
-            started.set()
-
-    turn = asyncio.create_task(collect(provider.stream(REQUEST), seen))
-    await started.wait()
-    turn.cancel()
-    await asyncio.wait([turn])
+    await cancelled_at_first_text(lambda seen: collect(provider.stream(REQUEST), seen))
 
 
 async def ours(server: ModelServer, client: httpx.AsyncClient, requests: int) -> tuple[float, int]:
     provider = HTTPProvider(OpenAIChat(), model="gpt-4.1", base_url=server.url + "/v1",
                             api_key="sk-bench", options=OPTIONS, client=client)
-    port = int(server.url.rsplit(":", 1)[1])
     most, spent, finished = 0, 0.0, 0
     for number in range(requests):
         way = number % 4
@@ -80,7 +69,7 @@ async def ours(server: ModelServer, client: httpx.AsyncClient, requests: int) ->
                 spent += time.perf_counter() - start
                 finished += 1
                 assert turn.finish_reason == "stop", turn.error
-        most = max(most, open_sockets(port))
+        most = max(most, open_sockets(server))
     return spent / finished, most
 
 

@@ -328,3 +328,32 @@ def anthropic_turn(
         "usage": {"output_tokens": output_tokens}}))
     events.append(("message_stop", {}))
     return anthropic_sse(events)
+
+
+def open_sockets(server: ModelServer) -> int:
+    """This process's established TCP connections to ``server``, as the kernel counts them."""
+    import psutil
+
+    port = int(server.url.rsplit(":", 1)[1])
+    return sum(1 for connection in psutil.Process().net_connections(kind="tcp")
+               if connection.raddr and connection.raddr.port == port
+               and connection.status == psutil.CONN_ESTABLISHED)
+
+
+async def cancelled_at_first_text(turn: Callable[[Callable[[Any], None]], Any]) -> bool:
+    """Start ``turn`` (a collect given an event callback), cancel it once its first text
+    delta arrives; whether it ended cancelled."""
+    from neocode_tui.events import TextDelta
+
+    first_text = asyncio.Event()
+
+    def seen(event: Any) -> None:
+        if isinstance(event, TextDelta):
+            first_text.set()
+
+    task = asyncio.ensure_future(turn(seen))
+    await first_text.wait()
+    task.cancel()
+    await asyncio.wait([task])
+    return task.cancelled()
+

@@ -11,7 +11,7 @@ readers would not start it anyway, see ``neocode_tui.trust``). For a protected e
 is a symlink (``AGENTS.md`` leading to ``docs/agents.md``) what it leads to is bound, and
 if a command replaces the link, the new entry is set aside the same way and the link put
 back; so is what a symlink inside a protected folder leads to (``.claude/agents`` leading
-to ``shared/agents``), the one list of them being ``protected_files.link_targets``. A hard
+to a folder elsewhere in the workspace), the one list of them being ``protected_files.link_targets``. A hard
 link to a protected file made before the command cannot be found without reading the
 whole workspace, and the command cannot make one: a link across the read-only mount fails.
 
@@ -113,9 +113,8 @@ def recovered_note(moved: Moved) -> str:
     """What a session tells the user of the entries ``recover`` set aside, or ""."""
     if not moved:
         return ""
-    listed = ", ".join(f"{name} (now {new_name})" for name, new_name in moved)
     return (f"set aside what sandboxed commands made in this workspace that no NeoCode had "
-            f"checked yet (one was killed mid-command, or another runs one now): {listed}. "
+            f"checked yet (one was killed mid-command, or another runs one now): {_listed(moved)}. "
             "None of it is loaded; look at it, and rename back what is yours")
 
 
@@ -188,13 +187,16 @@ def _started(path: Path) -> float:
         return 0.0
 
 
-def set_aside_note(moved: list[tuple[str, str]]) -> str:
+def _listed(moved: Moved) -> str:
+    return ", ".join(f"{name} (now {new_name})" for name, new_name in moved)
+
+
+def set_aside_note(moved: Moved) -> str:
     """The line a command's result gets when some of what it made was set aside, or ""."""
     if not moved:
         return ""
-    listed = ", ".join(f"{name} (now {new_name})" for name, new_name in moved)
     return (f"[the sandbox renamed what this command created that NeoCode, git or another "
-            f"agent would read at start: {listed}. Create such a file with write_file, "
+            f"agent would read at start: {_listed(moved)}. Create such a file with write_file, "
             "which asks the user]")
 
 

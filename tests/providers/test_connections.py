@@ -10,21 +10,24 @@ holds open to the server stay a handful throughout, where a leak would hold one 
 
 from __future__ import annotations
 
-import asyncio
-
 import httpx
-import psutil
 
 from neocode_tui.chat import ChatRequest, Message
 from neocode_tui.collector import collect
-from neocode_tui.events import StreamEvent, TextDelta
 from neocode_tui.known_secrets import Secrets
 from neocode_tui.providers.http import HTTPOptions
 from neocode_tui.providers.http_provider import HTTPProvider
 from neocode_tui.providers.openai import OpenAIChat
 from neocode_tui.redact import REDACTED
 from tests.helpers import PATIENCE
-from tests.http_model_server import ModelServer, Response, json_response, openai_turn
+from tests.http_model_server import (
+    ModelServer,
+    Response,
+    cancelled_at_first_text,
+    json_response,
+    open_sockets,
+    openai_turn,
+)
 from tests.providers.conftest import API_KEY
 
 REQUESTS = 300
@@ -32,14 +35,6 @@ OPTIONS = HTTPOptions(connect_timeout=PATIENCE, first_byte_timeout=PATIENCE, idl
                       backoff_base=0.001, backoff_max=0.002)
 REQUEST = ChatRequest(model="", messages=[Message(role="user", content="go on")])
 ANSWER = f"Here is the next step, and the key {API_KEY} is not in it."
-
-
-def open_sockets(server: ModelServer) -> int:
-    """This process's established TCP connections to the server, as the kernel counts them."""
-    port = int(server.url.rsplit(":", 1)[1])
-    return sum(1 for connection in psutil.Process().net_connections(kind="tcp")
-               if connection.raddr and connection.raddr.port == port
-               and connection.status == psutil.CONN_ESTABLISHED)
 
 
 async def finished(provider: HTTPProvider, server: ModelServer) -> str:
@@ -50,17 +45,8 @@ async def finished(provider: HTTPProvider, server: ModelServer) -> str:
 async def cancelled(provider: HTTPProvider, server: ModelServer) -> str:
     body = openai_turn(ANSWER)
     server.enqueue(Response(body=body, chunk_sizes=40, stall=60, stall_at=len(body) // 2))
-    first_text = asyncio.Event()
-
-    def seen(event: StreamEvent) -> None:
-        if isinstance(event, TextDelta):
-            first_text.set()
-
-    turn = asyncio.create_task(collect(provider.stream(REQUEST), seen))
-    await first_text.wait()
-    turn.cancel()
-    await asyncio.wait([turn])
-    return "cancelled" if turn.cancelled() else "not cancelled"
+    ended = await cancelled_at_first_text(lambda seen: collect(provider.stream(REQUEST), seen))
+    return "cancelled" if ended else "not cancelled"
 
 
 async def retried_after_a_5xx(provider: HTTPProvider, server: ModelServer) -> str:
