@@ -52,3 +52,9 @@ async def wait_for_file(path: Path, within: float = PATIENCE) -> str:
             return path.read_text().strip()
         await asyncio.sleep(0.02)
     raise AssertionError(f"{path} never appeared")
+
+
+def waiting_for(name: str) -> str:
+    """Shell that waits until the test creates ``name`` in the workspace: the command goes
+    on exactly when the test says, whatever the machine's load."""
+    return f"until [ -e {name} ]; do sleep 0.02; done"
