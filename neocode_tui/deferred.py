@@ -63,9 +63,9 @@ def lazy(name: str) -> Any:
     """The module ``name``, imported when first used. Typed through ``TYPE_CHECKING``::
 
         if TYPE_CHECKING:
-            from neocode_tui.tui import key_help
+            from neocode_tui.tui.screens import key_help
         else:
-            key_help = lazy("neocode_tui.tui.key_help")
+            key_help = lazy("neocode_tui.tui.screens.key_help")
     """
     if name not in _LAZY:
         _LAZY.append(name)

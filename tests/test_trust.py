@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from neocode_tui.agent.hooks import load_hooks
+from neocode_tui.agent.extensions.hooks import load_hooks
 from neocode_tui.agent.mcp import McpManager
 from neocode_tui.cli import build_parser
 from neocode_tui.cli.app import load, workspace_programs
@@ -105,7 +105,7 @@ async def test_a_server_added_after_trust_is_never_spawned_by_a_headless_run(
 
 
 async def test_the_app_asks_again_about_a_server_added_after_trust(workspace: Path) -> None:
-    from neocode_tui.tui.trust import TrustScreen
+    from neocode_tui.tui.screens.trust import TrustScreen
 
     trust(workspace)
     write_config(workspace / ".mcp.json", {"repo": {"command": "sh"}})

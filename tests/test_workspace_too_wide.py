@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from acp import RequestError
 
-from neocode_tui.agent.session import AgentSession
+from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.agent.workspace import WorkspaceTooWide
 from neocode_tui.cli import build_parser
 from neocode_tui.cli.app import run_app

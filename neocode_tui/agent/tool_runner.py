@@ -19,8 +19,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from neocode_tui.agent.call_context import CURRENT_CALL, RunningCall
-from neocode_tui.agent.call_gate import scrubbed_change
-from neocode_tui.agent.hooks import Hooks, Permission, ToolVerdict
+from neocode_tui.agent.extensions.hooks import Hooks, Permission, ToolVerdict
+from neocode_tui.agent.extensions.memory_files import MemoryFiles
 from neocode_tui.agent.loop_events import (
     FileChange,
     LoopEvent,
@@ -30,7 +30,7 @@ from neocode_tui.agent.loop_events import (
     ToolStarted,
     ToolStatus,
 )
-from neocode_tui.agent.memory_files import MemoryFiles
+from neocode_tui.agent.permissions.gate import scrubbed_change
 from neocode_tui.agent.tools import Tool, ToolError, ToolOutput, ToolRegistry
 from neocode_tui.agent.transcript import tool_result
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace

@@ -66,7 +66,7 @@ def read_user_file(path: Path | None = None) -> UserFile:
         elif key == "profiles":
             _read_profiles(value, loaded)
         elif key == "permissions":
-            continue  # rules, read by neocode_tui.agent.permission_sources
+            continue  # rules, read by neocode_tui.agent.permissions.sources
         elif _known(key, path, loaded.problems, extra=("profile", "profiles")):
             loaded.values[key] = value
     return loaded

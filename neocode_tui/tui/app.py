@@ -23,7 +23,7 @@ from textual.filter import LineFilter
 from textual.screen import Screen
 
 from neocode_tui import __version__
-from neocode_tui.agent.commands import parse_command
+from neocode_tui.agent.commands.table import parse_command
 from neocode_tui.deferred import lazy
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.tui.asking import Asking
@@ -48,19 +48,21 @@ from neocode_tui.tui.widgets.todo_list import TodoList
 from neocode_tui.vocabulary import ApprovalMode, mode_notice
 
 if TYPE_CHECKING:
-    from neocode_tui.agent import loop_events, mentions
-    from neocode_tui.agent import session as agent_session
+    from neocode_tui.agent import loop_events
+    from neocode_tui.agent.extensions import mentions
     from neocode_tui.agent.loop_events import LoopEvent
-    from neocode_tui.agent.session import AgentSession
+    from neocode_tui.agent.session import agent_session
+    from neocode_tui.agent.session.agent_session import AgentSession
     from neocode_tui.chat import Message
     from neocode_tui.providers import Provider
     from neocode_tui.settings.load import Profiles, TrustRequest
     from neocode_tui.settings.model import Settings
-    from neocode_tui.tui import clipboard, editor, key_help
+    from neocode_tui.tui import clipboard, editor
+    from neocode_tui.tui.screens import key_help
     from neocode_tui.tui.starting import Starting
 else:  # after the first frame (neocode_tui/deferred.py)
-    agent_session, loop_events = lazy("neocode_tui.agent.session"), lazy("neocode_tui.agent.loop_events")
-    mentions, key_help = lazy("neocode_tui.agent.mentions"), lazy("neocode_tui.tui.key_help")
+    agent_session, loop_events = lazy("neocode_tui.agent.session.agent_session"), lazy("neocode_tui.agent.loop_events")
+    mentions, key_help = lazy("neocode_tui.agent.extensions.mentions"), lazy("neocode_tui.tui.screens.key_help")
     clipboard, editor = lazy("neocode_tui.tui.clipboard"), lazy("neocode_tui.tui.editor")
 
 CONTROL_FILTER = ControlFilter()

@@ -19,16 +19,16 @@ from neocode_tui.deferred import lazy
 if TYPE_CHECKING:
     from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, PlanDecision, PlanProposed
     from neocode_tui.agent.mcp.elicitation import Answer, Question
-    from neocode_tui.agent.session import AgentSession
-    from neocode_tui.tui import approval, elicitation, plan_review
-    from neocode_tui.tui import budget as budget_dialog
+    from neocode_tui.agent.session.agent_session import AgentSession
     from neocode_tui.tui.conversation import ConversationView
+    from neocode_tui.tui.screens import approval, elicitation, plan_review
+    from neocode_tui.tui.screens import budget as budget_dialog
     from neocode_tui.tui.widgets.status import StatusBar
 else:  # after the first frame, or on first use (neocode_tui/deferred.py)
-    approval = lazy("neocode_tui.tui.approval")
-    budget_dialog = lazy("neocode_tui.tui.budget")
-    elicitation = lazy("neocode_tui.tui.elicitation")
-    plan_review = lazy("neocode_tui.tui.plan_review")
+    approval = lazy("neocode_tui.tui.screens.approval")
+    budget_dialog = lazy("neocode_tui.tui.screens.budget")
+    elicitation = lazy("neocode_tui.tui.screens.elicitation")
+    plan_review = lazy("neocode_tui.tui.screens.plan_review")
 
 
 class Asking:

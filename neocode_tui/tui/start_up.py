@@ -17,23 +17,23 @@ from typing import TYPE_CHECKING
 
 from textual import events
 
-from neocode_tui.agent.commands import run_command
-from neocode_tui.agent.sandbox import choose_sandbox
+from neocode_tui.agent.commands.table import run_command
+from neocode_tui.agent.sandbox.bubblewrap import choose_sandbox
 from neocode_tui.deferred import AfterFirstFrame, Once, lazy, resume_collections, warm
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.trust import trust
 from neocode_tui.vocabulary import is_offline
 
 if TYPE_CHECKING:
-    from neocode_tui.agent.session import AgentSession
+    from neocode_tui.agent.session.agent_session import AgentSession
     from neocode_tui.providers import Provider
     from neocode_tui.settings.load import TrustRequest
-    from neocode_tui.tui import trust as trust_screen
     from neocode_tui.tui.app import NeoCodeApp
     from neocode_tui.tui.conversation import markdown
+    from neocode_tui.tui.screens import trust as trust_screen
     from neocode_tui.tui.starting import Loaded, Starting
 else:
-    trust_screen = lazy("neocode_tui.tui.trust")
+    trust_screen = lazy("neocode_tui.tui.screens.trust")
     markdown = lazy("neocode_tui.tui.conversation.markdown")
 
 TYPING = frozenset({"backspace", "delete", "left", "right", "home", "end"})

@@ -114,7 +114,7 @@ async def test_bad_lines_between_the_requests_of_a_live_session_leave_it_working
 async def test_a_line_over_the_limit_is_skipped_without_being_kept(
     model: Dialect, workspace: Path, home: Path
 ) -> None:
-    from neocode_tui.cli.acp_wire import MAX_LINE_BYTES
+    from neocode_tui.cli.acp.wire import MAX_LINE_BYTES
 
     model.reply("Still here.")
     agent = RawAgent(await start_raw(agent_env(model.server.url, home), workspace))

@@ -8,7 +8,7 @@ from pathlib import Path
 from acp import text_block
 from acp.schema import AvailableCommandsUpdate, CurrentModeUpdate
 
-from neocode_tui.agent.commands import COMMANDS
+from neocode_tui.agent.commands.table import COMMANDS
 from tests.acp.conftest import EditorClient, agent_env, editor
 from tests.agent.conftest import Dialect
 from tests.helpers import PATIENCE

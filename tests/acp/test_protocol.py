@@ -101,6 +101,6 @@ def test_the_acp_front_end_does_not_import_textual() -> None:
     import subprocess
     import sys
 
-    code = "import sys, neocode_tui.cli.acp; print('textual' in sys.modules)"
+    code = "import sys, neocode_tui.cli.acp.agent; print('textual' in sys.modules)"
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stdout.strip() == "False"

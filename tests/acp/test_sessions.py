@@ -19,7 +19,7 @@ from acp.schema import (
     UserMessageChunk,
 )
 
-from neocode_tui.agent.commands import COMMANDS
+from neocode_tui.agent.commands.table import COMMANDS
 from tests.acp.conftest import agent_env, editor
 from tests.agent.conftest import Dialect
 from tests.helpers import PATIENCE

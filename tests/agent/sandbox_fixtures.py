@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from neocode_tui.agent.sandbox import Sandbox, choose_sandbox
+from neocode_tui.agent.sandbox.bubblewrap import Sandbox, choose_sandbox
 from neocode_tui.agent.tools import ToolOutput
 from neocode_tui.agent.tools.bash import Bash, BashArgs
 from neocode_tui.agent.workspace import Workspace

@@ -9,11 +9,11 @@ import json
 import secrets
 from pathlib import Path
 
-from neocode_tui.agent.background import MAX_RUNNING
-from neocode_tui.agent.commands import Report, run_command
+from neocode_tui.agent.commands.table import Report, run_command
 from neocode_tui.agent.loop_events import Notice, ToolFinished, ToolStarted
-from neocode_tui.agent.session import AgentSession
-from neocode_tui.agent.store import find_session, load_session
+from neocode_tui.agent.processes.background import MAX_RUNNING
+from neocode_tui.agent.session.agent_session import AgentSession
+from neocode_tui.agent.store.session_store import find_session, load_session
 from neocode_tui.settings.model import Settings
 from tests.agent.conftest import Dialect, Recorder
 from tests.agent.helpers import sleepers, waiting_for

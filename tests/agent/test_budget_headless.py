@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from neocode_tui.agent.pricing import request_cost
+from neocode_tui.agent.context.pricing import request_cost
 from neocode_tui.events import Usage
 from neocode_tui.providers.prompt_cache import count_breakpoints
 from tests.agent.conftest import Dialect

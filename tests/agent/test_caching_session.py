@@ -9,9 +9,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from neocode_tui.agent.commands import run_command
+from neocode_tui.agent.commands.table import run_command
 from neocode_tui.agent.loop_events import SessionTitled
-from neocode_tui.agent.session import AgentSession
+from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.providers.prompt_cache import MAX_BREAKPOINTS, count_breakpoints
 from neocode_tui.settings.model import Settings
 from tests.agent.conftest import Dialect, Recorder

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from neocode_tui.agent.loop_events import TranscriptReplaced
-from neocode_tui.agent.restore import RewindError
-from neocode_tui.agent.session import AgentSession
-from neocode_tui.agent.store import find_session, load_session
+from neocode_tui.agent.restore.restorer import RewindError
+from neocode_tui.agent.session.agent_session import AgentSession
+from neocode_tui.agent.store.session_store import find_session, load_session
 from neocode_tui.settings.model import Settings
 from tests.agent.conftest import Dialect, Recorder
 

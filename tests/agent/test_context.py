@@ -7,10 +7,10 @@ import json
 from decimal import Decimal
 from pathlib import Path
 
-from neocode_tui.agent.compaction import SUMMARY_PREFIX
+from neocode_tui.agent.context.summary import SUMMARY_PREFIX
 from neocode_tui.agent.loop_events import Notice, TranscriptReplaced
-from neocode_tui.agent.session import AgentSession
-from neocode_tui.agent.store import find_session, load_session
+from neocode_tui.agent.session.agent_session import AgentSession
+from neocode_tui.agent.store.session_store import find_session, load_session
 from neocode_tui.settings.model import Settings
 from tests.agent.conftest import Dialect, Recorder, assert_transcript_valid
 from tests.http_model_server import Response

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from neocode_tui.agent.compaction import SUMMARY_PREFIX
-from neocode_tui.agent.context import ASSUMED_WINDOW, CHARS_PER_TOKEN
-from neocode_tui.agent.store import SessionStore
+from neocode_tui.agent.context.figure import ASSUMED_WINDOW, CHARS_PER_TOKEN
+from neocode_tui.agent.context.summary import SUMMARY_PREFIX
+from neocode_tui.agent.store.session_store import SessionStore
 from neocode_tui.chat import Message
 from tests.agent.conftest import Dialect
 from tests.agent.test_headless import neocode, start

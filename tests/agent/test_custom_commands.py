@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from neocode_tui.agent.custom_commands import load_commands
+from neocode_tui.agent.extensions.custom_commands import load_commands
 from neocode_tui.agent.loop_events import Notice
-from neocode_tui.agent.session import AgentSession
+from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.paths import config_dir
 from neocode_tui.settings.model import Settings
 from tests.agent.conftest import Dialect, Recorder

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 from neocode_tui.agent.loop_events import Notice
-from neocode_tui.agent.session import AgentSession
+from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.paths import config_dir
 from neocode_tui.settings.model import Settings
 from tests.agent.conftest import Dialect, Recorder

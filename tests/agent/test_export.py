@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from neocode_tui.agent.commands import Report, run_command
+from neocode_tui.agent.commands.table import Report, run_command
 from tests.agent.conftest import Dialect
 from tests.agent.test_session import make_session
 

@@ -7,7 +7,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from neocode_tui.agent.file_index import FileIndex
+from neocode_tui.agent.extensions.file_index import FileIndex
 
 
 def tree(root: Path, files: list[str]) -> None:

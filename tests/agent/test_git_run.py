@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from neocode_tui.agent import git_state
-from neocode_tui.agent.git_run import find_repository
+from neocode_tui.agent.restore import git_state
+from neocode_tui.agent.restore.git_run import find_repository
 
 
 def git(root: Path, *args: str) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from neocode_tui.agent.store import SessionStore
+from neocode_tui.agent.store.session_store import SessionStore
 from neocode_tui.chat import Message
 from neocode_tui.paths import config_dir
 from neocode_tui.terminal_text import visible

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, Notice, RunFinished
-from neocode_tui.agent.session import AgentSession
+from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.paths import config_dir
 from neocode_tui.settings.model import Settings
 from neocode_tui.trust import trust

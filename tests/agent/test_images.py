@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 from PIL import Image as PIL
 
-from neocode_tui.agent.image_store import images_dir
-from neocode_tui.agent.images import MAX_BYTES, MAX_SIDE, ImageError, prepare
+from neocode_tui.agent.images.decode import MAX_BYTES, MAX_SIDE, ImageError, prepare
 from neocode_tui.agent.loop_events import Notice, RunFinished
-from neocode_tui.agent.session import AgentSession
-from neocode_tui.agent.store import sessions_dir
+from neocode_tui.agent.session.agent_session import AgentSession
+from neocode_tui.agent.store.images import images_dir
+from neocode_tui.agent.store.session_store import sessions_dir
 from neocode_tui.settings.model import Settings
 from tests.agent.conftest import Dialect, Recorder
 from tests.http_model_server import Response
@@ -243,7 +243,7 @@ def test_bad_images_get_a_clear_message() -> None:
 
 
 def test_an_image_counts_towards_the_context() -> None:
-    from neocode_tui.agent.context import message_tokens
+    from neocode_tui.agent.context.figure import message_tokens
     from neocode_tui.chat import Message
 
     image = prepare(noise(300), "noise.png")
@@ -320,7 +320,7 @@ async def test_postscript_from_any_source_is_refused_before_a_decoder_and_starts
 
     from neocode_tui.agent.mcp.result import result_output
     from neocode_tui.agent.workspace import Workspace
-    from neocode_tui.cli.acp_images import BadImage, prompt_images
+    from neocode_tui.cli.acp.images import BadImage, prompt_images
     from neocode_tui.tui.attachments import load_paths
 
     refused = "is not an image that can be read (only PNG, JPEG, GIF and WebP are)"

@@ -20,7 +20,7 @@ from neocode_tui.agent.loop_events import (
     ToolStarted,
     TurnStarted,
 )
-from neocode_tui.agent.store import SessionStore
+from neocode_tui.agent.store.session_store import SessionStore
 from neocode_tui.agent.transcript import INTERRUPTED, STOPPED
 from neocode_tui.events import TextDelta, ToolCallStart
 from neocode_tui.known_secrets import Secrets

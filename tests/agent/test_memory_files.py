@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from neocode_tui.agent.commands import run_command
+from neocode_tui.agent.commands.table import run_command
 from neocode_tui.agent.loop_events import Notice
-from neocode_tui.agent.session import AgentSession
+from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.paths import config_dir
 from neocode_tui.settings.model import Settings
 from tests.agent.conftest import Dialect, Recorder

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from neocode_tui.agent.extensions.mentions import expand_mentions, mention_for
 from neocode_tui.agent.loop_events import Notice
-from neocode_tui.agent.mentions import expand_mentions, mention_for
-from neocode_tui.agent.session import AgentSession
+from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.agent.workspace import Workspace
 from neocode_tui.known_secrets import Secrets
 from neocode_tui.settings.model import Settings

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from neocode_tui.agent.command_parts import split_command
-from neocode_tui.agent.permission_rules import Entry, Rule, RuleError, RuleSet, Source
+from neocode_tui.agent.permissions.command_parts import split_command
+from neocode_tui.agent.permissions.rules import Entry, Rule, RuleError, RuleSet, Source
 from neocode_tui.agent.workspace import Workspace
 
 

@@ -321,7 +321,7 @@ async def test_add_dir_lets_the_tools_and_sandboxed_commands_into_another_folder
 async def test_a_project_rule_is_never_saved_through_a_symlink_out_of_the_folder(
     openai_only: Dialect, workspace: Path, tmp_path: Path
 ) -> None:
-    from neocode_tui.agent.permissions import Permissions
+    from neocode_tui.agent.permissions.session_rules import Permissions
     from neocode_tui.agent.workspace import Workspace
 
     elsewhere = tmp_path / "elsewhere"

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from neocode_tui.agent.processes import ProcessTree, kill_all
-from neocode_tui.agent.sandbox import choose_sandbox
+from neocode_tui.agent.processes.tree import ProcessTree, kill_all
+from neocode_tui.agent.sandbox.bubblewrap import choose_sandbox
 from neocode_tui.agent.tools import ToolOutput
 from neocode_tui.agent.tools.bash import Bash, BashArgs
 from neocode_tui.agent.workspace import Workspace

@@ -8,12 +8,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from neocode_tui.agent.compaction import SUMMARY_PREFIX
-from neocode_tui.agent.context import CHARS_PER_TOKEN
+from neocode_tui.agent.commands.reports import context_report
+from neocode_tui.agent.context.figure import CHARS_PER_TOKEN
+from neocode_tui.agent.context.summary import SUMMARY_PREFIX
 from neocode_tui.agent.loop_events import Notice
-from neocode_tui.agent.reports import context_report
-from neocode_tui.agent.session import AgentSession
-from neocode_tui.agent.store import SessionStore, find_session, load_session
+from neocode_tui.agent.session.agent_session import AgentSession
+from neocode_tui.agent.store.session_store import SessionStore, find_session, load_session
 from neocode_tui.chat import Message, ToolCall
 from neocode_tui.settings.model import Settings
 from tests.agent.conftest import Dialect, Recorder

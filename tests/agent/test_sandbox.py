@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from neocode_tui.agent.sandbox import probe
+from neocode_tui.agent.sandbox.bubblewrap import probe
 from tests.agent import sandbox_fixtures
 from tests.agent.helpers import TIME_LIMIT, sleepers, wait_for_file
 from tests.helpers import PATIENCE, wait_until
@@ -166,7 +166,7 @@ async def test_the_sandbox_dies_with_neocode(workspace: Path) -> None:
     script = (
         "import asyncio, sys\n"
         "from pathlib import Path\n"
-        "from neocode_tui.agent.sandbox import choose_sandbox\n"
+        "from neocode_tui.agent.sandbox.bubblewrap import choose_sandbox\n"
         "from neocode_tui.agent.tools.bash import Bash, BashArgs\n"
         "from neocode_tui.agent.workspace import Workspace\n"
         "tool = Bash(sandbox=choose_sandbox('workspace-write'))\n"

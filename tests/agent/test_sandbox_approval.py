@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from neocode_tui.agent.approvals import needs_approval, refusal_without_approver
 from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, Notice, ToolFinished
-from neocode_tui.agent.sandbox import probe
-from neocode_tui.agent.session import AgentSession
+from neocode_tui.agent.permissions.approvals import needs_approval, refusal_without_approver
+from neocode_tui.agent.sandbox.bubblewrap import probe
+from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.settings.load import load_settings
 from neocode_tui.settings.model import Settings
 from tests.agent import sandbox_fixtures

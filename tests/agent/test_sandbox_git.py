@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from neocode_tui.agent.sandbox import choose_sandbox
-from neocode_tui.agent.session import AgentSession
+from neocode_tui.agent.sandbox.bubblewrap import choose_sandbox
+from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.agent.tools.bash import Bash, BashArgs
 from neocode_tui.agent.workspace import Workspace
 from neocode_tui.settings.model import Settings

@@ -15,8 +15,8 @@ from neocode_tui.agent.loop_events import (
     SessionTitled,
     TranscriptReplaced,
 )
-from neocode_tui.agent.session import AgentSession
-from neocode_tui.agent.store import find_session, load_session
+from neocode_tui.agent.session.agent_session import AgentSession
+from neocode_tui.agent.store.session_store import find_session, load_session
 from neocode_tui.agent.transcript import INTERRUPTED
 from neocode_tui.errors import SessionNotFound, WorkInProgress
 from neocode_tui.settings.model import Settings

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from neocode_tui.agent.loop import AgentLoop
-from neocode_tui.agent.store import (
+from neocode_tui.agent.store.session_store import (
     MAX_RECORD,
     SessionNotFound,
     SessionStore,
@@ -167,7 +167,7 @@ def run_without_write_rights(script: str, data: Path) -> subprocess.CompletedPro
 STORE_SCRIPT = """
 import sys
 from pathlib import Path
-from neocode_tui.agent.store import SessionStore
+from neocode_tui.agent.store.session_store import SessionStore
 from neocode_tui.chat import Message
 store = SessionStore.create(Path.cwd(), provider="openai", model="m",
                             on_problem=lambda text: print("PROBLEM", text, file=sys.stderr))
@@ -219,7 +219,7 @@ def test_a_read_only_session_file_resumes_without_saving(tmp_path: Path) -> None
     script = f"""
 import sys
 from pathlib import Path
-from neocode_tui.agent.store import SessionStore, find_session, load_session
+from neocode_tui.agent.store.session_store import SessionStore, find_session, load_session
 from neocode_tui.chat import Message
 resumed, session = SessionStore.resume(
     find_session(Path.cwd(), {store.id!r}), on_problem=lambda text: print("PROBLEM", text, file=sys.stderr))

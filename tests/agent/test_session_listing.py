@@ -10,10 +10,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from neocode_tui.agent.commands import run_command
-from neocode_tui.agent.session import AgentSession
-from neocode_tui.agent.session_words import age, fork_note, listing_text
-from neocode_tui.agent.store import SessionStore, find_session, list_sessions, sessions_dir
+from neocode_tui.agent.commands.table import run_command
+from neocode_tui.agent.session.agent_session import AgentSession
+from neocode_tui.agent.store.session_store import SessionStore, find_session, list_sessions, sessions_dir
+from neocode_tui.agent.store.words import age, fork_note, listing_text
 from neocode_tui.chat import Message
 from neocode_tui.settings.model import Settings
 from tests.agent.conftest import Dialect

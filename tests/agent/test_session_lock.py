@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from neocode_tui.agent.store import (
+from neocode_tui.agent.store.session_store import (
     SessionBusy,
     SessionStore,
     find_session,
@@ -30,7 +30,7 @@ ROOT = Path(__file__).parent.parent.parent
 OPEN = """
 import sys
 from pathlib import Path
-from neocode_tui.agent.store import SessionStore, find_session
+from neocode_tui.agent.store.session_store import SessionStore, find_session
 from neocode_tui.errors import SessionError
 from neocode_tui.chat import Message
 try:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from neocode_tui.agent.loop import AgentLoop
-from neocode_tui.agent.store import (
+from neocode_tui.agent.store.session_store import (
     SessionNotFound,
     SessionStore,
     find_session,

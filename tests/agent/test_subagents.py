@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from neocode_tui.agent.agent_files import EXPLORE_PROMPT, load_agents
+from neocode_tui.agent.delegation.agent_files import EXPLORE_PROMPT, load_agents
 from neocode_tui.agent.loop_events import (
     ApprovalDecision,
     ApprovalRequested,
@@ -20,8 +20,8 @@ from neocode_tui.agent.loop_events import (
     ToolFinished,
     TranscriptReplaced,
 )
-from neocode_tui.agent.permissions import RunOptions
-from neocode_tui.agent.session import AgentSession
+from neocode_tui.agent.permissions.session_rules import RunOptions
+from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.agent.transcript import STOPPED
 from neocode_tui.paths import config_dir
 from neocode_tui.settings.model import Settings
@@ -294,7 +294,7 @@ def test_workspace_agents_narrow_and_never_pick_a_profile_untrusted(workspace: P
 async def test_agents_command_lists_every_agent_and_the_files_not_used(
     openai_only: Dialect, workspace: Path
 ) -> None:
-    from neocode_tui.agent.commands import run_as_text
+    from neocode_tui.agent.commands.table import run_as_text
 
     agent_file(workspace / ".claude" / "agents", "reviewer", "description: Reviews code\ntools: Read")
     (workspace / ".claude" / "agents" / "broken.md").write_text("no front matter\n")
@@ -393,7 +393,7 @@ def test_front_matter_that_is_not_text_is_refused_never_printed(workspace: Path)
 
     assert "bomb.md: name must be text" in "\n".join(catalog.problems)
     assert catalog.agents["tools"].tools == ("read_file",)
-    from neocode_tui.agent.custom_commands import load_commands
+    from neocode_tui.agent.extensions.custom_commands import load_commands
 
     assert load_commands(workspace).commands["bomb"].description == "Review the code."
 

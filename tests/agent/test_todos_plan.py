@@ -12,7 +12,7 @@ from neocode_tui.agent.loop_events import (
     PlanProposed,
     TodosChanged,
 )
-from neocode_tui.agent.session import AgentSession
+from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.settings.model import Settings
 from tests.agent.conftest import API_KEY, Dialect, Recorder
 from tests.agent.test_headless import neocode

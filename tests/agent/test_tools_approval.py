@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from neocode_tui.agent.approvals import needs_approval
 from neocode_tui.agent.loop import AgentLoop
 from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested
-from neocode_tui.agent.permissions import Permissions
+from neocode_tui.agent.permissions.approvals import needs_approval
+from neocode_tui.agent.permissions.session_rules import Permissions
 from neocode_tui.paths import config_dir
 from tests.agent.conftest import Dialect
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from neocode_tui.agent.loop import AgentLoop
-from neocode_tui.agent.prompt import MAX_INSTRUCTIONS, build_system_prompt
-from neocode_tui.agent.store import SessionStore
+from neocode_tui.agent.session.system_prompt import MAX_INSTRUCTIONS, build_system_prompt
+from neocode_tui.agent.store.session_store import SessionStore
 from neocode_tui.agent.tools import default_tools
 from neocode_tui.agent.tools.base import RESULT_CAP
 from neocode_tui.agent.tools.edit import unified_diff

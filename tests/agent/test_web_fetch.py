@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, ToolFinished
-from neocode_tui.agent.permissions import RunOptions
-from neocode_tui.agent.session import AgentSession
+from neocode_tui.agent.permissions.session_rules import RunOptions
+from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.agent.tools.web import WebFetch
 from neocode_tui.redact import REDACTED
 from neocode_tui.settings.load import load_settings

@@ -11,8 +11,8 @@ from pathlib import Path
 from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
-from neocode_tui.tui.elicitation import ElicitationScreen
 from neocode_tui.tui.scenarios import SIZE, Driver, Release, StepProvider, Type
+from neocode_tui.tui.screens.elicitation import ElicitationScreen
 from tests.agent.conftest import Dialect
 from tests.agent.test_headless import neocode
 from tests.helpers import screen_shows, started, wait_until

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from PIL import Image as PIL
 
-from neocode_tui.agent.images import human_size
+from neocode_tui.agent.images.decode import human_size
 from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.tools import ToolError
 from neocode_tui.agent.workspace import Workspace

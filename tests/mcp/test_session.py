@@ -17,7 +17,7 @@ from neocode_tui.agent.loop_events import (
     ToolOutputDelta,
     ToolStarted,
 )
-from neocode_tui.agent.session import AgentSession
+from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.settings.model import Settings
 from neocode_tui.trust import trust
 from tests.agent.conftest import API_KEY, Dialect, Recorder, assert_transcript_valid
@@ -230,7 +230,7 @@ async def test_the_first_prompt_starts_the_servers_without_waiting_for_them(
 def test_a_session_without_servers_does_not_load_the_sdk(workspace: Path) -> None:
     """The SDK takes most of a second to import: a run without MCP servers never pays it."""
     check = (
-        "import sys; from pathlib import Path; from neocode_tui.agent.session import AgentSession; "
+        "import sys; from pathlib import Path; from neocode_tui.agent.session.agent_session import AgentSession; "
         "from neocode_tui.settings.model import Settings; "
         f"AgentSession(Settings(provider='openai', openai_api_key='sk-x'), Path({str(workspace)!r})); "
         "print('mcp' in sys.modules, 'mcp_types' in sys.modules)"

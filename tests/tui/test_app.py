@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from neocode_tui.agent.store import list_sessions
+from neocode_tui.agent.store.session_store import list_sessions
 from neocode_tui.events import Usage
 from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
-from neocode_tui.tui.approval import ApprovalScreen
 from neocode_tui.tui.scenarios import (
     SIZE,
     Driver,
@@ -20,6 +19,7 @@ from neocode_tui.tui.scenarios import (
     StepProvider,
     Type,
 )
+from neocode_tui.tui.screens.approval import ApprovalScreen
 from neocode_tui.tui.user_config import load_user_config
 from tests.helpers import screen_shows, screen_text, started, wait_until
 from tests.tui.screens import SCREENS as SCENARIOS
@@ -159,7 +159,7 @@ async def test_shift_tab_cycles_the_mode_and_the_keyboard_stays_in_the_prompt(tm
 
 
 async def test_new_lines_by_backslash_enter_and_ctrl_j_and_help_on_question_mark(tmp_path: Path) -> None:
-    from neocode_tui.tui.key_help import KeyHelpScreen
+    from neocode_tui.tui.screens.key_help import KeyHelpScreen
 
     app = scripted_app(tmp_path, [scripted_reply("Hi.")])
     async with app.run_test(size=SIZE) as pilot:
@@ -510,7 +510,7 @@ def untrusted_app(tmp_path: Path) -> NeoCodeApp:
 
 async def test_a_folder_whose_env_wants_power_is_trusted_only_on_yes(tmp_path: Path) -> None:
     from neocode_tui.trust import is_trusted
-    from neocode_tui.tui.trust import TrustScreen
+    from neocode_tui.tui.screens.trust import TrustScreen
 
     app = untrusted_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -527,7 +527,7 @@ async def test_a_folder_whose_env_wants_power_is_trusted_only_on_yes(tmp_path: P
 
 async def test_declining_trust_says_what_was_ignored_and_asks_nothing_more(tmp_path: Path) -> None:
     from neocode_tui.trust import is_trusted
-    from neocode_tui.tui.trust import TrustScreen
+    from neocode_tui.tui.screens.trust import TrustScreen
 
     app = untrusted_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:

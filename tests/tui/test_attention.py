@@ -14,9 +14,9 @@ from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
 from neocode_tui.settings.load import load_settings
 from neocode_tui.settings.model import NotifyMode, Settings
 from neocode_tui.tui.app import NeoCodeApp
-from neocode_tui.tui.approval import ApprovalScreen
 from neocode_tui.tui.attention import notification
 from neocode_tui.tui.scenarios import SIZE
+from neocode_tui.tui.screens.approval import ApprovalScreen
 from tests.helpers import wait_until
 
 _STARTS = ("\a", "\x1b]9;", "\x1b]777;")

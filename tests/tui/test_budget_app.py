@@ -9,8 +9,8 @@ from neocode_tui.providers.http_provider import HTTPProvider
 from neocode_tui.providers.openai import OpenAIChat
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
-from neocode_tui.tui.budget import BudgetScreen
 from neocode_tui.tui.scenarios import SIZE
+from neocode_tui.tui.screens.budget import BudgetScreen
 from tests.agent.conftest import API_KEY, FAST
 from tests.helpers import screen_shows, wait_until
 from tests.http_model_server import Response, openai_turn

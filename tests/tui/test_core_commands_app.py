@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from neocode_tui.agent import commands
-from neocode_tui.agent.commands import Command, Report
+from neocode_tui.agent.commands import table as commands
+from neocode_tui.agent.commands.table import Command, Report
 from neocode_tui.providers.scripted import scripted_reply
 from neocode_tui.tui.scenarios import SIZE, Driver, Type
 from tests.helpers import screen_text, wait_until

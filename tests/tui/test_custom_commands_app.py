@@ -9,8 +9,8 @@ import pytest
 from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
-from neocode_tui.tui.key_help import KeyHelpScreen
 from neocode_tui.tui.scenarios import SIZE
+from neocode_tui.tui.screens.key_help import KeyHelpScreen
 from tests.helpers import screen_shows, screen_text, wait_until
 
 REVIEW = """\

@@ -166,7 +166,7 @@ async def test_without_a_clipboard_image_ctrl_v_pastes_text_and_backspace_drops_
 
 
 async def test_a_resumed_session_shows_its_images_as_chips(tmp_path: Path) -> None:
-    from neocode_tui.agent.session import AgentSession
+    from neocode_tui.agent.session.agent_session import AgentSession
 
     workspace = project(tmp_path)
     screenshot(workspace / "shot.png", (320, 180))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from neocode_tui.agent.store import SessionStore
+from neocode_tui.agent.store.session_store import SessionStore
 from neocode_tui.chat import Message, ToolCall
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp

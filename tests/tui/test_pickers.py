@@ -8,13 +8,13 @@ from pathlib import Path
 from textual import events
 from textual.widgets._toast import Toast
 
-from neocode_tui.agent.store import SessionStore, list_sessions
+from neocode_tui.agent.store.session_store import SessionStore, list_sessions
 from neocode_tui.chat import Message
 from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, Driver, Release, StepProvider, Type
-from neocode_tui.tui.session_picker import SessionPicker
+from neocode_tui.tui.screens.session_picker import SessionPicker
 from tests.helpers import screen_shows, wait_until
 
 

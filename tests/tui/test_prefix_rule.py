@@ -10,8 +10,8 @@ from pathlib import Path
 
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
-from neocode_tui.tui.approval import ApprovalScreen
 from neocode_tui.tui.scenarios import SIZE
+from neocode_tui.tui.screens.approval import ApprovalScreen
 from tests.agent.conftest import Dialect
 from tests.agent.test_permissions_headless import bash, fake_npm, run
 from tests.helpers import screen_shows, wait_until

@@ -6,8 +6,8 @@ import subprocess
 from pathlib import Path
 
 from neocode_tui.tui.app import NeoCodeApp
-from neocode_tui.tui.rewind import DiffScreen, RestoreScreen, RewindScreen
 from neocode_tui.tui.scenarios import SIZE, Driver, Type
+from neocode_tui.tui.screens.rewind import DiffScreen, RestoreScreen, RewindScreen
 from tests.helpers import screen_shows, screen_text, wait_until
 from tests.tui.screens import SCREENS
 

@@ -13,8 +13,8 @@ from neocode_tui.events import MessageDone, StreamEvent
 from neocode_tui.providers.scripted import scripted_reply
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
-from neocode_tui.tui.approval import ApprovalScreen
 from neocode_tui.tui.scenarios import SIZE, Driver, Release, Type
+from neocode_tui.tui.screens.approval import ApprovalScreen
 from tests.helpers import reading, screen_shows, started, wait_until
 from tests.tui.screens import SCREENS
 from tests.tui.test_app import scenario_app, scripted_app

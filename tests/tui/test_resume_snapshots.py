@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from neocode_tui.agent.image_store import stored
-from neocode_tui.agent.store import sessions_dir
+from neocode_tui.agent.store.images import stored
+from neocode_tui.agent.store.session_store import sessions_dir
 from neocode_tui.agent.transcript import STOPPED
 from neocode_tui.chat import Message, PrintedOutput, ToolCall
 from neocode_tui.providers.scripted import ScriptedProvider

@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from neocode_tui.cli import build_parser
-from neocode_tui.cli.serve import setting_argv
+from neocode_tui.cli.serve.command import setting_argv
 from tests.helpers import PATIENCE, first_run
 from tests.tui.serving import ANSI, Served, neocode, start_serve
 

@@ -23,8 +23,8 @@ import aiohttp
 import psutil
 import pytest
 
-from neocode_tui.cli.serve_app import SHUTDOWN_SECONDS
-from neocode_tui.cli.serve_guard import Addresses
+from neocode_tui.cli.serve.app import SHUTDOWN_SECONDS
+from neocode_tui.cli.serve.guard import Addresses
 from tests.helpers import PATIENCE, first_run
 from tests.tui.serving import ANSI, Served, neocode, start_serve
 

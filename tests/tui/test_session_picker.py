@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from neocode_tui.agent.store import list_sessions
+from neocode_tui.agent.store.session_store import list_sessions
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import Driver, Release, Type, play
-from neocode_tui.tui.session_picker import SessionPicker
+from neocode_tui.tui.screens.session_picker import SessionPicker
 from tests.helpers import screen_shows, wait_until
 from tests.tui.screens import PICKER_NOW, SCREENS, write_saved_sessions
 

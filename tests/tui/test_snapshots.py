@@ -16,9 +16,9 @@ import pytest
 from neocode_tui.agent.tools.web import configure_web_fetch
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
-from neocode_tui.tui.approval import ApprovalScreen
-from neocode_tui.tui.rewind import DiffScreen, RestoreScreen, RewindScreen
 from neocode_tui.tui.scenarios import SIZE, Step, Type, play
+from neocode_tui.tui.screens.approval import ApprovalScreen
+from neocode_tui.tui.screens.rewind import DiffScreen, RestoreScreen, RewindScreen
 from tests.helpers import screen_text, wait_until
 from tests.tui.screens import SCREENS as SCENARIOS
 

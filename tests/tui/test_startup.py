@@ -24,8 +24,8 @@ from neocode_tui.tui.starting import Loaded, Starting
 from tests.helpers import PATIENCE, first_run, screen_shows, wait_until
 
 LATER = (
-    "pydantic", "neocode_tui.agent.session", "neocode_tui.agent.tools", "neocode_tui.agent.mcp",
-    "neocode_tui.agent.hooks", "genai_prices", "markdown_it", "pygments", "rapidfuzz",
+    "pydantic", "neocode_tui.agent.session.agent_session", "neocode_tui.agent.tools", "neocode_tui.agent.mcp",
+    "neocode_tui.agent.extensions.hooks", "genai_prices", "markdown_it", "pygments", "rapidfuzz",
     "pathspec", "httpx", "yaml",
 )
 """What the first frame does not wait for."""

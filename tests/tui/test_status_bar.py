@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 from textual.app import App, ComposeResult
 
-from neocode_tui.agent.context import ContextFigure
+from neocode_tui.agent.context.figure import ContextFigure
 from neocode_tui.events import Usage
 from tests.helpers import screen_text
 

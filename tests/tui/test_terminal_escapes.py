@@ -8,15 +8,15 @@ from pathlib import Path
 
 from textual import events
 
-from neocode_tui.agent.store import SessionStore
+from neocode_tui.agent.store.session_store import SessionStore
 from neocode_tui.chat import Message
 from neocode_tui.events import StreamError, TextDelta
 from neocode_tui.providers.scripted import ScriptedProvider, TurnSource, scripted_reply
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
-from neocode_tui.tui.approval import ApprovalScreen
 from neocode_tui.tui.scenarios import SIZE
-from neocode_tui.tui.session_picker import SessionPicker
+from neocode_tui.tui.screens.approval import ApprovalScreen
+from neocode_tui.tui.screens.session_picker import SessionPicker
 from tests.helpers import screen_shows, screen_text, terminal_output, wait_until
 from tests.mcp.conftest import user_config
 from tests.terminal import HOSTILE, HOSTILE_LINES, PIECES, WITHOUT_CR, foreign_controls, missing

@@ -8,7 +8,7 @@ import json
 import math
 from pathlib import Path
 
-from neocode_tui.agent.store import SessionStore
+from neocode_tui.agent.store.session_store import SessionStore
 from neocode_tui.chat import Message, ToolCall
 from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
 from neocode_tui.settings.model import Settings

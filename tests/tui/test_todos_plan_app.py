@@ -10,9 +10,9 @@ from neocode_tui.providers.http_provider import HTTPProvider
 from neocode_tui.providers.openai import OpenAIChat
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
-from neocode_tui.tui.approval import ApprovalScreen
-from neocode_tui.tui.plan_review import PlanScreen
 from neocode_tui.tui.scenarios import SIZE
+from neocode_tui.tui.screens.approval import ApprovalScreen
+from neocode_tui.tui.screens.plan_review import PlanScreen
 from tests.agent.conftest import API_KEY, FAST
 from tests.agent.test_todos_plan import PLAN, plan_call, todo_call
 from tests.helpers import screen_shows, screen_text, started, wait_until

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from neocode_tui.providers.scripted import scripted_reply
-from neocode_tui.tui.approval import ApprovalScreen
 from neocode_tui.tui.scenarios import SIZE, Driver, Type
+from neocode_tui.tui.screens.approval import ApprovalScreen
 from tests.agent.web_server import Page, WebServer
 from tests.helpers import screen_text, wait_until
 from tests.tui.test_app import scripted_app

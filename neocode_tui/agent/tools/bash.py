@@ -5,10 +5,10 @@ process that left it, such as a ``setsid`` child): on timeout, on cancel, and on
 shell has exited, all of it is killed, so nothing the model started outlives the call.
 Output is capped by keeping its head and its tail (an error is usually at the end) with a
 note of how much was cut between them (``shell``). ``run_in_background``, or the user's
-Ctrl+B while it runs, makes it a job (``neocode_tui.agent.background``) that outlives the
+Ctrl+B while it runs, makes it a job (``neocode_tui.agent.processes.background``) that outlives the
 call instead, until it ends, is stopped, or the session ends.
 
-With a ``Sandbox`` in force the command runs inside it (``neocode_tui.agent.sandbox``);
+With a ``Sandbox`` in force the command runs inside it (``neocode_tui.agent.sandbox.bubblewrap``);
 ``unsandboxed: true`` runs it outside, which is asked for in every mode short of
 ``full-auto``. A sandboxed command that fails with a sign of the sandbox (a read-only file
 system, no network) says so in its result, so the model can ask for that; one that made a
@@ -24,9 +24,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from neocode_tui.agent.background import BackgroundJobs, TooManyJobs
-from neocode_tui.agent.command_wrappers import PROGRAMS
-from neocode_tui.agent.sandbox import Sandbox, failure_note
+from neocode_tui.agent.permissions.command_wrappers import PROGRAMS
+from neocode_tui.agent.processes.background import BackgroundJobs, TooManyJobs
+from neocode_tui.agent.sandbox.bubblewrap import Sandbox, failure_note
 from neocode_tui.agent.tools.base import Confinement, OutputCallback, Tool, ToolError, ToolOutput
 from neocode_tui.agent.tools.shell import Capture, Ending, RunningCommand
 from neocode_tui.agent.workspace import Workspace

@@ -1,7 +1,7 @@
 """One started shell command: its process tree, its output, its end.
 
 ``bash`` waits for a ``RunningCommand`` in the foreground; a background job
-(``neocode_tui.agent.background``) holds one for as long as it runs. Either way the
+(``neocode_tui.agent.processes.background``) holds one for as long as it runs. Either way the
 command's whole process tree is the unit of cleanup (``ProcessTree``), its output is kept
 as a head and a tail (``Capture``), and what was set up around it (the sandbox's stand-ins,
 the protected entries to set aside) is undone when it ends, not before.
@@ -17,9 +17,9 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Literal
 
-from neocode_tui.agent.processes import ProcessTree, in_child
-from neocode_tui.agent.sandbox import Sandbox, secret_free
-from neocode_tui.agent.sandbox_files import CreatedEntries, set_aside_note
+from neocode_tui.agent.processes.tree import ProcessTree, in_child
+from neocode_tui.agent.sandbox.bubblewrap import Sandbox, secret_free
+from neocode_tui.agent.sandbox.files import CreatedEntries, set_aside_note
 from neocode_tui.agent.tools.base import OutputCallback
 
 LINGER = 0.5

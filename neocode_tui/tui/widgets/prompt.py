@@ -28,9 +28,9 @@ from neocode_tui.tui.widgets.mention_picker import MentionPicker, mention_at
 from neocode_tui.tui.widgets.vi_keys import ViTextArea
 
 if TYPE_CHECKING:
-    from neocode_tui.agent import mentions as agent_mentions
+    from neocode_tui.agent.extensions import mentions as agent_mentions
 else:  # after the first frame, or on first use (neocode_tui/deferred.py)
-    agent_mentions = lazy("neocode_tui.agent.mentions")
+    agent_mentions = lazy("neocode_tui.agent.extensions.mentions")
 
 
 class PromptHistory:

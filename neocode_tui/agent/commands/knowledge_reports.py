@@ -1,0 +1,63 @@
+"""``/skills`` and ``/memory`` in words: what the model may load and what it reads."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from neocode_tui.agent.tools.skill import UseSkill
+from neocode_tui.terminal_text import visible
+
+if TYPE_CHECKING:
+    from neocode_tui.agent.extensions.memory_files import MemoryFile
+    from neocode_tui.agent.session.agent_session import AgentSession
+
+
+def _home(path: str) -> str:
+    home = str(Path.home())
+    return "~" + path[len(home):] if path.startswith(home + "/") else path
+
+
+async def skills_report(session: AgentSession) -> str:
+    tool = session.loop.tools.get("skill")
+    if not isinstance(tool, UseSkill):
+        return "skills are not available in this session"
+    catalogue = await asyncio.to_thread(tool.catalogue, session.loop.workspace)
+    lines = []
+    for skill in catalogue.skills.values():
+        where = "yours" if skill.origin == "user" else "this workspace's"
+        lines.append(f"  {skill.name}  ({where}: {_home(skill.where)})")
+        lines.append(f"      {_shortened(skill.description, 72)}")
+    if not lines:
+        lines = ["no skills yet: a skill is a folder with a SKILL.md (name and description in "
+                 "its front matter) in .neocode/skills/, .claude/skills/, .agents/skills/, "
+                 "~/.agents/skills/ or the skills/ folder of your config"]
+    else:
+        lines = ["skills the model can load (it sees the names and descriptions):", "", *lines]
+    if catalogue.problems:
+        lines += ["", "not used:", *(f"  {problem}" for problem in catalogue.problems)]
+    return visible("\n".join(lines))
+
+
+async def loaded_memory(session: AgentSession) -> list[MemoryFile]:
+    """The instruction files loaded, building the system prompt if no request has yet."""
+    if session.loop.system_prompt is None:
+        session.loop.system_prompt = await asyncio.to_thread(session.loop.built_system_prompt)
+    return list(session.loop.memory.files)
+
+
+def memory_report(files: list[MemoryFile]) -> str:
+    if not files:
+        return ("no instruction files loaded: AGENTS.md (or CLAUDE.md) in the workspace, in "
+                "a folder the agent works in, or AGENTS.md in your config folder for every project")
+    width = max(len(_home(file.shown)) for file in files)
+    lines = ["instruction files the model reads (a folder's joined when work reached it):", ""]
+    for number, file in enumerate(files, 1):
+        lines.append(f"  {number:>2}  {file.layer:<8} {_home(file.shown):<{width}}  {file.size:>7,} bytes")
+    lines += ["", "/memory N opens one in your $EDITOR"]
+    return visible("\n".join(lines))
+
+
+def _shortened(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"

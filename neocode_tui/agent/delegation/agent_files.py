@@ -1,0 +1,207 @@
+"""Subagent definitions: Markdown files with front matter, in Claude Code's format.
+
+A file's body is the child's system prompt; its front matter gives ``name``, ``description``
+(what the parent model reads to choose it), ``tools`` (a comma list, Claude Code's names or
+ours) and ``model`` (a profile name; anything else, ``inherit`` included, is the parent's).
+They come from the user (``agents/`` in the config folder, ``~/.claude/agents/``) and the
+workspace (``.neocode/agents/``, ``.claude/agents/``).
+
+The user is trusted and the repository is not. A workspace agent is a prompt and a list of
+tools to narrow, never to widen: its child asks the user's approvals like the parent, it may
+not take the name of a user's agent or the built-in ``explore``, and its ``model`` is honoured
+only in a folder the user trusts (a profile changes where requests go and which key they
+carry). Names and descriptions are one short line each, so the task tool's definition stays
+small and a screen shows them escaped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from neocode_tui.agent.extensions.custom_commands import FRONT_MATTER, markdown_files, read_prompt_file
+from neocode_tui.deferred import lazy
+from neocode_tui.paths import config_dir
+from neocode_tui.trust import NOT_TRUSTED, is_trusted
+
+if TYPE_CHECKING:
+    import yaml
+else:  # after the first frame, or on first use (neocode_tui/deferred.py)
+    yaml = lazy("yaml")
+
+AGENTS_CAP = 50
+"""Agent files read from one folder."""
+LISTED_CAP = 20
+"""Agents named in the task tool's description (every request carries it)."""
+DESCRIPTION_CAP = 120
+NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
+EXPLORE = "explore"
+EXPLORE_DESCRIPTION = "Read-only research: reads, lists and searches files and runs read-only commands"
+EXPLORE_TOOLS = ("read_file", "list_dir", "glob", "grep", "bash")
+EXPLORE_PROMPT = (
+    "You are a research assistant working for another agent. Explore the workspace to answer "
+    "the task you are given: read files, list folders, search with glob and grep, and run "
+    "read-only commands. You cannot change anything. Be thorough but quick, then give a "
+    "concise, self-contained answer with the file paths and facts the other agent needs: "
+    "it sees only your final message."
+)
+CLAUDE_TOOLS = {
+    "read": "read_file", "write": "write_file", "edit": "edit_file", "multiedit": "edit_file",
+    "bash": "bash", "glob": "glob", "grep": "grep", "ls": "list_dir",
+}
+"""Claude Code's tool names (lower case) as ours: its agent files work unchanged."""
+
+Source = Literal["built-in", "user", "project"]
+
+
+@dataclass(frozen=True)
+class AgentFile:
+    name: str
+    description: str
+    prompt: str
+    tools: tuple[str, ...] | None = None
+    """Our tool names; None: every tool the parent has but ``task``."""
+    model: str = ""
+    """A profile name, honoured when ``model_allowed``; "" the parent's."""
+    source: Source = "built-in"
+    path: Path | None = None
+    model_allowed: bool = True
+
+
+EXPLORER = AgentFile(EXPLORE, EXPLORE_DESCRIPTION, EXPLORE_PROMPT, EXPLORE_TOOLS)
+
+
+@dataclass
+class AgentCatalog:
+    agents: dict[str, AgentFile] = field(default_factory=lambda: {EXPLORE: EXPLORER})
+    problems: list[str] = field(default_factory=list)
+
+    def listing(self) -> str:
+        """The agents as the model reads them: one short line each."""
+        chosen = list(self.agents.values())[:LISTED_CAP]
+        return "\n".join(f"- {agent.name}: {agent.description}" for agent in chosen)
+
+
+def agent_folders(workspace: Path, home: Path | None = None) -> list[tuple[Path, Source]]:
+    """(folder, whose it is), the user's first: a name is given out in this order."""
+    home = home if home is not None else Path.home()
+    return [
+        (config_dir() / "agents", "user"),
+        (home / ".claude" / "agents", "user"),
+        (workspace / ".neocode" / "agents", "project"),
+        (workspace / ".claude" / "agents", "project"),
+    ]
+
+
+def load_agents(workspace: Path, home: Path | None = None) -> AgentCatalog:
+    workspace = workspace.resolve()
+    catalog = AgentCatalog()
+    trusted = is_trusted(workspace)
+    for folder, source in agent_folders(workspace, home):
+        for path in _files(folder, catalog.problems):
+            if source == "project" and not path.resolve().is_relative_to(workspace):
+                catalog.problems.append(f"{path}: not used, it links outside the workspace")
+                continue
+            agent = _read(path, source, catalog.problems)
+            if agent is None:
+                continue
+            taken = catalog.agents.get(agent.name)
+            if taken is not None:
+                if not (taken.source == source == "user"):  # a later user folder: quietly second
+                    where = taken.path or "the built-in agent"
+                    catalog.problems.append(f"{path}: not used: {agent.name!r} is taken by {where}")
+                continue
+            if source == "project" and agent.model and not trusted:
+                catalog.problems.append(
+                    f"{path}: model {agent.model!r} not used, {NOT_TRUSTED}: the agent uses the "
+                    "session's model"
+                )
+                agent = replace(agent, model_allowed=False)
+            catalog.agents[agent.name] = agent
+    return catalog
+
+
+def _files(folder: Path, problems: list[str]) -> list[Path]:
+    return markdown_files(folder, problems, cap=AGENTS_CAP, noun="agents")
+
+
+def _read(path: Path, source: Source, problems: list[str]) -> AgentFile | None:
+    text = read_prompt_file(path, problems)
+    if text is None:
+        return None
+    match = FRONT_MATTER.match(text)
+    if not match:
+        problems.append(f"{path}: no front matter (--- name: ... description: ... ---)")
+        return None
+    try:
+        data = yaml.safe_load(match.group(1))
+    except yaml.YAMLError as exc:
+        problems.append(f"{path}: front matter is not valid YAML ({_line(str(exc), 80)})")
+        return None
+    if not isinstance(data, dict):
+        problems.append(f"{path}: front matter is not a mapping")
+        return None
+    fields = {key: _scalar(data.get(key)) for key in ("name", "description", "model")}
+    wrong = [key for key, value in fields.items() if value is None and data.get(key) is not None]
+    if wrong:
+        problems.append(f"{path}: {', '.join(wrong)} must be text")
+        return None
+    name = _line(fields.get("name") or path.stem, 60).lower()
+    if not NAME.fullmatch(name):
+        problems.append(f"{path}: {name!r} is not a usable agent name (a-z, 0-9, - and _)")
+        return None
+    description = _line(fields.get("description") or "", DESCRIPTION_CAP)
+    prompt = text[match.end():].strip()
+    if not description or not prompt:
+        problems.append(f"{path}: an agent needs a description and a prompt")
+        return None
+    tools = _tools(data.get("tools"), path, problems)
+    model = _line(fields.get("model") or "", 60)
+    model = "" if model.lower() == "inherit" else model
+    return AgentFile(name, description, prompt, tools, model, source, path)
+
+
+def _scalar(value: object) -> str | None:
+    """A front matter value as text; None for a list or mapping, which is never turned into
+    text (YAML aliases can make a small file stand for a structure too large to print)."""
+    if isinstance(value, str | int | float | bool):
+        return str(value)
+    return None
+
+
+def _tools(value: object, path: Path, problems: list[str]) -> tuple[str, ...] | None:
+    if value is None or value == "":
+        return None
+    names = value if isinstance(value, list) else (_scalar(value) or "").split(",")
+    tools: list[str] = []
+    for item in names:
+        word = (_scalar(item) or "").strip()
+        ours = CLAUDE_TOOLS.get(word.lower(), word)
+        if word and ours not in tools:
+            tools.append(ours)
+    if not tools:
+        problems.append(f"{path}: tools lists no tool; the agent gets none")
+    return tuple(tools)
+
+
+def _line(text: str, length: int) -> str:
+    """The first line, printable, cut to ``length``."""
+    line = next((part.strip() for part in text.splitlines() if part.strip()), "")
+    line = "".join(ch if ch.isprintable() else "?" for ch in line)
+    return line if len(line) <= length else line[: length - 1] + "…"
+
+
+def agents_text(catalog: AgentCatalog) -> str:
+    """``/agents``: each agent, where it comes from and what it may use; then the files not used."""
+    lines = []
+    for agent in catalog.agents.values():
+        where = f"{agent.source}, {agent.path}" if agent.path else agent.source
+        tools = ", ".join(agent.tools) if agent.tools is not None else "the session's tools"
+        model = agent.model if agent.model and agent.model_allowed else "the session's model"
+        lines += [f"{agent.name} ({where})", f"  {agent.description}", f"  tools: {tools} · model: {model}"]
+    if catalog.problems:
+        lines += ["", "Not used:", *(f"  {problem}" for problem in catalog.problems)]
+    lines += ["", "New or changed agent files are read when the next session starts."]
+    return "\n".join(lines)

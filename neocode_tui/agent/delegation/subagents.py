@@ -1,0 +1,332 @@
+"""``task``: a child agent with a fresh context runs a piece of work and answers once.
+
+The child is an ``AgentLoop`` of its own: its own system prompt (the agent file's), the
+task's prompt as its only message (never the parent's history), the tools its agent allows.
+What it may do is what the parent may: it asks the same approvals in the parent's mode
+(which it reads live, with the parent's "yes for this session" list), the same hooks and
+checkpoints see its calls, and its questions say which agent asks. Its events reach the front
+ends inside the parent's call (``SubagentEvent``), its activity as that call's live output,
+its usage in the session's totals, and its transcript in the session file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from neocode_tui.agent.call_context import CURRENT_CALL, RunningCall
+from neocode_tui.agent.context.budget import Budget
+from neocode_tui.agent.delegation.agent_files import EXPLORE, AgentCatalog, AgentFile
+from neocode_tui.agent.loop import AgentLoop, Sink
+from neocode_tui.agent.loop_events import (
+    ApprovalDecision,
+    ApprovalRequested,
+    LoopEvent,
+    Streamed,
+    SubagentDone,
+    SubagentEvent,
+    ToolStarted,
+    TurnFinished,
+)
+from neocode_tui.agent.permissions.gate import Approver
+from neocode_tui.agent.tools import Tool, ToolError, ToolOutput, ToolRegistry
+from neocode_tui.agent.tools.base import RESULT_CAP, Confinement, OutputCallback, Preview, cap_text
+from neocode_tui.agent.tools.bash import Bash, BashArgs
+from neocode_tui.agent.workspace import Workspace
+from neocode_tui.chat import ToolSpec
+from neocode_tui.events import TextDelta, Usage
+from neocode_tui.providers import Provider
+from neocode_tui.vocabulary import ApprovalMode
+
+CONTINUATIONS = 3
+"""Times a SubagentStop hook may send a child back to work in one task."""
+TASK_NAME = "task"
+
+ProviderFor = Callable[[AgentFile], Provider | None]
+"""A provider of its own for an agent whose ``model`` names a profile (None: the parent's)."""
+UsageCounter = Callable[[Usage, str], None]
+"""Told each child request's usage and the model it was made with."""
+StopHook = Callable[[str, bool], Any]
+"""(agent, stop_hook_active) -> the awaitable reason a SubagentStop hook blocks with, or None."""
+
+
+class TaskArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    description: str = Field(description="A short label for the task (3-5 words), shown to the user.")
+    prompt: str = Field(description="The whole task: the agent sees nothing else of this conversation.")
+    agent: str = Field(EXPLORE, description="Which agent runs it.")
+
+
+class ChildLoop(AgentLoop):
+    """A child's loop: the parent's approval mode (read at each call), session approvals,
+    permission rules, hooks, checkpoints, secrets and workspace."""
+
+    def __init__(self, parent: AgentLoop, provider: Provider, **options: Any) -> None:
+        self._parent = parent
+        super().__init__(provider, parent.workspace, max_turns=parent.max_turns,
+                         secrets=parent.secrets, **options)
+        self.gate.allowed_for_session = parent.gate.allowed_for_session
+        self.gate.permissions = parent.gate.permissions  # a task is no way around a deny rule
+        self.runner.hooks = parent.runner.hooks
+        self.runner.before_tool = parent.runner.before_tool
+
+    @property
+    def approval(self) -> ApprovalMode:
+        return self._parent.approval
+
+    @approval.setter
+    def approval(self, mode: ApprovalMode) -> None:
+        """The parent's mode rules: a child cannot be given another."""
+
+
+class ReadOnlyBash(Bash):
+    """The explorer's commands: inside the read-only sandbox, which changes nothing and so
+    asks nothing (a read); without a sandbox, asked like any command."""
+
+    description = (
+        "Run a read-only shell command with bash in the workspace root (the workspace and "
+        "everything else are read-only, no network); stdout and stderr are returned together."
+    )
+
+    def __init__(self, parent: Bash) -> None:
+        sandbox = parent.sandbox
+        super().__init__(parent.output_cap, replace(sandbox, mode="read-only", network=False)
+                         if sandbox.active else sandbox, parent.secrets)
+        # Bash's kind is "command" for every call; this one's depends on the sandbox.
+        self.kind = "read" if self.sandbox.active else "command"  # type: ignore[assignment]
+
+    async def run(
+        self, args: BashArgs, workspace: Workspace, on_output: OutputCallback | None = None
+    ) -> ToolOutput:
+        if args.unsandboxed:
+            raise ToolError("not run: this agent's commands run only inside the read-only sandbox")
+        return await super().run(args, workspace, on_output)
+
+
+class OneAtATime(Tool[Any]):
+    """A tool that changes things, run by one child at a time: concurrent children share
+    the workspace, and two edits of one file at once would lose one of them."""
+
+    def __init__(self, inner: Tool[Any], lock: asyncio.Lock) -> None:
+        self.inner, self.lock = inner, lock
+        self.name, self.description, self.kind = inner.name, inner.description, inner.kind
+        self.args_model = inner.args_model
+
+    def spec(self) -> ToolSpec:
+        return self.inner.spec()
+
+    def summary(self, args: Mapping[str, Any]) -> str:
+        return self.inner.summary(args)
+
+    def writes(self, args: Any, workspace: Workspace) -> list[Path]:
+        return self.inner.writes(args, workspace)
+
+    def named_writes(self, args: Any) -> list[str]:
+        return self.inner.named_writes(args)
+
+    def session_scope(self, args: Any) -> str:
+        return self.inner.session_scope(args)
+
+    def command(self, args: Any) -> str | None:
+        return self.inner.command(args)
+
+    def confinement(self, args: Any) -> Confinement:
+        return self.inner.confinement(args)
+
+    async def preview(self, args: Any, workspace: Workspace) -> Preview | None:
+        return await self.inner.preview(args, workspace)
+
+    async def run(
+        self, args: Any, workspace: Workspace, on_output: OutputCallback | None = None
+    ) -> ToolOutput:
+        async with self.lock:
+            return await self.inner.run(args, workspace, on_output)
+
+
+class TaskTool(Tool[TaskArgs]):
+    name = TASK_NAME
+    kind = "read"
+    concurrent = True
+    args_model = TaskArgs
+
+    def __init__(self, runner: Subagents) -> None:
+        self.runner = runner
+        # Built once: the definition is sent with every request, the same bytes each time.
+        self.description = (
+            "Run a subagent with a fresh context on a self-contained task; it returns its final "
+            "answer. Several task calls in one message run at the same time. Agents:\n"
+            f"{runner.catalog.listing()}"
+        )
+
+    def summary(self, args: Mapping[str, Any]) -> str:
+        return f"{args.get('agent') or EXPLORE}: {args.get('description', '')}"
+
+    async def run(
+        self, args: TaskArgs, workspace: Workspace, on_output: OutputCallback | None = None
+    ) -> ToolOutput:
+        return await self.runner.run(args, on_output)
+
+
+class Subagents:
+    """Runs the ``task`` calls of ``parent``'s session."""
+
+    def __init__(
+        self, parent: AgentLoop, catalog: AgentCatalog, *, provider_for: ProviderFor,
+        count: UsageCounter, stop_hook: StopHook | None = None,
+        record: Callable[[str, str, list[Any]], None] | None = None, budget: Budget | None = None,
+    ) -> None:
+        """``budget``: the session's, which each child request goes through too."""
+        self.parent = parent
+        self.budget = budget
+        self.catalog = catalog
+        self.provider_for = provider_for
+        self.count = count
+        self.stop_hook = stop_hook
+        self.record = record
+        self._asking = asyncio.Lock()
+        """One child's question at a time: concurrent children share the user."""
+        self._changing = asyncio.Lock()
+        """One child's edit or command at a time (``OneAtATime``)."""
+
+    async def run(self, args: TaskArgs, on_output: OutputCallback | None) -> ToolOutput:
+        agent = self.catalog.agents.get(args.agent.strip().lower() or EXPLORE)
+        if agent is None:
+            raise ToolError(
+                f"not run: there is no agent named {args.agent!r}; the agents are "
+                f"{', '.join(self.catalog.agents)}"
+            )
+        call = CURRENT_CALL.get() or RunningCall(self.parent.turn, 0, "")
+        own = self.provider_for(agent)
+        provider = own or self.parent.provider
+        activity = _Activity(on_output, self.parent.tools)
+        child = ChildLoop(
+            self.parent, provider, tools=self._tools(agent),
+            system_prompt=self._system_prompt(agent), approver=self._approver(agent, call),
+        )
+        child.sink = self._forwarder(call, agent, provider, activity, self._held_to_budget(child))
+        try:
+            finished = await child.run(args.prompt)
+            for number in range(CONTINUATIONS):
+                if finished.reason != "done" or self.stop_hook is None:
+                    break
+                reason = await self.stop_hook(agent.name, number > 0)
+                if reason is None:
+                    break
+                finished = await child.run(f"A SubagentStop hook asks you to go on: {reason}")
+        finally:
+            self._done(call, agent, child)
+            if own is not None:
+                await own.aclose()
+        usage = child.usage
+        spent = f"[{agent.name}: {usage.input_tokens or 0:,} input and {usage.output_tokens or 0:,} output tokens]"
+        if finished.reason == "error":
+            problem = finished.error.message if finished.error else "it failed"
+            partial = cap_text(finished.final_text, RESULT_CAP)
+            return ToolOutput(f"the {agent.name} agent failed: {problem}\n{partial}\n{spent}", is_error=True)
+        answer = cap_text(finished.final_text.strip(), RESULT_CAP) or "(the agent gave no answer)"
+        return ToolOutput(f"{answer}\n{spent}")
+
+    def _tools(self, agent: AgentFile) -> ToolRegistry:
+        """What the agent file lists, of what the parent has (never ``task``): a file
+        narrows the parent's tools, it cannot add one."""
+        names = agent.tools if agent.tools is not None else tuple(self.parent.tools.names)
+        tools: list[Tool[Any]] = []
+        for name in names:
+            tool = self.parent.tools.get(name)
+            if tool is None or name == TASK_NAME:
+                continue
+            if agent.name == EXPLORE and isinstance(tool, Bash):
+                tool = ReadOnlyBash(tool)
+            tools.append(tool if tool.kind == "read" else OneAtATime(tool, self._changing))
+        return ToolRegistry(tools)
+
+    def _system_prompt(self, agent: AgentFile) -> str:
+        return (
+            f"{agent.prompt}\n\nYou are the {agent.name} agent, working for another agent in "
+            f"the workspace {self.parent.workspace.root}. Your last message is your answer: "
+            "the other agent reads only that, so make it complete."
+        )
+
+    def _held_to_budget(self, child: ChildLoop) -> Callable[[Usage | None], None]:
+        """Each of the child's requests admitted by the session's budget first, priced on
+        the child's own conversation; what to tell it when one ended."""
+        budget = self.budget
+        if budget is None:
+            return lambda usage: None
+        meter = budget.meter.for_child(
+            model=lambda: child.provider.model, messages=lambda: child.messages,
+            system_prompt=child.current_system_prompt, tool_specs=child.tools.specs,
+        )
+        child.before_request = lambda: budget.admit(child, meter.next_request_cost)
+
+        def ended(usage: Usage | None) -> None:
+            meter.turn_finished(usage)
+            budget.counted(usage is not None, child)
+
+        return ended
+
+    def _forwarder(
+        self, call: RunningCall, agent: AgentFile, provider: Provider, activity: _Activity,
+        ended: Callable[[Usage | None], None],
+    ) -> Sink:
+        def forward(event: LoopEvent) -> None:
+            if isinstance(event, TurnFinished):
+                if event.usage is not None:
+                    self.count(event.usage, provider.model)
+                ended(event.usage)
+            activity.event(event)
+            sink = self.parent.sink
+            if sink is not None:
+                sink(SubagentEvent(turn=call.turn, index=call.index, call_id=call.call_id,
+                                   agent=agent.name, event=event))
+
+        return forward
+
+    def _approver(self, agent: AgentFile, call: RunningCall) -> Approver | None:
+        ask = self.parent.gate.approver
+        if ask is None:
+            return None
+
+        async def approve(request: ApprovalRequested) -> ApprovalDecision:
+            async with self._asking:
+                return await ask(request.model_copy(
+                    update={"agent": agent.name, "parent_call_id": call.call_id}))
+
+        return approve
+
+    def _done(self, call: RunningCall, agent: AgentFile, child: ChildLoop) -> None:
+        if self.record is not None:
+            self.record(call.call_id, agent.name, list(child.messages))
+        sink = self.parent.sink
+        if sink is not None:
+            sink(SubagentDone(turn=call.turn, index=call.index, call_id=call.call_id,
+                              agent=agent.name, messages=list(child.messages), usage=child.usage))
+
+
+class _Activity:
+    """The child's work as the parent call's live output: each tool it starts, and its text,
+    line by line."""
+
+    def __init__(self, out: OutputCallback | None, tools: ToolRegistry) -> None:
+        self.out = out
+        self.tools = tools
+        self.mid_line = False
+
+    def event(self, event: LoopEvent) -> None:
+        if self.out is None:
+            return
+        if isinstance(event, Streamed) and isinstance(event.event, TextDelta) and event.event.text:
+            self.out(event.event.text)
+            self.mid_line = not event.event.text.endswith("\n")
+        elif isinstance(event, ToolStarted):
+            tool = self.tools.get(event.name)
+            arguments = event.arguments if isinstance(event.arguments, dict) else {}
+            what = tool.summary(arguments) if tool is not None else ""
+            self.out(("\n" if self.mid_line else "") + f"→ {event.name} {what}".rstrip() + "\n")
+            self.mid_line = False
