@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from neocode_tui.agent.permissions.command_parts import split_command
-from neocode_tui.agent.permissions.rules import Entry, Rule, RuleError, RuleSet, Source
+from neocode_tui.agent.permissions.rules import Rule, RuleEntry, RuleError, RuleSet, Source
 from neocode_tui.agent.workspace import Workspace
 
 
 def rules(workspace: Path, **lists: list[str]) -> RuleSet:
     source = Source("test")
-    entries = [Entry(Rule.parse(text), behavior, source)  # type: ignore[arg-type]
+    entries = [RuleEntry(Rule.parse(text), behavior, source)  # type: ignore[arg-type]
                for behavior, texts in lists.items() for text in texts]
     return RuleSet(entries, root=workspace.resolve(), home=workspace.parent)
 

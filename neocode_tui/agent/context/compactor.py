@@ -35,7 +35,7 @@ PreCompact = Callable[[Literal["manual", "auto"], str], Awaitable[str | None]]
 """The PreCompact hooks: why they block the compaction, or None."""
 
 
-class Compaction:
+class Compactor:
     def __init__(
         self, meter: Meter, budget: Budget, side: SideWork, secrets: Secrets, *,
         threshold: Callable[[], float], messages: Callable[[], list[Message]],

@@ -35,7 +35,7 @@ KEPT_RESULT_CHARS = 4_000
 
 
 @dataclass
-class Compaction:
+class Compacted:
     messages: list[Message] = field(default_factory=list)
     error: str | None = None
     summary: str = ""
@@ -122,7 +122,7 @@ async def compact_messages(
     instructions: str = "",
     budget_chars: int,
     keep_turns: int = KEEP_TURNS,
-) -> Compaction:
+) -> Compacted:
     """Summarise all but the last ``keep_turns`` prompts from at most about ``budget_chars``
     of them; ``instructions`` (from ``/compact ...``) say what the summary must keep; the
     summary streams through ``secrets`` like any answer."""
@@ -138,9 +138,9 @@ async def compact_messages(
     turn = await collect(secrets.stream(provider.stream(request)))
     if not turn.ok or not turn.text.strip():
         reason = turn.error.message if turn.error else "the model returned no summary"
-        return Compaction(error=reason, usage=turn.usage)
+        return Compacted(error=reason, usage=turn.usage)
     summary = turn.text.strip()
-    return Compaction(
+    return Compacted(
         messages=[
             Message(role="user", content=SUMMARY_PREFIX + summary),
             Message(role="assistant", content=ACKNOWLEDGEMENT),

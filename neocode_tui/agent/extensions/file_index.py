@@ -56,7 +56,7 @@ SCAN_FLAGS = [
 ]
 
 
-class Entry(NamedTuple):
+class IndexEntry(NamedTuple):
     path: str
     """Relative, with ``/``; a folder's ends with ``/``."""
     is_dir: bool
@@ -66,12 +66,12 @@ class Entry(NamedTuple):
 class Snapshot:
     """One complete scan, never changed after it is built: searches in threads share it."""
 
-    entries: tuple[Entry, ...]
+    entries: tuple[IndexEntry, ...]
     paths: tuple[str, ...]
     """Lower-case paths, folders without their ``/``, for matching."""
     names: tuple[str, ...]
     """Lower-case last components, for matching."""
-    top: tuple[Entry, ...]
+    top: tuple[IndexEntry, ...]
     """What the picker shows before anything is typed: the top folder's entries first."""
     taken_at: float
     partial: bool = False
@@ -96,12 +96,12 @@ class Snapshot:
         rows = [(folder.count("/"), False, len(folder), folder + "/") for folder in folders]
         rows += [(path.count("/"), True, len(path), path) for path in files]
         rows.sort()
-        entries = tuple([Entry(path, not is_file) for _, is_file, _, path in rows])
+        entries = tuple([IndexEntry(path, not is_file) for _, is_file, _, path in rows])
         paths = tuple([path.rstrip("/").lower() for _, _, _, path in rows])
         last_parts = tuple([path.rsplit("/", 1)[-1] for path in paths])
         # With nothing typed: the shallowest entries, folders first, by name.
         top = tuple(row[3] for row in sorted(rows[:TOP], key=lambda row: (row[0], row[1], row[3])))
-        return cls(entries, paths, last_parts, tuple(Entry(path, path.endswith("/")) for path in top),
+        return cls(entries, paths, last_parts, tuple(IndexEntry(path, path.endswith("/")) for path in top),
                    time.monotonic(), partial)
 
 
@@ -178,7 +178,7 @@ class FileIndex:
             self._scan.cancel()
             await asyncio.wait([self._scan])
 
-    def search(self, query: str, limit: int = 50) -> list[Entry]:
+    def search(self, query: str, limit: int = 50) -> list[IndexEntry]:
         return rank(self.snapshot, query, limit)
 
 
@@ -210,7 +210,7 @@ async def list_files(
     return names[:MAX_FILES], len(names) > MAX_FILES
 
 
-def rank(snapshot: Snapshot, query: str, limit: int = 50) -> list[Entry]:
+def rank(snapshot: Snapshot, query: str, limit: int = 50) -> list[IndexEntry]:
     """The best ``limit`` entries for ``query``: how well it matches the name or the whole
     path (rapidfuzz), then the path's shape (a name that starts with the query, a short
     path, few folders deep)."""

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from neocode_tui.agent.tools.base import RESULT_CAP, Budget, ToolError, cap_text
+from neocode_tui.agent.tools.base import RESULT_CAP, Deadline, ToolError, cap_text
 from neocode_tui.agent.tools.files import ListDir, ListDirArgs, ReadFile, ReadFileArgs
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace, withheld
 from neocode_tui.chat import Image
@@ -108,9 +108,9 @@ def _attach(name: str, workspace: Workspace) -> Found | None:
         return shown, withheld(shown, denied), denied
     try:
         if path.is_dir():
-            listing = ListDir().run_sync(ListDirArgs(path=shown), workspace, Budget())
+            listing = ListDir().run_sync(ListDirArgs(path=shown), workspace, Deadline())
             return shown, f'<folder path="{shown}">\n{listing.text}\n</folder>', ""
-        content = ReadFile().run_sync(ReadFileArgs(path=shown), workspace, Budget())
+        content = ReadFile().run_sync(ReadFileArgs(path=shown), workspace, Deadline())
     except (ToolError, OSError) as exc:
         return shown, "", str(exc) if isinstance(exc, ToolError) else (exc.strerror or str(exc))
     if content.images:

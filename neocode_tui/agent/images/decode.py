@@ -27,7 +27,7 @@ from neocode_tui.chat import Image, Message
 if TYPE_CHECKING:
     from PIL.Image import Image as Picture
 
-    from neocode_tui.agent.tools.base import Budget
+    from neocode_tui.agent.tools.base import Deadline
     from neocode_tui.agent.workspace import Workspace
 
 MAX_SIDE = 1600
@@ -152,7 +152,7 @@ def _image(data: bytes, media_type: str, name: str, width: int, height: int) -> 
     )
 
 
-def read_image(workspace: Workspace, path: Path, shown: str, budget: Budget | None = None) -> Image | None:
+def read_image(workspace: Workspace, path: Path, shown: str, budget: Deadline | None = None) -> Image | None:
     """The workspace file at ``path`` as an image, opened the way ``read_file`` opens files
     (confined, no symlink swapped in, regular files only); None when it is not one."""
     fd, status = workspace.open_file(path)

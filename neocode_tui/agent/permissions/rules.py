@@ -110,7 +110,7 @@ class Source:
 
 
 @dataclass(frozen=True)
-class Entry:
+class RuleEntry:
     rule: Rule
     behavior: Behavior
     source: Source
@@ -122,7 +122,7 @@ class Entry:
 @dataclass(frozen=True)
 class Verdict:
     behavior: Behavior
-    entry: Entry | None
+    entry: RuleEntry | None
     """The rule that decided; None for a command that could not be checked."""
 
     @property
@@ -140,11 +140,11 @@ for one outside it)."""
 
 @dataclass
 class RuleSet:
-    entries: list[Entry] = field(default_factory=list)
+    entries: list[RuleEntry] = field(default_factory=list)
     root: Path = Path(".")
     home: Path = Path.home()
 
-    def of(self, behavior: Behavior) -> list[Entry]:
+    def of(self, behavior: Behavior) -> list[RuleEntry]:
         return [entry for entry in self.entries if entry.behavior == behavior]
 
     def decide(self, tool: str, args: Mapping[str, Any], resolve: Resolver) -> Verdict | None:
@@ -161,7 +161,7 @@ class RuleSet:
                     return Verdict(behavior, entry)
         return None
 
-    def hidden(self, path: Path) -> Entry | None:
+    def hidden(self, path: Path) -> RuleEntry | None:
         """The deny rule that keeps the resolved ``path`` from being read (a grep over its
         folder leaves it out; an @-mention does not attach it)."""
         for entry in self.of("deny"):
@@ -169,7 +169,7 @@ class RuleSet:
                 return entry
         return None
 
-    def _command(self, command: str, relevant: list[Entry]) -> Verdict | None:
+    def _command(self, command: str, relevant: list[RuleEntry]) -> Verdict | None:
         parts = split_command(command)
         inner: list[Part] | None = None
         for behavior in ("deny", "ask"):
@@ -189,7 +189,7 @@ class RuleSet:
         run = _all_run(parts)
         if run is None or not allows:
             return None
-        deciding: Entry | None = None
+        deciding: RuleEntry | None = None
         for part in run:
             allowing = next((e for e in allows if e.rule.pattern is None
                              or _command_matches(e.rule.pattern, part)), None)
@@ -209,7 +209,7 @@ class RuleSet:
         except (ValueError, OSError):
             return None  # the tool refuses it itself
 
-    def _covers(self, entry: Entry, args: Mapping[str, Any], path: Path | None, behavior: Behavior) -> bool:
+    def _covers(self, entry: RuleEntry, args: Mapping[str, Any], path: Path | None, behavior: Behavior) -> bool:
         pattern = entry.rule.pattern
         if pattern is None:
             return True
@@ -221,7 +221,7 @@ class RuleSet:
         # A deny covers what is under a denied path too: listing or searching it reads it.
         return self._path_matches(entry, path, under=behavior == "deny")
 
-    def _path_matches(self, entry: Entry, path: Path, *, under: bool) -> bool:
+    def _path_matches(self, entry: RuleEntry, path: Path, *, under: bool) -> bool:
         pattern = entry.rule.pattern
         if pattern is None:
             return True
@@ -327,15 +327,15 @@ def _spec(line: str) -> Any:
 
 
 def parse_rules(texts: Iterable[str], behavior: Behavior, source: Source,
-                problems: list[str]) -> list[Entry]:
+                problems: list[str]) -> list[RuleEntry]:
     """Each text as a rule of ``source``; a bad one is a problem naming its source."""
-    entries: list[Entry] = []
+    entries: list[RuleEntry] = []
     for text in texts:
         if not isinstance(text, str):
             problems.append(f"{source.label}: permissions.{behavior} holds {text!r}, not a rule string")
             continue
         try:
-            entries.append(Entry(Rule.parse(text), behavior, source))
+            entries.append(RuleEntry(Rule.parse(text), behavior, source))
         except RuleError as exc:
             problems.append(f"{source.label}: {exc}")
     return entries

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from neocode_tui.agent.permissions.command_parts import split_command
-from neocode_tui.agent.permissions.rules import Behavior, Entry, Rule, RuleSet, Verdict
+from neocode_tui.agent.permissions.rules import Behavior, Rule, RuleEntry, RuleSet, Verdict
 from neocode_tui.agent.permissions.sources import (
     FLAGS,
     SESSION,
@@ -48,7 +48,7 @@ class Permissions:
         self.workspace = workspace
         self.trusted = trusted
         self.allowed, self.disallowed = list(allowed), list(disallowed)
-        self.session_rules: list[Entry] = []
+        self.session_rules: list[RuleEntry] = []
         self.problems: list[str] = []
         self.ignored: list[str] = []
         self.rules = RuleSet()
@@ -80,29 +80,29 @@ class Permissions:
         cannot be saved still holds for this session (the user said yes to it)."""
         rule = Rule.parse(text)
         if where is None:
-            self.session_rules.append(Entry(rule, "allow", SESSION))
+            self.session_rules.append(RuleEntry(rule, "allow", SESSION))
             self.reload()
             return "info", f"allowed for this session: {rule.text}"
         try:
             path = await asyncio.to_thread(save_rule, rule, "allow", where, self.workspace)
         except OSError as exc:
-            self.session_rules.append(Entry(rule, "allow", SESSION))
+            self.session_rules.append(RuleEntry(rule, "allow", SESSION))
             self.reload()
             return "warning", f"could not save the rule {rule.text} ({exc.strerror or exc}); it holds for this session"
         self.reload()
         said = f"saved the rule allow {rule.text} in {path}"
         if not any(entry.rule == rule and entry.behavior == "allow" for entry in self.rules.entries):
             # A project whose allow rules do not count yet: it still holds for this session.
-            self.session_rules.append(Entry(rule, "allow", SESSION))
+            self.session_rules.append(RuleEntry(rule, "allow", SESSION))
             self.reload()
             said += "; this folder's allow rules apply in later sessions once you trust it"
         return "info", said
 
-    def listing(self) -> list[Entry]:
+    def listing(self) -> list[RuleEntry]:
         order: dict[Behavior, int] = {"deny": 0, "ask": 1, "allow": 2}
         return sorted(self.rules.entries, key=lambda entry: order[entry.behavior])
 
-    async def remove(self, entry: Entry) -> None:
+    async def remove(self, entry: RuleEntry) -> None:
         if entry.source == SESSION:
             self.session_rules.remove(entry)
         elif entry.source == FLAGS:

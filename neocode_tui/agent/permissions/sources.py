@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from neocode_tui.agent.permissions.rules import BEHAVIORS, Behavior, Entry, Rule, RuleSet, Source, parse_rules
+from neocode_tui.agent.permissions.rules import BEHAVIORS, Behavior, Rule, RuleEntry, RuleSet, Source, parse_rules
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
 from neocode_tui.json_files import MISSING, read_json
 from neocode_tui.paths import write_private
@@ -33,7 +33,7 @@ SESSION = Source("this session")
 
 
 @dataclass
-class Loaded:
+class LoadedRules:
     rules: RuleSet
     problems: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
@@ -42,12 +42,12 @@ class Loaded:
 
 def load_rules(
     workspace: Path, *, trusted: bool = False, allowed: Sequence[str] = (),
-    disallowed: Sequence[str] = (), extra: Sequence[Entry] = (),
-) -> Loaded:
+    disallowed: Sequence[str] = (), extra: Sequence[RuleEntry] = (),
+) -> LoadedRules:
     """Every rule that applies in ``workspace``. ``trusted``: the user vouched for the
     folder for this run (``--trust``); else the remembered answer and fingerprints."""
     workspace = workspace.resolve()
-    loaded = Loaded(RuleSet(root=workspace, home=Path.home()))
+    loaded = LoadedRules(RuleSet(root=workspace, home=Path.home()))
     entries = loaded.rules.entries
     entries += _from_toml(config_file(), loaded.problems)
     user_claude = Path.home() / CLAUDE_SETTINGS
@@ -109,7 +109,7 @@ def _lists(data: Any, label: str, problems: list[str]) -> dict[Behavior, list[An
     return lists
 
 
-def _from_toml(path: Path, problems: list[str]) -> list[Entry]:
+def _from_toml(path: Path, problems: list[str]) -> list[RuleEntry]:
     """``[permissions]`` of the user's config; the file's own problems (bad TOML) are
     reported where the settings read it."""
     data = _toml(path)
@@ -130,7 +130,7 @@ def _toml(path: Path) -> dict[str, Any]:
 
 
 def _from_json(path: Path, source: Source, problems: list[str], data: Any = None,
-               problem: str | None = None) -> list[Entry]:
+               problem: str | None = None) -> list[RuleEntry]:
     if data is None and problem is None:
         data, problem, _ = read_json(path)
     if problem is not None:
@@ -155,7 +155,7 @@ def save_rule(rule: Rule, behavior: Behavior, where: SaveTo, workspace: Workspac
     return path
 
 
-def remove_rule(entry: Entry, workspace: Workspace) -> None:
+def remove_rule(entry: RuleEntry, workspace: Workspace) -> None:
     """Take ``entry`` out of the file it was read from."""
     path = entry.source.path
     assert path is not None

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from neocode_tui.agent.buffers import Buffers
 from neocode_tui.agent.commands.table import COMMANDS
 from neocode_tui.agent.context.budget import Budget
-from neocode_tui.agent.context.compactor import Compaction
+from neocode_tui.agent.context.compactor import Compactor
 from neocode_tui.agent.context.meter import Meter
 from neocode_tui.agent.delegation.agent_files import load_agents
 from neocode_tui.agent.delegation.agent_providers import AgentProviders
@@ -244,7 +244,7 @@ class AgentSession:
         self.loop.gate.permissions = self.permissions
         self.lifecycle = SessionHooks(self.hooks)
         """SessionStart, SessionEnd, PermissionRequest and Notification."""
-        self.compaction = Compaction(
+        self.compaction = Compactor(
             self.meter, self.budget, self.side, self.secrets,
             threshold=lambda: self.settings.compact_threshold, messages=lambda: self.loop.messages,
             run=self.loop.run, pre_compact=self.hooks.pre_compact, counted=self._count_usage,

@@ -47,7 +47,7 @@ class _Stopped(Exception):
     """Raised inside a file tool's thread once its call was cancelled."""
 
 
-class Budget:
+class Deadline:
     """How long a file tool's thread may go on. Its loops call ``check`` often: a thread
     cannot be stopped from outside, so it stops itself when cancelled or out of time."""
 
@@ -155,7 +155,7 @@ class FileTool(Tool[ArgsT]):
     time_limit = TIME_LIMIT
 
     @abstractmethod
-    def run_sync(self, args: ArgsT, workspace: Workspace, budget: Budget) -> ToolOutput: ...
+    def run_sync(self, args: ArgsT, workspace: Workspace, budget: Deadline) -> ToolOutput: ...
 
     async def run(
         self, args: ArgsT, workspace: Workspace, on_output: OutputCallback | None = None
@@ -167,12 +167,12 @@ R = TypeVar("R")
 
 
 async def in_thread(
-    work: Callable[[Any, Workspace, Budget], R], args: Any, workspace: Workspace,
+    work: Callable[[Any, Workspace, Deadline], R], args: Any, workspace: Workspace,
     *, limit: float = TIME_LIMIT,
 ) -> R:
-    """``work`` in a thread with a ``Budget``: cancelled or out of time, the thread is told
+    """``work`` in a thread with a ``Deadline``: cancelled or out of time, the thread is told
     to stop and given ``STOP_GRACE`` to do so, so a call always ends when it should."""
-    budget = Budget(limit)
+    budget = Deadline(limit)
     future = asyncio.ensure_future(asyncio.to_thread(work, args, workspace, budget))
     future.add_done_callback(_retrieve)
     try:

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from neocode_tui.agent.loop_events import FileChange
 from neocode_tui.agent.tools.base import (
     RESULT_CAP,
-    Budget,
+    Deadline,
     FileTool,
     Preview,
     ToolError,
@@ -140,7 +140,7 @@ class _ChangeTool(FileTool[Any]):
         return [args.path]
 
     @abstractmethod
-    def plan(self, args: Any, workspace: Workspace, budget: Budget) -> Change: ...
+    def plan(self, args: Any, workspace: Workspace, budget: Deadline) -> Change: ...
 
     async def preview(self, args: Any, workspace: Workspace) -> Preview | None:
         change = await in_thread(self.plan, args, workspace, limit=self.time_limit)
@@ -164,7 +164,7 @@ class WriteFile(_ChangeTool):
         lines = f" ({line_count(content)} lines)" if isinstance(content, str) else ""
         return f"write {args.get('path', '')}{lines}"
 
-    def plan(self, args: WriteFileArgs, workspace: Workspace, budget: Budget) -> Change:
+    def plan(self, args: WriteFileArgs, workspace: Workspace, budget: Deadline) -> Change:
         path = self.target(args, workspace)
         shown = workspace.relative(path)
         if path.is_dir():
@@ -173,7 +173,7 @@ class WriteFile(_ChangeTool):
         before = "" if created else read_text(workspace, path, shown, budget)
         return Change(path, shown, before, args.content, created)
 
-    def run_sync(self, args: WriteFileArgs, workspace: Workspace, budget: Budget) -> ToolOutput:
+    def run_sync(self, args: WriteFileArgs, workspace: Workspace, budget: Deadline) -> ToolOutput:
         change = self.plan(args, workspace, budget)
         budget.check()  # a call cancelled while planning writes nothing
         change.apply(workspace)
@@ -202,7 +202,7 @@ class EditFile(_ChangeTool):
     def summary(self, args: Mapping[str, Any]) -> str:
         return f"edit {args.get('path', '')}"
 
-    def plan(self, args: EditFileArgs, workspace: Workspace, budget: Budget) -> Change:
+    def plan(self, args: EditFileArgs, workspace: Workspace, budget: Deadline) -> Change:
         path = self.target(args, workspace)
         shown = workspace.relative(path)
         if not args.old_string:
@@ -231,7 +231,7 @@ class EditFile(_ChangeTool):
             )
         return Change(path, shown, before, before.replace(old, new), False, count)
 
-    def run_sync(self, args: EditFileArgs, workspace: Workspace, budget: Budget) -> ToolOutput:
+    def run_sync(self, args: EditFileArgs, workspace: Workspace, budget: Deadline) -> ToolOutput:
         change = self.plan(args, workspace, budget)
         budget.check()
         change.apply(workspace)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from neocode_tui.agent.images.decode import ImageError, describe, read_image
-from neocode_tui.agent.tools.base import Budget, FileTool, ToolError, ToolOutput
+from neocode_tui.agent.tools.base import Deadline, FileTool, ToolError, ToolOutput
 from neocode_tui.agent.tools.text import CHUNK, editor_text, open_text_file
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace, printable_name, withheld
 from neocode_tui.deferred import lazy
@@ -80,7 +80,7 @@ class ReadFile(FileTool[ReadFileArgs]):
         offset = args.get("offset")
         return f"read {path}" + (f" from line {offset}" if offset else "")
 
-    def run_sync(self, args: ReadFileArgs, workspace: Workspace, budget: Budget) -> ToolOutput:
+    def run_sync(self, args: ReadFileArgs, workspace: Workspace, budget: Deadline) -> ToolOutput:
         root, path, shown = self._where(args.path, workspace)
         if why := workspace.hidden(path):  # also where no rule check came first (a skill's file)
             raise ToolError(withheld(shown, why))
@@ -115,7 +115,7 @@ class ReadFile(FileTool[ReadFileArgs]):
         return ToolOutput(text)
 
 
-def _read_into(window: _Window, fd: int, counting: bool, budget: Budget) -> None:
+def _read_into(window: _Window, fd: int, counting: bool, budget: Deadline) -> None:
     """The file from ``fd`` through the window; past its end only while ``counting``."""
     while chunk := os.read(fd, CHUNK):
         budget.check()
@@ -123,7 +123,7 @@ def _read_into(window: _Window, fd: int, counting: bool, budget: Budget) -> None
         if window.past_end and not counting:
             return
     window.finish()
-def _image(workspace: Workspace, path: Path, shown: str, budget: Budget) -> ToolOutput | None:
+def _image(workspace: Workspace, path: Path, shown: str, budget: Deadline) -> ToolOutput | None:
     """The file as an image, if it is one; a file that cannot be opened is left to the
     text reader, which says why."""
     try:
@@ -255,7 +255,7 @@ class ListDir(FileTool[ListDirArgs]):
     def summary(self, args: Mapping[str, Any]) -> str:
         return f"list {args.get('path') or '.'}"
 
-    def run_sync(self, args: ListDirArgs, workspace: Workspace, budget: Budget) -> ToolOutput:
+    def run_sync(self, args: ListDirArgs, workspace: Workspace, budget: Deadline) -> ToolOutput:
         path = workspace.resolve(args.path)
         shown = workspace.relative(path)
         try:
@@ -325,7 +325,7 @@ def _ignore_lines(path: Path) -> list[str]:
         return []
 
 
-def _entries(folder: int, budget: Budget) -> tuple[list[tuple[str, str]], int]:
+def _entries(folder: int, budget: Deadline) -> tuple[list[tuple[str, str]], int]:
     """(name, marker) for up to ``LISTED`` entries of an open folder, and how many more."""
     entries: list[tuple[str, str]] = []
     more = 0

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from neocode_tui.agent.extensions.skills import SKILL_FILE, SkillCatalogue, find_skills, skill_body, skill_files
-from neocode_tui.agent.tools.base import Budget, FileTool, ToolError, ToolOutput
+from neocode_tui.agent.tools.base import Deadline, FileTool, ToolError, ToolOutput
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace, withheld
 
 
@@ -70,7 +70,7 @@ class UseSkill(FileTool[SkillArgs]):
     def summary(self, args: Mapping[str, Any]) -> str:
         return f"load skill {args.get('name', '')}"
 
-    def run_sync(self, args: SkillArgs, workspace: Workspace, budget: Budget) -> ToolOutput:
+    def run_sync(self, args: SkillArgs, workspace: Workspace, budget: Deadline) -> ToolOutput:
         skills = self.catalogue(workspace).skills
         skill = skills.get(args.name.strip())
         if skill is None:

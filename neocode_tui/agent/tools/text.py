@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from neocode_tui.agent.buffers import BufferError
-from neocode_tui.agent.tools.base import Budget, ToolError
+from neocode_tui.agent.tools.base import Deadline, ToolError
 from neocode_tui.agent.workspace import NotARegularFile, Workspace
 
 SNIFF_BYTES = 8192
@@ -48,7 +48,7 @@ def open_text_file(
         os.close(fd)
 
 
-def read_text(workspace: Workspace, path: Path, shown: str, budget: Budget) -> str:
+def read_text(workspace: Workspace, path: Path, shown: str, budget: Deadline) -> str:
     """The file's text with its line endings kept, so an edit does not rewrite them all.
 
     Bytes that are not UTF-8 come back as surrogate escapes, so writing the text back

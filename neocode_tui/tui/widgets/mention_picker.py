@@ -25,7 +25,7 @@ from textual.widgets.option_list import Option
 from neocode_tui.terminal_text import visible
 
 if TYPE_CHECKING:
-    from neocode_tui.agent.extensions.file_index import Entry, FileIndex
+    from neocode_tui.agent.extensions.file_index import FileIndex, IndexEntry
 
 SHOWN = 30
 MENTION_AT_CURSOR = re.compile(r'(?:^|(?<=\s))@("?)([^\s"]*)$')
@@ -40,7 +40,7 @@ def _no_resources() -> Mapping[str, Sequence[str]]:
     return {}
 
 
-def _entry_line(entry: Entry) -> Content:
+def _entry_line(entry: IndexEntry) -> Content:
     """A path as found in the workspace: a file name may hold any character but ``/``."""
     path = visible(entry.path)
     return Content.styled(path, "bold $accent") if entry.is_dir else Content(path)
@@ -76,7 +76,7 @@ class MentionPicker(OptionList):
         super().__init__(id=id)
         self._index = index
         self._resources = resources
-        self.entries: list[Entry] = []
+        self.entries: list[IndexEntry] = []
         self.shown_query: str | None = None
         """The query the list shows results for (None: closed, or nothing shown yet)."""
         self.wanted: str | None = None
@@ -123,7 +123,7 @@ class MentionPicker(OptionList):
                 return
             await asyncio.wait([scan])  # then once more, on the complete scan
 
-    def _show(self, query: str, entries: list[Entry], index: FileIndex, partial: bool) -> None:
+    def _show(self, query: str, entries: list[IndexEntry], index: FileIndex, partial: bool) -> None:
         self.shown_query = query
         self.entries = entries
         options = [Option(_entry_line(entry)) for entry in entries]
@@ -135,19 +135,19 @@ class MentionPicker(OptionList):
         self.set_options(options)
         self.highlighted = 0 if entries else None
 
-    def _resource_matches(self, query: str) -> list[Entry] | None:
+    def _resource_matches(self, query: str) -> list[IndexEntry] | None:
         """The entries for ``@server:...`` when ``server`` has resources; None otherwise."""
-        from neocode_tui.agent.extensions.file_index import Entry
+        from neocode_tui.agent.extensions.file_index import IndexEntry
 
         typed = SERVER_QUERY.fullmatch(query)
         uris = self._resources().get(typed.group(1)) if typed else None
         if typed is None or uris is None:
             return None
         server, part = typed.group(1), typed.group(2).lower()
-        return [Entry(f"{server}:{uri}", False) for uri in uris
+        return [IndexEntry(f"{server}:{uri}", False) for uri in uris
                 if part in uri.lower() and not any(char.isspace() or char == '"' for char in uri)][:SHOWN]
 
-    def _show_resources(self, query: str, entries: list[Entry]) -> None:
+    def _show_resources(self, query: str, entries: list[IndexEntry]) -> None:
         self.shown_query = query
         self.entries = entries
         options = [Option(Content(visible(entry.path))) for entry in entries]
@@ -161,7 +161,7 @@ class MentionPicker(OptionList):
             self.highlighted = ((self.highlighted or 0) + step) % len(self.entries)
 
     @property
-    def chosen(self) -> Entry | None:
+    def chosen(self) -> IndexEntry | None:
         if not self.entries or self.highlighted is None or self.highlighted >= len(self.entries):
             return None
         return self.entries[self.highlighted]
