@@ -29,7 +29,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from neocode_tui.agent.loop import AgentLoop
-from neocode_tui.agent.store.session_store import SessionStore
+from neocode_tui.agent.store import SessionStore
 from neocode_tui.agent.tools import default_tools
 from neocode_tui.agent.workspace import Workspace
 from neocode_tui.chat import ChatRequest

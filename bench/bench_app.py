@@ -28,7 +28,7 @@ from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested
 from neocode_tui.providers.offline import offline_provider
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
-from neocode_tui.tui.screens.approval import ApprovalScreen
+from neocode_tui.tui.screens import ApprovalScreen
 
 PROMPT = "Show me around this project"
 

@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from neocode_tui.agent.extensions.file_index import FileIndex, Snapshot, list_files, rank
+from neocode_tui.agent.extensions import FileIndex, Snapshot, list_files, rank
 
 WORDS = ["src", "lib", "core", "api", "models", "views", "utils", "handlers", "client", "server"]
 

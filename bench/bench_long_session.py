@@ -51,7 +51,7 @@ def exchange(n: int) -> list[dict[str, object]]:
 def write_session(data_dir: Path, workspace: Path, count: int) -> int:
     """A session of ``count`` messages for ``workspace``, written as the app writes one; its characters."""
     os.environ["NEOCODE_DATA_DIR"] = str(data_dir)
-    from neocode_tui.agent.store.session_store import SessionStore
+    from neocode_tui.agent.store import SessionStore
     from neocode_tui.chat import Message
 
     store = SessionStore.create(workspace, provider="scripted", model="bench")

@@ -44,7 +44,7 @@ def script(request: Any) -> Any:
 
 
 async def recorded_requests(workspace: Path) -> list[Any]:
-    from neocode_tui.agent.session.agent_session import AgentSession
+    from neocode_tui.agent.session import AgentSession
     from neocode_tui.providers.scripted import ScriptedProvider
     from neocode_tui.settings.model import Settings
 
@@ -93,7 +93,7 @@ def price(model: str, counts: list[tuple[int, int, int]]) -> Decimal:
     """The input's dollars, request by request (long prompts may cost more per token)."""
     import genai_prices
 
-    from neocode_tui.agent.context.pricing import find_model
+    from neocode_tui.agent.context import find_model
 
     found = find_model(model)
     assert found is not None, f"genai-prices has no price for {model}"

@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from neocode_tui.agent.sandbox.bubblewrap import Sandbox, choose_sandbox
+from neocode_tui.agent.sandbox import Sandbox, choose_sandbox
 from neocode_tui.agent.tools.bash import Bash, BashArgs
 from neocode_tui.agent.workspace import Workspace
 

@@ -31,7 +31,7 @@ from bench_long_session import exchange  # noqa: E402
 
 def write_sessions(workspace: Path, count: int, long: int) -> int:
     """``count`` sessions of ``workspace``; the bytes written."""
-    from neocode_tui.agent.store.session_store import SessionStore
+    from neocode_tui.agent.store import SessionStore
     from neocode_tui.chat import Message
 
     written = 0
@@ -48,7 +48,7 @@ def write_sessions(workspace: Path, count: int, long: int) -> int:
 
 def add_prompts(workspace: Path, count: int) -> None:
     """A prompt and its answer added to ``count`` of the sessions, as a resumed one would."""
-    from neocode_tui.agent.store.session_store import SessionStore, list_sessions
+    from neocode_tui.agent.store import SessionStore, list_sessions
     from neocode_tui.chat import Message
 
     for info in list_sessions(workspace)[:count]:
@@ -60,7 +60,7 @@ def add_prompts(workspace: Path, count: int) -> None:
 
 def child() -> None:
     """In a fresh process: list once, print the seconds it took and how many were listed."""
-    from neocode_tui.agent.store.session_store import list_sessions
+    from neocode_tui.agent.store import list_sessions
 
     started = time.perf_counter()
     found = list_sessions(Path.cwd())

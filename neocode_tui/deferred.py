@@ -72,6 +72,28 @@ def lazy(name: str) -> Any:
     return _LazyModule(name)
 
 
+def face(package: str, names: dict[str, tuple[str, ...]]) -> Callable[[str], Any]:
+    """A package's ``__getattr__``: each public name is imported from its module on first
+    use, so a face costs nothing until a name is read and two packages may use each other's
+    faces without an import cycle. ``names`` maps each module of the package to the names it
+    gives the face: the package's ``__all__``, typed by ``TYPE_CHECKING`` imports of them::
+
+        if not TYPE_CHECKING:
+            __getattr__ = face(__name__, {"agent_session": ("AgentSession",)})
+    """
+    homes = {name: module for module, given in names.items() for name in given}
+
+    def __getattr__(name: str) -> Any:
+        module = homes.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"{package}.{module}"), name)
+        setattr(sys.modules[package], name, value)
+        return value
+
+    return __getattr__
+
+
 def warm() -> None:
     """Imports every lazy module (in a thread, after the first frame)."""
     for name in list(_LAZY):

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Literal
 
 from neocode_tui.agent.buffers import Buffers
-from neocode_tui.agent.extensions.memory_files import MemoryFiles
-from neocode_tui.agent.images.decode import without_images
+from neocode_tui.agent.extensions import MemoryFiles
+from neocode_tui.agent.images import without_images
 from neocode_tui.agent.loop_events import (
     LoopEvent,
     Notice,
@@ -27,9 +27,9 @@ from neocode_tui.agent.loop_events import (
     TurnFinished,
     TurnStarted,
 )
-from neocode_tui.agent.permissions.gate import Approver, CallGate
-from neocode_tui.agent.session.system_prompt import PLAN_LEFT, PLAN_MODE, build_system_prompt
-from neocode_tui.agent.store.session_store import SessionStore
+from neocode_tui.agent.permissions import Approver, CallGate
+from neocode_tui.agent.session import PLAN_LEFT, PLAN_MODE, build_system_prompt
+from neocode_tui.agent.store import SessionStore
 from neocode_tui.agent.tool_runner import ToolRunner, as_tool_call
 from neocode_tui.agent.tools import ToolRegistry, default_tools
 from neocode_tui.agent.tools.skill import UseSkill

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from neocode_tui.agent.session.todos import Todo
+from neocode_tui.agent.session import Todo
 from neocode_tui.chat import Image, Message
 from neocode_tui.events import ErrorInfo, StreamEvent, Usage
 from neocode_tui.vocabulary import ApprovalMode, NoticeLevel

@@ -19,8 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from neocode_tui.agent.call_context import CURRENT_CALL, RunningCall
-from neocode_tui.agent.extensions.hooks import Hooks, Permission, ToolVerdict
-from neocode_tui.agent.extensions.memory_files import MemoryFiles
+from neocode_tui.agent.extensions import Hooks, MemoryFiles, Permission, ToolVerdict
 from neocode_tui.agent.loop_events import (
     FileChange,
     LoopEvent,
@@ -30,7 +29,7 @@ from neocode_tui.agent.loop_events import (
     ToolStarted,
     ToolStatus,
 )
-from neocode_tui.agent.permissions.gate import scrubbed_change
+from neocode_tui.agent.permissions import scrubbed_change
 from neocode_tui.agent.tools import Tool, ToolError, ToolOutput, ToolRegistry
 from neocode_tui.agent.transcript import tool_result
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace

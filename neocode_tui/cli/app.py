@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neocode_tui.agent.sandbox.bubblewrap import probe_early
+from neocode_tui.agent.sandbox import probe_early
 from neocode_tui.agent.workspace import refuse_too_wide
 from neocode_tui.cli.options import load_from_args
 from neocode_tui.deferred import pause_collections
@@ -136,7 +136,7 @@ def exit_line(app: NeoCodeApp) -> str:
     if session is None or session.id is None:
         return "neocode: nothing was said, so no session was saved"
     if session.stopped_at_close:
-        from neocode_tui.agent.processes.background import stopped_words
+        from neocode_tui.agent.processes import stopped_words
 
         stopped += f"{stopped_words(session.stopped_at_close)}; "
     if not session.saving:

@@ -23,8 +23,8 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from neocode_tui.agent.commands.table import COMMANDS, TextOutcome, parse_command, run_as_text
-from neocode_tui.agent.context.budget import unpriced
+from neocode_tui.agent.commands import COMMANDS, TextOutcome, parse_command, run_as_text
+from neocode_tui.agent.context import unpriced
 from neocode_tui.agent.loop_events import (
     LoopEvent,
     LoopEventAdapter,
@@ -38,8 +38,8 @@ from neocode_tui.agent.loop_events import (
     TurnFinished,
     TurnStarted,
 )
-from neocode_tui.agent.permissions.session_rules import RunOptions
-from neocode_tui.agent.session.agent_session import AgentSession
+from neocode_tui.agent.permissions import RunOptions
+from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.tools import ToolRegistry, default_tools
 from neocode_tui.agent.workspace import refuse_too_wide
 from neocode_tui.cli.options import load_from_args, run_options

@@ -9,7 +9,7 @@ import sys
 
 from neocode_tui import __version__
 from neocode_tui.cli.options import add_automation_flags, add_setting_flags, automation_flags_given
-from neocode_tui.cli.serve.command import add_serve_command
+from neocode_tui.cli.serve import add_serve_command
 from neocode_tui.paths import folder_problem
 from neocode_tui.vocabulary import DIALECT_NAMES
 
@@ -149,11 +149,11 @@ def main(argv: list[str] | None = None) -> int:
 
         return print_config(args)
     if args.command == "acp":
-        from neocode_tui.cli.acp.agent import run_acp
+        from neocode_tui.cli.acp import run_acp
 
         return run_acp(args)
     if args.command == "serve":
-        from neocode_tui.cli.serve.command import run_serve
+        from neocode_tui.cli.serve import run_serve
 
         return run_serve(args)
     # Served by textual-serve, the app draws through Textual's web driver: a browser tab is

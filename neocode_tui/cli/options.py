@@ -15,7 +15,7 @@ from neocode_tui.vocabulary import (
 )
 
 if TYPE_CHECKING:
-    from neocode_tui.agent.permissions.session_rules import RunOptions
+    from neocode_tui.agent.permissions import RunOptions
     from neocode_tui.settings.load import LoadedSettings
 
 SETTING_FLAGS = (
@@ -135,9 +135,7 @@ def add_automation_flags(parser: argparse.ArgumentParser) -> None:
 def run_options(args: argparse.Namespace) -> RunOptions:
     """The session's part of the automation flags (the rules are checked here: a bad one is
     bad usage)."""
-    from neocode_tui.agent.permissions.rules import Rule
-    from neocode_tui.agent.permissions.session_rules import RunOptions
-    from neocode_tui.agent.permissions.sources import split_rules
+    from neocode_tui.agent.permissions import Rule, RunOptions, split_rules
 
     allowed = split_rules(getattr(args, "allowed_tools", None) or [])
     disallowed = split_rules(getattr(args, "disallowed_tools", None) or [])

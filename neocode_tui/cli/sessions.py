@@ -6,8 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from neocode_tui.agent.store.session_store import list_sessions
-from neocode_tui.agent.store.words import listing_text
+from neocode_tui.agent.store import list_sessions, listing_text
 from neocode_tui.terminal_text import for_stream
 
 

@@ -23,7 +23,7 @@ from textual.filter import LineFilter
 from textual.screen import Screen
 
 from neocode_tui import __version__
-from neocode_tui.agent.commands.table import parse_command
+from neocode_tui.agent.commands import parse_command
 from neocode_tui.deferred import lazy
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.tui.asking import Asking
@@ -51,8 +51,7 @@ if TYPE_CHECKING:
     from neocode_tui.agent import loop_events
     from neocode_tui.agent.extensions import mentions
     from neocode_tui.agent.loop_events import LoopEvent
-    from neocode_tui.agent.session import agent_session
-    from neocode_tui.agent.session.agent_session import AgentSession
+    from neocode_tui.agent.session import AgentSession, agent_session
     from neocode_tui.chat import Message
     from neocode_tui.providers import Provider
     from neocode_tui.settings.load import Profiles, TrustRequest

@@ -8,10 +8,9 @@ from typing import Any, Protocol
 
 from textual.screen import Screen
 
-from neocode_tui.agent.commands.table import Confirm, Outcome, PickSession, Report, ShowDiff, respond
+from neocode_tui.agent.commands import Confirm, Outcome, PickSession, Report, ShowDiff, respond
 from neocode_tui.tui.conversation import ConversationView
-from neocode_tui.tui.screens.rewind import DiffScreen, RestoreScreen, RewindScreen
-from neocode_tui.tui.screens.session_picker import SessionPicker
+from neocode_tui.tui.screens import DiffScreen, RestoreScreen, RewindScreen, SessionPicker
 
 
 class Host(Protocol):

@@ -12,7 +12,7 @@ from typing import Literal, NamedTuple, Protocol
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from neocode_tui.agent.commands.table import COMMANDS
+from neocode_tui.agent.commands import COMMANDS
 from neocode_tui.terminal_text import visible
 
 

@@ -9,14 +9,14 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from neocode_tui.agent.commands.table import COMMANDS, Outcome, parse_command, run_command
+from neocode_tui.agent.commands import COMMANDS, Outcome, parse_command, run_command
 from neocode_tui.deferred import lazy
 from neocode_tui.tui.commands import CommandTable, Completion, SlashCommand, complete
 
 if TYPE_CHECKING:
     from textual.screen import Screen
 
-    from neocode_tui.agent.session.agent_session import AgentSession
+    from neocode_tui.agent.session import AgentSession
     from neocode_tui.tui import command_outcomes
     from neocode_tui.tui.conversation import ConversationView
 else:  # after the first frame, or on first use (neocode_tui/deferred.py)

@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING
 
 from textual import events
 
-from neocode_tui.agent.commands.table import run_command
-from neocode_tui.agent.sandbox.bubblewrap import choose_sandbox
+from neocode_tui.agent.commands import run_command
+from neocode_tui.agent.sandbox import choose_sandbox
 from neocode_tui.deferred import AfterFirstFrame, Once, lazy, resume_collections, warm
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.trust import trust
 from neocode_tui.vocabulary import is_offline
 
 if TYPE_CHECKING:
-    from neocode_tui.agent.session.agent_session import AgentSession
+    from neocode_tui.agent.session import AgentSession
     from neocode_tui.providers import Provider
     from neocode_tui.settings.load import TrustRequest
     from neocode_tui.tui.app import NeoCodeApp

@@ -1,1 +1,54 @@
-"""."""
+"""The built-in slash commands, defined once for every front end, and the reports they give."""
+
+from typing import TYPE_CHECKING
+
+from neocode_tui.deferred import face
+
+if TYPE_CHECKING:
+    from neocode_tui.agent.commands.table import (
+        COMMANDS,
+        Confirm,
+        Outcome,
+        PickSession,
+        Report,
+        ShowDiff,
+        TextOutcome,
+        as_text,
+        parse_command,
+        respond,
+        run_as_text,
+        run_command,
+    )
+
+__all__ = [
+    "COMMANDS",
+    "Confirm",
+    "Outcome",
+    "PickSession",
+    "Report",
+    "ShowDiff",
+    "TextOutcome",
+    "as_text",
+    "parse_command",
+    "respond",
+    "run_as_text",
+    "run_command",
+]
+
+if not TYPE_CHECKING:
+    __getattr__ = face(__name__, {
+        "table": (
+            "COMMANDS",
+            "Confirm",
+            "Outcome",
+            "PickSession",
+            "Report",
+            "ShowDiff",
+            "TextOutcome",
+            "as_text",
+            "parse_command",
+            "respond",
+            "run_as_text",
+            "run_command",
+        ),
+    })

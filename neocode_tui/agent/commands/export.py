@@ -14,7 +14,7 @@ from neocode_tui.agent.commands.table import Report
 from neocode_tui.terminal_text import visible
 
 if TYPE_CHECKING:
-    from neocode_tui.agent.session.agent_session import AgentSession
+    from neocode_tui.agent.session import AgentSession
     from neocode_tui.chat import Message
 
 

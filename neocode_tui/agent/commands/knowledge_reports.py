@@ -10,8 +10,8 @@ from neocode_tui.agent.tools.skill import UseSkill
 from neocode_tui.terminal_text import visible
 
 if TYPE_CHECKING:
-    from neocode_tui.agent.extensions.memory_files import MemoryFile
-    from neocode_tui.agent.session.agent_session import AgentSession
+    from neocode_tui.agent.extensions import MemoryFile
+    from neocode_tui.agent.session import AgentSession
 
 
 def _home(path: str) -> str:

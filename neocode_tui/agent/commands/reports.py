@@ -5,12 +5,11 @@ from __future__ import annotations
 from importlib.metadata import version
 from typing import TYPE_CHECKING
 
-from neocode_tui.agent.context.figure import about
-from neocode_tui.agent.context.pricing import format_cost
+from neocode_tui.agent.context import about, format_cost
 from neocode_tui.events import Usage
 
 if TYPE_CHECKING:
-    from neocode_tui.agent.session.agent_session import AgentSession
+    from neocode_tui.agent.session import AgentSession
 
 
 def _share(tokens: int, window: int | None) -> str:

@@ -22,10 +22,9 @@ from neocode_tui.errors import NeoCodeError
 from neocode_tui.vocabulary import APPROVAL_MODES, EFFORTS, NoticeLevel, mode_notice
 
 if TYPE_CHECKING:
-    from neocode_tui.agent.restore.checkpoints import Checkpoint
-    from neocode_tui.agent.restore.restorer import UndoPreview
-    from neocode_tui.agent.session.agent_session import AgentSession
-    from neocode_tui.agent.store.session_store import SessionInfo
+    from neocode_tui.agent.restore import Checkpoint, UndoPreview
+    from neocode_tui.agent.session import AgentSession
+    from neocode_tui.agent.store import SessionInfo
 
 @dataclass(frozen=True)
 class Report:
@@ -232,7 +231,7 @@ async def _approval(session: AgentSession, argument: str) -> Outcome:
 
 @_command("sessions", "list the saved sessions of this folder")
 async def _sessions(session: AgentSession, _: str) -> Outcome:
-    from neocode_tui.agent.store.words import listing_text
+    from neocode_tui.agent.store import listing_text
 
     sessions = session.saved_sessions()
     if not sessions:
@@ -449,7 +448,7 @@ async def _permissions(session: AgentSession, argument: str) -> Outcome:
 
 @_command("agents", "the subagents the task tool can run: where each comes from, its tools")
 async def _agents(session: AgentSession, _: str) -> Outcome:
-    from neocode_tui.agent.delegation.agent_files import agents_text
+    from neocode_tui.agent.delegation import agents_text
 
     return Report(agents_text(session.agents))
 
@@ -537,7 +536,7 @@ def as_text(outcome: Outcome) -> TextOutcome:
     if isinstance(outcome, ShowDiff):
         return TextOutcome(f"{outcome.title}\n\n```diff\n{outcome.diff.rstrip()}\n```")
     if isinstance(outcome, PickSession):
-        from neocode_tui.agent.store.words import listing_text
+        from neocode_tui.agent.store import listing_text
 
         return TextOutcome("\n".join([*listing_text(outcome.sessions), "", "/resume ID loads one"]))
     if isinstance(outcome, PickPrompt):

@@ -1,1 +1,34 @@
-"""."""
+"""What the model's window holds and what it costs: the meter, the budget, prices, compaction."""
+
+from typing import TYPE_CHECKING
+
+from neocode_tui.deferred import face
+
+if TYPE_CHECKING:
+    from neocode_tui.agent.context.budget import TITLE, Budget, unpriced
+    from neocode_tui.agent.context.compactor import Compactor
+    from neocode_tui.agent.context.figure import ContextFigure, about, estimate_tokens
+    from neocode_tui.agent.context.meter import Meter
+    from neocode_tui.agent.context.pricing import find_model, format_cost
+
+__all__ = [
+    "Budget",
+    "Compactor",
+    "ContextFigure",
+    "Meter",
+    "TITLE",
+    "about",
+    "estimate_tokens",
+    "find_model",
+    "format_cost",
+    "unpriced",
+]
+
+if not TYPE_CHECKING:
+    __getattr__ = face(__name__, {
+        "budget": ("Budget", "TITLE", "unpriced",),
+        "compactor": ("Compactor",),
+        "figure": ("ContextFigure", "about", "estimate_tokens",),
+        "meter": ("Meter",),
+        "pricing": ("find_model", "format_cost",),
+    })

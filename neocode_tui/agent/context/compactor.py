@@ -18,7 +18,7 @@ from neocode_tui.agent.context.figure import ASSUMED_WINDOW, CHARS_PER_TOKEN, ab
 from neocode_tui.agent.context.meter import Meter
 from neocode_tui.agent.context.summary import compact_messages
 from neocode_tui.agent.loop_events import RunFinished, StopReason
-from neocode_tui.agent.session.side_work import SideWork
+from neocode_tui.agent.session import SideWork
 from neocode_tui.chat import Image, Message
 from neocode_tui.events import ErrorInfo, Usage
 from neocode_tui.known_secrets import Secrets

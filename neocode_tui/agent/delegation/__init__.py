@@ -1,1 +1,25 @@
-"""."""
+"""Subagents: agent files, the provider each runs on, and ``task``, which runs one."""
+
+from typing import TYPE_CHECKING
+
+from neocode_tui.deferred import face
+
+if TYPE_CHECKING:
+    from neocode_tui.agent.delegation.agent_files import agents_text, load_agents
+    from neocode_tui.agent.delegation.agent_providers import AgentProviders
+    from neocode_tui.agent.delegation.subagents import Subagents, TaskTool
+
+__all__ = [
+    "AgentProviders",
+    "Subagents",
+    "TaskTool",
+    "agents_text",
+    "load_agents",
+]
+
+if not TYPE_CHECKING:
+    __getattr__ = face(__name__, {
+        "agent_files": ("agents_text", "load_agents",),
+        "agent_providers": ("AgentProviders",),
+        "subagents": ("Subagents", "TaskTool",),
+    })

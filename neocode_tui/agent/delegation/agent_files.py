@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from neocode_tui.agent.extensions.custom_commands import FRONT_MATTER, markdown_files, read_prompt_file
+from neocode_tui.agent.extensions import FRONT_MATTER, markdown_files, read_prompt_file
 from neocode_tui.deferred import lazy
 from neocode_tui.paths import config_dir
 from neocode_tui.trust import NOT_TRUSTED, is_trusted

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from neocode_tui.agent.call_context import CURRENT_CALL, RunningCall
-from neocode_tui.agent.context.budget import Budget
+from neocode_tui.agent.context import Budget
 from neocode_tui.agent.delegation.agent_files import EXPLORE, AgentCatalog, AgentFile
 from neocode_tui.agent.loop import AgentLoop, Sink
 from neocode_tui.agent.loop_events import (
@@ -33,7 +33,7 @@ from neocode_tui.agent.loop_events import (
     ToolStarted,
     TurnFinished,
 )
-from neocode_tui.agent.permissions.gate import Approver
+from neocode_tui.agent.permissions import Approver
 from neocode_tui.agent.tools import Tool, ToolError, ToolOutput, ToolRegistry
 from neocode_tui.agent.tools.base import RESULT_CAP, Confinement, OutputCallback, Preview, cap_text
 from neocode_tui.agent.tools.bash import Bash, BashArgs

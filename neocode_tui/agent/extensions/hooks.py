@@ -28,8 +28,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from neocode_tui.agent.processes.tree import ProcessTree, in_child
-from neocode_tui.agent.sandbox.bubblewrap import secret_free
+from neocode_tui.agent.processes import ProcessTree, in_child
+from neocode_tui.agent.sandbox import secret_free
 from neocode_tui.json_files import MISSING, JsonRead, read_json
 from neocode_tui.paths import config_dir
 from neocode_tui.protected_files import HOOKS_FILE

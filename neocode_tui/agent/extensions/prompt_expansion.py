@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from neocode_tui.agent.extensions.custom_commands import CustomCommands
 from neocode_tui.agent.extensions.mentions import expand_mentions
-from neocode_tui.agent.images.decode import TEXT_ONLY
+from neocode_tui.agent.images import TEXT_ONLY
 from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.tools import ToolError
 from neocode_tui.agent.workspace import Workspace, withheld

@@ -39,7 +39,7 @@ from neocode_tui.agent.mcp.oauth_store import SignInStore, uses_oauth
 from neocode_tui.agent.mcp.prompts import McpPrompt
 from neocode_tui.agent.mcp.result import result_output
 from neocode_tui.agent.mcp.tool import McpTool
-from neocode_tui.agent.processes.tree import ProcessTree
+from neocode_tui.agent.processes import ProcessTree
 from neocode_tui.agent.tools.base import OutputCallback, ToolError, ToolOutput
 from neocode_tui.known_secrets import Secrets
 from neocode_tui.paths import data_dir, open_private

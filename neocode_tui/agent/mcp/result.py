@@ -17,7 +17,7 @@ import json
 
 import mcp_types
 
-from neocode_tui.agent.images.decode import ImageError, describe, prepare
+from neocode_tui.agent.images import ImageError, describe, prepare
 from neocode_tui.agent.mcp.text import RESULT_CAP, capped, size_text
 from neocode_tui.chat import Image
 

@@ -1,1 +1,33 @@
-"""."""
+"""Who must say yes before a tool runs: permission rules, where they come from, the approval mode
+and the gate each call passes."""
+
+from typing import TYPE_CHECKING
+
+from neocode_tui.deferred import face
+
+if TYPE_CHECKING:
+    from neocode_tui.agent.permissions.command_wrappers import PROGRAMS
+    from neocode_tui.agent.permissions.gate import Approver, CallGate, scrubbed_change
+    from neocode_tui.agent.permissions.rules import Rule
+    from neocode_tui.agent.permissions.session_rules import Permissions, RunOptions
+    from neocode_tui.agent.permissions.sources import split_rules
+
+__all__ = [
+    "Approver",
+    "CallGate",
+    "PROGRAMS",
+    "Permissions",
+    "Rule",
+    "RunOptions",
+    "scrubbed_change",
+    "split_rules",
+]
+
+if not TYPE_CHECKING:
+    __getattr__ = face(__name__, {
+        "command_wrappers": ("PROGRAMS",),
+        "gate": ("Approver", "CallGate", "scrubbed_change",),
+        "rules": ("Rule",),
+        "session_rules": ("Permissions", "RunOptions",),
+        "sources": ("split_rules",),
+    })

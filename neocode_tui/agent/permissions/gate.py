@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from neocode_tui.agent.extensions.hooks import Permission
+from neocode_tui.agent.extensions import Permission
 from neocode_tui.agent.loop_events import (
     ApprovalDecision,
     ApprovalRequested,

@@ -1,1 +1,24 @@
-"""."""
+"""Taking back what the agent did: checkpoints of each prompt, /undo, /rewind and /diff, and the
+git NeoCode runs."""
+
+from typing import TYPE_CHECKING
+
+from neocode_tui.deferred import face
+
+if TYPE_CHECKING:
+    from neocode_tui.agent.restore.checkpoints import UNTRACKED, Checkpoint, Restored
+    from neocode_tui.agent.restore.restorer import Restorer, UndoPreview
+
+__all__ = [
+    "Checkpoint",
+    "Restored",
+    "Restorer",
+    "UNTRACKED",
+    "UndoPreview",
+]
+
+if not TYPE_CHECKING:
+    __getattr__ = face(__name__, {
+        "checkpoints": ("Checkpoint", "Restored", "UNTRACKED",),
+        "restorer": ("Restorer", "UndoPreview",),
+    })

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from neocode_tui.agent.extensions.file_index import FileIndex
+from neocode_tui.agent.extensions import FileIndex
 from neocode_tui.agent.restore import git_state
 from neocode_tui.agent.restore.checkpoints import Checkpoint, CheckpointStore, Restore, Restored
 from neocode_tui.agent.restore.git_run import Repository, find_repository

@@ -17,18 +17,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from neocode_tui.agent.buffers import Buffers
-from neocode_tui.agent.commands.table import COMMANDS
-from neocode_tui.agent.context.budget import Budget
-from neocode_tui.agent.context.compactor import Compactor
-from neocode_tui.agent.context.meter import Meter
-from neocode_tui.agent.delegation.agent_files import load_agents
-from neocode_tui.agent.delegation.agent_providers import AgentProviders
-from neocode_tui.agent.delegation.subagents import Subagents, TaskTool
-from neocode_tui.agent.extensions.custom_commands import CustomCommands, PromptCommand, load_commands
-from neocode_tui.agent.extensions.file_index import FileIndex
-from neocode_tui.agent.extensions.hooks import load_hooks
-from neocode_tui.agent.extensions.prompt_expansion import PromptExpansion
-from neocode_tui.agent.extensions.session_hooks import SessionHooks
+from neocode_tui.agent.commands import COMMANDS
+from neocode_tui.agent.context import Budget, Compactor, Meter
+from neocode_tui.agent.delegation import AgentProviders, Subagents, TaskTool, load_agents
+from neocode_tui.agent.extensions import (
+    CustomCommands,
+    FileIndex,
+    PromptCommand,
+    PromptExpansion,
+    SessionHooks,
+    load_commands,
+    load_hooks,
+)
 from neocode_tui.agent.loop import AgentLoop
 from neocode_tui.agent.loop_events import (
     CommandsChanged,
@@ -44,18 +44,15 @@ from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.mcp.config import Configs
 from neocode_tui.agent.mcp.elicitation import Elicitor
 from neocode_tui.agent.mcp.prompts import PromptArgumentsMissing
-from neocode_tui.agent.permissions.gate import Approver
-from neocode_tui.agent.permissions.session_rules import Permissions, RunOptions
-from neocode_tui.agent.processes.background import BackgroundJobs, Job, seconds, stopped_words
-from neocode_tui.agent.restore.checkpoints import Restored
-from neocode_tui.agent.restore.restorer import Restorer, UndoPreview
-from neocode_tui.agent.sandbox.bubblewrap import choose_sandbox
-from neocode_tui.agent.sandbox.files import recover, recovered_note
+from neocode_tui.agent.permissions import Approver, Permissions, RunOptions
+from neocode_tui.agent.processes import BackgroundJobs, Job, seconds, stopped_words
+from neocode_tui.agent.restore import Restored, Restorer, UndoPreview
+from neocode_tui.agent.sandbox import choose_sandbox, recover, recovered_note
 from neocode_tui.agent.session.file import SessionFile
 from neocode_tui.agent.session.side_work import SideWork
 from neocode_tui.agent.session.title import Titling
 from neocode_tui.agent.session.tools import SessionTools
-from neocode_tui.agent.store.session_store import SessionInfo, find_session, list_sessions
+from neocode_tui.agent.store import SessionInfo, find_session, list_sessions
 from neocode_tui.agent.tools import ToolError, ToolRegistry
 from neocode_tui.agent.tools.bash import Bash
 from neocode_tui.agent.tools.web import configure_web_fetch

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neocode_tui.agent.store.session_store import LoadedSession, SessionInfo, SessionStore
+from neocode_tui.agent.store import LoadedSession, SessionInfo, SessionStore
 
 if TYPE_CHECKING:
     from neocode_tui.agent.loop import AgentLoop

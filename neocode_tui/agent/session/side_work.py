@@ -11,10 +11,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from neocode_tui.agent.context.budget import TITLE, Budget
-from neocode_tui.agent.context.figure import estimate_tokens
-from neocode_tui.agent.context.meter import Meter
-from neocode_tui.agent.store.listing import title_of
+from neocode_tui.agent.context import TITLE, Budget, Meter, estimate_tokens
+from neocode_tui.agent.store import title_of
 from neocode_tui.chat import ChatRequest, Message
 from neocode_tui.collector import collect
 from neocode_tui.events import Usage

@@ -11,7 +11,7 @@ import platform
 from collections.abc import Callable
 from pathlib import Path
 
-from neocode_tui.agent.extensions.memory_files import MAX_FILE, MemoryFiles
+from neocode_tui.agent.extensions import MAX_FILE, MemoryFiles
 
 MAX_INSTRUCTIONS = MAX_FILE
 

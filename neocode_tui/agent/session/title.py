@@ -10,7 +10,7 @@ import asyncio
 from collections.abc import Callable
 
 from neocode_tui.agent.session.side_work import SideWork
-from neocode_tui.agent.store.listing import TitleSource, title_of
+from neocode_tui.agent.store import TitleSource, title_of
 from neocode_tui.terminal_text import without_controls
 
 

@@ -1,1 +1,39 @@
-"""."""
+"""Saved sessions: the append-only JSONL store, listings of what is saved, and the images kept
+beside them."""
+
+from typing import TYPE_CHECKING
+
+from neocode_tui.deferred import face
+
+if TYPE_CHECKING:
+    from neocode_tui.agent.store.listing import TitleSource, title_of
+    from neocode_tui.agent.store.session_store import (
+        LoadedSession,
+        SessionInfo,
+        SessionStore,
+        find_session,
+        list_sessions,
+    )
+    from neocode_tui.agent.store.words import FORK_MARK, age, fork_note, listing_text, messages_count
+
+__all__ = [
+    "FORK_MARK",
+    "LoadedSession",
+    "SessionInfo",
+    "SessionStore",
+    "TitleSource",
+    "age",
+    "find_session",
+    "fork_note",
+    "list_sessions",
+    "listing_text",
+    "messages_count",
+    "title_of",
+]
+
+if not TYPE_CHECKING:
+    __getattr__ = face(__name__, {
+        "listing": ("TitleSource", "title_of",),
+        "session_store": ("LoadedSession", "SessionInfo", "SessionStore", "find_session", "list_sessions",),
+        "words": ("FORK_MARK", "age", "fork_note", "listing_text", "messages_count",),
+    })

@@ -17,7 +17,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from neocode_tui.agent.images.decode import MAX_BYTES, describe
+from neocode_tui.agent.images import MAX_BYTES, describe
 from neocode_tui.chat import Image, Message
 from neocode_tui.paths import data_dir, write_private
 

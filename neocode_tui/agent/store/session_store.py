@@ -30,7 +30,7 @@ from typing import IO, Any
 
 from pydantic import ValidationError
 
-from neocode_tui.agent.session.todos import Todo
+from neocode_tui.agent.session import Todo
 from neocode_tui.agent.store.images import restored, stored
 from neocode_tui.agent.store.listing import (
     MAX_RECORD,

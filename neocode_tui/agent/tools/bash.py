@@ -24,9 +24,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from neocode_tui.agent.permissions.command_wrappers import PROGRAMS
-from neocode_tui.agent.processes.background import BackgroundJobs, TooManyJobs
-from neocode_tui.agent.sandbox.bubblewrap import Sandbox, failure_note
+from neocode_tui.agent.permissions import PROGRAMS
+from neocode_tui.agent.processes import BackgroundJobs, TooManyJobs
+from neocode_tui.agent.sandbox import Sandbox, failure_note
 from neocode_tui.agent.tools.base import Confinement, OutputCallback, Tool, ToolError, ToolOutput
 from neocode_tui.agent.tools.shell import Capture, Ending, RunningCommand
 from neocode_tui.agent.workspace import Workspace

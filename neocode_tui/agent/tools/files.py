@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from neocode_tui.agent.images.decode import ImageError, describe, read_image
+from neocode_tui.agent.images import ImageError, describe, read_image
 from neocode_tui.agent.tools.base import Deadline, FileTool, ToolError, ToolOutput
 from neocode_tui.agent.tools.text import CHUNK, editor_text, open_text_file
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace, printable_name, withheld

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from neocode_tui.agent.processes.background import BackgroundJobs, JobNotFound
+from neocode_tui.agent.processes import BackgroundJobs, JobNotFound
 from neocode_tui.agent.tools.base import OutputCallback, Tool, ToolError, ToolOutput
 from neocode_tui.agent.workspace import Workspace
 

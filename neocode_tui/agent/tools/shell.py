@@ -17,9 +17,8 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Literal
 
-from neocode_tui.agent.processes.tree import ProcessTree, in_child
-from neocode_tui.agent.sandbox.bubblewrap import Sandbox, secret_free
-from neocode_tui.agent.sandbox.files import CreatedEntries, set_aside_note
+from neocode_tui.agent.processes import ProcessTree, in_child
+from neocode_tui.agent.sandbox import CreatedEntries, Sandbox, secret_free, set_aside_note
 from neocode_tui.agent.tools.base import OutputCallback
 
 LINGER = 0.5

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from neocode_tui.agent.extensions.skills import SKILL_FILE, SkillCatalogue, find_skills, skill_body, skill_files
+from neocode_tui.agent.extensions import SKILL_FILE, SkillCatalogue, find_skills, skill_body, skill_files
 from neocode_tui.agent.tools.base import Deadline, FileTool, ToolError, ToolOutput
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace, withheld
 

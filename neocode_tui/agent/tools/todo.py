@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from neocode_tui.agent.session.todos import MAX_TODOS, Todo, counts
+from neocode_tui.agent.session import MAX_TODOS, Todo, counts
 from neocode_tui.agent.tools.base import OutputCallback, Tool, ToolOutput
 from neocode_tui.agent.workspace import Workspace
 

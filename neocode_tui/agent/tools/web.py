@@ -25,12 +25,11 @@ from neocode_tui.agent.tools.base import (
     ToolOutput,
     cap_text,
 )
-from neocode_tui.agent.web.guard import AllowList, Refused, check, parse_url
-from neocode_tui.agent.web.page import TIME_LIMIT, fetch_page
+from neocode_tui.agent.web import TIME_LIMIT, AllowList, Refused, check, fetch_page, parse_url
 from neocode_tui.agent.workspace import Workspace
 
 if TYPE_CHECKING:
-    from neocode_tui.agent.permissions.gate import CallGate
+    from neocode_tui.agent.permissions import CallGate
     from neocode_tui.agent.tools import ToolRegistry
     from neocode_tui.settings.model import Settings
 

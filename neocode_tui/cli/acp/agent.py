@@ -58,7 +58,7 @@ from acp.schema import (
 from pydantic import ValidationError
 
 from neocode_tui import __version__
-from neocode_tui.agent.commands.table import COMMANDS, parse_command
+from neocode_tui.agent.commands import COMMANDS, parse_command
 from neocode_tui.agent.loop_events import (
     ApprovalDecision,
     ApprovalRequested,
@@ -75,8 +75,8 @@ from neocode_tui.agent.mcp.config import (
     describe,
     load_configs,
 )
-from neocode_tui.agent.session.agent_session import AgentSession
-from neocode_tui.agent.store.session_store import list_sessions
+from neocode_tui.agent.session import AgentSession
+from neocode_tui.agent.store import list_sessions
 from neocode_tui.agent.tools import default_tools
 from neocode_tui.agent.workspace import WorkspaceTooWide, refuse_too_wide
 from neocode_tui.cli.acp.buffers import EditorBuffers, offers_buffers

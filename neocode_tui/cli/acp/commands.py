@@ -31,8 +31,8 @@ from acp.schema import (
     UnstructuredCommandInput,
 )
 
-from neocode_tui.agent.commands.table import COMMANDS, Confirm, Report, as_text, respond, run_command
-from neocode_tui.agent.session.agent_session import AgentSession
+from neocode_tui.agent.commands import COMMANDS, Confirm, Report, as_text, respond, run_command
+from neocode_tui.agent.session import AgentSession
 from neocode_tui.cli.acp.updates import Update, fenced
 
 Ask = Callable[[ToolCallUpdate, list[PermissionOption]], Awaitable[RequestPermissionResponse | None]]

@@ -14,7 +14,7 @@ from typing import Any
 
 from acp.schema import ImageContentBlock
 
-from neocode_tui.agent.images.decode import ImageError, prepare
+from neocode_tui.agent.images import ImageError, prepare
 from neocode_tui.chat import Image
 
 MAX_PROMPT_IMAGES = 20

@@ -58,7 +58,7 @@ from neocode_tui.agent.call_updates import (
     CallUpdate,
     replayed,
 )
-from neocode_tui.agent.context.meter import Meter
+from neocode_tui.agent.context import Meter
 from neocode_tui.agent.loop import FINAL_ANSWER_REQUEST
 from neocode_tui.agent.loop_events import (
     ApprovalRequested,

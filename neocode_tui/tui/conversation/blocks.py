@@ -17,7 +17,7 @@ from rich.segment import Segment
 from rich.text import Text
 
 from neocode_tui.agent.call_updates import Call, CallStatus
-from neocode_tui.agent.processes.background import seconds
+from neocode_tui.agent.processes import seconds
 from neocode_tui.live_output import LiveTail
 from neocode_tui.partial_json import GrowingText, PartialField, PartialJSON
 from neocode_tui.terminal_text import visible

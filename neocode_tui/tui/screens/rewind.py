@@ -16,8 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from neocode_tui.agent.restore.checkpoints import UNTRACKED, Checkpoint
-from neocode_tui.agent.restore.restorer import UndoPreview
+from neocode_tui.agent.restore import UNTRACKED, Checkpoint, UndoPreview
 from neocode_tui.terminal_text import visible
 from neocode_tui.tui.conversation.diff import diff_of
 from neocode_tui.tui.conversation.palette import Palette

@@ -28,8 +28,7 @@ from textual.visual import RenderOptions, Visual
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from neocode_tui.agent.store.session_store import SessionInfo
-from neocode_tui.agent.store.words import FORK_MARK, age, fork_note, messages_count
+from neocode_tui.agent.store import FORK_MARK, SessionInfo, age, fork_note, messages_count
 from neocode_tui.terminal_text import visible
 from neocode_tui.tui.screens.dialog import dialog_css
 

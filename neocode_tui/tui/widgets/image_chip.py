@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the app's first frame comes before pydantic loads
 
 def chip(image: Image, accent: str = "bold") -> Text:
     """One line: ``▣ shot.png · 1600×900 · 45 KB``."""
-    from neocode_tui.agent.images.decode import describe
+    from neocode_tui.agent.images import describe
 
     return Text.assemble(("▣ ", accent), (visible(describe(image)), ""))
 

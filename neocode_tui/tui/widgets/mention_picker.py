@@ -25,7 +25,7 @@ from textual.widgets.option_list import Option
 from neocode_tui.terminal_text import visible
 
 if TYPE_CHECKING:
-    from neocode_tui.agent.extensions.file_index import FileIndex, IndexEntry
+    from neocode_tui.agent.extensions import FileIndex, IndexEntry
 
 SHOWN = 30
 MENTION_AT_CURSOR = re.compile(r'(?:^|(?<=\s))@("?)([^\s"]*)$')
@@ -137,7 +137,7 @@ class MentionPicker(OptionList):
 
     def _resource_matches(self, query: str) -> list[IndexEntry] | None:
         """The entries for ``@server:...`` when ``server`` has resources; None otherwise."""
-        from neocode_tui.agent.extensions.file_index import IndexEntry
+        from neocode_tui.agent.extensions import IndexEntry
 
         typed = SERVER_QUERY.fullmatch(query)
         uris = self._resources().get(typed.group(1)) if typed else None

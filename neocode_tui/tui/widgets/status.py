@@ -15,14 +15,14 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from neocode_tui.agent.context.pricing import format_cost
+from neocode_tui.agent.context import format_cost
 from neocode_tui.terminal_text import visible
 from neocode_tui.vocabulary import is_offline
 
 if TYPE_CHECKING:
-    from neocode_tui.agent.context.figure import ContextFigure
+    from neocode_tui.agent.context import ContextFigure
     from neocode_tui.agent.loop_events import LoopEvent
-    from neocode_tui.agent.session.agent_session import AgentSession
+    from neocode_tui.agent.session import AgentSession
     from neocode_tui.events import Usage
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"

@@ -15,8 +15,8 @@ from neocode_tui.deferred import lazy
 from neocode_tui.terminal_text import visible
 
 if TYPE_CHECKING:
+    from neocode_tui.agent.session import Todo
     from neocode_tui.agent.session import todos as todo_items
-    from neocode_tui.agent.session.todos import Todo
 else:  # after the first frame, or on first use (neocode_tui/deferred.py)
     todo_items = lazy("neocode_tui.agent.session.todos")
 
