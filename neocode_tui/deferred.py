@@ -95,9 +95,12 @@ def face(package: str, names: dict[str, tuple[str, ...]]) -> Callable[[str], Any
 
 
 def warm() -> None:
-    """Imports every lazy module (in a thread, after the first frame)."""
+    """Imports every lazy module (in a thread, after the first frame), and every name of a
+    package's face (``face``), which a package's import alone does not load."""
     for name in list(_LAZY):
-        importlib.import_module(name)
+        module = importlib.import_module(name)
+        for attribute in getattr(module, "__all__", ()):
+            getattr(module, attribute)
 
 
 class Once(Generic[T]):

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from neocode_tui.agent import refuse_too_wide
 from neocode_tui.agent.sandbox import probe_early
-from neocode_tui.agent.workspace import refuse_too_wide
 from neocode_tui.cli.options import load_from_args
 from neocode_tui.deferred import pause_collections
 from neocode_tui.errors import NeoCodeError
@@ -62,8 +62,8 @@ def run_app(args: argparse.Namespace) -> int:
 
 def load(args: argparse.Namespace, workspace: Path) -> Loaded:
     """The settings and what the app needs with them; ``NeoCodeError`` when they are bad."""
-    from neocode_tui.providers.offline import LIVE_RATE, offline_provider
-    from neocode_tui.settings.load import Profiles, TrustRequest
+    from neocode_tui.providers import LIVE_RATE, offline_provider
+    from neocode_tui.settings import Profiles, TrustRequest
     from neocode_tui.tui.starting import Loaded
 
     loaded = load_from_args(args, workspace)
@@ -87,19 +87,20 @@ def load(args: argparse.Namespace, workspace: Path) -> Loaded:
 def workspace_programs(workspace: Path) -> list[str]:
     """What the folder's own files would run (MCP servers, hooks) that may not run until
     the user trusts it (again, for a file new or changed since)."""
-    from neocode_tui.agent import mcp
-    from neocode_tui.agent.extensions import hooks
+    from neocode_tui.agent.extensions import load_hooks
+    from neocode_tui.agent.mcp import load_configs
+    from neocode_tui.protected_files import HOOKS_FILE, MCP_FILE
 
     wanted = []
-    configs = mcp.config.load_configs(workspace)
+    configs = load_configs(workspace)
     servers = [entry.name for entry in configs.servers if entry.source == "workspace"]
     if servers and configs.untrusted:
-        wanted.append(f"{mcp.config.WORKSPACE_FILE} servers{_changed(configs.untrusted)}: "
+        wanted.append(f"{MCP_FILE} servers{_changed(configs.untrusted)}: "
                       f"{', '.join(servers)}")
-    loaded = hooks.load_hooks(workspace)
+    loaded = load_hooks(workspace)
     events = sorted({hook.event for hook in loaded.blocked})
     if events:
-        wanted.append(f"{hooks.WORKSPACE_FILE} hooks{_changed(loaded.untrusted)}: {', '.join(events)}")
+        wanted.append(f"{HOOKS_FILE} hooks{_changed(loaded.untrusted)}: {', '.join(events)}")
     return wanted
 
 

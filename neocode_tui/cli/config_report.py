@@ -15,8 +15,7 @@ from typing import Any
 from neocode_tui.cli.options import load_from_args
 from neocode_tui.errors import SettingsError
 from neocode_tui.redact import redact_url
-from neocode_tui.settings.load import WORKSPACE_ENV, LoadedSettings, Origin, setting_variables
-from neocode_tui.settings.user_file import config_file
+from neocode_tui.settings import WORKSPACE_ENV, LoadedSettings, Origin, config_file, setting_variables
 from neocode_tui.terminal_text import for_stream
 from neocode_tui.trust import trust_file
 

@@ -23,9 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from neocode_tui.agent.commands import COMMANDS, TextOutcome, parse_command, run_as_text
-from neocode_tui.agent.context import unpriced
-from neocode_tui.agent.loop_events import (
+from neocode_tui.agent import (
     LoopEvent,
     LoopEventAdapter,
     Notice,
@@ -37,11 +35,13 @@ from neocode_tui.agent.loop_events import (
     ToolStarted,
     TurnFinished,
     TurnStarted,
+    refuse_too_wide,
 )
+from neocode_tui.agent.commands import COMMANDS, TextOutcome, parse_command, run_as_text
+from neocode_tui.agent.context import unpriced
 from neocode_tui.agent.permissions import RunOptions
 from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.tools import ToolRegistry, default_tools
-from neocode_tui.agent.workspace import refuse_too_wide
 from neocode_tui.cli.options import load_from_args, run_options
 from neocode_tui.cli.structured import EXIT_SCHEMA, AnswerSchema, Checked
 from neocode_tui.errors import NeoCodeError, NoModel

@@ -16,7 +16,7 @@ from neocode_tui.vocabulary import (
 
 if TYPE_CHECKING:
     from neocode_tui.agent.permissions import RunOptions
-    from neocode_tui.settings.load import LoadedSettings
+    from neocode_tui.settings import LoadedSettings
 
 SETTING_FLAGS = (
     "provider", "base_url", "model", "approval", "theme", "max_turns", "sandbox",
@@ -91,7 +91,7 @@ def load_from_args(
     """Settings for ``workspace`` with the flags on top; ``SettingsError`` lists problems.
     ``--trust`` (or ``trusted``) trusts the folder for this run. ``profile``: one picked in
     the app, after the flags, so its values win over theirs."""
-    from neocode_tui.settings.load import load_settings  # pydantic: not for ``neocode --help``
+    from neocode_tui.settings import load_settings  # pydantic: not for ``neocode --help``
 
     flags = {name: getattr(args, name, None) for name in SETTING_FLAGS}
     if getattr(args, "trust", False):
@@ -141,7 +141,7 @@ def run_options(args: argparse.Namespace) -> RunOptions:
     disallowed = split_rules(getattr(args, "disallowed_tools", None) or [])
     for text in (*allowed, *disallowed):
         Rule.parse(text)
-    from neocode_tui.agent.workspace import Workspace
+    from neocode_tui.agent import Workspace
 
     folders = getattr(args, "add_dir", None) or []
     check = Workspace(Path.cwd())

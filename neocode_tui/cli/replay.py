@@ -22,7 +22,7 @@ from typing import cast
 from neocode_tui.chat import ChatRequest
 from neocode_tui.collector import CollectedTurn, EventCallback, collect
 from neocode_tui.events import StreamEvent
-from neocode_tui.providers.scripted import ScriptedProvider, SSEReplay, detect_dialect
+from neocode_tui.providers import ScriptedProvider, SSEReplay, detect_dialect
 from neocode_tui.terminal_text import for_stream
 from neocode_tui.vocabulary import DialectName
 

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 from neocode_tui.chat import ChatRequest
 from neocode_tui.cli.replay import read_recording
 from neocode_tui.events import MessageDone, StreamEvent
-from neocode_tui.providers.scripted import ScriptedProvider, SSEReplay
-from neocode_tui.settings.model import Settings
+from neocode_tui.providers import ScriptedProvider, SSEReplay
+from neocode_tui.settings import Settings
 
 if TYPE_CHECKING:
     from neocode_tui.tui.app import NeoCodeApp

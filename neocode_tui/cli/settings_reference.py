@@ -16,9 +16,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, SecretStr
 from pydantic.fields import FieldInfo
 
-from neocode_tui.settings.compat import OpenAICompat
-from neocode_tui.settings.load import HARMLESS, TIGHTENING, USER_ONLY
-from neocode_tui.settings.model import Settings
+from neocode_tui.settings import HARMLESS, TIGHTENING, USER_ONLY, OpenAICompat, Settings
 
 REGENERATE = "neocode config --reference > docs/settings.md"
 

@@ -6,6 +6,7 @@ from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Protocol
 
 from neocode_tui.chat import ChatRequest
+from neocode_tui.deferred import face
 from neocode_tui.events import StreamEvent
 
 if TYPE_CHECKING:
@@ -69,3 +70,24 @@ def make_provider(
         secrets=secrets if secrets is not None else Secrets(keys=settings.secrets),
         effort=settings.effort,
     )
+
+if TYPE_CHECKING:
+    from neocode_tui.providers.offline import LIVE_RATE, offline_provider, offline_reply
+    from neocode_tui.providers.scripted import ScriptedProvider, SSEReplay, TurnSource, detect_dialect, scripted_reply
+
+__all__ = [
+    "LIVE_RATE",
+    "SSEReplay",
+    "ScriptedProvider",
+    "TurnSource",
+    "detect_dialect",
+    "offline_provider",
+    "offline_reply",
+    "scripted_reply",
+]
+
+if not TYPE_CHECKING:
+    __getattr__ = face(__name__, {
+        "offline": ("LIVE_RATE", "offline_provider", "offline_reply",),
+        "scripted": ("SSEReplay", "ScriptedProvider", "TurnSource", "detect_dialect", "scripted_reply",),
+    })

@@ -2,3 +2,60 @@
 environment, ``.env`` and ``config.toml`` (``load``), the user's file (``user_file``) and the
 OpenAI-compatibility options (``compat``). Nothing here imports a provider: providers read
 the settings, never the other way round."""
+
+from typing import TYPE_CHECKING
+
+from neocode_tui.deferred import face
+
+if TYPE_CHECKING:
+    from neocode_tui.settings.compat import OpenAICompat
+    from neocode_tui.settings.load import (
+        HARMLESS,
+        TIGHTENING,
+        USER_ONLY,
+        WORKSPACE_ENV,
+        LoadedSettings,
+        Origin,
+        Profiles,
+        TrustRequest,
+        load_settings,
+        setting_variables,
+    )
+    from neocode_tui.settings.model import NotifyMode, Settings
+    from neocode_tui.settings.user_file import config_file
+
+__all__ = [
+    "HARMLESS",
+    "LoadedSettings",
+    "NotifyMode",
+    "OpenAICompat",
+    "Origin",
+    "Profiles",
+    "Settings",
+    "TIGHTENING",
+    "TrustRequest",
+    "USER_ONLY",
+    "WORKSPACE_ENV",
+    "config_file",
+    "load_settings",
+    "setting_variables",
+]
+
+if not TYPE_CHECKING:
+    __getattr__ = face(__name__, {
+        "compat": ("OpenAICompat",),
+        "load": (
+            "HARMLESS",
+            "LoadedSettings",
+            "Origin",
+            "Profiles",
+            "TIGHTENING",
+            "TrustRequest",
+            "USER_ONLY",
+            "WORKSPACE_ENV",
+            "load_settings",
+            "setting_variables",
+        ),
+        "model": ("NotifyMode", "Settings",),
+        "user_file": ("config_file",),
+    })

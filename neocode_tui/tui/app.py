@@ -48,20 +48,19 @@ from neocode_tui.tui.widgets.todo_list import TodoList
 from neocode_tui.vocabulary import ApprovalMode, mode_notice
 
 if TYPE_CHECKING:
-    from neocode_tui.agent import loop_events
-    from neocode_tui.agent.extensions import mentions
-    from neocode_tui.agent.loop_events import LoopEvent
-    from neocode_tui.agent.session import AgentSession, agent_session
+    from neocode_tui import agent
+    from neocode_tui.agent import LoopEvent, extensions
+    from neocode_tui.agent import session as sessions
+    from neocode_tui.agent.session import AgentSession
     from neocode_tui.chat import Message
     from neocode_tui.providers import Provider
-    from neocode_tui.settings.load import Profiles, TrustRequest
-    from neocode_tui.settings.model import Settings
+    from neocode_tui.settings import Profiles, Settings, TrustRequest
     from neocode_tui.tui import clipboard, editor
     from neocode_tui.tui.screens import key_help
     from neocode_tui.tui.starting import Starting
 else:  # after the first frame (neocode_tui/deferred.py)
-    agent_session, loop_events = lazy("neocode_tui.agent.session.agent_session"), lazy("neocode_tui.agent.loop_events")
-    mentions, key_help = lazy("neocode_tui.agent.extensions.mentions"), lazy("neocode_tui.tui.screens.key_help")
+    agent, sessions = lazy("neocode_tui.agent"), lazy("neocode_tui.agent.session")
+    extensions, key_help = lazy("neocode_tui.agent.extensions"), lazy("neocode_tui.tui.screens.key_help")
     clipboard, editor = lazy("neocode_tui.tui.clipboard"), lazy("neocode_tui.tui.editor")
 
 CONTROL_FILTER = ControlFilter()
@@ -220,7 +219,7 @@ class NeoCodeApp(ImageAttaching):
 
     def build_session(self, settings: Settings, provider: Provider | None, profiles: Profiles | None) -> AgentSession:
         """Touches no widget and has no listener yet: start-up builds it in a thread."""
-        return agent_session.AgentSession(
+        return sessions.AgentSession(
             settings, self.workspace, provider=provider, approver=self.asking.approve,
             built_in_commands=self.slash.built_in_names, profiles=profiles, clock=self.clock,
             elicitor=self.asking.elicit,
@@ -369,7 +368,7 @@ class NeoCodeApp(ImageAttaching):
     def _after_work(self, finished: object) -> None:
         """The next queued message goes once a turn ends well; after an interrupt or an
         error they all come back into the input, for the user to decide."""
-        ended_well = isinstance(finished, loop_events.RunFinished) and finished.reason in ("done", "turn_limit")
+        ended_well = isinstance(finished, agent.RunFinished) and finished.reason in ("done", "turn_limit")
         if not self.queued.prompts:
             return
         if ended_well:
@@ -385,17 +384,17 @@ class NeoCodeApp(ImageAttaching):
     def _on_loop_event(self, event: LoopEvent) -> None:
         if not self._on_screen:
             return
-        if isinstance(event, loop_events.CommandsChanged):
+        if isinstance(event, agent.CommandsChanged):
             self.slash.show_custom(self.session)
             return
-        if isinstance(event, loop_events.TranscriptReplaced):
+        if isinstance(event, agent.TranscriptReplaced):
             self._show_transcript(event.reason, event.messages)
             return
         if event.type == "todo":
             self.todo_list.show(event.todos)
         elif event.type == "mode_changed":
             self.status.approval = event.mode
-        if isinstance(event, loop_events.Notice) and not self.session.loop.running:
+        if isinstance(event, agent.Notice) and not self.session.loop.running:
             # The session's own word (a compaction, a resume): no run's turn to belong to.
             self.conversation.add_notice(event.level, event.message)
             return
@@ -403,7 +402,7 @@ class NeoCodeApp(ImageAttaching):
         self.status.track(event, self.session)
         if (waiting := waiting_for_user(event)) is not None:
             self.call_attention(waiting)
-        if isinstance(event, (loop_events.TurnFinished, loop_events.RunFinished)):
+        if isinstance(event, (agent.TurnFinished, agent.RunFinished)):
             self._show_context()
 
     def call_attention(self, message: str) -> None:
@@ -426,7 +425,7 @@ class NeoCodeApp(ImageAttaching):
             status.started_at = None
             return
         view.load_transcript([
-            message.model_copy(update={"content": mentions.typed_part(message.content)})
+            message.model_copy(update={"content": extensions.typed_part(message.content)})
             if message.role == "user" else message
             for message in messages
         ], self.session.child_transcripts)

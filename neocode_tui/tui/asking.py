@@ -17,8 +17,8 @@ from textual.app import App
 from neocode_tui.deferred import lazy
 
 if TYPE_CHECKING:
-    from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, PlanDecision, PlanProposed
-    from neocode_tui.agent.mcp.elicitation import Answer, Question
+    from neocode_tui.agent import ApprovalDecision, ApprovalRequested, PlanDecision, PlanProposed
+    from neocode_tui.agent.mcp import Answer, Question
     from neocode_tui.agent.session import AgentSession
     from neocode_tui.tui.conversation import ConversationView
     from neocode_tui.tui.screens import approval, elicitation, plan_review

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from neocode_tui.agent import PathOutsideWorkspace, Workspace
 from neocode_tui.agent.images import MAX_SOURCE_BYTES, ImageError, open_image, prepare, read_pasted
-from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
 from neocode_tui.chat import Image
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})

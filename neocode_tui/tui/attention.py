@@ -20,11 +20,11 @@ from neocode_tui.deferred import lazy
 from neocode_tui.terminal_text import visible
 
 if TYPE_CHECKING:
-    from neocode_tui.agent import loop_events
-    from neocode_tui.agent.loop_events import LoopEvent
-    from neocode_tui.settings.model import NotifyMode
+    from neocode_tui import agent
+    from neocode_tui.agent import LoopEvent
+    from neocode_tui.settings import NotifyMode
 else:  # after the first frame, or on first use (neocode_tui/deferred.py)
-    loop_events = lazy("neocode_tui.agent.loop_events")
+    agent = lazy("neocode_tui.agent")
 
 TITLE = "NeoCode"
 _MAX_TEXT = 200
@@ -58,10 +58,10 @@ def notification(mode: NotifyMode, message: str) -> str:
 def waiting_for_user(event: LoopEvent) -> str | None:
     """What to call the user back with when ``event`` leaves the agent waiting for them: a
     run that ended, a call (the agent's or a subagent's) that waits for approval."""
-    if isinstance(event, loop_events.RunFinished):
+    if isinstance(event, agent.RunFinished):
         return RUN_ENDED[event.reason]
-    if isinstance(event, loop_events.ApprovalRequested):
+    if isinstance(event, agent.ApprovalRequested):
         return f"approval needed: {event.summary}"
-    if event.type == "subagent_event" and isinstance(event.event, loop_events.ApprovalRequested):
+    if event.type == "subagent_event" and isinstance(event.event, agent.ApprovalRequested):
         return f"approval needed ({event.agent}): {event.event.summary}"
     return None

@@ -31,7 +31,7 @@ class ImageAttaching(App[None]):
         self.run_worker(self._attach_clipboard(), group="images")
 
     async def _attach_paths(self, paths: list[Path]) -> None:
-        from neocode_tui.agent.workspace import Workspace
+        from neocode_tui.agent import Workspace
         from neocode_tui.tui.attachments import load_paths
 
         loaded, problems = await load_paths(paths, Workspace(self.workspace))

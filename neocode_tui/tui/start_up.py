@@ -27,7 +27,7 @@ from neocode_tui.vocabulary import is_offline
 if TYPE_CHECKING:
     from neocode_tui.agent.session import AgentSession
     from neocode_tui.providers import Provider
-    from neocode_tui.settings.load import TrustRequest
+    from neocode_tui.settings import TrustRequest
     from neocode_tui.tui.app import NeoCodeApp
     from neocode_tui.tui.conversation import markdown
     from neocode_tui.tui.screens import trust as trust_screen

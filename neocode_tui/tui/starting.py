@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from neocode_tui.providers import Provider
-    from neocode_tui.settings.load import Profiles, TrustRequest
-    from neocode_tui.settings.model import Settings
+    from neocode_tui.settings import Profiles, Settings, TrustRequest
     from neocode_tui.vocabulary import ApprovalMode
 
 

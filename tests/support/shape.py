@@ -41,9 +41,24 @@ def modules(root: Path = ROOT) -> dict[str, Module]:
     return found
 
 
-def imported(module: Module, known: dict[str, Module]) -> Iterator[tuple[str, int]]:
+def face_homes(known: dict[str, Module]) -> dict[str, dict[str, str]]:
+    """For each package, the module each name of its face comes from: ``from pkg import
+    Name`` depends on that module, not on every module the face lists."""
+    homes: dict[str, dict[str, str]] = {}
+    for name, module in known.items():
+        if module.is_package:
+            homes[name] = {alias.asname or alias.name: node.module
+                           for node in ast.walk(module.tree) if isinstance(node, ast.ImportFrom)
+                           and node.module and node.module.startswith(name + ".") for alias in node.names}
+    return homes
+
+
+def imported(module: Module, known: dict[str, Module],
+             homes: dict[str, dict[str, str]] | None = None) -> Iterator[tuple[str, int]]:
     """The package's modules one module imports, anywhere in it (in functions too), with the
-    line of each import. ``from pkg import name`` names ``pkg.name`` when that is a module."""
+    line of each import. ``from pkg import name`` names ``pkg.name`` when that is a module,
+    else the module ``pkg``'s face takes ``name`` from."""
+    homes = face_homes(known) if homes is None else homes
     package = module.name if module.is_package else module.name.rpartition(".")[0]
     for node in ast.walk(module.tree):
         if isinstance(node, ast.Import):
@@ -59,12 +74,15 @@ def imported(module: Module, known: dict[str, Module]) -> Iterator[tuple[str, in
             for alias in node.names:
                 if f"{base}.{alias.name}" in known:
                     yield f"{base}.{alias.name}", node.lineno
+                elif alias.name in homes.get(base, {}) and homes[base][alias.name] in known:
+                    yield homes[base][alias.name], node.lineno
                 elif base in known:
                     yield base, node.lineno
 
 
 def graph(known: dict[str, Module]) -> dict[str, set[str]]:
-    return {name: {target for target, _ in imported(module, known) if target != name}
+    homes = face_homes(known)
+    return {name: {target for target, _ in imported(module, known, homes) if target != name}
             for name, module in known.items()}
 
 
@@ -108,13 +126,31 @@ def is_front_end(name: str) -> bool:
     return any(name == end or name.startswith(end + ".") for end in FRONT_ENDS)
 
 
+def named_by(module: Module, known: dict[str, Module]) -> Iterator[str]:
+    """The package's modules an import statement of ``module`` names as written: a package
+    named is its face, whatever the face's names come from."""
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names if alias.name in known)
+        elif isinstance(node, ast.ImportFrom) and node.module in known:
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                yield full if full in known else node.module
+
+
 def core_imports_of_front_ends(known: dict[str, Module]) -> Counter[str]:
-    """How many import statements of the front ends name each core module."""
+    """How many imports of the front ends name each core module or face."""
     named: Counter[str] = Counter()
     for name, module in known.items():
         if is_front_end(name):
-            named.update(target for target, _ in imported(module, known) if not is_front_end(target))
+            named.update(target for target in named_by(module, known) if not is_front_end(target))
     return named
+
+
+def past_a_face(name: str, known: dict[str, Module]) -> bool:
+    """A module of a package below the top one: its package's face is the way in."""
+    package = name.rpartition(".")[0]
+    return not known[name].is_package and package != "neocode_tui" and package in known
 
 
 def definitions(tree: ast.AST, prefix: str) -> Iterator[tuple[str, ast.AST]]:
@@ -143,8 +179,10 @@ def report() -> str:
     found = circles(graph(known))
     lines.append(f"import circles: {len(found)}")
     lines += [f"  {' <-> '.join(group)}" for group in found]
-    lines.append(f"front-end imports of the core: {sum(named.values())} naming {len(named)} modules")
-    lines += [f"  {count:3}  {name}" for name, count in named.most_common()]
+    past = Counter({name: count for name, count in named.items() if past_a_face(name, known)})
+    lines.append(f"front-end imports of the core: {sum(named.values())} naming {len(named)} modules or faces, "
+                 f"{sum(past.values())} of them past a face, naming {len(past)} modules")
+    lines += [f"  {count:3}  {name}{'  (past a face)' if name in past else ''}" for name, count in named.most_common()]
     for title, kinds in (("classes", (ast.ClassDef,)), ("functions", (ast.FunctionDef, ast.AsyncFunctionDef))):
         lines.append(f"largest {title} (lines):")
         lines += [f"  {size:4}  {name}" for size, name in largest(known, kinds)]

@@ -17,11 +17,14 @@ if TYPE_CHECKING:
     from neocode_tui.agent.extensions.file_index import FileIndex, IndexEntry, Snapshot, list_files, rank
     from neocode_tui.agent.extensions.hooks import Hooks, Permission, ToolVerdict, load_hooks
     from neocode_tui.agent.extensions.memory_files import MAX_FILE, MemoryFile, MemoryFiles
+    from neocode_tui.agent.extensions.mentions import mention_for, typed_part
     from neocode_tui.agent.extensions.prompt_expansion import PromptExpansion
     from neocode_tui.agent.extensions.session_hooks import SessionHooks
     from neocode_tui.agent.extensions.skills import SKILL_FILE, SkillCatalogue, find_skills, skill_body, skill_files
 
 __all__ = [
+    "mention_for",
+    "typed_part",
     "CustomCommands",
     "FRONT_MATTER",
     "FileIndex",
@@ -51,6 +54,7 @@ __all__ = [
 
 if not TYPE_CHECKING:
     __getattr__ = face(__name__, {
+        "mentions": ("mention_for", "typed_part",),
         "custom_commands": (
             "CustomCommands",
             "FRONT_MATTER",

@@ -9,9 +9,10 @@ if TYPE_CHECKING:
     from neocode_tui.agent.session.agent_session import AgentSession
     from neocode_tui.agent.session.side_work import SideWork
     from neocode_tui.agent.session.system_prompt import PLAN_LEFT, PLAN_MODE, build_system_prompt
-    from neocode_tui.agent.session.todos import MAX_TODOS, Todo, counts
+    from neocode_tui.agent.session.todos import MAX_TODOS, Todo, current_todo, todo_counts
 
 __all__ = [
+    "current_todo",
     "AgentSession",
     "MAX_TODOS",
     "PLAN_LEFT",
@@ -19,7 +20,7 @@ __all__ = [
     "SideWork",
     "Todo",
     "build_system_prompt",
-    "counts",
+    "todo_counts",
 ]
 
 if not TYPE_CHECKING:
@@ -27,5 +28,5 @@ if not TYPE_CHECKING:
         "agent_session": ("AgentSession",),
         "side_work": ("SideWork",),
         "system_prompt": ("PLAN_LEFT", "PLAN_MODE", "build_system_prompt",),
-        "todos": ("MAX_TODOS", "Todo", "counts",),
+        "todos": ("MAX_TODOS", "Todo", "current_todo", "todo_counts"),
     })

@@ -25,14 +25,14 @@ class Todo(BaseModel):
     status: TodoStatus
 
 
-def counts(todos: list[Todo]) -> str:
+def todo_counts(todos: list[Todo]) -> str:
     """The list in a few words: "2 of 5 done, 1 in progress"."""
     done = sum(todo.status == "completed" for todo in todos)
     running = sum(todo.status == "in_progress" for todo in todos)
     return f"{done} of {len(todos)} done" + (f", {running} in progress" if running else "")
 
 
-def current(todos: list[Todo]) -> int | None:
+def current_todo(todos: list[Todo]) -> int | None:
     """The index of the item being worked on: the first in progress, else the first pending."""
     for wanted in ("in_progress", "pending"):
         for index, todo in enumerate(todos):

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from neocode_tui.agent.session import MAX_TODOS, Todo, counts
+from neocode_tui.agent.session import MAX_TODOS, Todo, todo_counts
 from neocode_tui.agent.tools.base import OutputCallback, Tool, ToolOutput
 from neocode_tui.agent.workspace import Workspace
 
@@ -41,4 +41,4 @@ class TodoWrite(Tool[TodoArgs]):
         self, args: TodoArgs, workspace: Workspace, on_output: OutputCallback | None = None
     ) -> ToolOutput:
         self.changed(list(args.todos))
-        return ToolOutput(f"The task list is updated: {counts(args.todos)}.")
+        return ToolOutput(f"The task list is updated: {todo_counts(args.todos)}.")

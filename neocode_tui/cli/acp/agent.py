@@ -58,15 +58,17 @@ from acp.schema import (
 from pydantic import ValidationError
 
 from neocode_tui import __version__
-from neocode_tui.agent.commands import COMMANDS, parse_command
-from neocode_tui.agent.loop_events import (
+from neocode_tui.agent import (
     ApprovalDecision,
     ApprovalRequested,
     PlanDecision,
     PlanProposed,
     Verdict,
+    WorkspaceTooWide,
+    refuse_too_wide,
 )
-from neocode_tui.agent.mcp.config import (
+from neocode_tui.agent.commands import COMMANDS, parse_command
+from neocode_tui.agent.mcp import (
     CLIENT,
     Configs,
     HttpServer,
@@ -78,7 +80,6 @@ from neocode_tui.agent.mcp.config import (
 from neocode_tui.agent.session import AgentSession
 from neocode_tui.agent.store import list_sessions
 from neocode_tui.agent.tools import default_tools
-from neocode_tui.agent.workspace import WorkspaceTooWide, refuse_too_wide
 from neocode_tui.cli.acp.buffers import EditorBuffers, offers_buffers
 from neocode_tui.cli.acp.commands import commands_update, run_built_in
 from neocode_tui.cli.acp.elicitation import ask_editor

@@ -16,7 +16,7 @@ from acp import RequestError
 from acp.interfaces import Client
 from acp.schema import ClientCapabilities
 
-from neocode_tui.agent.buffers import BufferError
+from neocode_tui.agent import BufferError
 
 ANSWER_WITHIN = 30.0
 """Seconds an editor has to answer a read or a write before the tool call fails."""

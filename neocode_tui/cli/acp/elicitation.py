@@ -14,7 +14,7 @@ from typing import Any
 from acp import start_tool_call, text_block, tool_content, update_agent_message_text, update_tool_call
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
 
-from neocode_tui.agent.mcp.elicitation import Answer, Question
+from neocode_tui.agent.mcp import Answer, Question
 from neocode_tui.cli.acp.commands import Ask
 from neocode_tui.cli.acp.updates import Update
 

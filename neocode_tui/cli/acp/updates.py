@@ -43,7 +43,9 @@ from acp.schema import (
     UsageUpdate,
 )
 
-from neocode_tui.agent.call_updates import (
+from neocode_tui.agent import (
+    FINAL_ANSWER_REQUEST,
+    ApprovalRequested,
     Call,
     CallArgumentsDelta,
     CallAwaitingApproval,
@@ -56,12 +58,6 @@ from neocode_tui.agent.call_updates import (
     CallRunning,
     CallTracker,
     CallUpdate,
-    replayed,
-)
-from neocode_tui.agent.context import Meter
-from neocode_tui.agent.loop import FINAL_ANSWER_REQUEST
-from neocode_tui.agent.loop_events import (
-    ApprovalRequested,
     CommandsChanged,
     FileChange,
     LoopEvent,
@@ -75,9 +71,11 @@ from neocode_tui.agent.loop_events import (
     TranscriptReplaced,
     TurnFinished,
     TurnStarted,
+    Workspace,
+    replayed,
 )
+from neocode_tui.agent.context import Meter
 from neocode_tui.agent.tools import Tool, ToolRegistry
-from neocode_tui.agent.workspace import Workspace
 from neocode_tui.chat import Message
 from neocode_tui.events import (
     ReasoningDelta,

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
-from neocode_tui.agent.call_updates import (
+from neocode_tui.agent import (
     Call,
     CallBegin,
     CallDiscarded,
@@ -39,7 +39,7 @@ from neocode_tui.tui.conversation.task_block import TaskBlock
 from neocode_tui.vocabulary import CUT_SHORT, NoticeLevel
 
 if TYPE_CHECKING:
-    from neocode_tui.agent.loop_events import LoopEvent, RunFinished, SubagentDone, SubagentEvent
+    from neocode_tui.agent import LoopEvent, RunFinished, SubagentDone, SubagentEvent
     from neocode_tui.chat import Message, RunEnd
     from neocode_tui.events import StreamEvent
     from neocode_tui.tui.attachments import Attachment

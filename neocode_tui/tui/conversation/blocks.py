@@ -16,7 +16,7 @@ from rich.panel import Panel
 from rich.segment import Segment
 from rich.text import Text
 
-from neocode_tui.agent.call_updates import Call, CallStatus
+from neocode_tui.agent import Call, CallStatus
 from neocode_tui.agent.processes import seconds
 from neocode_tui.live_output import LiveTail
 from neocode_tui.partial_json import GrowingText, PartialField, PartialJSON

@@ -19,7 +19,7 @@ from neocode_tui.tui.conversation.blocks import _STATUS, COLLAPSED_LINES, ToolBl
 from neocode_tui.tui.conversation.palette import Palette
 
 if TYPE_CHECKING:
-    from neocode_tui.agent.call_updates import Call
+    from neocode_tui.agent import Call
     from neocode_tui.chat import Message
 
 TEXT_TAIL = 400

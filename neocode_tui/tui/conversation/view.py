@@ -33,7 +33,7 @@ from neocode_tui.tui.conversation.blocks import Block
 from neocode_tui.tui.conversation.palette import Palette
 
 if TYPE_CHECKING:
-    from neocode_tui.agent.loop_events import LoopEvent
+    from neocode_tui.agent import LoopEvent
     from neocode_tui.chat import Message
     from neocode_tui.tui.attachments import Attachment
 

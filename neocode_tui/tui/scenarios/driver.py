@@ -25,9 +25,8 @@ from neocode_tui.chat import ChatRequest
 from neocode_tui.events import (
     StreamEvent,
 )
-from neocode_tui.providers import Provider
-from neocode_tui.providers.scripted import ScriptedProvider, TurnSource
-from neocode_tui.settings.model import Settings
+from neocode_tui.providers import Provider, ScriptedProvider, TurnSource
+from neocode_tui.settings import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.vocabulary import ApprovalMode
 

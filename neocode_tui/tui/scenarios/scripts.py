@@ -13,8 +13,7 @@ from neocode_tui.events import (
     ToolCallStart,
     Usage,
 )
-from neocode_tui.providers.offline import offline_reply
-from neocode_tui.providers.scripted import TurnSource, scripted_reply
+from neocode_tui.providers import TurnSource, offline_reply, scripted_reply
 from neocode_tui.tui.scenarios.driver import Press, Release, Scenario, Scroll, Type
 from neocode_tui.tui.scenarios.showcase import SHOWCASE
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from neocode_tui.events import Usage
-from neocode_tui.providers.scripted import TurnSource, scripted_reply
+from neocode_tui.providers import TurnSource, scripted_reply
 from neocode_tui.tui.scenarios.driver import Press, Release, Scenario, Type
 
 SIZE = (120, 44)

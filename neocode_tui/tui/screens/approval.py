@@ -18,7 +18,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, Verdict
+from neocode_tui.agent import ApprovalDecision, ApprovalRequested, Verdict
 from neocode_tui.terminal_text import visible
 from neocode_tui.tui.conversation.diff import diff_of
 from neocode_tui.tui.conversation.palette import Palette

@@ -16,7 +16,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from neocode_tui.agent.mcp.elicitation import Answer, Question, shown_default, typed
+from neocode_tui.agent.mcp import Answer, Question, shown_default, typed
 from neocode_tui.terminal_text import visible
 from neocode_tui.tui.screens.dialog import answer_of, dialog_css
 

@@ -17,7 +17,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Markdown, Static
 
-from neocode_tui.agent.loop_events import PlanDecision, PlanProposed
+from neocode_tui.agent import PlanDecision, PlanProposed
 from neocode_tui.terminal_text import visible
 from neocode_tui.tui.screens.approval import ask_with
 

@@ -28,9 +28,9 @@ from neocode_tui.tui.widgets.mention_picker import MentionPicker, mention_at
 from neocode_tui.tui.widgets.vi_keys import ViTextArea
 
 if TYPE_CHECKING:
-    from neocode_tui.agent.extensions import mentions as agent_mentions
+    from neocode_tui.agent import extensions
 else:  # after the first frame, or on first use (neocode_tui/deferred.py)
-    agent_mentions = lazy("neocode_tui.agent.extensions.mentions")
+    extensions = lazy("neocode_tui.agent.extensions")
 
 
 class PromptHistory:
@@ -194,7 +194,7 @@ class PromptInput(ViTextArea):
                 return key == "tab"
             row, column = self.cursor_location
             # A folder stays open for its files; a file ends the mention.
-            text = agent_mentions.mention_for(chosen.path) + ("" if chosen.is_dir else " ")
+            text = extensions.mention_for(chosen.path) + ("" if chosen.is_dir else " ")
             self.replace(text, (row, typed[0]), (row, column))
         else:
             return False

@@ -20,8 +20,8 @@ from neocode_tui.terminal_text import visible
 from neocode_tui.vocabulary import is_offline
 
 if TYPE_CHECKING:
+    from neocode_tui.agent import LoopEvent
     from neocode_tui.agent.context import ContextFigure
-    from neocode_tui.agent.loop_events import LoopEvent
     from neocode_tui.agent.session import AgentSession
     from neocode_tui.events import Usage
 

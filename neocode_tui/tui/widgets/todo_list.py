@@ -15,10 +15,10 @@ from neocode_tui.deferred import lazy
 from neocode_tui.terminal_text import visible
 
 if TYPE_CHECKING:
+    from neocode_tui.agent import session
     from neocode_tui.agent.session import Todo
-    from neocode_tui.agent.session import todos as todo_items
 else:  # after the first frame, or on first use (neocode_tui/deferred.py)
-    todo_items = lazy("neocode_tui.agent.session.todos")
+    session = lazy("neocode_tui.agent.session")
 
 MARKS = {"completed": "✔", "in_progress": "▶", "pending": "○"}
 STYLES = {"completed": "dim strike", "in_progress": "bold $accent", "pending": ""}
@@ -67,8 +67,8 @@ class TodoList(Static):
         self.set_class(bool(self.todos), "-shown")
         if not self.todos:
             return
-        at = todo_items.current(self.todos)
-        head = Content.assemble(("Tasks ", "bold $accent"), (todo_items.counts(self.todos), "$text-muted"))
+        at = session.current_todo(self.todos)
+        head = Content.assemble(("Tasks ", "bold $accent"), (session.todo_counts(self.todos), "$text-muted"))
         if self.folded:
             now = f" · now: {_line(self.todos[at].content)}" if at is not None else ""
             self.update(Content.assemble("▸ ", head, (now, "italic")))
