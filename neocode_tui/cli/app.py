@@ -16,16 +16,14 @@ from neocode_tui.errors import NeoCodeError
 from neocode_tui.terminal_text import for_stream
 
 if TYPE_CHECKING:
-    from neocode_tui.tui.app import NeoCodeApp
-    from neocode_tui.tui.starting import Loaded
+    from neocode_tui.tui import Loaded, NeoCodeApp
 
 
 def run_app(args: argparse.Namespace) -> int:
     pause_collections()  # until the app has built what lives as long as it (deferred.py)
     probe_early()
     workspace = Path.cwd()
-    from neocode_tui.tui.app import NeoCodeApp
-    from neocode_tui.tui.starting import Starting
+    from neocode_tui.tui import NeoCodeApp, Starting
 
     starting = Starting(lambda: load(args, workspace), theme=args.theme, approval=args.approval)
     # --continue loads the latest; --resume without an ID opens the session picker.
@@ -64,7 +62,7 @@ def load(args: argparse.Namespace, workspace: Path) -> Loaded:
     """The settings and what the app needs with them; ``NeoCodeError`` when they are bad."""
     from neocode_tui.providers import LIVE_RATE, offline_provider
     from neocode_tui.settings import Profiles, TrustRequest
-    from neocode_tui.tui.starting import Loaded
+    from neocode_tui.tui import Loaded
 
     loaded = load_from_args(args, workspace)
     settings = loaded.settings

@@ -44,7 +44,7 @@ def print_config(args: argparse.Namespace) -> int:
 def config_report(loaded: LoadedSettings, workspace: Path) -> dict[str, Any]:
     """Everything ``neocode config`` shows, as plain data (``--json`` prints it as is)."""
     from neocode_tui.agent.sandbox import choose_sandbox
-    from neocode_tui.tui.user_config import app_state_file, load_user_config
+    from neocode_tui.tui import app_state_file, load_user_config
 
     settings = loaded.settings
     aliases = setting_variables()

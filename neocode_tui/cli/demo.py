@@ -22,7 +22,7 @@ from typing import Any, cast
 from rich.console import Console
 from textual.pilot import Pilot
 
-from neocode_tui.tui.app import NeoCodeApp
+from neocode_tui.tui import NeoCodeApp
 from neocode_tui.tui.scenarios import SCENARIOS, Driver, Scenario
 
 DEFAULT_SCRIPT = "tour"

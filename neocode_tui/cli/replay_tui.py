@@ -26,7 +26,7 @@ from neocode_tui.providers import ScriptedProvider, SSEReplay
 from neocode_tui.settings import Settings
 
 if TYPE_CHECKING:
-    from neocode_tui.tui.app import NeoCodeApp
+    from neocode_tui.tui import NeoCodeApp
 
 NATURAL_RATE = 50.0
 """Deltas per second of a typical model: what ``--speed 1`` plays at."""
@@ -86,7 +86,7 @@ def run_replay_tui(args: argparse.Namespace) -> int:
 
 def build_replay_app(recording: SSEReplay, name: str, rate: float | None, workspace: Path) -> NeoCodeApp:
     """The real app whose model is the recording; ``app.provider.played`` marks its end."""
-    from neocode_tui.tui.app import NeoCodeApp
+    from neocode_tui.tui import NeoCodeApp
 
     return NeoCodeApp(
         settings=Settings(approval="ask"),

@@ -38,13 +38,15 @@ from neocode_tui.tui.slash import SlashLine
 from neocode_tui.tui.start_up import StartUp
 from neocode_tui.tui.themes import ThemeChoice, discover_themes
 from neocode_tui.tui.vi_command import toggle_vi
-from neocode_tui.tui.widgets.completion import SlashCompletion
-from neocode_tui.tui.widgets.image_chip import ImageChips
-from neocode_tui.tui.widgets.mention_picker import MentionPicker
-from neocode_tui.tui.widgets.prompt import PromptInput
-from neocode_tui.tui.widgets.queue import QueuedPrompts
-from neocode_tui.tui.widgets.status import StatusBar
-from neocode_tui.tui.widgets.todo_list import TodoList
+from neocode_tui.tui.widgets import (
+    ImageChips,
+    MentionPicker,
+    PromptInput,
+    QueuedPrompts,
+    SlashCompletion,
+    StatusBar,
+    TodoList,
+)
 from neocode_tui.vocabulary import ApprovalMode, mode_notice
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from neocode_tui.tui.conversation import ConversationView
     from neocode_tui.tui.screens import approval, elicitation, plan_review
     from neocode_tui.tui.screens import budget as budget_dialog
-    from neocode_tui.tui.widgets.status import StatusBar
+    from neocode_tui.tui.widgets import StatusBar
 else:  # after the first frame, or on first use (neocode_tui/deferred.py)
     approval = lazy("neocode_tui.tui.screens.approval")
     budget_dialog = lazy("neocode_tui.tui.screens.budget")

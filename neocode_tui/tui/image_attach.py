@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING
 
 from textual.app import App
 
-from neocode_tui.tui.widgets.image_chip import ImageChips
-from neocode_tui.tui.widgets.prompt import PromptInput
+from neocode_tui.tui.widgets import ImageChips, PromptInput
 
 if TYPE_CHECKING:
     from pathlib import Path

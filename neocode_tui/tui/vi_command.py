@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from neocode_tui.tui.user_config import load_user_config, save_user_config
-from neocode_tui.tui.widgets.vi_keys import ViTextArea
+from neocode_tui.tui.widgets import ViTextArea
 
 ON_NOTICE = "vi mode on: Esc for NORMAL, i (a, o…) to type again, Esc in NORMAL interrupts; /vim turns it off"
 

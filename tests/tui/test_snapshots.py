@@ -132,7 +132,7 @@ def test_web_skills_and_memory_screens_at_80x24(name: str, snap_compare, tmp_pat
 
     async def run_before(pilot) -> None:
         # The user allowed the host (NEOCODE_WEB_FETCH_ALLOW=localhost): the page can be asked about.
-        configure_web_fetch(app.session.loop.tools, Settings(web_fetch_allow=["localhost"]), str,
+        configure_web_fetch(app.session.loop.tools.get("web_fetch"), Settings(web_fetch_allow=["localhost"]), str,
                             app.session.loop.gate)
         await play(scenario, pilot)
         await wait_until(ready, pause=pilot.pause, what=f"the {name} screen")

@@ -5,13 +5,9 @@ from typing import TYPE_CHECKING
 from neocode_tui.deferred import face
 
 if TYPE_CHECKING:
+    from neocode_tui.agent.commands.outcomes import Confirm, Outcome, PickSession, Report, ShowDiff
     from neocode_tui.agent.commands.table import (
         COMMANDS,
-        Confirm,
-        Outcome,
-        PickSession,
-        Report,
-        ShowDiff,
         TextOutcome,
         as_text,
         parse_command,
@@ -37,13 +33,9 @@ __all__ = [
 
 if not TYPE_CHECKING:
     __getattr__ = face(__name__, {
+        "outcomes": ("Confirm", "Outcome", "PickSession", "Report", "ShowDiff"),
         "table": (
             "COMMANDS",
-            "Confirm",
-            "Outcome",
-            "PickSession",
-            "Report",
-            "ShowDiff",
             "TextOutcome",
             "as_text",
             "parse_command",

@@ -10,11 +10,11 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from neocode_tui.agent.commands.table import Report
+from neocode_tui.agent.commands.outcomes import Report
 from neocode_tui.terminal_text import visible
 
 if TYPE_CHECKING:
-    from neocode_tui.agent.session import AgentSession
+    from neocode_tui.agent.commands.host import CommandHost
     from neocode_tui.chat import Message
 
 
@@ -41,7 +41,7 @@ def conversation_markdown(title: str, messages: list[Message]) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-async def export(session: AgentSession, argument: str) -> Report:
+async def export(session: CommandHost, argument: str) -> Report:
     if not session.messages:
         return Report("Nothing to export yet: the conversation is empty.", "warning")
     target = Path(argument).expanduser() if argument else Path(f"neocode-{session.id or 'session'}.md")

@@ -10,8 +10,8 @@ from neocode_tui.agent.tools.skill import UseSkill
 from neocode_tui.terminal_text import visible
 
 if TYPE_CHECKING:
+    from neocode_tui.agent.commands.host import CommandHost
     from neocode_tui.agent.extensions import MemoryFile
-    from neocode_tui.agent.session import AgentSession
 
 
 def _home(path: str) -> str:
@@ -19,7 +19,7 @@ def _home(path: str) -> str:
     return "~" + path[len(home):] if path.startswith(home + "/") else path
 
 
-async def skills_report(session: AgentSession) -> str:
+async def skills_report(session: CommandHost) -> str:
     tool = session.loop.tools.get("skill")
     if not isinstance(tool, UseSkill):
         return "skills are not available in this session"
@@ -40,7 +40,7 @@ async def skills_report(session: AgentSession) -> str:
     return visible("\n".join(lines))
 
 
-async def loaded_memory(session: AgentSession) -> list[MemoryFile]:
+async def loaded_memory(session: CommandHost) -> list[MemoryFile]:
     """The instruction files loaded, building the system prompt if no request has yet."""
     if session.loop.system_prompt is None:
         session.loop.system_prompt = await asyncio.to_thread(session.loop.built_system_prompt)

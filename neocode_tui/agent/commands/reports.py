@@ -9,14 +9,14 @@ from neocode_tui.agent.context import about, format_cost
 from neocode_tui.events import Usage
 
 if TYPE_CHECKING:
-    from neocode_tui.agent.session import AgentSession
+    from neocode_tui.agent.commands.host import CommandHost
 
 
 def _share(tokens: int, window: int | None) -> str:
     return f"{tokens / window:6.1%}" if window else "      "
 
 
-def context_report(session: AgentSession) -> str:
+def context_report(session: CommandHost) -> str:
     figure, window = session.meter.context, session.meter.context_window
     how = "estimated from the text" if figure.estimated else "as the server counted the last request"
     if window:
@@ -50,7 +50,7 @@ def cache_line(usage: Usage) -> str:
     return line + (f", {written:,} written to it" if written else "")
 
 
-def cost_report(session: AgentSession) -> str:
+def cost_report(session: CommandHost) -> str:
     entries = session.meter.costs
     counted = sum((entry.usage for entry in entries), Usage())
     earlier = (session.usage.input_tokens or 0) - (counted.input_tokens or 0)

@@ -15,86 +15,27 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
+from neocode_tui.agent.commands.outcomes import (
+    Choice,
+    Confirm,
+    Outcome,
+    PickPrompt,
+    PickSession,
+    Report,
+    ShowDiff,
+)
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.vocabulary import APPROVAL_MODES, EFFORTS, NoticeLevel, mode_notice
 
 if TYPE_CHECKING:
-    from neocode_tui.agent.restore import Checkpoint, UndoPreview
-    from neocode_tui.agent.session import AgentSession
-    from neocode_tui.agent.store import SessionInfo
+    from neocode_tui.agent.commands.host import CommandHost
 
-@dataclass(frozen=True)
-class Report:
-    """Text to show; ``prefill`` goes into the input, to edit and send (a rewound prompt)."""
-
-    text: str
-    level: NoticeLevel = "info"
-    prefill: str = ""
-    edit: Path | None = None
-    """A file to open in the user's editor: the app suspends and runs it; text front ends
-    show the text, which names the file."""
+Handler = Callable[["CommandHost", str], Awaitable[Outcome]]
 
 
-@dataclass(frozen=True)
-class ShowDiff:
-    """A diff to read: the app opens it in a scrollable screen, text front ends print it."""
-
-    title: str
-    diff: str
-
-
-@dataclass(frozen=True)
-class Choice:
-    id: str
-    label: str
-
-
-Answer = Callable[[str | None], Awaitable["Outcome"]]
-"""Acts on the id of the choice the user took (None: they cancelled)."""
-
-
-@dataclass(frozen=True)
-class Confirm:
-    """What would be written back, and the question asked before it is."""
-
-    kind: Literal["undo", "rewind"]
-    question: str
-    preview: UndoPreview
-    choices: tuple[Choice, ...]
-    answer: Answer
-
-    @property
-    def command(self) -> str:
-        return self.kind
-
-
-@dataclass(frozen=True)
-class PickSession:
-    """This folder's saved sessions to pick one from (``/resume ID`` picks by id)."""
-
-    sessions: list[SessionInfo]
-    answer: Answer
-    command = "resume"
-
-
-@dataclass(frozen=True)
-class PickPrompt:
-    """The conversation's prompts to go back before (``/rewind N`` picks by number)."""
-
-    points: list[Checkpoint]
-    git_status: str | None
-    answer: Answer
-    command = "rewind"
-
-
-Outcome = Report | ShowDiff | Confirm | PickSession | PickPrompt
-Handler = Callable[["AgentSession", str], Awaitable[Outcome]]
-
-
-def _no_choices(_: AgentSession) -> list[str]:
+def _no_choices(_: CommandHost) -> list[str]:
     return []
 
 
@@ -105,7 +46,7 @@ class Command:
     run: Handler
     argument: str = ""
     """The argument's placeholder in help ("NAME"); empty when the command takes none."""
-    choices: Callable[[AgentSession], list[str]] = _no_choices
+    choices: Callable[[CommandHost], list[str]] = _no_choices
     """What the argument may be, for completion (session ids, profiles, modes)."""
     idle: bool = False
     """Waits for the current answer: it changes the conversation or the files."""
@@ -122,7 +63,7 @@ COMMANDS: dict[str, Command] = {}
 
 
 def _command(name: str, help: str, argument: str = "", *,
-             choices: Callable[[AgentSession], list[str]] = _no_choices,
+             choices: Callable[[CommandHost], list[str]] = _no_choices,
              idle: bool = False, long: bool = False) -> Callable[[Handler], Handler]:
     def register(handler: Handler) -> Handler:
         COMMANDS[name] = Command(name, help, handler, argument, choices, idle, long)
@@ -139,7 +80,7 @@ def parse_command(text: str) -> tuple[str, str] | None:
     return name.lower(), argument.strip()
 
 
-async def run_command(session: AgentSession, name: str, argument: str = "") -> Outcome:
+async def run_command(session: CommandHost, name: str, argument: str = "") -> Outcome:
     """Run built-in command ``name``; what went wrong is a warning report, never a raise."""
     command = COMMANDS[name]
 
@@ -169,7 +110,7 @@ async def _reported(work: Awaitable[Outcome], name: str) -> Outcome:
 
 
 @_command("clear", "start a fresh conversation", idle=True)
-async def _clear(session: AgentSession, _: str) -> Outcome:
+async def _clear(session: CommandHost, _: str) -> Outcome:
     running = session.clear()
     kept = (f"; {len(running)} background command{'s' * (len(running) != 1)} keep{'s' * (len(running) == 1)} "
             "running (/ps lists them, /ps kill ID stops one)") if running else ""
@@ -177,12 +118,12 @@ async def _clear(session: AgentSession, _: str) -> Outcome:
                   f"(the old session stays saved; /resume brings it back){kept}")
 
 
-def _profiles(session: AgentSession) -> list[str]:
+def _profiles(session: CommandHost) -> list[str]:
     return list(session.profiles.names) if session.profiles is not None else []
 
 
 @_command("model", "switch the model (no name: show the current one)", "NAME", choices=_profiles)
-async def _model(session: AgentSession, argument: str) -> Outcome:
+async def _model(session: CommandHost, argument: str) -> Outcome:
     profiles = _profiles(session)
     if not argument:
         listed = f"; profiles: {', '.join(profiles)}" if profiles else ""
@@ -199,12 +140,12 @@ async def _model(session: AgentSession, argument: str) -> Outcome:
     return Report(f"model switched to {argument}")
 
 
-def _efforts(_: AgentSession) -> list[str]:
+def _efforts(_: CommandHost) -> list[str]:
     return [*EFFORTS, "off"]
 
 
 @_command("effort", "how hard the model thinks: low, medium, high, off", "LEVEL", choices=_efforts)
-async def _effort(session: AgentSession, argument: str) -> Outcome:
+async def _effort(session: CommandHost, argument: str) -> Outcome:
     from neocode_tui.providers.effort import effort_note
 
     if argument in ("off", *EFFORTS):
@@ -215,12 +156,12 @@ async def _effort(session: AgentSession, argument: str) -> Outcome:
                   "warning" if argument else "info")
 
 
-def _modes(_: AgentSession) -> list[str]:
+def _modes(_: CommandHost) -> list[str]:
     return list(APPROVAL_MODES)
 
 
 @_command("approval", "what needs your yes: ask, auto-edit, full-auto, plan", "MODE", choices=_modes)
-async def _approval(session: AgentSession, argument: str) -> Outcome:
+async def _approval(session: CommandHost, argument: str) -> Outcome:
     for mode in APPROVAL_MODES:
         if argument == mode:
             session.approval = mode
@@ -230,7 +171,7 @@ async def _approval(session: AgentSession, argument: str) -> Outcome:
 
 
 @_command("sessions", "list the saved sessions of this folder")
-async def _sessions(session: AgentSession, _: str) -> Outcome:
+async def _sessions(session: CommandHost, _: str) -> Outcome:
     from neocode_tui.agent.store import listing_text
 
     sessions = session.saved_sessions()
@@ -239,13 +180,13 @@ async def _sessions(session: AgentSession, _: str) -> Outcome:
     return Report("\n".join([*listing_text(sessions), "", "/resume ID loads one"]))
 
 
-def _session_ids(session: AgentSession) -> list[str]:
+def _session_ids(session: CommandHost) -> list[str]:
     return [info.id for info in session.saved_sessions()]
 
 
 @_command("resume", "load a saved session (no ID: pick one from a list)", "ID",
           choices=_session_ids, idle=True)
-async def _resume(session: AgentSession, argument: str) -> Outcome:
+async def _resume(session: CommandHost, argument: str) -> Outcome:
     async def resume(session_id: str | None) -> Outcome:
         if session_id is None:
             return Report("")
@@ -261,7 +202,7 @@ async def _resume(session: AgentSession, argument: str) -> Outcome:
 
 
 @_command("rename", "name this session (no title: show its name)", "TITLE")
-async def _rename(session: AgentSession, argument: str) -> Outcome:
+async def _rename(session: CommandHost, argument: str) -> Outcome:
     if not argument:
         named = f'this session is "{session.title}"' if session.title else "this session has no title yet"
         return Report(f"{named}; /rename NEW TITLE renames it")
@@ -278,7 +219,7 @@ async def _rename(session: AgentSession, argument: str) -> Outcome:
 
 @_command("compact", "summarise the older history to free the context (FOCUS: what to keep)",
           "[FOCUS]", idle=True, long=True)
-async def _compact(session: AgentSession, argument: str) -> Outcome:
+async def _compact(session: CommandHost, argument: str) -> Outcome:
     if not session.messages:
         return Report("nothing to compact yet")
     session.notice("info", "compacting: asking the model for a summary…")
@@ -287,21 +228,21 @@ async def _compact(session: AgentSession, argument: str) -> Outcome:
 
 
 @_command("context", "what fills the model's context window")
-async def _context(session: AgentSession, _: str) -> Outcome:
+async def _context(session: CommandHost, _: str) -> Outcome:
     from neocode_tui.agent.commands.reports import context_report
 
     return Report(context_report(session))
 
 
 @_command("cost", "the session's tokens and cost per model")
-async def _cost(session: AgentSession, _: str) -> Outcome:
+async def _cost(session: CommandHost, _: str) -> Outcome:
     from neocode_tui.agent.commands.reports import cost_report
 
     return Report(cost_report(session))
 
 
 @_command("export", "write the conversation to a Markdown file (never over an existing one)", "[FILE]")
-async def _export(session: AgentSession, argument: str) -> Outcome:
+async def _export(session: CommandHost, argument: str) -> Outcome:
     from neocode_tui.agent.commands.export import export
 
     return await export(session, argument)
@@ -311,7 +252,7 @@ async def _export(session: AgentSession, argument: str) -> Outcome:
 
 
 @_command("undo", "put back the files the last prompt changed (shows the diff first)", idle=True)
-async def _undo(session: AgentSession, _: str) -> Outcome:
+async def _undo(session: CommandHost, _: str) -> Outcome:
     preview = await session.restore.undo_preview()
     if preview is None:
         return Report("nothing to undo: the file tools changed no files in this conversation")
@@ -327,13 +268,13 @@ async def _undo(session: AgentSession, _: str) -> Outcome:
                    preview, (Choice("files", "write these files back"),), answer)
 
 
-def _prompt_numbers(session: AgentSession) -> list[str]:
+def _prompt_numbers(session: CommandHost) -> list[str]:
     return [str(point.number) for point in session.restore.rewind_points()]
 
 
 @_command("rewind", "go back to an earlier prompt, with or without its file changes", "[N]",
           choices=_prompt_numbers, idle=True)
-async def _rewind(session: AgentSession, argument: str) -> Outcome:
+async def _rewind(session: CommandHost, argument: str) -> Outcome:
     points = session.restore.rewind_points()
     if not points:
         return Report("nothing to rewind to yet")
@@ -351,7 +292,7 @@ async def _rewind(session: AgentSession, argument: str) -> Outcome:
     return PickPrompt(points, await session.restore.git_status(), picked)
 
 
-async def _rewind_to(session: AgentSession, number: int) -> Outcome:
+async def _rewind_to(session: CommandHost, number: int) -> Outcome:
     preview = await session.restore.rewind_preview(number)
 
     async def answer(choice: str | None) -> Outcome:
@@ -375,7 +316,7 @@ def _with_refused(text: str, refused: list[str], prefill: str = "") -> Report:
 
 
 @_command("diff", "what changed in the workspace this session (git diff in a repository)")
-async def _diff(session: AgentSession, _: str) -> Outcome:
+async def _diff(session: CommandHost, _: str) -> Outcome:
     diff = await session.restore.diff()
     if not diff.text.strip():
         where = "in the repository" if diff.source == "git" else "by the file tools in this conversation"
@@ -388,14 +329,14 @@ async def _diff(session: AgentSession, _: str) -> Outcome:
 # -- tool servers -----------------------------------------------------------------------
 
 
-def _restartable(session: AgentSession) -> list[str]:
+def _restartable(session: CommandHost) -> list[str]:
     return [f"{verb} {server}" for verb in ("restart", "login", "logout") for server in session.mcp.names]
 
 
 @_command("mcp", "the MCP servers, their state and tools; restart NAME reconnects one, "
           "login NAME / logout NAME signs in to one or forgets it", "[restart|login|logout NAME]",
           choices=_restartable)
-async def _mcp(session: AgentSession, argument: str) -> Outcome:
+async def _mcp(session: CommandHost, argument: str) -> Outcome:
     from neocode_tui.agent.mcp import status_text
 
     verb, _, name = argument.partition(" ")
@@ -421,13 +362,13 @@ async def _mcp(session: AgentSession, argument: str) -> Outcome:
 # -- permission rules -------------------------------------------------------------------
 
 
-def _rule_numbers(session: AgentSession) -> list[str]:
+def _rule_numbers(session: CommandHost) -> list[str]:
     return [f"rm {number}" for number in range(1, len(session.permissions.listing()) + 1)]
 
 
 @_command("permissions", "the allow, ask and deny rules and where each is from; rm N takes one out",
           "[rm N]", choices=_rule_numbers)
-async def _permissions(session: AgentSession, argument: str) -> Outcome:
+async def _permissions(session: CommandHost, argument: str) -> Outcome:
     entries = session.permissions.listing()
     verb, _, number = argument.partition(" ")
     if verb in ("rm", "remove") and number.strip().isdigit() and 1 <= int(number) <= len(entries):
@@ -447,7 +388,7 @@ async def _permissions(session: AgentSession, argument: str) -> Outcome:
 
 
 @_command("agents", "the subagents the task tool can run: where each comes from, its tools")
-async def _agents(session: AgentSession, _: str) -> Outcome:
+async def _agents(session: CommandHost, _: str) -> Outcome:
     from neocode_tui.agent.delegation import agents_text
 
     return Report(agents_text(session.agents))
@@ -456,13 +397,13 @@ async def _agents(session: AgentSession, _: str) -> Outcome:
 # -- background commands ----------------------------------------------------------------
 
 
-def _running_jobs(session: AgentSession) -> list[str]:
+def _running_jobs(session: CommandHost) -> list[str]:
     return [f"kill {job.id}" for job in session.jobs.running]
 
 
 @_command("ps", "background commands: state, time, latest lines; kill ID stops one",
           "[kill ID]", choices=_running_jobs)
-async def _ps(session: AgentSession, argument: str) -> Outcome:
+async def _ps(session: CommandHost, argument: str) -> Outcome:
     verb, _, job_id = argument.partition(" ")
     if not verb:
         return Report(session.jobs.listing())
@@ -476,14 +417,14 @@ async def _ps(session: AgentSession, argument: str) -> Outcome:
 
 
 @_command("skills", "the skills the model can load, and where each came from")
-async def _skills(session: AgentSession, _: str) -> Outcome:
+async def _skills(session: CommandHost, _: str) -> Outcome:
     from neocode_tui.agent.commands.knowledge_reports import skills_report
 
     return Report(await skills_report(session))
 
 
 @_command("memory", "the instruction files loaded (AGENTS.md...); N opens one in $EDITOR", "[N]")
-async def _memory(session: AgentSession, argument: str) -> Outcome:
+async def _memory(session: CommandHost, argument: str) -> Outcome:
     from neocode_tui.agent.commands.knowledge_reports import loaded_memory, memory_report
 
     files = await loaded_memory(session)
@@ -515,7 +456,7 @@ class TextOutcome:
     choices: tuple[Choice, ...] = ()
 
 
-async def run_as_text(session: AgentSession, name: str, argument: str, *, answer: bool) -> TextOutcome:
+async def run_as_text(session: CommandHost, name: str, argument: str, *, answer: bool) -> TextOutcome:
     """Run a command where nobody can be asked: a question is answered with its first
     choice when ``answer`` (full-auto), otherwise shown and left undone; a list to pick
     from is shown with how to pick by argument."""

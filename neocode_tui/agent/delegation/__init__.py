@@ -5,11 +5,12 @@ from typing import TYPE_CHECKING
 from neocode_tui.deferred import face
 
 if TYPE_CHECKING:
-    from neocode_tui.agent.delegation.agent_files import agents_text, load_agents
+    from neocode_tui.agent.delegation.agent_files import AgentCatalog, agents_text, load_agents
     from neocode_tui.agent.delegation.agent_providers import AgentProviders
     from neocode_tui.agent.delegation.subagents import Subagents, TaskTool
 
 __all__ = [
+    "AgentCatalog",
     "AgentProviders",
     "Subagents",
     "TaskTool",
@@ -19,7 +20,7 @@ __all__ = [
 
 if not TYPE_CHECKING:
     __getattr__ = face(__name__, {
-        "agent_files": ("agents_text", "load_agents",),
+        "agent_files": ("AgentCatalog", "agents_text", "load_agents"),
         "agent_providers": ("AgentProviders",),
         "subagents": ("Subagents", "TaskTool",),
     })

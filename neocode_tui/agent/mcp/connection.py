@@ -45,7 +45,7 @@ from neocode_tui.known_secrets import Secrets
 from neocode_tui.paths import data_dir, open_private
 
 if TYPE_CHECKING:
-    from neocode_tui.agent.mcp.manager import State
+    from neocode_tui.agent.mcp.server_link import State
 
 MARKER = "NEOCODE_MCP_SERVER"
 """Set in a stdio server's environment, so its process can be told from our other children."""

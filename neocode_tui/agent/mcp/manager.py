@@ -16,7 +16,7 @@ import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from neocode_tui.agent.mcp.config import (
     USER_FILE,
@@ -28,6 +28,7 @@ from neocode_tui.agent.mcp.config import (
 )
 from neocode_tui.agent.mcp.elicitation import Answer, Elicitor, Question
 from neocode_tui.agent.mcp.offer import SPECS_BUDGET, Offer, choose, left_out_text
+from neocode_tui.agent.mcp.server_link import State
 from neocode_tui.agent.tools import MAX_TOOLS, Tool
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.known_secrets import Secrets
@@ -47,7 +48,6 @@ UNTRUSTED = "folder not trusted"
 LISTED_NAMES = 40
 """Tool names ``/mcp`` lists per line before it counts the rest."""
 
-State = Literal["not started", "connecting", "connected", "failed", "stopped", "needs sign-in"]
 
 
 class UnknownServer(NeoCodeError):

@@ -21,7 +21,7 @@ from neocode_tui.terminal_text import visible
 if TYPE_CHECKING:
     import mcp_types
 
-    from neocode_tui.agent.mcp.connection import McpConnection
+    from neocode_tui.agent.mcp.server_link import ServerLink
 
 MAX_DESCRIPTION = 200
 
@@ -39,11 +39,11 @@ class McpPrompt:
     description: str
     arguments: tuple[str, ...]
     required: tuple[str, ...]
-    connection: McpConnection
+    connection: ServerLink
     remote_name: str
 
     @classmethod
-    def of(cls, connection: McpConnection, prompt: mcp_types.Prompt) -> McpPrompt:
+    def of(cls, connection: ServerLink, prompt: mcp_types.Prompt) -> McpPrompt:
         declared = prompt.arguments or []
         description = visible(" ".join((prompt.description or prompt.title or "").split()))
         return cls(

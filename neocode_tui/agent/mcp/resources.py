@@ -26,7 +26,7 @@ from neocode_tui.agent.workspace import Hidden, Workspace, withheld
 if TYPE_CHECKING:
     import mcp_types
 
-    from neocode_tui.agent.mcp.connection import McpConnection
+    from neocode_tui.agent.mcp.server_link import ServerLink
 
 MENTION = re.compile(r"(?<![\w@])@([A-Za-z0-9_.-]+):(\S+)")
 """``@server:uri``: the server's name, then its resource's URI as the server lists it."""
@@ -35,7 +35,7 @@ MENTIONS_CAP = 10
 LISTED = 200
 """Resources one ``list_mcp_resources`` call lists."""
 
-Servers = Callable[[], Mapping[str, "McpConnection"]]
+Servers = Callable[[], Mapping[str, "ServerLink"]]
 """The connected servers that have resources, by name."""
 
 
@@ -77,7 +77,7 @@ def resource_text(uri: str, result: mcp_types.ReadResourceResult) -> str:
 
 
 async def attach_resources(
-    text: str, servers: Mapping[str, McpConnection], scrub: Callable[[str], str], hidden: Hidden,
+    text: str, servers: Mapping[str, ServerLink], scrub: Callable[[str], str], hidden: Hidden,
 ) -> tuple[str, list[str]]:
     """``text`` with each resource it mentions added after it; the problems, in words."""
     blocks: list[str] = []
@@ -116,7 +116,7 @@ class ResourceWithheld(ToolError):
         self.withheld = withheld(uri, why)
 
 
-async def _read_shown(connection: McpConnection, uri: str, hidden: Hidden) -> mcp_types.ReadResourceResult:
+async def _read_shown(connection: ServerLink, uri: str, hidden: Hidden) -> mcp_types.ReadResourceResult:
     """The resource, unless it or what the server gave back is a withheld local file."""
     if why := hidden_resource([uri], hidden):
         raise ResourceWithheld(uri, why)
@@ -184,7 +184,7 @@ class ReadMcpResource(Tool[ReadArgs]):
         return ToolOutput(resource_text(args.uri, read))
 
 
-def _chosen(servers: Mapping[str, McpConnection], name: str) -> Mapping[str, McpConnection]:
+def _chosen(servers: Mapping[str, ServerLink], name: str) -> Mapping[str, ServerLink]:
     if not name:
         return servers
     if name not in servers:

@@ -27,7 +27,7 @@ from neocode_tui.chat import ToolSpec
 if TYPE_CHECKING:
     import mcp_types
 
-    from neocode_tui.agent.mcp.connection import McpConnection
+    from neocode_tui.agent.mcp.server_link import ServerLink
 
 MAX_NAME = 64
 SUMMARY_CHARS = 160
@@ -56,7 +56,7 @@ def tool_name(server: str, tool: str) -> str:
 class McpTool(Tool[McpArgs]):
     args_model = McpArgs
 
-    def __init__(self, connection: McpConnection, tool: mcp_types.Tool) -> None:
+    def __init__(self, connection: ServerLink, tool: mcp_types.Tool) -> None:
         self.connection = connection
         self.remote_name = tool.name
         self.name = tool_name(connection.name, tool.name)

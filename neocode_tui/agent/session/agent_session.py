@@ -187,7 +187,7 @@ class AgentSession:
         self.stopped_at_close: list[Job] = []
         """The background commands the end of the session killed (front ends say so)."""
         self._sandbox_told = not self.sandbox.unavailable
-        configure_web_fetch(self.loop.tools, settings, self.secrets, self.loop.gate)
+        configure_web_fetch(self.loop.tools.get("web_fetch"), settings, self.secrets, self.loop.gate)
         self.files = FileIndex(self.workspace)
         """The workspace's files for the ``@`` picker; a front end starts its first scan."""
         self.restore = Restorer(

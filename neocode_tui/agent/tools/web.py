@@ -30,7 +30,6 @@ from neocode_tui.agent.workspace import Workspace
 
 if TYPE_CHECKING:
     from neocode_tui.agent.permissions import CallGate
-    from neocode_tui.agent.tools import ToolRegistry
     from neocode_tui.settings.model import Settings
 
 RESULT_CAP = 60_000
@@ -102,11 +101,10 @@ class WebFetch(Tool[WebFetchArgs]):
 
 
 def configure_web_fetch(
-    tools: ToolRegistry, settings: Settings, secrets: Callable[[str], str], gate: CallGate
+    tool: Tool[Any] | None, settings: Settings, secrets: Callable[[str], str], gate: CallGate
 ) -> None:
-    """Give the session's web_fetch the user's allow-list, the session's secrets, and the
-    gate that judges each redirect."""
-    tool = tools.get("web_fetch")
+    """Give the session's web_fetch (when it has one) the user's allow-list, the session's
+    secrets, and the gate that judges each redirect."""
     if isinstance(tool, WebFetch):
         tool.allow, tool.secrets = AllowList.parse(settings.web_fetch_allow), secrets
         tool.onward = lambda args, url: gate.onward_refusal(tool, args, WebFetchArgs(url=url))

@@ -25,7 +25,7 @@ from neocode_tui.tui.conversation.diff import diff_text
 from neocode_tui.tui.conversation.markdown_split import CodeChunk, Piece
 from neocode_tui.tui.conversation.palette import Palette
 from neocode_tui.tui.keys import FOLD_HINT
-from neocode_tui.tui.widgets.image_chip import attachment_lines
+from neocode_tui.tui.widgets import attachment_lines
 from neocode_tui.vocabulary import NoticeLevel
 
 if TYPE_CHECKING:
