@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from neocode_tui.cli.main import build_parser
+from neocode_tui.cli import build_parser
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.vocabulary import APPROVAL_MODES, MODE_DESCRIPTIONS

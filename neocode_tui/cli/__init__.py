@@ -4,6 +4,7 @@ Each front end sits on the Textual-free core in ``neocode_tui.agent``; heavy imp
 lazy so ``neocode --help`` and ``neocode replay --json`` never import Textual.
 """
 
-from neocode_tui.cli.main import build_parser, main
+from neocode_tui.cli.main import main
+from neocode_tui.cli.parser import build_parser
 
 __all__ = ["build_parser", "main"]

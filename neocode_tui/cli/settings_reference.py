@@ -51,8 +51,8 @@ def settings_reference() -> str:
 
 def _setting_flags() -> dict[str, str]:
     """Each setting's flag as ``neocode --help`` spells it, from the parser itself."""
-    from neocode_tui.cli.main import build_parser
     from neocode_tui.cli.options import SETTING_FLAGS
+    from neocode_tui.cli.parser import build_parser
 
     return {
         action.dest: action.option_strings[0]

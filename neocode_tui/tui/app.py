@@ -241,7 +241,7 @@ class NeoCodeApp(ImageAttaching):
             mentions=self.mention_picker, drop_image=self.image_chips.drop_last, id="prompt",
         )
         self.prompt.cursor_blink = self.blink
-        self.status = StatusBar(self.clock, id="status")
+        self.status: StatusBar = StatusBar(self.clock, id="status")
         yield self.conversation
         yield completion
         yield self.mention_picker

@@ -10,16 +10,30 @@ from __future__ import annotations
 import asyncio
 import re
 import shutil
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from neocode_tui.agent.session import AgentSession
     from neocode_tui.chat import Message
-    from neocode_tui.tui.app import NeoCodeApp
+    from neocode_tui.tui.conversation import ConversationView
 
 TOOLS: tuple[tuple[str, ...], ...] = (
     ("wl-copy",), ("xclip", "-selection", "clipboard"), ("xsel", "--clipboard", "--input"), ("pbcopy",),
 )
 _FENCE = re.compile(r"^(`{3,}|~{3,})[^\n]*\n(.*?)^\1\s*$", re.MULTILINE | re.DOTALL)
+
+
+class CopyHost(Protocol):
+    """The app, as far as ``/copy`` needs it: the conversation to copy from and to answer
+    in, and the terminal to copy through."""
+
+    @property
+    def session(self) -> AgentSession: ...
+
+    @property
+    def conversation(self) -> ConversationView: ...
+
+    def copy_to_clipboard(self, text: str) -> None: ...
 
 
 def last_answer(messages: list[Message]) -> str:
@@ -65,7 +79,7 @@ async def _system_copy(text: str) -> str | None:
     return None
 
 
-async def copy_command(app: NeoCodeApp, argument: str) -> None:
+async def copy_command(app: CopyHost, argument: str) -> None:
     text, what = chosen(app.session.messages, argument.strip())
     if not text:
         app.conversation.add_notice("warning", what)

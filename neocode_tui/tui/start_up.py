@@ -5,15 +5,18 @@ than an untrusted one may, then what start-up had to say and the first prompt (o
 session picker). What runs after the first frame is listed in one ``AfterFirstFrame``
 (neocode_tui/deferred.py).
 
-A collaborator of ``NeoCodeApp``, which owns the widgets and the session: this piece owns
-only what start-up needs to remember (what loads the settings, the notices, the trust
-request) and says through the app's widgets what it finds.
+A collaborator of ``NeoCodeApp`` (its ``StartUpHost``), which owns the widgets and the
+session: this piece owns only what start-up needs to remember (what loads the settings, the
+notices, the trust request) and says through the app's widgets what it finds.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from contextlib import suppress
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual import events
 
@@ -25,13 +28,17 @@ from neocode_tui.trust import trust
 from neocode_tui.vocabulary import is_offline
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
     from neocode_tui.agent.session import AgentSession
     from neocode_tui.providers import Provider
-    from neocode_tui.settings import TrustRequest
-    from neocode_tui.tui.app import NeoCodeApp
-    from neocode_tui.tui.conversation import markdown
+    from neocode_tui.settings import Profiles, Settings, TrustRequest
+    from neocode_tui.tui.conversation import ConversationView, markdown
     from neocode_tui.tui.screens import trust as trust_screen
+    from neocode_tui.tui.slash import SlashLine
     from neocode_tui.tui.starting import Loaded, Starting
+    from neocode_tui.tui.themes import ThemeChoice
+    from neocode_tui.tui.widgets.status import StatusBar
 else:
     trust_screen = lazy("neocode_tui.tui.screens.trust")
     markdown = lazy("neocode_tui.tui.conversation.markdown")
@@ -41,11 +48,60 @@ TYPING = frozenset({"backspace", "delete", "left", "right", "home", "end"})
 which open lists that need the session)."""
 
 
+class StartUpHost(Protocol):
+    """The app, as far as its start-up needs it: the settings it runs on, the widgets that
+    say what start-up finds, and the session it makes."""
+
+    settings: Settings
+    profiles: Profiles | None
+    theme: str
+    workspace: Path
+    started_up: asyncio.Event
+
+    @property
+    def session(self) -> AgentSession: ...
+
+    @property
+    def made_session(self) -> AgentSession | None: ...
+
+    @property
+    def conversation(self) -> ConversationView: ...
+
+    @property
+    def status(self) -> StatusBar: ...
+
+    @property
+    def themes(self) -> ThemeChoice: ...
+
+    @property
+    def slash(self) -> SlashLine: ...
+
+    @property
+    def is_running(self) -> bool: ...
+
+    def build_session(self, settings: Settings, provider: Provider | None, profiles: Profiles | None) -> AgentSession:
+        """Thread-safe: touches no widget."""
+
+    def show_session(self) -> None: ...
+
+    def replace_session(self, settings: Settings) -> None: ...
+
+    def start_run(self, prompt: str) -> None: ...
+
+    def run_worker(self, work: Awaitable[Any], *, group: str) -> Any: ...
+
+    def push_screen(self, screen: Screen[bool], callback: Callable[[bool | None], None]) -> Any: ...
+
+    def post_message(self, message: events.Key) -> bool: ...
+
+    def exit(self, *, return_code: int) -> None: ...
+
+
 class StartUp:
     """``starting``: what loads the settings, None when the app was handed them."""
 
     def __init__(
-        self, app: NeoCodeApp, starting: Starting | None, *, provider: Provider | None,
+        self, app: StartUpHost, starting: Starting | None, *, provider: Provider | None,
         untrusted: TrustRequest | None, notices: list[str], pick_session: bool, initial_prompt: str | None,
     ) -> None:
         self._app = app
@@ -241,7 +297,7 @@ class _HeldKeys:
     their order. Once the session is there they are handed to the app again, in order,
     ahead of any key that comes in meanwhile."""
 
-    def __init__(self, app: NeoCodeApp) -> None:
+    def __init__(self, app: StartUpHost) -> None:
         self._app = app
         self._held: list[events.Key] = []
         self._replaying: list[events.Key] | None = None

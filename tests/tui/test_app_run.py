@@ -60,7 +60,7 @@ async def test_a_broken_theme_file_is_reported_and_the_app_starts(tmp_path: Path
     ],
 )
 def test_a_bare_prompt_opens_the_app_with_it(argv: list[str], rest: list[str], prompt: str | None) -> None:
-    from neocode_tui.cli.main import split_initial_prompt
+    from neocode_tui.cli.parser import split_initial_prompt
 
     assert split_initial_prompt(argv) == (rest, prompt)
 
@@ -119,7 +119,7 @@ async def test_quitting_mid_turn_says_the_turn_was_interrupted(tmp_path: Path) -
 
 
 def test_every_flag_that_takes_a_value_keeps_it() -> None:
-    from neocode_tui.cli.main import split_initial_prompt
+    from neocode_tui.cli.parser import split_initial_prompt
 
     argv = ["--sandbox", "off", "--provider", "openai", "--max-turns", "3", "--theme", "x", "do it"]
     assert split_initial_prompt(argv) == (argv[:-1], "do it")

@@ -5,14 +5,13 @@ from typing import TYPE_CHECKING
 from neocode_tui.deferred import face
 
 if TYPE_CHECKING:
-    from neocode_tui.cli.serve.command import add_serve_command, run_serve
+    from neocode_tui.cli.serve.command import run_serve
 
 __all__ = [
-    "add_serve_command",
     "run_serve",
 ]
 
 if not TYPE_CHECKING:
     __getattr__ = face(__name__, {
-        "command": ("add_serve_command", "run_serve",),
+        "command": ("run_serve",),
     })

@@ -22,25 +22,6 @@ from neocode_tui.errors import NeoCodeError
 from neocode_tui.terminal_text import for_stream
 
 
-def add_serve_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    serve = sub.add_parser("serve", help="serve the app in a web browser (http://127.0.0.1:8000)")
-    serve.add_argument("--host", default="127.0.0.1",
-                       help="address to listen on (default 127.0.0.1: this machine only)")
-    serve.add_argument("--port", type=_number("port", 65535), default=8000,
-                       help="port to listen on (default 8000)")
-    serve.add_argument("--max-sessions", type=_number("number of sessions", 1000), default=4,
-                       help="browser tabs served at once, each its own neocode process (default 4)")
-    add_setting_flags(serve, again=True)
-
-
-def _number(what: str, most: int) -> argparse._ActionType:
-    def parse(text: str) -> int:
-        if not text.isdigit() or not 0 < int(text) <= most:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a {what} (1-{most})")
-        return int(text)
-    return parse
-
-
 def setting_argv(args: argparse.Namespace) -> list[str]:
     """The setting flags given (before or after ``serve``), as the served app's arguments."""
     flags = argparse.ArgumentParser(add_help=False)
