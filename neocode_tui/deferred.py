@@ -20,7 +20,7 @@ holding the event loop:
 An import that is put off only to start faster goes through ``lazy``. An import inside a
 function may stay for another reason: it breaks an import cycle (a module that imports
 the one importing it), it keeps the core (``neocode_tui.agent``, the providers) from
-importing Textual, or it picks what one command line runs (``neocode_tui/cli/main.py``
+importing Textual, or it picks what one command line runs (``neocode_tui/cli/dispatch.py``
 imports only the subcommand asked for, ``providers.make_provider`` only the dialect used).
 """
 

@@ -73,7 +73,7 @@ def test_the_wheel_holds_every_package_file_the_themes_and_the_command(wheel: Pa
     data = f"neocode_tui-{__version__}.data/data/share/neocode/themes/"
     assert sorted(name.removeprefix(data) for name in names if name.startswith(data)) == THEMES
     entry_points = zipfile.ZipFile(wheel).read(f"neocode_tui-{__version__}.dist-info/entry_points.txt")
-    assert b"neocode = neocode_tui.cli.main:main" in entry_points
+    assert b"neocode = neocode_tui.cli.dispatch:main" in entry_points
 
 
 @pytest.mark.timeout(400)

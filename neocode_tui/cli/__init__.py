@@ -4,7 +4,21 @@ Each front end sits on the Textual-free core in ``neocode_tui.agent``; heavy imp
 lazy so ``neocode --help`` and ``neocode replay --json`` never import Textual.
 """
 
-from neocode_tui.cli.main import main
-from neocode_tui.cli.parser import build_parser
+from typing import TYPE_CHECKING
 
-__all__ = ["build_parser", "main"]
+from neocode_tui.deferred import face
+
+if TYPE_CHECKING:
+    from neocode_tui.cli.dispatch import main
+    from neocode_tui.cli.parser import build_parser
+
+__all__ = [
+    "build_parser",
+    "main",
+]
+
+if not TYPE_CHECKING:
+    __getattr__ = face(__name__, {
+        "dispatch": ("main",),
+        "parser": ("build_parser",),
+    })

@@ -86,7 +86,7 @@ def test_a_deeply_nested_chunk_is_a_malformed_chunk(tmp_path: Path) -> None:
 PEAK_MEMORY = """
 import re, sys
 from pathlib import Path
-from neocode_tui.cli.main import main
+from neocode_tui.cli.dispatch import main
 code = main(sys.argv[1:])
 status = Path("/proc/self/status").read_text()  # VmHWM: this process's peak, since its exec
 print(re.search(r"VmHWM:\\s+(\\d+) kB", status).group(1), file=sys.stderr)
