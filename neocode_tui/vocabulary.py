@@ -21,8 +21,8 @@ MODE_DESCRIPTIONS: dict[ApprovalMode, str] = {
 }
 """What each mode means to the user, in the words every place that explains it uses: the
 notice when the mode changes, ``--approval``'s help, the modes an editor offers over ACP, and
-the README (a test holds them to these). Without a working sandbox no command is a sandboxed
-one, so ``auto-edit`` asks for every command, as it says."""
+docs/permissions.md (a test holds them to these). Without a working sandbox no command is a
+sandboxed one, so ``auto-edit`` asks for every command, as it says."""
 
 
 def mode_notice(mode: ApprovalMode) -> str:

@@ -1,5 +1,5 @@
 """What each approval mode does is said in the same words wherever a user reads it: the
-notice when the mode changes, ``neocode --help``, and the README."""
+notice when the mode changes, ``neocode --help``, and the guide's permissions page."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.vocabulary import APPROVAL_MODES, MODE_DESCRIPTIONS
 from tests.helpers import screen_shows
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+PERMISSIONS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "permissions.md"
 
 
 def words(text: str) -> str:
@@ -19,12 +19,12 @@ def words(text: str) -> str:
     return " ".join(text.split())
 
 
-def test_the_help_and_the_readme_describe_every_mode_in_the_same_words() -> None:
+def test_the_help_and_the_docs_describe_every_mode_in_the_same_words() -> None:
     help_text = words(build_parser().format_help())
-    readme = README.read_text()
+    page = PERMISSIONS_PAGE.read_text()
     for mode in APPROVAL_MODES:
         assert f"{mode}: {MODE_DESCRIPTIONS[mode]}" in help_text
-        assert f"- `{mode}`: {MODE_DESCRIPTIONS[mode]}\n" in readme
+        assert f"- `{mode}`: {MODE_DESCRIPTIONS[mode]}\n" in page
 
 
 def test_the_sandbox_is_in_the_description_of_auto_edit() -> None:

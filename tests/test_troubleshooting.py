@@ -1,4 +1,4 @@
-"""What the README's troubleshooting section says about certificates and proxies, done for
+"""What docs/troubleshooting.md says about certificates and proxies, done for
 real: ``neocode -p`` in a subprocess, a model server behind TLS with a private certificate
 authority, and an HTTPS proxy (CONNECT) on 127.0.0.1 in front of it."""
 

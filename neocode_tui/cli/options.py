@@ -47,7 +47,7 @@ def add_setting_flags(parser: argparse.ArgumentParser, *, again: bool = False) -
     parser.add_argument(
         "--openai-compat", metavar="K=V,...",
         help="what an OpenAI-compatible server needs done differently, e.g. "
-        "tool_choice=required,stream_options=false (see the README's compatibility table)",
+        "tool_choice=required,stream_options=false (see docs/models.md's compatibility table)",
         **keep,
     )
     parser.add_argument("--max-turns", type=int, help="stop the agent after this many turns", **keep)
