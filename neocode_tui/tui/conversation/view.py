@@ -148,7 +148,7 @@ class ConversationView(ScrollView, can_focus=True):
         self.scroll_to_latest()
 
     async def settled(self) -> None:
-        """Return once everything posted so far has been drawn."""
+        """Return once everything posted so far has been drawn and sent to the terminal."""
         if not self.is_attached:
             return
         loop = asyncio.get_running_loop()
@@ -174,8 +174,8 @@ class ConversationView(ScrollView, can_focus=True):
     def _schedule(self) -> None:
         """Have the buffer applied, no sooner than ``_FRAME_SECONDS`` after the last time.
 
-        After a pause it is applied as the next frame is drawn (``render_lines``), the
-        latest moment before the screen shows it; a timer covers a view that is not drawn
+        After a pause it is applied as the frame it asks for is drawn (``render_lines``),
+        the latest moment before the screen shows it; a timer covers a view that is not drawn
         (another screen on top). While events keep coming (a stream) it is applied by a
         timer, and the frame it asks for shows the lines, the scroll offset and the
         scrollbar together."""
@@ -195,9 +195,14 @@ class ConversationView(ScrollView, can_focus=True):
             self._flush()
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        # Only the frame asked for applies the buffer: the view is drawn in part at other
-        # times (its scrollbar moved, a menu closed above it).
-        flushed = bool(self._pending) and self._frame_asked
+        # Only the frame asked for applies the buffer. Textual renders every widget for a
+        # frame but sends the terminal only the regions repainted in it: a frame drawn for
+        # another widget (the status bar's spinner) renders this view too, and lines changed
+        # then would never be sent. The frame asked for is the one that has taken the repaint
+        # ``_schedule`` asked for (until then it waits in ``_repaint_regions``). The view is
+        # also drawn in part at other times (its scrollbar moved, a menu closed above it).
+        taken = not self._repaint_regions
+        flushed = taken and self._frame_asked and bool(self._pending)
         if flushed:
             self._flush()
         lines = super().render_lines(crop)
@@ -207,6 +212,8 @@ class ConversationView(ScrollView, can_focus=True):
             # the same lines once more, doubling the cost of a slow stream.
             self._repaint_regions.clear()
             self._repaint_required = False
+        if self._repaint_regions:
+            return lines  # rendered, not sent: the frame that takes the repaint sends it
         self._undrawn = False
         waiters, self._waiters = self._waiters, []
         for waiter in waiters:
