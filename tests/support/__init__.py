@@ -12,5 +12,5 @@
 - The app: ``apps``, ``screens`` (the demo scripts and states part way), ``reading`` (the
   screen's text), ``waits``, ``terminal`` (hostile text and what reached a terminal).
 - MCP: ``mcp_launch``, ``mcp_servers`` (the scripts it runs), ``mcp_config``, ``mcp_sessions``.
-- The package's shape: ``shape``.
+- The layout: ``layout`` (the tests' own), ``shape`` (the package's).
 """
