@@ -29,14 +29,9 @@ from neocode_tui.providers.openai import OpenAIChat
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.http_model_server import (  # noqa: E402
-    ModelServer,
-    Response,
-    cancelled_at_first_text,
-    json_response,
-    open_sockets,
-    openai_turn,
-)
+from tests.support.model_server import ModelServer, Response, json_response, open_sockets
+from tests.support.providers import cancelled_at_first_text
+from tests.support.sse import openai_turn
 
 REQUEST = ChatRequest(model="", messages=[Message(role="user", content="go on")])
 BODY = openai_turn("The next step edits the parser and runs the tests again. " * 20)

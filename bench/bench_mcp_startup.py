@@ -35,7 +35,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.http_model_server import ModelServer, Response, openai_turn  # noqa: E402
+from tests.support.model_server import ModelServer, Response  # noqa: E402
+from tests.support.sse import openai_turn  # noqa: E402
 
 NEOCODE = str(Path(sys.executable).parent / "neocode")
 EVERYTHING = {"command": str(ROOT / "tests" / "node" / "node_modules" / ".bin" / "mcp-server-everything"),

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import os
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from neocode_tui.known_secrets import named_secrets
-from tests.agent.conftest import Dialect
-from tests.http_model_server import model_server
-
-__all__ = ["model_server"]
+from tests.support.dialects import Dialect
+from tests.support.model_server import ModelServer
 
 USER_VARIABLES = ("OPENAI_", "ANTHROPIC_", "NEOCODE_")
 
@@ -42,6 +41,13 @@ def workspace(tmp_path: Path) -> Path:
     root.mkdir()
     (root / "app.py").write_text("def greet():\n    return 'hello'\n\nprint(greet())\n")
     return root
+
+
+@pytest.fixture
+async def model_server() -> AsyncIterator[ModelServer]:
+    """A fresh ``ModelServer`` per test, closed after it."""
+    async with ModelServer() as server:
+        yield server
 
 
 @pytest.fixture(params=["openai", "anthropic"])

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.agent.conftest import API_KEY, Dialect
-from tests.helpers import PATIENCE
+from tests.support.dialects import API_KEY, Dialect
+from tests.support.waits import PATIENCE
 
 NEOCODE = str(Path(sys.executable).parent / "neocode")
 

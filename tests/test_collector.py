@@ -20,7 +20,7 @@ from neocode_tui.events import (
     Usage,
     UsageEvent,
 )
-from tests.helpers import PATIENCE
+from tests.support.waits import PATIENCE
 
 
 async def source(*events: StreamEvent):

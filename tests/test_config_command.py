@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from neocode_tui.trust import trust
-from tests.helpers import PATIENCE
+from tests.support.waits import PATIENCE
 
 NEOCODE = str(Path(sys.executable).parent / "neocode")
 ENV_KEY = "sk-proj-from-the-environment-SECRET-1111"

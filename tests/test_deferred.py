@@ -24,7 +24,7 @@ from neocode_tui.deferred import (
     resume_collections,
     warm,
 )
-from tests.helpers import PATIENCE, wait_until
+from tests.support.waits import PATIENCE, wait_until
 
 
 async def test_pieces_run_in_order_and_a_thread_piece_leaves_the_loop_free() -> None:

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from neocode_tui.tui.commands import built_in_commands
-from tests.docs_pages import DOCS, PAGES, README, ROOT, shell_blocks
-from tests.helpers import PATIENCE
+from tests.support.docs_pages import DOCS, PAGES, README, ROOT, shell_blocks
+from tests.support.waits import PATIENCE
 
 # Paths of the checkout the docs name (docs/ paths there are examples of a user's workspace).
 REPO_PATH = re.compile(r"`((?:neocode_tui|tests|bench|compat|themes|\.ci)/[^`\s]*)`")

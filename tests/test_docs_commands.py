@@ -20,9 +20,10 @@ import pytest
 from neocode_tui import __version__
 from neocode_tui.cli.parser import build_parser, split_initial_prompt
 from neocode_tui.tui.scenarios import SCENARIOS
-from tests.docs_pages import PAGES, ROOT, command_id, neocode_commands, shell_blocks, simple_commands
-from tests.helpers import PATIENCE
-from tests.http_model_server import ModelServer, Response, openai_turn
+from tests.support.docs_pages import PAGES, ROOT, command_id, neocode_commands, shell_blocks, simple_commands
+from tests.support.model_server import ModelServer, Response
+from tests.support.sse import openai_turn
+from tests.support.waits import PATIENCE
 
 COMMANDS = neocode_commands()
 ANSWER = "The docs' command reached the model."

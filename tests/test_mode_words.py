@@ -9,7 +9,7 @@ from neocode_tui.cli import build_parser
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.vocabulary import APPROVAL_MODES, MODE_DESCRIPTIONS
-from tests.helpers import screen_shows
+from tests.support.waits import screen_shows
 
 PERMISSIONS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "permissions.md"
 

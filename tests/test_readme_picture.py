@@ -19,7 +19,7 @@ import pytest
 
 from neocode_tui.cli import main
 from neocode_tui.tui import themes
-from tests.helpers import PATIENCE
+from tests.support.waits import PATIENCE
 
 ROOT = Path(__file__).resolve().parents[1]
 PICTURE = "docs/neocode.svg"

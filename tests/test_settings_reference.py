@@ -10,7 +10,7 @@ from pathlib import Path
 from neocode_tui.cli.settings_reference import REGENERATE, settings_reference
 from neocode_tui.settings.compat import OpenAICompat
 from neocode_tui.settings.model import Settings
-from tests.helpers import PATIENCE
+from tests.support.waits import PATIENCE
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "docs" / "settings.md"

@@ -18,7 +18,7 @@ from neocode_tui.terminal_text import (
     visible_json,
     without_controls,
 )
-from tests.terminal import HOSTILE, PIECES
+from tests.support.terminal import HOSTILE, PIECES
 
 EVERY_CONTROL = "".join(map(chr, CONTROLS))
 

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import PATIENCE
-from tests.http_model_server import ModelServer, Response, openai_turn
+from tests.support.model_server import ModelServer, Response
+from tests.support.sse import openai_turn
+from tests.support.waits import PATIENCE
 
 NEOCODE = str(Path(sys.executable).parent / "neocode")
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]

@@ -15,10 +15,12 @@ from neocode_tui.settings.load import load_settings
 from neocode_tui.trust import trust, trust_file
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE
-from tests.agent.conftest import Dialect
-from tests.agent.test_headless import neocode
-from tests.helpers import screen_text, wait_until
-from tests.mcp.conftest import TIME_SERVER, write_config
+from tests.support.dialects import Dialect
+from tests.support.headless import neocode
+from tests.support.mcp_config import write_config
+from tests.support.mcp_launch import TIME_SERVER
+from tests.support.reading import screen_text
+from tests.support.waits import wait_until
 
 CHANGED = "is new or changed since you trusted this folder"
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from neocode_tui import __version__
-from tests.helpers import PATIENCE
+from tests.support.waits import PATIENCE
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD_INPUTS = ("pyproject.toml", "README.md", "neocode_tui", "themes")

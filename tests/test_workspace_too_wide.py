@@ -14,9 +14,9 @@ from neocode_tui.agent.workspace import WorkspaceTooWide
 from neocode_tui.cli import build_parser
 from neocode_tui.cli.app import run_app
 from neocode_tui.settings.model import Settings
-from tests.acp.conftest import agent_env, editor
-from tests.agent.conftest import Dialect
-from tests.agent.test_headless import neocode
+from tests.support.acp_editor import agent_env, editor
+from tests.support.dialects import Dialect
+from tests.support.headless import neocode
 
 TOO_WIDE = "too wide to work in, since the agent could read and change every file in it"
 

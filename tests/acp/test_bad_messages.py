@@ -10,9 +10,10 @@ from pathlib import Path
 
 from acp import text_block
 
-from tests.acp.conftest import RawAgent, agent_env, start_raw
-from tests.agent.conftest import Dialect
-from tests.helpers import PATIENCE
+from tests.support.acp_editor import agent_env
+from tests.support.acp_raw import RawAgent, start_raw
+from tests.support.dialects import Dialect
+from tests.support.waits import PATIENCE
 
 PARSE_ERROR, INVALID_REQUEST = -32700, -32600
 BAD_LINES: list[tuple[bytes, int]] = [

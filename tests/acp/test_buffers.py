@@ -10,9 +10,9 @@ from pathlib import Path
 from acp import text_block
 from acp.schema import FileEditToolCallContent
 
-from tests.acp.conftest import EditorClient, agent_env, editor
-from tests.agent.conftest import Dialect
-from tests.helpers import PATIENCE
+from tests.support.acp_editor import EditorClient, agent_env, editor
+from tests.support.dialects import Dialect
+from tests.support.waits import PATIENCE
 
 ON_DISK = "def greet():\n    return 'hello'\n"
 UNSAVED = "def greet():\n    return 'typed but not saved'\n"

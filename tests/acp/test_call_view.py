@@ -8,10 +8,11 @@ from pathlib import Path
 
 from acp import text_block
 
-from tests.acp.conftest import agent_env, editor
-from tests.agent.conftest import Dialect
-from tests.helpers import PATIENCE
-from tests.http_model_server import Response, openai_turn
+from tests.support.acp_editor import agent_env, editor
+from tests.support.dialects import Dialect
+from tests.support.model_server import Response
+from tests.support.sse import openai_turn
+from tests.support.waits import PATIENCE
 
 
 async def test_a_retry_mid_call_fails_the_first_attempts_call_and_runs_the_second(

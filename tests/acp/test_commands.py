@@ -9,9 +9,9 @@ from acp import text_block
 from acp.schema import AvailableCommandsUpdate, CurrentModeUpdate
 
 from neocode_tui.agent.commands.table import COMMANDS
-from tests.acp.conftest import EditorClient, agent_env, editor
-from tests.agent.conftest import Dialect
-from tests.helpers import PATIENCE
+from tests.support.acp_editor import EditorClient, agent_env, editor
+from tests.support.dialects import Dialect
+from tests.support.waits import PATIENCE
 
 
 async def test_the_editor_is_told_the_custom_commands_after_the_session_is_created(

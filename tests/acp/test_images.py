@@ -11,10 +11,10 @@ import pytest
 from acp import RequestError, image_block, text_block
 from PIL import Image as PIL
 
-from tests.acp.conftest import agent_env, editor
-from tests.agent.conftest import Dialect
-from tests.agent.test_images import sent_images
-from tests.helpers import PATIENCE
+from tests.support.acp_editor import agent_env, editor
+from tests.support.dialects import Dialect
+from tests.support.images import sent_images
+from tests.support.waits import PATIENCE
 
 
 def encoded_png(size: tuple[int, int]) -> str:

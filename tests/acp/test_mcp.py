@@ -16,12 +16,13 @@ from acp.schema import (
     SseMcpServer,
 )
 
-from tests.acp.conftest import agent_env, editor
-from tests.agent.conftest import Dialect
-from tests.helpers import PATIENCE
+from tests.support.acp_editor import agent_env, editor
+from tests.support.dialects import Dialect
+from tests.support.mcp_launch import SCRIPTS
+from tests.support.waits import PATIENCE
 
 TIME_SERVER = str(Path(sys.executable).parent / "mcp-server-time")
-CHANGING = Path(__file__).resolve().parents[1] / "mcp" / "servers" / "changing.py"
+CHANGING = SCRIPTS / "changing.py"
 
 
 async def test_the_editors_stdio_server_is_started_and_its_tools_offered_from_the_first_prompt(

@@ -17,10 +17,11 @@ from acp.schema import (
     UsageUpdate,
 )
 
-from tests.acp.conftest import agent_env, editor, spaced
-from tests.agent.conftest import API_KEY, Dialect
-from tests.helpers import PATIENCE
-from tests.http_model_server import Response, openai_turn
+from tests.support.acp_editor import agent_env, editor
+from tests.support.dialects import API_KEY, Dialect
+from tests.support.model_server import Response
+from tests.support.sse import openai_turn, spaced
+from tests.support.waits import PATIENCE
 
 ORIGINAL = "def greet():\n    return 'hello'\n\nprint(greet())\n"
 EDIT = json.dumps({"path": "app.py", "old_string": "return 'hello'", "new_string": "return 'hi there'"})

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from acp import RequestError, image_block, text_block
 
-from tests.acp.conftest import RawAgent, agent_env, editor, start_raw
-from tests.agent.conftest import API_KEY, Dialect
-from tests.helpers import PATIENCE
+from tests.support.acp_editor import agent_env, editor
+from tests.support.acp_raw import RawAgent, start_raw
+from tests.support.dialects import API_KEY, Dialect
+from tests.support.waits import PATIENCE
 
 
 async def test_stdout_is_protocol_only_and_errors_are_plain_words(

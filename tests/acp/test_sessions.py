@@ -20,9 +20,9 @@ from acp.schema import (
 )
 
 from neocode_tui.agent.commands.table import COMMANDS
-from tests.acp.conftest import agent_env, editor
-from tests.agent.conftest import Dialect
-from tests.helpers import PATIENCE
+from tests.support.acp_editor import agent_env, editor
+from tests.support.dialects import Dialect
+from tests.support.waits import PATIENCE
 
 
 async def test_load_replays_a_saved_session_and_continues_it(

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from acp import text_block
 
-from tests.acp.conftest import agent_env, editor
-from tests.agent.conftest import Dialect
-from tests.helpers import PATIENCE
-from tests.http_model_server import Response
+from tests.support.acp_editor import agent_env, editor
+from tests.support.dialects import Dialect
+from tests.support.model_server import Response
+from tests.support.waits import PATIENCE
 
 
 async def test_a_task_is_one_call_updated_as_the_child_works_and_its_write_asks_on_it(

@@ -10,10 +10,10 @@ from pathlib import Path
 from acp import text_block
 from acp.schema import AgentPlanUpdate, CurrentModeUpdate
 
-from tests.acp.conftest import agent_env, editor
-from tests.agent.conftest import Dialect
-from tests.agent.test_todos_plan import PLAN, TODOS, plan_call, todo_call
-from tests.helpers import PATIENCE
+from tests.support.acp_editor import agent_env, editor
+from tests.support.calls import PLAN, TODOS, plan_call, todo_call
+from tests.support.dialects import Dialect
+from tests.support.waits import PATIENCE
 
 
 def plans(updates: list[object]) -> list[list[tuple[str, str, str]]]:

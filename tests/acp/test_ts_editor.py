@@ -9,10 +9,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.acp.conftest import NEOCODE, agent_env, spaced
-from tests.agent.conftest import Dialect
-from tests.helpers import PATIENCE
-from tests.http_model_server import openai_turn
+from tests.support.acp_editor import agent_env
+from tests.support.dialects import Dialect
+from tests.support.headless import NEOCODE
+from tests.support.sse import openai_turn, spaced
+from tests.support.waits import PATIENCE
 
 EDITOR = Path(__file__).resolve().parents[1] / "node" / "acp_editor.mjs"
 UNSAVED = "def greet():\n    return 'typed but not saved'\n"

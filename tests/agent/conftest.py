@@ -1,76 +1,18 @@
-"""The agent tests' model: A's loopback HTTP server playing OpenAI or Anthropic, and the
-helpers that script its turns and read back what the loop sent it."""
+"""Fixtures of the agent tests (their model, ``dialect`` and ``openai_only``, is every
+folder's: tests/conftest.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from neocode_tui.agent.loop import AgentLoop
-from neocode_tui.agent.loop_events import LoopEvent
-from neocode_tui.providers.anthropic import AnthropicMessages
-from neocode_tui.providers.http import HTTPOptions
-from neocode_tui.providers.http_provider import HTTPProvider
-from neocode_tui.providers.openai import OpenAIChat
-from tests.helpers import PATIENCE
-from tests.http_model_server import ModelServer, Response, anthropic_turn, openai_turn
-
-API_KEY = "sk-agent-test-SECRET-7f3a9c"
-FAST = HTTPOptions(connect_timeout=PATIENCE, first_byte_timeout=PATIENCE, idle_timeout=PATIENCE, max_retries=0)
-"""Time limits a busy machine cannot strike: a test of a time limit sets its own."""
-
-
-@dataclass
-class Dialect:
-    """One wire format: how to script a turn and how to read the loop's requests."""
-
-    name: str
-    server: ModelServer
-
-    def provider(self, *, cache_control: bool = False) -> HTTPProvider:
-        """``cache_control``: Anthropic's breakpoints, which tests of other behaviour leave
-        out so their bodies read as the conversation (tests/agent/test_caching_session.py
-        holds the default, on)."""
-        if self.name == "openai":
-            return HTTPProvider(OpenAIChat(), model="gpt-test", base_url=self.server.url + "/v1",
-                                api_key=API_KEY, options=FAST)
-        return HTTPProvider(AnthropicMessages(cache_control=cache_control), model="claude-test",
-                            base_url=self.server.url, api_key=API_KEY, options=FAST)
-
-    def turn(self, text: str = "", calls: Sequence[tuple[str, str, str]] = (), **kw: Any) -> bytes:
-        """A turn's SSE body; ``calls`` are ``(id, name, arguments_json)``."""
-        build = openai_turn if self.name == "openai" else anthropic_turn
-        return build(text, [(name, args) for _, name, args in calls],
-                     call_ids=[call_id for call_id, _, _ in calls] or None, **kw)
-
-    def reply(self, text: str = "", calls: Sequence[tuple[str, str, str]] = (), **kw: Any) -> None:
-        self.server.enqueue(Response(body=self.turn(text, calls), chunk_sizes=[7, 13, 3], **kw))
-
-    def request(self, number: int) -> dict[str, Any]:
-        """The JSON body of the ``number``-th request (1-based)."""
-        return self.server.requests[number - 1].json
-
-    def tool_results(self, number: int) -> dict[str, str]:
-        """Tool results in request ``number``: call id -> the text the model was sent."""
-        body = self.request(number)
-        if self.name == "openai":
-            return {m["tool_call_id"]: m["content"] for m in body["messages"] if m["role"] == "tool"}
-        return {
-            block["tool_use_id"]: block["content"]
-            for message in body["messages"] if isinstance(message["content"], list)
-            for block in message["content"] if block["type"] == "tool_result"
-        }
-
-    def system(self, number: int) -> str:
-        body = self.request(number)
-        if self.name == "openai":
-            return body["messages"][0]["content"]
-        system = body["system"]  # a text block with a cache breakpoint, or plain text
-        return "".join(block["text"] for block in system) if isinstance(system, list) else system
+from neocode_tui.agent.sandbox.bubblewrap import probe
+from tests.support.sandbox import planted_home
 
 
 @pytest.fixture
@@ -79,23 +21,36 @@ def isolated_dirs(isolated_user: Path) -> Path:
     return isolated_user
 
 
-
-class Recorder:
-    """A sink that keeps every loop event."""
-
-    def __init__(self) -> None:
-        self.events: list[LoopEvent] = []
-
-    def __call__(self, event: LoopEvent) -> None:
-        self.events.append(event)
-
-    def of(self, kind: type) -> list[Any]:
-        return [event for event in self.events if isinstance(event, kind)]
+@pytest.fixture
+def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A home folder with credentials in it, where a real one would be: outside /tmp (a
+    test module that wants a plain home of its own defines its own ``home``)."""
+    folder = planted_home()
+    monkeypatch.setenv("HOME", str(folder))
+    monkeypatch.setenv("NEOCODE_CONFIG_DIR", str(folder / ".config" / "neocode"))
+    yield folder
+    shutil.rmtree(folder)
 
 
-def assert_transcript_valid(loop: AgentLoop) -> None:
-    """Every tool call in the transcript has exactly one result after it."""
-    calls = [call.id for m in loop.messages if m.role == "assistant" for call in m.tool_calls]
-    results = [m.tool_call_id for m in loop.messages if m.role == "tool"]
-    assert sorted(calls) == sorted(results)
-    assert len(set(results)) == len(results)
+@pytest.fixture
+def outside() -> Iterator[Path]:
+    """A folder outside the workspace, the home folder and /tmp: read-only in the sandbox."""
+    folder = Path(tempfile.mkdtemp(prefix="neocode-outside-", dir="/var/tmp"))
+    yield folder
+    shutil.rmtree(folder)
+
+
+@pytest.fixture
+def no_user_namespaces(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A bubblewrap that fails as it does on a kernel without unprivileged namespaces."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    fake = folder / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to creating new namespace, "
+                    "likely because the kernel does not allow non-privileged user "
+                    "namespaces.' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+    probe.cache_clear()
+    yield
+    probe.cache_clear()

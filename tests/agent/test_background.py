@@ -15,14 +15,12 @@ from neocode_tui.agent.processes.background import MAX_RUNNING
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.agent.store.session_store import find_session, load_session
 from neocode_tui.settings.model import Settings
-from tests.agent.conftest import Dialect, Recorder
-from tests.agent.helpers import sleepers, waiting_for
-from tests.agent.test_session import make_session
-from tests.helpers import wait_until
-
-
-def bash(call_id: str, command: str, **more: object) -> tuple[str, str, str]:
-    return (call_id, "bash", json.dumps({"command": command, **more}))
+from tests.support.calls import bash
+from tests.support.dialects import Dialect
+from tests.support.processes import sleepers, waiting_for
+from tests.support.recorder import Recorder
+from tests.support.sessions import make_session
+from tests.support.waits import wait_until
 
 
 def job_call(call_id: str, tool: str, job_id: str) -> tuple[str, str, str]:

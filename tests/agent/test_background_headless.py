@@ -8,10 +8,10 @@ import json
 import secrets
 from pathlib import Path
 
-from tests.agent.conftest import Dialect
-from tests.agent.helpers import sleepers, wait_for_file, waiting_for
-from tests.agent.test_headless import neocode, start
-from tests.helpers import wait_until
+from tests.support.dialects import Dialect
+from tests.support.headless import neocode, start
+from tests.support.processes import sleepers, waiting_for
+from tests.support.waits import wait_for_file, wait_until
 
 
 async def test_ps_lists_nothing_in_a_fresh_session(dialect: Dialect, workspace: Path) -> None:

@@ -13,10 +13,11 @@ import pytest
 from neocode_tui.agent.context.pricing import request_cost
 from neocode_tui.events import Usage
 from neocode_tui.providers.prompt_cache import count_breakpoints
-from tests.agent.conftest import Dialect
-from tests.agent.test_headless import Result, neocode, start
-from tests.helpers import PATIENCE
-from tests.http_model_server import Response, anthropic_turn, openai_turn
+from tests.support.dialects import Dialect
+from tests.support.headless import Result, neocode, start
+from tests.support.model_server import Response
+from tests.support.sse import anthropic_turn, openai_turn
+from tests.support.waits import PATIENCE
 
 PRICED = {"openai": "gpt-4o", "anthropic": "claude-sonnet-4-5"}
 

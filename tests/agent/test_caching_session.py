@@ -14,8 +14,10 @@ from neocode_tui.agent.loop_events import SessionTitled
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.providers.prompt_cache import MAX_BREAKPOINTS, count_breakpoints
 from neocode_tui.settings.model import Settings
-from tests.agent.conftest import Dialect, Recorder
-from tests.http_model_server import Response, anthropic_turn, openai_turn
+from tests.support.dialects import Dialect
+from tests.support.model_server import Response
+from tests.support.recorder import Recorder
+from tests.support.sse import anthropic_turn, openai_turn
 
 
 def without_marks(value: Any) -> Any:

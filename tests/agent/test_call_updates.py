@@ -28,8 +28,10 @@ from neocode_tui.providers.http import HTTPOptions
 from neocode_tui.providers.http_provider import HTTPProvider
 from neocode_tui.providers.openai import OpenAIChat
 from neocode_tui.providers.scripted import ScriptedProvider, detect_dialect, make_dialect
-from tests.agent.conftest import API_KEY, Dialect, Recorder
-from tests.http_model_server import Response, openai_sse, openai_turn
+from tests.support.dialects import API_KEY, Dialect
+from tests.support.model_server import Response
+from tests.support.recorder import Recorder
+from tests.support.sse import openai_sse, openai_turn
 
 STREAMS = Path(__file__).parent.parent / "streams"
 

@@ -14,7 +14,8 @@ from neocode_tui.agent.restore.restorer import RewindError
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.agent.store.session_store import find_session, load_session
 from neocode_tui.settings.model import Settings
-from tests.agent.conftest import Dialect, Recorder
+from tests.support.dialects import Dialect
+from tests.support.recorder import Recorder
 
 
 def session_in(dialect: Dialect, workspace: Path) -> tuple[AgentSession, Recorder]:

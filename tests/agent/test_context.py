@@ -12,8 +12,10 @@ from neocode_tui.agent.loop_events import Notice, TranscriptReplaced
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.agent.store.session_store import find_session, load_session
 from neocode_tui.settings.model import Settings
-from tests.agent.conftest import Dialect, Recorder, assert_transcript_valid
-from tests.http_model_server import Response
+from tests.support.dialects import Dialect
+from tests.support.model_server import Response
+from tests.support.recorder import Recorder
+from tests.support.transcripts import assert_transcript_valid
 
 PRICED = {"openai": "gpt-4o", "anthropic": "claude-sonnet-4-5"}
 """$2.50 / $10 and $3 / $15 per million input / output tokens in genai-prices."""

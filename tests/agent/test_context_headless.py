@@ -10,9 +10,9 @@ from neocode_tui.agent.context.figure import ASSUMED_WINDOW, CHARS_PER_TOKEN
 from neocode_tui.agent.context.summary import SUMMARY_PREFIX
 from neocode_tui.agent.store.session_store import SessionStore
 from neocode_tui.chat import Message
-from tests.agent.conftest import Dialect
-from tests.agent.test_headless import neocode, start
-from tests.http_model_server import Response, json_response
+from tests.support.dialects import Dialect
+from tests.support.headless import neocode, start
+from tests.support.model_server import Response, json_response
 
 
 async def run(dialect: Dialect, workspace: Path, *args: str, **settings: str) -> dict:

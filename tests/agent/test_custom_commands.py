@@ -13,8 +13,9 @@ from neocode_tui.agent.loop_events import Notice
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.paths import config_dir
 from neocode_tui.settings.model import Settings
-from tests.agent.conftest import Dialect, Recorder
-from tests.agent.test_headless import neocode
+from tests.support.dialects import Dialect
+from tests.support.headless import neocode
+from tests.support.recorder import Recorder
 
 REVIEW = """\
 ---

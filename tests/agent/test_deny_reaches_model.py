@@ -16,9 +16,11 @@ from neocode_tui.agent.loop_events import Notice
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.paths import config_dir
 from neocode_tui.settings.model import Settings
-from tests.agent.conftest import Dialect, Recorder
-from tests.agent.test_headless import neocode
-from tests.mcp.conftest import script_server, user_config
+from tests.support.dialects import Dialect
+from tests.support.headless import neocode
+from tests.support.mcp_config import user_config
+from tests.support.mcp_launch import script_server
+from tests.support.recorder import Recorder
 
 SECRET = "SECRET-LINE-7731"
 RULE = "denied by the permission rule 'Read(./secrets/**)' (.claude/settings.json)"

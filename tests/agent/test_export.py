@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from neocode_tui.agent.commands.table import Report, run_command
-from tests.agent.conftest import Dialect
-from tests.agent.test_session import make_session
+from tests.support.dialects import Dialect
+from tests.support.sessions import make_session
 
 
 async def test_export_writes_the_conversation_and_never_over_a_file(openai_only: Dialect, workspace: Path) -> None:

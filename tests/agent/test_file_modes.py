@@ -15,8 +15,8 @@ import pytest
 
 from neocode_tui.trust import trust
 from neocode_tui.tui.user_config import UserConfig, save_user_config
-from tests.agent.conftest import API_KEY, Dialect
-from tests.helpers import PATIENCE
+from tests.support.dialects import API_KEY, Dialect
+from tests.support.waits import PATIENCE
 
 NEOCODE = str(Path(sys.executable).parent / "neocode")
 TIME_SERVER = str(Path(sys.executable).parent / "mcp-server-time")

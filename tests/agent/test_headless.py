@@ -8,63 +8,20 @@ import os
 import signal
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from neocode_tui.agent.loop_events import LoopEventAdapter
 from neocode_tui.agent.transcript import NO_RESULT, STOPPED
-from tests.agent.conftest import API_KEY, Dialect
-from tests.agent.helpers import wait_dead, wait_for_file
-from tests.helpers import PATIENCE
-from tests.http_model_server import Response
+from tests.support.dialects import API_KEY, Dialect
+from tests.support.headless import NEOCODE, neocode, session_files, start
+from tests.support.model_server import Response
+from tests.support.processes import wait_dead
+from tests.support.waits import PATIENCE, wait_for_file
 
-NEOCODE = str(Path(sys.executable).parent / "neocode")
 HOST_PIDS = ("--sandbox", "off")
 """For tests that read `$$`: inside the sandbox it counts in the sandbox's own numbering."""
-
-
-@dataclass
-class Result:
-    code: int
-    out: str
-    err: str
-
-
-async def neocode(dialect: Dialect, cwd: Path, *args: str, stdin: bytes | None = None) -> Result:
-    process = await start(dialect, cwd, *args, stdin=stdin is not None)
-    out, err = await asyncio.wait_for(process.communicate(stdin), PATIENCE)
-    assert process.returncode is not None
-    return Result(process.returncode, out.decode(), err.decode())
-
-
-async def start(dialect: Dialect, cwd: Path, *args: str, stdin: bool = False, **settings: str):
-    return await asyncio.create_subprocess_exec(
-        NEOCODE, *args, cwd=cwd, env=headless_env(dialect, **settings),
-        stdin=asyncio.subprocess.PIPE if stdin else asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )
-
-
-def headless_env(dialect: Dialect, **settings: str) -> dict[str, str]:
-    """The environment of a user whose neocode talks to ``dialect``'s loopback server."""
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update(
-        NEOCODE_PROVIDER=dialect.name,
-        NEOCODE_BASE_URL=dialect.server.url + ("/v1" if dialect.name == "openai" else ""),
-        NEOCODE_MODEL="test-model",
-        NEOCODE_MAX_RETRIES="0",
-        NEOCODE_CACHE_CONTROL="false",  # on by default: tests/agent/test_caching_session.py
-        OPENAI_API_KEY=API_KEY,
-        ANTHROPIC_API_KEY=API_KEY,
-    )
-    env.update(settings)
-    return env
-
-
-def session_files(data: Path) -> list[Path]:
-    return sorted((data / "sessions").glob("*.jsonl"))
 
 
 async def test_json_output_reports_calls_usage_and_session(

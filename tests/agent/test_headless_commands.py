@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.agent.conftest import Dialect
-from tests.agent.test_headless import neocode, session_files
+from tests.support.dialects import Dialect
+from tests.support.headless import neocode, session_files
 
 
 async def test_cost_of_a_continued_session_is_printed_without_a_request(

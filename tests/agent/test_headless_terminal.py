@@ -15,10 +15,10 @@ from neocode_tui.agent.store.session_store import SessionStore
 from neocode_tui.chat import Message
 from neocode_tui.paths import config_dir
 from neocode_tui.terminal_text import visible
-from tests.agent.conftest import Dialect
-from tests.agent.test_headless import NEOCODE, headless_env, neocode
-from tests.helpers import PATIENCE
-from tests.terminal import HOSTILE, PIECES, foreign_controls, read_terminals
+from tests.support.dialects import Dialect
+from tests.support.headless import NEOCODE, headless_env, neocode
+from tests.support.terminal import HOSTILE, PIECES, foreign_controls, read_terminals
+from tests.support.waits import PATIENCE
 
 COMMAND = f"echo hi # {PIECES[1][0]} {PIECES[3][0]}"
 """A command whose text itself holds a retitle and a clear."""

@@ -5,82 +5,27 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, Notice, RunFinished
+from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, RunFinished
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.paths import config_dir
 from neocode_tui.settings.model import Settings
 from neocode_tui.trust import trust
-from tests.agent.conftest import API_KEY, Dialect, Recorder, assert_transcript_valid
-from tests.agent.helpers import TIME_LIMIT, wait_dead, wait_for_file
-from tests.helpers import PATIENCE
-
-HOOK = """\
-import json, os, sys
-event = json.load(sys.stdin)
-with open(sys.argv[1], "a") as log:
-    log.write(json.dumps(event) + "\\n")
-sys.stdout.write(os.environ.get("HOOK_STDOUT", ""))
-sys.stderr.write(os.environ.get("HOOK_STDERR", ""))
-sys.exit(int(os.environ.get("HOOK_EXIT", "0")))
-"""
+from tests.support.dialects import API_KEY, Dialect
+from tests.support.hooks import group, hook, logged, user_hooks, write_hooks
+from tests.support.processes import TIME_LIMIT, wait_dead
+from tests.support.recorder import Recorder, notices
+from tests.support.sessions import unsandboxed_session
+from tests.support.transcripts import assert_transcript_valid
+from tests.support.waits import PATIENCE, wait_for_file
 
 
 @pytest.fixture(autouse=True)
 def own_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-
-
-def hook(tmp_path: Path, log: str, *, code: int = 0, stdout: str = "", stderr: str = "") -> str:
-    """A hook command: logs the event it gets to ``log`` and answers as told."""
-    script = tmp_path / "hook.py"
-    script.write_text(HOOK)
-    variables = {"HOOK_EXIT": str(code), "HOOK_STDOUT": stdout, "HOOK_STDERR": stderr}
-    prefix = " ".join(f"{name}={_quote(value)}" for name, value in variables.items())
-    return f"{prefix} {sys.executable} {script} {tmp_path / log}"
-
-
-def _quote(value: str) -> str:
-    return "'" + value.replace("'", "'\\''") + "'"
-
-
-def write_hooks(path: Path, hooks: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"hooks": hooks}))
-
-
-def user_hooks(hooks: dict[str, Any]) -> None:
-    write_hooks(config_dir() / "hooks.json", hooks)
-
-
-def group(command: str, matcher: str = "", timeout: float | None = None) -> list[dict[str, Any]]:
-    entry: dict[str, Any] = {"type": "command", "command": command}
-    if timeout is not None:
-        entry["timeout"] = timeout
-    return [{"matcher": matcher, "hooks": [entry]}]
-
-
-def logged(tmp_path: Path, log: str) -> list[dict[str, Any]]:
-    path = tmp_path / log
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
-
-
-def make_session(dialect: Dialect, workspace: Path, approval: str = "full-auto", **options: Any):
-    recorder = Recorder()
-    session = AgentSession(
-        Settings(provider=dialect.name, approval=approval, sandbox="off"), workspace,
-        provider=dialect.provider(), listener=recorder, **options,
-    )
-    return session, recorder
-
-
-def notices(recorder: Recorder) -> str:
-    return "\n".join(notice.message for notice in recorder.of(Notice))
 
 
 async def test_a_pre_tool_hook_that_exits_2_blocks_the_call_and_the_model_reads_why(
@@ -89,7 +34,7 @@ async def test_a_pre_tool_hook_that_exits_2_blocks_the_call_and_the_model_reads_
     user_hooks({"PreToolUse": group(hook(tmp_path, "pre.log", code=2, stderr="no rm here"), "Bash")})
     dialect.reply("", [("c1", "bash", json.dumps({"command": "touch ran.txt"}))])
     dialect.reply("Understood.")
-    session, recorder = make_session(dialect, workspace)
+    session, recorder = unsandboxed_session(dialect, workspace)
 
     finished = await session.prompt("clean up")
 
@@ -123,7 +68,7 @@ async def test_a_pre_tool_hook_can_allow_a_call_the_mode_would_ask_about_or_ask_
         asked.append(request.name)
         return ApprovalDecision(verdict="no", reason="not now")
 
-    session, _ = make_session(openai_only, workspace, approval="ask", approver=approver)
+    session, _ = unsandboxed_session(openai_only, workspace, approval="ask", approver=approver)
     await session.prompt("write and read")
 
     assert (workspace / "new.py").read_text() == "x = 1\n"  # written without a question
@@ -140,7 +85,7 @@ async def test_a_post_tool_hook_sees_the_result_and_what_it_says_on_exit_2_reach
     openai_only.reply("", [("e", "edit_file", json.dumps(
         {"path": "app.py", "old_string": "'hello'", "new_string": "'hi'"}))])
     openai_only.reply("Fixed.")
-    session, _ = make_session(openai_only, workspace)
+    session, _ = unsandboxed_session(openai_only, workspace)
 
     await session.prompt("say hi")
 
@@ -162,7 +107,7 @@ async def test_a_prompt_hook_adds_context_or_blocks_the_prompt_and_stop_hooks_ru
         "Stop": group(hook(tmp_path, "stop.log")),
     })
     openai_only.reply("On it.")
-    session, _ = make_session(openai_only, workspace)
+    session, _ = unsandboxed_session(openai_only, workspace)
 
     await session.prompt("fix the bug")
 
@@ -179,7 +124,7 @@ async def test_a_prompt_hook_adds_context_or_blocks_the_prompt_and_stop_hooks_ru
         "UserPromptSubmit": group(hook(tmp_path, "prompt.log", code=2, stderr="no secrets")),
         "Stop": group(hook(tmp_path, "stop.log")),
     })
-    session, recorder = make_session(openai_only, workspace)
+    session, recorder = unsandboxed_session(openai_only, workspace)
     finished = await session.prompt("paste the password")
 
     assert finished.reason == "error" and finished.error is not None
@@ -199,7 +144,7 @@ async def test_a_hook_past_its_timeout_is_stopped_with_what_it_started_and_the_r
     user_hooks({"PreToolUse": group(command, timeout=TIME_LIMIT)})
     openai_only.reply("", [("r", "read_file", json.dumps({"path": "app.py"}))])
     openai_only.reply("Read it.")
-    session, recorder = make_session(openai_only, workspace)
+    session, recorder = unsandboxed_session(openai_only, workspace)
 
     finished = await session.prompt("read app.py")
 
@@ -219,7 +164,7 @@ async def test_a_failing_or_missing_hook_is_a_notice_never_a_failed_run(
     })
     openai_only.reply("", [("r", "read_file", json.dumps({"path": "app.py"}))])
     openai_only.reply("Fine.")
-    session, recorder = make_session(openai_only, workspace)
+    session, recorder = unsandboxed_session(openai_only, workspace)
 
     finished = await session.prompt("go")
 
@@ -235,7 +180,7 @@ async def test_workspace_hooks_run_only_in_a_trusted_folder(
 ) -> None:
     write_hooks(workspace / ".neocode" / "hooks.json", {"Stop": group(hook(tmp_path, "stop.log"))})
     openai_only.reply("One.")
-    session, recorder = make_session(openai_only, workspace)
+    session, recorder = unsandboxed_session(openai_only, workspace)
     await session.prompt("first")
     assert logged(tmp_path, "stop.log") == []
     assert "hooks in .neocode/hooks.json not run, this folder is not trusted: Stop" in notices(recorder)
@@ -243,7 +188,7 @@ async def test_workspace_hooks_run_only_in_a_trusted_folder(
 
     trust(workspace)
     openai_only.reply("Two.")
-    session, recorder = make_session(openai_only, workspace)
+    session, recorder = unsandboxed_session(openai_only, workspace)
     await session.prompt("second")
     assert len(logged(tmp_path, "stop.log")) == 1
     assert "not trusted" not in notices(recorder)
@@ -257,7 +202,7 @@ async def test_a_broken_hooks_file_is_explained_by_file_and_line(
     path.parent.mkdir(parents=True)
     path.write_text('{"hooks": {"PreToolUse": [{"hooks": [{"type": "command"}]}],\n "Nope": []}}')
     openai_only.reply("Hi.")
-    session, recorder = make_session(openai_only, workspace)
+    session, recorder = unsandboxed_session(openai_only, workspace)
     await session.prompt("hello")
     text = notices(recorder)
     assert f"{path}: PreToolUse: 0.hooks.0.command: Field required" in text
@@ -265,7 +210,7 @@ async def test_a_broken_hooks_file_is_explained_by_file_and_line(
     await session.aclose()
 
     path.write_text('{"hooks": {')
-    session, recorder = make_session(openai_only, workspace)
+    session, recorder = unsandboxed_session(openai_only, workspace)
     openai_only.reply("Hi.")
     await session.prompt("hello")
     assert f"{path} line 1, column 12: not valid JSON" in notices(recorder)
@@ -279,7 +224,7 @@ async def test_interrupting_the_run_while_a_hook_runs_stops_the_hook_and_its_chi
     pids = tmp_path / "pids"
     user_hooks({"PreToolUse": group(f"sleep 60 & echo $$ $! > {pids}; wait")})
     openai_only.reply("", [("r", "read_file", json.dumps({"path": "app.py"}))])
-    session, _ = make_session(openai_only, workspace)
+    session, _ = unsandboxed_session(openai_only, workspace)
 
     task = asyncio.create_task(session.prompt("read app.py"))
     shell, child = (int(pid) for pid in (await wait_for_file(pids)).split())

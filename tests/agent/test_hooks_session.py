@@ -9,10 +9,13 @@ from pathlib import Path
 
 from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, PlanDecision, PlanProposed
 from neocode_tui.trust import trust
-from tests.agent.conftest import Dialect
-from tests.agent.helpers import TIME_LIMIT, wait_for_file
-from tests.agent.test_hooks import group, hook, logged, make_session, notices, user_hooks, write_hooks
-from tests.agent.test_todos_plan import plan_call
+from tests.support.calls import plan_call
+from tests.support.dialects import Dialect
+from tests.support.hooks import group, hook, logged, user_hooks, write_hooks
+from tests.support.processes import TIME_LIMIT
+from tests.support.recorder import notices
+from tests.support.sessions import unsandboxed_session
+from tests.support.waits import wait_for_file
 
 WRITE = ("w", "write_file", json.dumps({"path": "new.py", "content": "x = 1\n"}))
 
@@ -30,7 +33,7 @@ async def test_session_start_adds_its_context_to_the_first_prompt_of_each_start(
                                  *group(hook(tmp_path, "resume.log", stdout=context), "resume")]})
     for text in ("One.", "Two.", "Three.", "Four."):
         openai_only.reply(text)
-    session, _ = make_session(openai_only, workspace)
+    session, _ = unsandboxed_session(openai_only, workspace)
     await session.prompt("first")
     await session.prompt("second")
 
@@ -42,7 +45,7 @@ async def test_session_start_adds_its_context_to_the_first_prompt_of_each_start(
     session_id = session.id
     await session.aclose()
 
-    again, _ = make_session(openai_only, workspace)
+    again, _ = unsandboxed_session(openai_only, workspace)
     again.resume(session_id)
     await again.prompt("third")
     assert user_messages(openai_only, 3)[-1] == "third\n\n<session-start-hook>\nBranch: main\n</session-start-hook>"
@@ -61,11 +64,11 @@ async def test_session_end_runs_when_a_session_is_cleared_or_closed_and_only_if_
     user_hooks({"SessionEnd": group(hook(tmp_path, "end.log"))})
     openai_only.reply("One.")
     openai_only.reply("Two.")
-    unused, _ = make_session(openai_only, workspace)
+    unused, _ = unsandboxed_session(openai_only, workspace)
     await unused.aclose()
     assert logged(tmp_path, "end.log") == []  # never prompted: no session started or ended
 
-    session, _ = make_session(openai_only, workspace)
+    session, _ = unsandboxed_session(openai_only, workspace)
     await session.prompt("first")
     first_id = session.id
     session.clear()
@@ -81,7 +84,7 @@ async def test_pre_compact_hears_the_trigger_and_exit_2_keeps_the_history_whole(
 ) -> None:
     user_hooks({"PreCompact": group(hook(tmp_path, "compact.log", code=2, stderr="keep it all"), "manual")})
     openai_only.reply("Answer.")
-    session, recorder = make_session(openai_only, workspace)
+    session, recorder = unsandboxed_session(openai_only, workspace)
     await session.prompt("question")
     before = list(session.messages)
 
@@ -98,7 +101,7 @@ async def test_pre_compact_hears_the_trigger_and_exit_2_keeps_the_history_whole(
     openai_only.reply("Answer.")
     openai_only.reply("The user asked a question; it was answered.")
     openai_only.reply("Next.")
-    session, _ = make_session(openai_only, workspace)
+    session, _ = unsandboxed_session(openai_only, workspace)
     await session.prompt("question")
     assert await session.compact() is True
     await session.prompt("go on")
@@ -129,7 +132,7 @@ async def test_a_permission_request_hook_answers_for_the_user_and_a_notification
         asked.append(request.name)
         return ApprovalDecision(verdict="yes")
 
-    session, _ = make_session(openai_only, workspace, approval="ask", approver=approver)
+    session, _ = unsandboxed_session(openai_only, workspace, approval="ask", approver=approver)
     await session.prompt("write, run, edit")
 
     assert (workspace / "new.py").read_text() == "x = 1\n" and not (workspace / "ran.txt").exists()
@@ -161,7 +164,7 @@ async def test_exit_2_from_a_permission_request_hook_denies_and_a_plan_question_
     async def carry_out(_: PlanProposed) -> PlanDecision:
         return PlanDecision(mode="ask")
 
-    session, _ = make_session(openai_only, workspace, approval="plan", approver=never)
+    session, _ = unsandboxed_session(openai_only, workspace, approval="plan", approver=never)
     session.own_tools.plan_approver = carry_out
     await session.prompt("plan it")
 
@@ -178,7 +181,7 @@ async def test_session_hooks_keep_the_trust_rule_and_the_time_limit(
                 {"SessionStart": group(hook(tmp_path, "local.log", stdout="from the repo"))})
     user_hooks({"SessionStart": group("sleep 60", timeout=TIME_LIMIT)})
     openai_only.reply("One.")
-    session, recorder = make_session(openai_only, workspace)
+    session, recorder = unsandboxed_session(openai_only, workspace)
     await session.prompt("first")
 
     assert user_messages(openai_only, 1) == ["first"]  # the slow hook added nothing, the repo's never ran
@@ -191,7 +194,7 @@ async def test_session_hooks_keep_the_trust_rule_and_the_time_limit(
     trust(workspace)
     openai_only.reply("Two.")
     user_hooks({})
-    trusted, _ = make_session(openai_only, workspace)
+    trusted, _ = unsandboxed_session(openai_only, workspace)
     await trusted.prompt("second")
     assert user_messages(openai_only, 2) == ["second\n\n<session-start-hook>\nfrom the repo\n</session-start-hook>"]
     await trusted.aclose()

@@ -23,8 +23,10 @@ from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.agent.store.images import images_dir
 from neocode_tui.agent.store.session_store import sessions_dir
 from neocode_tui.settings.model import Settings
-from tests.agent.conftest import Dialect, Recorder
-from tests.http_model_server import Response
+from tests.support.dialects import Dialect
+from tests.support.images import sent_images
+from tests.support.model_server import Response
+from tests.support.recorder import Recorder
 
 
 def png(path: Path, size: tuple[int, int], colour: tuple[int, int, int] = (200, 30, 40)) -> bytes:
@@ -43,31 +45,6 @@ def noise(size: int) -> bytes:
     out = io.BytesIO()
     picture.save(out, "PNG")
     return out.getvalue()
-
-
-def sent_images(dialect: Dialect, number: int) -> list[tuple[str, PIL.Image, dict[str, Any]]]:
-    """(media type, decoded picture, the message that carried it) for each image in request
-    ``number``, in the order sent."""
-    found = []
-    for message in dialect.request(number)["messages"]:
-        content = message["content"]
-        if not isinstance(content, list):
-            continue
-        blocks = list(content)
-        for block in content:
-            if block.get("type") == "tool_result" and isinstance(block["content"], list):
-                blocks += block["content"]
-        for block in blocks:
-            if block["type"] == "image_url":
-                head, data = block["image_url"]["url"].split(",", 1)
-                assert head.startswith("data:") and head.endswith(";base64")
-                found.append((head[5:-7], PIL.open(io.BytesIO(base64.b64decode(data))), message))
-            elif block["type"] == "image":
-                source = block["source"]
-                assert source["type"] == "base64"
-                picture = PIL.open(io.BytesIO(base64.b64decode(source["data"])))
-                found.append((source["media_type"], picture, message))
-    return found
 
 
 def session_for(dialect: Dialect, workspace: Path, recorder: Recorder | None = None,

@@ -9,11 +9,10 @@ import signal
 from pathlib import Path
 
 from neocode_tui.cli.structured import CHECK_SECONDS
-from tests.agent.conftest import Dialect
-from tests.agent.test_headless import start
-from tests.agent.test_permissions_headless import run
-from tests.helpers import PATIENCE
-from tests.http_model_server import ModelServer, json_response
+from tests.support.dialects import Dialect
+from tests.support.headless import run, start
+from tests.support.model_server import ModelServer, json_response
+from tests.support.waits import PATIENCE
 
 BACKTRACKING = {"type": "object", "required": ["name"],
                 "properties": {"name": {"type": "string", "pattern": "^(a+)+$"}}}

@@ -25,10 +25,13 @@ from neocode_tui.agent.transcript import INTERRUPTED, STOPPED
 from neocode_tui.events import TextDelta, ToolCallStart
 from neocode_tui.known_secrets import Secrets
 from neocode_tui.redact import REDACTED
-from tests.agent.conftest import API_KEY, Dialect, Recorder, assert_transcript_valid
-from tests.agent.helpers import wait_dead, wait_for_file
-from tests.helpers import PATIENCE
-from tests.http_model_server import Response, openai_sse
+from tests.support.dialects import API_KEY, Dialect
+from tests.support.model_server import Response
+from tests.support.processes import wait_dead
+from tests.support.recorder import Recorder
+from tests.support.sse import openai_sse
+from tests.support.transcripts import assert_transcript_valid
+from tests.support.waits import PATIENCE, wait_for_file
 
 
 def make_loop(dialect: Dialect, workspace: Path, **options) -> tuple[AgentLoop, Recorder]:

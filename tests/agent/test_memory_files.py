@@ -15,7 +15,8 @@ from neocode_tui.agent.loop_events import Notice
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.paths import config_dir
 from neocode_tui.settings.model import Settings
-from tests.agent.conftest import Dialect, Recorder
+from tests.support.dialects import Dialect
+from tests.support.recorder import Recorder
 
 
 def call(call_id: str, tool: str, **arguments: object) -> tuple[str, str, str]:

@@ -11,7 +11,8 @@ from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.agent.workspace import Workspace
 from neocode_tui.known_secrets import Secrets
 from neocode_tui.settings.model import Settings
-from tests.agent.conftest import Dialect, Recorder
+from tests.support.dialects import Dialect
+from tests.support.recorder import Recorder
 
 
 def project(root: Path) -> Workspace:

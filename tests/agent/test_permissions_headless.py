@@ -4,31 +4,13 @@ model over real HTTP, real folders, commands in the real bubblewrap sandbox."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 from neocode_tui.trust import trust
-from tests.agent.conftest import Dialect
-from tests.agent.test_headless import Result, start
-
-NPM = "#!/bin/sh\necho \"npm ran: $*\"\n"
-
-
-def fake_npm(workspace: Path) -> dict[str, str]:
-    """An ``npm`` on PATH that says it ran, so ``npm test`` is a real program (in the
-    workspace: the sandbox gives commands a /tmp of their own)."""
-    folder = workspace / "bin"
-    folder.mkdir(exist_ok=True)
-    (folder / "npm").write_text(NPM)
-    (folder / "npm").chmod(0o755)
-    return {"PATH": f"{folder}:{os.environ['PATH']}"}
-
-
-async def run(dialect: Dialect, workspace: Path, *args: str, prompt: str = "go", **env: str) -> Result:
-    process = await start(dialect, workspace, *args, "-p", prompt, **env)
-    out, err = await process.communicate()
-    assert process.returncode is not None
-    return Result(process.returncode, out.decode(), err.decode())
+from tests.support.calls import bash
+from tests.support.dialects import Dialect
+from tests.support.headless import run
+from tests.support.programs import fake_npm
 
 
 def user_config(tmp_path: Path, text: str) -> Path:
@@ -41,10 +23,6 @@ def user_config(tmp_path: Path, text: str) -> Path:
 def settings_json(path: Path, **lists: list[str]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"permissions": lists}))
-
-
-def bash(call_id: str, command: str) -> tuple[str, str, str]:
-    return (call_id, "bash", json.dumps({"command": command}))
 
 
 async def test_a_user_config_allow_rule_runs_the_command_and_nothing_smuggled_after_it(

@@ -18,8 +18,8 @@ from neocode_tui.agent.tools import ToolOutput
 from neocode_tui.agent.tools.bash import Bash, BashArgs
 from neocode_tui.agent.workspace import Workspace
 from neocode_tui.vocabulary import SandboxMode
-from tests.agent.helpers import TIME_LIMIT, process_alive, sleepers, wait_for_file
-from tests.helpers import PATIENCE, wait_until
+from tests.support.processes import TIME_LIMIT, process_alive, sleepers
+from tests.support.waits import PATIENCE, wait_for_file, wait_until
 
 SCATTERED = (
     "setsid sleep 300 & echo $! > setsid.pid; "                       # left the group

@@ -8,8 +8,8 @@ import os
 import sys
 from pathlib import Path
 
-from tests.agent.conftest import API_KEY, Dialect
-from tests.helpers import PATIENCE
+from tests.support.dialects import API_KEY, Dialect
+from tests.support.waits import PATIENCE
 
 NEOCODE = str(Path(sys.executable).parent / "neocode")
 

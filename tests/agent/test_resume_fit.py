@@ -13,32 +13,12 @@ from neocode_tui.agent.context.figure import CHARS_PER_TOKEN
 from neocode_tui.agent.context.summary import SUMMARY_PREFIX
 from neocode_tui.agent.loop_events import Notice
 from neocode_tui.agent.session.agent_session import AgentSession
-from neocode_tui.agent.store.session_store import SessionStore, find_session, load_session
-from neocode_tui.chat import Message, ToolCall
+from neocode_tui.agent.store.session_store import find_session, load_session
 from neocode_tui.settings.model import Settings
-from tests.agent.conftest import Dialect, Recorder
-from tests.http_model_server import json_response
-
-WINDOW = 20_000
-EXCHANGES = 500
-
-
-def long_session(workspace: Path) -> int:
-    """A saved session of ``EXCHANGES`` exchanges, each a question, a call that reads a
-    file, the file and an answer (about 650 tokens): 16 times the window. Its messages."""
-    store = SessionStore.create(workspace, provider="openai", model="test-model")
-    for n in range(EXCHANGES):
-        call = ToolCall(id=f"call_{n}", name="read_file", arguments=json.dumps({"path": f"step_{n}.py"}))
-        for message in [
-            Message(role="user", content=f"question {n}: why does step {n} read twice?"),
-            Message(role="assistant", content="Let me look.", tool_calls=[call]),
-            Message(role="tool", content=f"def step_{n}():\n" + "    reload()\n" * 200,
-                    tool_call_id=call.id, name="read_file", status="ok"),
-            Message(role="assistant", content=f"answer {n}: " + "it reloads. " * 30),
-        ]:
-            store.append_message(message)
-    store.close()
-    return EXCHANGES * 4
+from tests.support.dialects import Dialect
+from tests.support.long_session import WINDOW, long_session
+from tests.support.model_server import json_response
+from tests.support.recorder import Recorder
 
 
 def resumed(dialect: Dialect, workspace: Path) -> tuple[AgentSession, Recorder]:

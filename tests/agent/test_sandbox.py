@@ -17,14 +17,12 @@ from pathlib import Path
 import pytest
 
 from neocode_tui.agent.sandbox.bubblewrap import probe
-from tests.agent import sandbox_fixtures
-from tests.agent.helpers import TIME_LIMIT, sleepers, wait_for_file
-from tests.helpers import PATIENCE, wait_until
+from tests.support.processes import TIME_LIMIT, sleepers
+from tests.support.sandbox import run, sandbox
+from tests.support.waits import PATIENCE, wait_for_file, wait_until
 
 HINT = "this may have failed because of the sandbox"
 
-run = sandbox_fixtures.run
-sandbox = sandbox_fixtures.sandbox
 
 
 def test_bubblewrap_works_here() -> None:

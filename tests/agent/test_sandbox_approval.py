@@ -5,23 +5,19 @@ without bubblewrap every command asks and the session says so once."""
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, Notice, ToolFinished
 from neocode_tui.agent.permissions.approvals import needs_approval, refusal_without_approver
-from neocode_tui.agent.sandbox.bubblewrap import probe
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.settings.load import load_settings
 from neocode_tui.settings.model import Settings
-from tests.agent import sandbox_fixtures
-from tests.agent.conftest import API_KEY, Dialect, Recorder
-from tests.agent.test_headless import neocode
-
-outside = sandbox_fixtures.outside
+from tests.support.calls import bash
+from tests.support.dialects import API_KEY, Dialect
+from tests.support.headless import neocode
+from tests.support.recorder import Recorder
 
 
 class Approver:
@@ -45,10 +41,6 @@ def session(dialect: Dialect, workspace: Path, approver: Approver, **settings) -
     made = AgentSession(chosen, workspace, provider=dialect.provider(), listener=recorder,
                         approver=approver, save=False)
     return made, recorder
-
-
-def bash(call_id: str, command: str, **extra: object) -> tuple[str, str, str]:
-    return (call_id, "bash", json.dumps({"command": command, **extra}))
 
 
 async def test_auto_edit_runs_a_sandboxed_command_without_asking(
@@ -158,22 +150,6 @@ async def test_bad_sandbox_flag_is_a_clear_message(openai_only: Dialect, workspa
     result = await neocode(openai_only, workspace, "-p", "hi", "--sandbox", "loose")
     assert result.code == 2 and "Traceback" not in result.err
     assert "--sandbox: invalid choice: 'loose'" in result.err
-
-
-@pytest.fixture
-def no_user_namespaces(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """A bubblewrap that fails as it does on a kernel without unprivileged namespaces."""
-    folder = tmp_path / "bin"
-    folder.mkdir()
-    fake = folder / "bwrap"
-    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to creating new namespace, "
-                    "likely because the kernel does not allow non-privileged user "
-                    "namespaces.' >&2\nexit 1\n")
-    fake.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
-    probe.cache_clear()
-    yield
-    probe.cache_clear()
 
 
 async def test_without_a_working_sandbox_every_command_asks_and_the_session_says_so(

@@ -23,11 +23,9 @@ from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.agent.tools.bash import Bash, BashArgs
 from neocode_tui.agent.workspace import Workspace
 from neocode_tui.settings.model import Settings
-from tests.agent import sandbox_fixtures
-from tests.agent.conftest import Dialect
-from tests.helpers import wait_until
+from tests.support.dialects import Dialect
+from tests.support.waits import wait_until
 
-home = sandbox_fixtures.home
 PROGRAM = "$PWD/tool.sh"
 """Where each attack puts its program: in the workspace, which it may write."""
 EDIT = ("e1", "edit_file", json.dumps({"path": "app.py", "old_string": "hello", "new_string": "hi"}))

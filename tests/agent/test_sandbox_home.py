@@ -9,11 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.agent import sandbox_fixtures
-from tests.agent.sandbox_fixtures import CREDENTIALS, SECRET, TOOLCHAIN, run
-
-home = sandbox_fixtures.home
-outside = sandbox_fixtures.outside
+from tests.support.sandbox import CREDENTIALS, SECRET, TOOLCHAIN, run
 
 
 async def test_the_home_folder_is_hidden_except_its_toolchains(workspace: Path, home: Path) -> None:

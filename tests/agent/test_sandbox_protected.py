@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tests.agent.sandbox_fixtures import run
+from tests.support.sandbox import run
 
 EXISTING = {
     "AGENTS.md": "Be careful.\n",

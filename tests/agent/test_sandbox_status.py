@@ -7,10 +7,8 @@ from pathlib import Path
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE
-from tests.agent import test_sandbox_approval
-from tests.helpers import screen_text, started
-
-no_user_namespaces = test_sandbox_approval.no_user_namespaces
+from tests.support.reading import screen_text
+from tests.support.waits import started
 
 
 def status_line(app: NeoCodeApp) -> str:

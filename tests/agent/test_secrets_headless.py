@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.agent.conftest import API_KEY, Dialect
-from tests.agent.test_headless import Result, neocode, session_files, start
-from tests.http_model_server import Response
+from tests.support.dialects import API_KEY, Dialect
+from tests.support.headless import Result, neocode, session_files, start
+from tests.support.model_server import Response
 
 OTHER_KEY = "sk-ant-api03-Othr9ProfileKey4Kq2Vx7Lm3Np8"
 """The key of a profile the run does not use."""

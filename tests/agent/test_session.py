@@ -20,9 +20,11 @@ from neocode_tui.agent.store.session_store import find_session, load_session
 from neocode_tui.agent.transcript import INTERRUPTED
 from neocode_tui.errors import SessionNotFound, WorkInProgress
 from neocode_tui.settings.model import Settings
-from tests.agent.conftest import Dialect, Recorder, assert_transcript_valid
-from tests.helpers import PATIENCE, wait_until
-from tests.http_model_server import Response
+from tests.support.dialects import Dialect
+from tests.support.model_server import Response
+from tests.support.recorder import Recorder
+from tests.support.transcripts import assert_transcript_valid
+from tests.support.waits import PATIENCE, wait_until
 
 
 def make_session(dialect: Dialect, workspace: Path, **options) -> tuple[AgentSession, Recorder]:

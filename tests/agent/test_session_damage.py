@@ -24,9 +24,9 @@ from neocode_tui.agent.store.session_store import (
 )
 from neocode_tui.agent.transcript import NO_RESULT
 from neocode_tui.chat import Message, ToolCall
-from tests.agent.conftest import Dialect
-from tests.agent.test_transcript_repair import assert_valid
-from tests.helpers import PATIENCE
+from tests.support.dialects import Dialect
+from tests.support.transcripts import assert_valid
+from tests.support.waits import PATIENCE
 
 ROOT = Path(__file__).parent.parent.parent
 PR_CAPBSET_DROP, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH = 24, 1, 2

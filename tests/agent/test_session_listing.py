@@ -16,9 +16,10 @@ from neocode_tui.agent.store.session_store import SessionStore, find_session, li
 from neocode_tui.agent.store.words import age, fork_note, listing_text
 from neocode_tui.chat import Message
 from neocode_tui.settings.model import Settings
-from tests.agent.conftest import Dialect
-from tests.agent.test_checkpoints import session_in
-from tests.http_model_server import Response, openai_turn
+from tests.support.dialects import Dialect
+from tests.support.model_server import Response
+from tests.support.sessions import make_session
+from tests.support.sse import openai_turn
 
 
 def test_ages_read_as_a_person_says_them() -> None:
@@ -118,7 +119,7 @@ async def test_a_rewound_session_is_listed_as_a_fork_of_the_one_it_came_from(
 ) -> None:
     for answer in ("one", "two", "another"):
         openai_only.reply(answer)
-    session, _ = session_in(openai_only, workspace)
+    session, _ = make_session(openai_only, workspace, approval="full-auto")
     await session.prompt("fix the login redirect")
     await session.prompt("add a test for it")
     parent = session.id
@@ -180,7 +181,7 @@ async def test_the_small_model_title_and_a_rename_are_saved_and_the_rename_wins(
 
 async def test_a_rename_before_the_first_prompt_is_saved_with_it(openai_only: Dialect, workspace: Path) -> None:
     openai_only.reply("Done.")
-    session, _ = session_in(openai_only, workspace)
+    session, _ = make_session(openai_only, workspace, approval="full-auto")
     said = await run_command(session, "rename", "release notes")
     await session.prompt("write the release notes for 0.2")
     await session.aclose()
@@ -195,7 +196,7 @@ async def test_a_rewound_session_keeps_the_name_its_parent_was_given(
 ) -> None:
     openai_only.reply("one")
     openai_only.reply("two")
-    session, _ = session_in(openai_only, workspace)
+    session, _ = make_session(openai_only, workspace, approval="full-auto")
     await session.prompt("first try")
     await session.prompt("second try")
     await run_command(session, "rename", "Retry helper")

@@ -22,8 +22,8 @@ from neocode_tui.agent.store.session_store import (
 from neocode_tui.agent.transcript import NO_RESULT
 from neocode_tui.chat import Message, ToolCall
 from neocode_tui.events import Usage
-from tests.agent.test_transcript_repair import assert_valid
-from tests.helpers import PATIENCE
+from tests.support.transcripts import assert_valid
+from tests.support.waits import PATIENCE
 
 ROOT = Path(__file__).parent.parent.parent
 

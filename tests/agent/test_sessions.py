@@ -19,7 +19,7 @@ from neocode_tui.agent.store.session_store import (
 )
 from neocode_tui.agent.transcript import NO_RESULT
 from neocode_tui.chat import Message, ToolCall
-from tests.agent.conftest import API_KEY, Dialect
+from tests.support.dialects import API_KEY, Dialect
 
 
 async def test_a_run_is_saved_record_by_record_and_loads_back(

@@ -13,7 +13,8 @@ from neocode_tui.agent.commands.table import run_command
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.paths import config_dir
 from neocode_tui.settings.model import Settings
-from tests.agent.conftest import Dialect, Recorder
+from tests.support.dialects import Dialect
+from tests.support.recorder import Recorder
 
 
 def write_skill(folder: Path, name: str, description: str, body: str) -> Path:

@@ -26,9 +26,11 @@ from neocode_tui.agent.transcript import STOPPED
 from neocode_tui.paths import config_dir
 from neocode_tui.settings.model import Settings
 from neocode_tui.trust import trust
-from tests.agent.conftest import API_KEY, Dialect, Recorder, assert_transcript_valid
-from tests.helpers import wait_until
-from tests.http_model_server import Response
+from tests.support.dialects import API_KEY, Dialect
+from tests.support.model_server import Response
+from tests.support.recorder import Recorder
+from tests.support.transcripts import assert_transcript_valid
+from tests.support.waits import wait_until
 
 PARENT_PROMPT = "plan the work on the greeting"
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.agent.conftest import Dialect
-from tests.agent.test_headless import neocode
+from tests.support.dialects import Dialect
+from tests.support.headless import neocode
 
 
 @pytest.fixture(autouse=True)

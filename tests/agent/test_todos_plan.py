@@ -14,23 +14,10 @@ from neocode_tui.agent.loop_events import (
 )
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.settings.model import Settings
-from tests.agent.conftest import API_KEY, Dialect, Recorder
-from tests.agent.test_headless import neocode
-
-TODOS = [
-    {"content": "Read app.py", "status": "completed"},
-    {"content": "Add a --name flag", "status": "in_progress"},
-    {"content": "Run the tests", "status": "pending"},
-]
-PLAN = "1. Add `--name` to app.py\n2. Test it with pytest"
-
-
-def todo_call(call_id: str = "t1", todos: list[dict[str, str]] = TODOS) -> tuple[str, str, str]:
-    return (call_id, "todo_write", json.dumps({"todos": todos}))
-
-
-def plan_call(call_id: str = "p1", plan: str = PLAN) -> tuple[str, str, str]:
-    return (call_id, "exit_plan_mode", json.dumps({"plan": plan}))
+from tests.support.calls import PLAN, TODOS, plan_call, todo_call
+from tests.support.dialects import API_KEY, Dialect
+from tests.support.headless import neocode
+from tests.support.recorder import Recorder
 
 
 def offered(dialect: Dialect, number: int) -> list[str]:

@@ -10,8 +10,8 @@ import pytest
 from neocode_tui.agent.tools import ToolError, ToolOutput, default_tools
 from neocode_tui.agent.tools.bash import Bash
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
-from tests.agent.helpers import TIME_LIMIT, process_alive, wait_dead, wait_for_file
-from tests.helpers import PATIENCE
+from tests.support.processes import TIME_LIMIT, process_alive, wait_dead
+from tests.support.waits import PATIENCE, wait_for_file
 
 TOOLS = default_tools()
 

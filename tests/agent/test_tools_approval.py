@@ -14,7 +14,7 @@ from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested
 from neocode_tui.agent.permissions.approvals import needs_approval
 from neocode_tui.agent.permissions.session_rules import Permissions
 from neocode_tui.paths import config_dir
-from tests.agent.conftest import Dialect
+from tests.support.dialects import Dialect
 
 PROTECTED = [
     ".git/config", ".git/hooks/pre-commit", "vendor/lib/.git/hooks/post-checkout", ".GIT/config",

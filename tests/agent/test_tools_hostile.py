@@ -17,8 +17,8 @@ from neocode_tui.agent.tools.base import STOP_GRACE
 from neocode_tui.agent.tools.files import ReadFile
 from neocode_tui.agent.tools.search import _Records, run_rg
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
-from tests.agent.conftest import Dialect
-from tests.helpers import PATIENCE, wait_until
+from tests.support.dialects import Dialect
+from tests.support.waits import PATIENCE, wait_until
 
 PROMPTLY = STOP_GRACE + 2
 """Seconds within which a stopped tool has returned, also on a busy machine: far less than

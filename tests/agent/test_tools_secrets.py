@@ -23,8 +23,9 @@ from neocode_tui.agent.tools.edit import unified_diff
 from neocode_tui.agent.workspace import Workspace
 from neocode_tui.known_secrets import Secrets
 from neocode_tui.redact import REDACTED, Redactor
-from tests.agent.conftest import API_KEY, Dialect, Recorder
-from tests.helpers import PATIENCE
+from tests.support.dialects import API_KEY, Dialect
+from tests.support.recorder import Recorder
+from tests.support.waits import PATIENCE
 
 HEAD = "sk-agent-test-"
 """The public part of the test key: every key of its kind starts so."""

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from neocode_tui.agent.transcript import LOST_START, NO_RESULT, repair
 from neocode_tui.chat import Message, ToolCall
+from tests.support.transcripts import assert_valid
 
 IDS = st.sampled_from(["a", "b", "c", "d", ""])
 
@@ -62,23 +63,6 @@ def damaged_transcripts(draw: st.DrawFn) -> list[Message]:
 
 TRANSCRIPTS = st.one_of(st.lists(MESSAGES, max_size=25), valid_transcripts(),
                         damaged_transcripts())
-
-
-def assert_valid(messages: list[Message]) -> None:
-    """What OpenAI-compatible servers and Anthropic check about tool calls."""
-    if messages:
-        assert messages[0].role == "user"
-    position = 0
-    while position < len(messages):
-        message = messages[position]
-        assert message.role != "tool", f"a result without its call at {position}"
-        position += 1
-        if message.role == "assistant" and message.tool_calls:
-            ids = [call.id for call in message.tool_calls]
-            assert all(ids) and len(set(ids)) == len(ids)
-            results = messages[position : position + len(ids)]
-            assert [(m.role, m.tool_call_id) for m in results] == [("tool", i) for i in ids]
-            position += len(ids)
 
 
 @settings(max_examples=400)

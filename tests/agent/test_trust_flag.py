@@ -11,10 +11,11 @@ from pathlib import Path
 from acp import text_block
 
 from neocode_tui.trust import trust_file
-from tests.acp.conftest import agent_env, editor
-from tests.agent.conftest import Dialect
-from tests.agent.test_headless import neocode
-from tests.mcp.conftest import script_server, write_config
+from tests.support.acp_editor import agent_env, editor
+from tests.support.dialects import Dialect
+from tests.support.headless import neocode
+from tests.support.mcp_config import write_config
+from tests.support.mcp_launch import script_server
 
 
 def untrusted_folder(workspace: Path) -> Path:

@@ -21,8 +21,9 @@ from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.agent.tools.web import WebFetch
 from neocode_tui.redact import REDACTED
 from neocode_tui.settings.load import load_settings
-from tests.agent.conftest import API_KEY, Dialect, Recorder
-from tests.agent.web_server import Page, WebServer
+from tests.support.dialects import API_KEY, Dialect
+from tests.support.recorder import Recorder
+from tests.support.web_server import Page, WebServer
 
 ARTICLE = b"""<!doctype html><html><head><title>Release notes</title>
 <style>body { color: STYLE_RULE }</style><script>var tracker = "SCRIPT_CODE";</script></head>

@@ -9,8 +9,10 @@ from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, Driver, Release, StepProvider, Type
-from tests.helpers import screen_shows, screen_text, started, wait_until
-from tests.mcp.conftest import TIME_SERVER, script_server, user_config
+from tests.support.mcp_config import user_config
+from tests.support.mcp_launch import TIME_SERVER, script_server
+from tests.support.reading import screen_text
+from tests.support.waits import screen_shows, started, wait_until
 
 
 def app_in(workspace: Path) -> NeoCodeApp:

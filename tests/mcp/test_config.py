@@ -9,7 +9,7 @@ import pytest
 from neocode_tui.agent.mcp import McpManager, status_text
 from neocode_tui.agent.mcp.config import HttpServer, StdioServer, load_configs, user_config_file
 from neocode_tui.agent.mcp.tool import tool_name
-from tests.mcp.conftest import user_config, write_config
+from tests.support.mcp_config import user_config, write_config
 
 
 def test_both_files_are_read_and_the_workspace_wins_a_name(workspace: Path) -> None:

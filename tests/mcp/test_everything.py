@@ -13,10 +13,10 @@ from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, Driver, Release, StepProvider, Type
 from neocode_tui.tui.screens.elicitation import ElicitationScreen
-from tests.agent.conftest import Dialect
-from tests.agent.test_headless import neocode
-from tests.helpers import screen_shows, started, wait_until
-from tests.mcp.conftest import user_config
+from tests.support.dialects import Dialect
+from tests.support.headless import neocode
+from tests.support.mcp_config import user_config
+from tests.support.waits import screen_shows, started, wait_until
 
 NODE_BIN = Path(__file__).resolve().parents[1] / "node" / "node_modules" / ".bin"
 EVERYTHING = {"command": str(NODE_BIN / "mcp-server-everything"), "args": ["stdio"]}

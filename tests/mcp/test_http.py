@@ -18,8 +18,9 @@ from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.tools import ToolError
 from neocode_tui.agent.workspace import Workspace
 from neocode_tui.trust import trust
-from tests.helpers import PATIENCE
-from tests.mcp.conftest import running_http_server, user_config, write_config
+from tests.support.mcp_config import user_config, write_config
+from tests.support.mcp_launch import running_http_server
+from tests.support.waits import PATIENCE
 
 
 async def connected(http_server: str, workspace: Path, managers: list[McpManager],

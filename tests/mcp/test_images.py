@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from neocode_tui.agent.loop_events import ToolFinished
-from tests.agent.conftest import Dialect
-from tests.agent.test_images import sent_images
-from tests.mcp.conftest import user_config
-from tests.mcp.test_session import open_session
+from tests.support.dialects import Dialect
+from tests.support.images import sent_images
+from tests.support.mcp_config import user_config
+from tests.support.mcp_sessions import open_session
 
 
 async def test_a_tool_s_image_is_sent_to_the_model(dialect: Dialect, workspace: Path, http_server: str) -> None:

@@ -1,4 +1,4 @@
-"""A server whose lists change while it runs (tests/mcp/servers/changing.py), on both protocol
+"""A server whose lists change while it runs (tests/support/mcp_servers/changing.py), on both protocol
 eras: handshake-era notifications, which come before the call's result, so the tool it adds is
 offered in the model's very next request; and 2026-07-28 ``subscriptions/listen`` events, on a
 stream of their own, taken in as they arrive. The prompt it adds reaches the completion."""
@@ -13,10 +13,11 @@ from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, Driver, Release, StepProvider, Type
-from tests.agent.conftest import Dialect
-from tests.agent.test_headless import neocode
-from tests.helpers import screen_shows, started, wait_until
-from tests.mcp.conftest import script_server, user_config
+from tests.support.dialects import Dialect
+from tests.support.headless import neocode
+from tests.support.mcp_config import user_config
+from tests.support.mcp_launch import script_server
+from tests.support.waits import screen_shows, started, wait_until
 
 ERAS = pytest.mark.parametrize("era", [(), ("legacy",)], ids=["2026-07-28", "handshake"])
 

@@ -25,10 +25,11 @@ from neocode_tui.agent.mcp.oauth_store import token_file
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, Driver, Type
-from tests.agent.conftest import Dialect
-from tests.agent.test_headless import neocode, start
-from tests.helpers import PATIENCE, screen_shows, started, wait_until
-from tests.mcp.conftest import ROOT, user_config, write_config
+from tests.support.dialects import Dialect
+from tests.support.headless import neocode, start
+from tests.support.mcp_config import user_config, write_config
+from tests.support.mcp_launch import ROOT
+from tests.support.waits import PATIENCE, screen_shows, started, wait_until
 
 ANNOUNCED = "sign in to the MCP server remote in your browser: "
 
@@ -48,7 +49,7 @@ def _oauth_server(tmp_path: Path, *flags: str) -> Iterator[tuple[str, Path]]:
     record = tmp_path / "grants.jsonl"
     record.touch()
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.mcp.servers.oauth_server", str(record), *flags],
+        [sys.executable, "-m", "tests.support.mcp_servers.oauth_server", str(record), *flags],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )
     assert process.stdout is not None

@@ -9,9 +9,10 @@ from pathlib import Path
 from neocode_tui.agent.loop_events import Notice, ToolFinished
 from neocode_tui.agent.mcp import status_text
 from neocode_tui.agent.tools import MAX_TOOLS
-from tests.agent.conftest import Dialect
-from tests.mcp.conftest import TIME_SERVER, script_server, user_config
-from tests.mcp.test_session import offered, open_session
+from tests.support.dialects import Dialect
+from tests.support.mcp_config import user_config
+from tests.support.mcp_launch import TIME_SERVER, script_server
+from tests.support.mcp_sessions import offered, open_session
 
 
 async def test_a_server_with_5000_tools_gets_a_bounded_fair_share_and_the_user_is_told(

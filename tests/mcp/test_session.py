@@ -20,35 +20,13 @@ from neocode_tui.agent.loop_events import (
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.settings.model import Settings
 from neocode_tui.trust import trust
-from tests.agent.conftest import API_KEY, Dialect, Recorder, assert_transcript_valid
-from tests.helpers import PATIENCE, wait_until
-from tests.mcp.conftest import TIME_SERVER, VENV_BIN, user_config, write_config
-
-
-async def no_questions(request: ApprovalRequested) -> ApprovalDecision:
-    raise AssertionError(f"{request.name} asked for approval")
-
-
-async def open_session(
-    dialect: Dialect, workspace: Path, approval: str = "ask", approver=no_questions
-) -> tuple[AgentSession, Recorder]:
-    """A session whose servers are up, as in the app, which starts them when it opens."""
-    recorder = Recorder()
-    settings = Settings(provider=dialect.name, approval=approval, openai_api_key=API_KEY)
-    session = AgentSession(
-        settings, workspace, provider=dialect.provider(), listener=recorder, approver=approver
-    )
-    session.mcp.start()
-    await session.mcp.wait_ready()
-    return session, recorder
-
-
-def offered(dialect: Dialect, number: int) -> dict[str, dict]:
-    """Tool name -> its parameters, as sent in request ``number``."""
-    tools = dialect.request(number).get("tools", [])
-    if dialect.name == "openai":
-        return {t["function"]["name"]: t["function"]["parameters"] for t in tools}
-    return {t["name"]: t["input_schema"] for t in tools}
+from tests.support.dialects import API_KEY, Dialect
+from tests.support.mcp_config import user_config, write_config
+from tests.support.mcp_launch import TIME_SERVER, VENV_BIN
+from tests.support.mcp_sessions import offered, open_session
+from tests.support.recorder import Recorder
+from tests.support.transcripts import assert_transcript_valid
+from tests.support.waits import PATIENCE, wait_until
 
 
 async def test_the_model_calls_a_stdio_server_s_tool_and_reads_its_result(

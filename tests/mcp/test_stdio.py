@@ -14,9 +14,10 @@ from neocode_tui.agent.tools import ToolError
 from neocode_tui.agent.workspace import Workspace
 from neocode_tui.paths import data_dir
 from neocode_tui.trust import trust
-from tests.agent.helpers import process_alive, wait_dead, wait_for_file
-from tests.helpers import PATIENCE
-from tests.mcp.conftest import TIME_SERVER, VENV_BIN, script_server, user_config
+from tests.support.mcp_config import user_config
+from tests.support.mcp_launch import TIME_SERVER, VENV_BIN, script_server
+from tests.support.processes import process_alive, wait_dead
+from tests.support.waits import PATIENCE, wait_for_file
 
 
 def started(workspace: Path, managers: list[McpManager], **options: float) -> McpManager:

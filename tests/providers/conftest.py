@@ -1,19 +1,14 @@
-"""Providers pointed at the loopback model server: retries that back off briefly, and time
-limits a busy machine cannot strike (a test of a time limit sets its own)."""
+"""Providers pointed at the loopback model server (``tests.support.providers``: their key and
+time limits)."""
 
 from __future__ import annotations
 
 import pytest
 
 from neocode_tui.providers.anthropic import AnthropicMessages
-from neocode_tui.providers.http import HTTPOptions
 from neocode_tui.providers.http_provider import HTTPProvider
 from neocode_tui.providers.openai import OpenAIChat
-from tests.helpers import PATIENCE
-
-API_KEY = "sk-test-SECRET-0123456789abcdef"
-FAST = HTTPOptions(connect_timeout=PATIENCE, first_byte_timeout=PATIENCE, idle_timeout=PATIENCE, max_retries=0,
-                   backoff_base=0.01, backoff_max=0.05)
+from tests.support.providers import API_KEY, FAST
 
 
 @pytest.fixture

@@ -10,8 +10,9 @@ from neocode_tui.events import StreamRetry, ToolCallEnd
 from neocode_tui.providers.anthropic import AnthropicMessages
 from neocode_tui.providers.http import HTTPOptions
 from neocode_tui.providers.http_provider import HTTPProvider
-from tests.http_model_server import Response, anthropic_sse, anthropic_turn
-from tests.providers.conftest import API_KEY
+from tests.support.model_server import Response
+from tests.support.providers import API_KEY
+from tests.support.sse import anthropic_sse, anthropic_turn
 
 REQUEST = ChatRequest(model="claude-test", messages=[Message(role="user", content="go")])
 

@@ -9,8 +9,9 @@ from neocode_tui.chat import ChatRequest, Message, ToolCall, ToolSpec
 from neocode_tui.collector import collect
 from neocode_tui.providers import make_provider
 from neocode_tui.settings.model import Settings
-from tests.http_model_server import Response, anthropic_turn
-from tests.providers.conftest import API_KEY
+from tests.support.model_server import Response
+from tests.support.providers import API_KEY
+from tests.support.sse import anthropic_turn
 
 TOOLS = [ToolSpec(name="read_file", description="read", parameters={"type": "object"})]
 ASKING = [Message(role="user", content="read notes.txt")]
@@ -76,7 +77,7 @@ async def test_a_call_litellm_splits_into_blocks_with_one_id_is_one_call(anthrop
     """LiteLLM opens a tool_use block for every fragment of llama.cpp's stream (each repeats
     the call's id and name): one call, its arguments whole, ended once."""
     from neocode_tui.events import ToolCallEnd
-    from tests.http_model_server import anthropic_sse
+    from tests.support.sse import anthropic_sse
 
     fragments = ['{"', "path", '":', ' "', "notes", '.txt"}']
     events: list[tuple[str, dict]] = [("message_start", {"message": {"usage": {"input_tokens": 3}}})]

@@ -13,9 +13,10 @@ from neocode_tui.providers.http_provider import HTTPProvider
 from neocode_tui.providers.openai import OpenAIChat
 from neocode_tui.settings.compat import OpenAICompat, parse_compat
 from neocode_tui.settings.load import load_settings
-from tests.helpers import PATIENCE
-from tests.http_model_server import Response, openai_turn
-from tests.providers.llama_like import LlamaLike
+from tests.support.llama_like import LlamaLike
+from tests.support.model_server import Response
+from tests.support.sse import openai_turn
+from tests.support.waits import PATIENCE
 
 TOOLS = [ToolSpec(name="read_file", description="read", parameters={"type": "object"})]
 ASKED = [Message(role="user", content="read a.py")]

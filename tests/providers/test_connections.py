@@ -19,16 +19,10 @@ from neocode_tui.providers.http import HTTPOptions
 from neocode_tui.providers.http_provider import HTTPProvider
 from neocode_tui.providers.openai import OpenAIChat
 from neocode_tui.redact import REDACTED
-from tests.helpers import PATIENCE
-from tests.http_model_server import (
-    ModelServer,
-    Response,
-    cancelled_at_first_text,
-    json_response,
-    open_sockets,
-    openai_turn,
-)
-from tests.providers.conftest import API_KEY
+from tests.support.model_server import ModelServer, Response, json_response, open_sockets
+from tests.support.providers import API_KEY, cancelled_at_first_text
+from tests.support.sse import openai_turn
+from tests.support.waits import PATIENCE
 
 REQUESTS = 300
 OPTIONS = HTTPOptions(connect_timeout=PATIENCE, first_byte_timeout=PATIENCE, idle_timeout=PATIENCE, max_retries=1,

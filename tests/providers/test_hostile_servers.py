@@ -17,8 +17,9 @@ from neocode_tui.events import StreamError, StreamRetry
 from neocode_tui.providers.http import HTTPOptions
 from neocode_tui.providers.http_provider import HTTPProvider
 from neocode_tui.providers.openai import OpenAIChat
-from tests.helpers import PATIENCE, wait_until
-from tests.http_model_server import Response, openai_sse, openai_turn
+from tests.support.model_server import Response
+from tests.support.sse import openai_sse, openai_turn
+from tests.support.waits import PATIENCE, wait_until
 
 REQUEST = ChatRequest(model="m", messages=[Message(role="user", content="go")])
 CONTENT = b'data: {"choices":[{"index":0,"delta":{"content":"A"}}]}\n\n'

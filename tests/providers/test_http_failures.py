@@ -16,9 +16,10 @@ from neocode_tui.events import StreamError, StreamRetry, TextDelta
 from neocode_tui.providers.http import HTTPOptions
 from neocode_tui.providers.http_provider import HTTPProvider
 from neocode_tui.providers.openai import OpenAIChat
-from tests.helpers import PATIENCE
-from tests.http_model_server import ModelServer, Response, json_response, openai_sse, openai_turn
-from tests.providers.conftest import API_KEY
+from tests.support.model_server import ModelServer, Response, json_response
+from tests.support.providers import API_KEY
+from tests.support.sse import openai_sse, openai_turn
+from tests.support.waits import PATIENCE
 
 REQUEST = ChatRequest(model="gpt-test", messages=[Message(role="user", content="go")])
 
@@ -226,7 +227,7 @@ def test_error_bodies_are_read_in_every_common_shape() -> None:
 async def test_make_provider_follows_the_sdk_base_url_conventions(model_server, name) -> None:
     from neocode_tui.providers import make_provider
     from neocode_tui.settings.model import Settings
-    from tests.http_model_server import anthropic_turn
+    from tests.support.sse import anthropic_turn
 
     base_url = model_server.url + ("/v1" if name == "openai" else "")
     settings = Settings(provider=name, base_url=base_url, model="m-1",
@@ -251,7 +252,7 @@ async def test_a_json_answer_instead_of_a_stream_is_reported_with_its_message(mo
 
 async def test_anthropic_gets_the_same_failure_handling(model_server) -> None:
     from neocode_tui.providers.anthropic import AnthropicMessages
-    from tests.http_model_server import anthropic_turn
+    from tests.support.sse import anthropic_turn
 
     def anthropic_error(kind: str, message: str) -> dict:
         return {"type": "error", "error": {"type": kind, "message": message}}

@@ -11,8 +11,9 @@ from neocode_tui.chat import ChatRequest, Message
 from neocode_tui.collector import collect
 from neocode_tui.providers import make_provider
 from neocode_tui.settings.model import Settings
-from tests.http_model_server import Response, anthropic_sse, openai_sse
-from tests.providers.conftest import API_KEY
+from tests.support.model_server import Response
+from tests.support.providers import API_KEY
+from tests.support.sse import anthropic_sse, openai_sse
 
 REQUEST = ChatRequest(model="", messages=[Message(role="user", content="list")])
 OPENAI_CALL = openai_sse([

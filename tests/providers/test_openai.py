@@ -11,8 +11,9 @@ from neocode_tui.collector import collect
 from neocode_tui.events import ToolCallDelta, ToolCallStart
 from neocode_tui.providers.http_provider import HTTPProvider
 from neocode_tui.providers.openai import OpenAIChat
-from tests.http_model_server import Response, openai_sse, openai_turn
-from tests.providers.conftest import API_KEY, FAST
+from tests.support.model_server import Response
+from tests.support.providers import API_KEY, FAST
+from tests.support.sse import openai_sse, openai_turn
 
 REQUEST = ChatRequest(model="gpt-test", messages=[Message(role="user", content="go")])
 

@@ -16,8 +16,9 @@ from neocode_tui.providers.openai import OpenAIChat
 from neocode_tui.providers.prompt_cache import MAX_BREAKPOINTS, count_breakpoints
 from neocode_tui.settings.compat import OpenAICompat, parse_compat
 from neocode_tui.settings.model import Settings
-from tests.http_model_server import Response, anthropic_turn, json_response, openai_turn
-from tests.providers.conftest import API_KEY, FAST
+from tests.support.model_server import Response, json_response
+from tests.support.providers import API_KEY, FAST
+from tests.support.sse import anthropic_turn, openai_turn
 
 TOOLS = [ToolSpec(name="read_file", description="read", parameters={"type": "object"}),
          ToolSpec(name="grep", description="search", parameters={"type": "object"})]
@@ -170,7 +171,7 @@ async def test_thinking_blocks_come_back_signed_and_unchanged(model_server) -> N
 
 
 async def test_a_redacted_thinking_block_is_kept_as_its_data(model_server) -> None:
-    from tests.http_model_server import anthropic_sse
+    from tests.support.sse import anthropic_sse
 
     events = [
         ("message_start", {"message": {"usage": {"input_tokens": 5, "output_tokens": 1}}}),

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import PATIENCE, wait_until
-from tests.http_model_server import ModelServer, Response, json_response, openai_sse, openai_turn
-from tests.providers.llama_like import LlamaLike
+from tests.support.llama_like import LlamaLike
+from tests.support.model_server import ModelServer, Response, json_response
+from tests.support.sse import openai_sse, openai_turn
+from tests.support.waits import PATIENCE, wait_until
 
 NEOCODE = str(Path(sys.executable).parent / "neocode")
 

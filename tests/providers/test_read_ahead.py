@@ -14,11 +14,14 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
+from neocode_tui.chat import ChatRequest, Message
 from neocode_tui.collector import collect
 from neocode_tui.events import ReasoningDelta, TextDelta, ToolCallDelta, ToolCallStart, Usage, UsageEvent, joined
 from neocode_tui.providers.read_ahead import ReadAhead
-from tests.http_model_server import Response, openai_turn
-from tests.providers.test_openai import REQUEST
+from tests.support.model_server import Response
+from tests.support.sse import openai_turn
+
+REQUEST = ChatRequest(model="gpt-test", messages=[Message(role="user", content="go")])
 
 
 async def test_everything_that_arrived_is_taken_at_once() -> None:

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.helpers import PATIENCE
+from tests.support.waits import PATIENCE
 
 STREAMS = Path(__file__).parent.parent / "streams"
 

@@ -9,7 +9,7 @@ from neocode_tui.chat import ChatRequest, Message
 from neocode_tui.collector import collect
 from neocode_tui.providers.offline import offline_provider
 from neocode_tui.providers.scripted import ScriptedProvider, SSEReplay, scripted_reply
-from tests.http_model_server import anthropic_turn, openai_turn
+from tests.support.sse import anthropic_turn, openai_turn
 
 REQUEST = ChatRequest(model="scripted", messages=[Message(role="user", content="hi")])
 

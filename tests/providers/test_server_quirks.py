@@ -21,8 +21,9 @@ from neocode_tui.events import (
 from neocode_tui.providers.http import HTTPOptions
 from neocode_tui.providers.http_provider import HTTPProvider
 from neocode_tui.providers.openai import OpenAIChat
-from tests.helpers import PATIENCE
-from tests.http_model_server import Response, anthropic_sse, json_response, openai_sse, openai_turn
+from tests.support.model_server import Response, json_response
+from tests.support.sse import anthropic_sse, openai_sse, openai_turn
+from tests.support.waits import PATIENCE
 
 REQUEST = ChatRequest(model="m", messages=[Message(role="user", content="go")])
 OVERFLOW_WORDS = "the conversation no longer fits the model's context: run /compact"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from neocode_tui.agent.store.session_store import list_sessions
 from neocode_tui.events import Usage
-from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
+from neocode_tui.providers.scripted import scripted_reply
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import (
@@ -16,27 +16,14 @@ from neocode_tui.tui.scenarios import (
     Press,
     Release,
     Scroll,
-    StepProvider,
     Type,
 )
 from neocode_tui.tui.screens.approval import ApprovalScreen
 from neocode_tui.tui.user_config import load_user_config
-from tests.helpers import screen_shows, screen_text, started, wait_until
-from tests.tui.screens import SCREENS as SCENARIOS
-
-
-def scenario_app(name: str, tmp_path: Path) -> NeoCodeApp:
-    scenario = SCENARIOS[name]
-    return scenario.build_app(scenario.prepare(tmp_path))
-
-
-def scripted_app(tmp_path: Path, turns, **settings) -> NeoCodeApp:
-    workspace = tmp_path / "project"
-    workspace.mkdir(exist_ok=True)
-    provider = StepProvider(ScriptedProvider(turns))
-    return NeoCodeApp(
-        Settings(provider="scripted", **settings), provider, workspace, remember_theme=False
-    )
+from tests.support.apps import scenario_app, scripted_app
+from tests.support.reading import screen_text
+from tests.support.screens import SCREENS as SCENARIOS
+from tests.support.waits import screen_shows, started, wait_until
 
 
 async def test_enter_sends_the_prompt_and_the_answer_streams_in(tmp_path: Path) -> None:

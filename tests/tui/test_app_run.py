@@ -12,7 +12,7 @@ from neocode_tui.cli.options import load_from_args
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE
-from tests.helpers import screen_shows, started, wait_until
+from tests.support.waits import screen_shows, started, wait_until
 
 
 def test_flags_win_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

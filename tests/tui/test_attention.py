@@ -17,7 +17,7 @@ from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.attention import notification
 from neocode_tui.tui.scenarios import SIZE
 from neocode_tui.tui.screens.approval import ApprovalScreen
-from tests.helpers import wait_until
+from tests.support.waits import wait_until
 
 _STARTS = ("\a", "\x1b]9;", "\x1b]777;")
 

@@ -10,9 +10,10 @@ from pathlib import Path
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE
-from tests.agent.helpers import sleepers
-from tests.helpers import screen_shows, started, wait_until
-from tests.http_model_server import ModelServer, Response, openai_turn
+from tests.support.model_server import ModelServer, Response
+from tests.support.processes import sleepers
+from tests.support.sse import openai_turn
+from tests.support.waits import screen_shows, started, wait_until
 
 
 def app_on(model_server: ModelServer, workspace: Path, clock: list[float]) -> NeoCodeApp:

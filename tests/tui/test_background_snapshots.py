@@ -14,7 +14,8 @@ import pytest
 
 from neocode_tui.providers.scripted import scripted_reply
 from neocode_tui.tui.scenarios import Scenario, Type, play
-from tests.helpers import screen_text, wait_until
+from tests.support.reading import screen_text
+from tests.support.waits import wait_until
 
 _SERVE = "echo 'Serving HTTP on 127.0.0.1 port 8000 (http://127.0.0.1:8000/) ...'\nsleep 314159\n"
 _START = ("bash", json.dumps({"command": "bash serve.sh"}))

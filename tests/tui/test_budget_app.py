@@ -11,9 +11,10 @@ from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE
 from neocode_tui.tui.screens.budget import BudgetScreen
-from tests.agent.conftest import API_KEY, FAST
-from tests.helpers import screen_shows, wait_until
-from tests.http_model_server import Response, openai_turn
+from tests.support.dialects import API_KEY, FAST
+from tests.support.model_server import Response
+from tests.support.sse import openai_turn
+from tests.support.waits import screen_shows, wait_until
 
 
 def budget_app(tmp_path: Path, server_url: str) -> NeoCodeApp:

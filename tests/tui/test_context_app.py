@@ -11,10 +11,11 @@ from neocode_tui.providers.scripted import scripted_reply
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, Driver, Release, Type
-from tests.agent.conftest import API_KEY, FAST
-from tests.helpers import screen_shows, wait_until
-from tests.http_model_server import Response, openai_turn
-from tests.tui.test_app import scripted_app
+from tests.support.apps import scripted_app
+from tests.support.dialects import API_KEY, FAST
+from tests.support.model_server import Response
+from tests.support.sse import openai_turn
+from tests.support.waits import screen_shows, wait_until
 
 
 def turns(*usages: int):

@@ -31,7 +31,8 @@ from neocode_tui.events import (
 )
 from neocode_tui.tui.conversation import ConversationView
 from neocode_tui.tui.conversation.code_syntax import drawn_lines
-from tests.helpers import screen_shows, screen_text, wait_until
+from tests.support.reading import screen_text
+from tests.support.waits import screen_shows, wait_until
 
 SIZE = (80, 30)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from neocode_tui.cli.replay import read_recording
 from neocode_tui.cli.replay_tui import build_replay_app, until_played
-from tests.helpers import PATIENCE, screen_shows
+from tests.support.waits import PATIENCE, screen_shows
 
 STREAMS = Path(__file__).parent.parent / "streams"
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from neocode_tui.tui.scenarios import Driver, Type
-from tests.helpers import screen_shows, wait_until
-from tests.tui.screens import SCREENS
-from tests.tui.test_app import scenario_app
+from tests.support.apps import scenario_app
+from tests.support.screens import SCREENS
+from tests.support.waits import screen_shows, wait_until
 
 
 async def test_copy_puts_the_answer_or_a_code_block_on_the_clipboard(

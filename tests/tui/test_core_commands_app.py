@@ -11,8 +11,9 @@ from neocode_tui.agent.commands import table as commands
 from neocode_tui.agent.commands.table import Command, Report
 from neocode_tui.providers.scripted import scripted_reply
 from neocode_tui.tui.scenarios import SIZE, Driver, Type
-from tests.helpers import screen_text, wait_until
-from tests.tui.test_app import scripted_app
+from tests.support.apps import scripted_app
+from tests.support.reading import screen_text
+from tests.support.waits import wait_until
 
 
 async def _greet(session, argument: str) -> Report:

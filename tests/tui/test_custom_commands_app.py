@@ -11,7 +11,8 @@ from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE
 from neocode_tui.tui.screens.key_help import KeyHelpScreen
-from tests.helpers import screen_shows, screen_text, wait_until
+from tests.support.reading import screen_text
+from tests.support.waits import screen_shows, wait_until
 
 REVIEW = """\
 ---

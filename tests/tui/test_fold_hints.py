@@ -11,7 +11,7 @@ from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.keys import FOLD_KEY, KEYS
 from neocode_tui.tui.scenarios import SIZE, Driver, Release, StepProvider, Type
-from tests.helpers import screen_shows
+from tests.support.waits import screen_shows
 
 
 def test_the_hinted_key_is_the_bound_key_and_the_overlay_lists_it() -> None:

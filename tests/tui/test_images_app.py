@@ -16,8 +16,9 @@ from neocode_tui.providers.scripted import ScriptedProvider
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios.driver import PINNED_VERSION
-from tests.helpers import screen_shows, started, wait_until
-from tests.http_model_server import ModelServer, Response, openai_turn
+from tests.support.model_server import ModelServer, Response
+from tests.support.sse import openai_turn
+from tests.support.waits import screen_shows, started, wait_until
 
 
 def screenshot(path: Path, size: tuple[int, int] = (2400, 1350)) -> Path:

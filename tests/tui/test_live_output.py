@@ -23,7 +23,7 @@ from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.conversation import ConversationView
 from neocode_tui.tui.conversation.blocks import ToolBlock
 from neocode_tui.tui.scenarios import Driver, Release, StepProvider, Type
-from tests.helpers import screen_shows, wait_until
+from tests.support.waits import screen_shows, wait_until
 
 
 def command_app(tmp_path: Path, command: str) -> NeoCodeApp:

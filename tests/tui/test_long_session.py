@@ -21,7 +21,8 @@ from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.conversation import ConversationView
 from neocode_tui.tui.conversation.block_lines import RESIDENT_LINES
-from tests.helpers import screen_shows, screen_text, started, wait_until
+from tests.support.reading import screen_text
+from tests.support.waits import screen_shows, started, wait_until
 
 SIZE = (80, 24)
 QUESTION = re.compile(r"› question (\d+)\b")

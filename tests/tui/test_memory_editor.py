@@ -6,12 +6,10 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from tests.agent.conftest import Dialect
-from tests.agent.test_headless import NEOCODE
-from tests.helpers import wait_until
-from tests.tui.test_real_terminal import Tmux, tmux
-
-__all__ = ["tmux"]
+from tests.support.dialects import Dialect
+from tests.support.headless import NEOCODE
+from tests.support.tmux import Tmux
+from tests.support.waits import wait_until
 
 
 async def test_memory_opens_the_file_in_the_users_editor_and_the_app_comes_back(

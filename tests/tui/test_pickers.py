@@ -15,7 +15,7 @@ from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, Driver, Release, StepProvider, Type
 from neocode_tui.tui.screens.session_picker import SessionPicker
-from tests.helpers import screen_shows, wait_until
+from tests.support.waits import screen_shows, wait_until
 
 
 def saved_session(workspace: Path, model: str, *prompts: str) -> str:

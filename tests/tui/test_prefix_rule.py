@@ -12,10 +12,12 @@ from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE
 from neocode_tui.tui.screens.approval import ApprovalScreen
-from tests.agent.conftest import Dialect
-from tests.agent.test_permissions_headless import bash, fake_npm, run
-from tests.helpers import screen_shows, wait_until
-from tests.http_model_server import ModelServer
+from tests.support.calls import bash
+from tests.support.dialects import Dialect
+from tests.support.headless import run
+from tests.support.model_server import ModelServer
+from tests.support.programs import fake_npm
+from tests.support.waits import screen_shows, wait_until
 
 
 def app_on(model_server: ModelServer, workspace: Path) -> NeoCodeApp:

@@ -3,30 +3,15 @@ and a key the profile brings is scrubbed like the others."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from neocode_tui.settings.load import Profiles, load_settings
-from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE
-from tests.helpers import screen_shows, wait_until
-from tests.http_model_server import ModelServer, Response, openai_turn
+from tests.support.apps import app_with_profiles
+from tests.support.model_server import ModelServer, Response
+from tests.support.sse import openai_turn
+from tests.support.waits import screen_shows, wait_until
 
 KEY = "sk-profile-key-SECRET-5150"
-
-
-def app_with_profiles(tmp_path: Path, config_toml: str) -> NeoCodeApp:
-    """The app in a fresh project, the user's ``config.toml`` holding ``config_toml``."""
-    config = Path(os.environ["NEOCODE_CONFIG_DIR"]) / "config.toml"
-    config.parent.mkdir(parents=True)
-    config.write_text(config_toml)
-    workspace = tmp_path / "project"
-    workspace.mkdir()
-    loaded = load_settings(workspace)
-    profiles = Profiles(
-        loaded.profiles, lambda name: load_settings(workspace, profile=name, profile_wins=True).settings
-    )
-    return NeoCodeApp(loaded.settings, None, workspace, remember_theme=False, profiles=profiles)
 
 
 async def test_model_profile_switches_provider_url_and_model(

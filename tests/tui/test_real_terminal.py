@@ -6,63 +6,16 @@ from __future__ import annotations
 
 import json
 import shlex
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-from tests.agent.conftest import Dialect
-from tests.agent.test_headless import NEOCODE, headless_env
-from tests.helpers import PATIENCE, wait_until
-from tests.terminal import HOSTILE, HOSTILE_LINES, PIECES, foreign_controls_on_a_terminal
+from tests.support.dialects import Dialect
+from tests.support.headless import NEOCODE
+from tests.support.terminal import HOSTILE, HOSTILE_LINES, PIECES, foreign_controls_on_a_terminal
+from tests.support.tmux import Tmux
+from tests.support.waits import wait_until
 
 PROOF = r"printf '\033]0;proof\007\033]52;c;cHJvb2Y=\007'"
 """What a program that does retitle the window and set the clipboard prints."""
-
-
-class Tmux:
-    """A tmux server of the test's own (its own socket, no user config), ended with the test."""
-
-    def __init__(self, socket: Path, env: dict[str, str]) -> None:
-        self.socket = socket
-        self.env = env
-
-    def __call__(self, *args: str) -> str:
-        run = subprocess.run(["tmux", "-S", str(self.socket), "-f", "/dev/null", *args], env=self.env,
-                             capture_output=True, text=True, timeout=PATIENCE)
-        assert run.returncode == 0 or args[0] == "show-buffer", run.stderr
-        return run.stdout
-
-    def window(self, name: str, command: str) -> None:
-        """A window that runs ``command`` once ``go`` lets it."""
-        waiting = f"sh -c {shlex.quote(f'read go; {command}; exec cat')}"
-        if not self.socket.exists():
-            self("new-session", "-d", "-s", "t", "-n", name, "-x", "120", "-y", "50", waiting)
-            self("set-option", "-g", "set-clipboard", "on")  # honour OSC 52 from programs
-        else:
-            self("new-window", "-d", "-t", "t", "-n", name, waiting)
-        self("select-pane", "-t", f"t:{name}", "-T", "before")
-
-    def go(self, name: str) -> None:
-        self("send-keys", "-t", f"t:{name}", "Enter")
-
-    def title(self, name: str) -> str:
-        return self("display-message", "-p", "-t", f"t:{name}", "#{pane_title}").strip()
-
-    def screen(self, name: str) -> str:
-        return self("capture-pane", "-p", "-t", f"t:{name}")
-
-    def buffers(self) -> str:
-        return self("list-buffers")
-
-
-@pytest.fixture
-def tmux(tmp_path: Path, openai_only: Dialect) -> Iterator[Tmux]:
-    server = Tmux(tmp_path / "tmux.socket", headless_env(openai_only, TERM="xterm-256color"))
-    yield server
-    if server.socket.exists():
-        server("kill-server")
 
 
 async def test_neocode_in_tmux_neither_retitles_nor_sets_the_clipboard_nor_clears(

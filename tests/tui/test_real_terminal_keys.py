@@ -10,10 +10,10 @@ import json
 import shlex
 from pathlib import Path
 
-from tests.agent.conftest import Dialect
-from tests.agent.test_headless import NEOCODE
-from tests.helpers import wait_until
-from tests.tui.test_real_terminal import Tmux
+from tests.support.dialects import Dialect
+from tests.support.headless import NEOCODE
+from tests.support.tmux import Tmux
+from tests.support.waits import wait_until
 
 ALT_ENTER = b"\x1b\r"
 CTRL_J = b"\n"

@@ -8,8 +8,9 @@ from pathlib import Path
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, Driver, Type
 from neocode_tui.tui.screens.rewind import DiffScreen, RestoreScreen, RewindScreen
-from tests.helpers import screen_shows, screen_text, wait_until
-from tests.tui.screens import SCREENS
+from tests.support.reading import screen_text
+from tests.support.screens import SCREENS
+from tests.support.waits import screen_shows, wait_until
 
 
 def editing_app(tmp_path: Path) -> tuple[NeoCodeApp, Path]:

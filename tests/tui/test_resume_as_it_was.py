@@ -15,9 +15,10 @@ from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, Driver, Release, Type
 from neocode_tui.tui.screens.approval import ApprovalScreen
-from tests.helpers import reading, screen_shows, started, wait_until
-from tests.tui.screens import SCREENS
-from tests.tui.test_app import scenario_app, scripted_app
+from tests.support.apps import scenario_app, scripted_app
+from tests.support.reading import reading
+from tests.support.screens import SCREENS
+from tests.support.waits import screen_shows, started, wait_until
 
 
 async def test_a_denied_call_reads_denied_after_a_resume(tmp_path: Path) -> None:

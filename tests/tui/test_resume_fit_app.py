@@ -10,8 +10,8 @@ from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, Driver, Release, StepProvider, Type
-from tests.agent.test_resume_fit import WINDOW, long_session
-from tests.helpers import screen_shows, started, wait_until
+from tests.support.long_session import WINDOW, long_session
+from tests.support.waits import screen_shows, started, wait_until
 
 
 async def test_a_resumed_session_too_long_reads_what_will_be_sent_and_is_compacted_first(

@@ -18,7 +18,8 @@ from neocode_tui.providers.scripted import ScriptedProvider
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios.driver import PINNED_VERSION
-from tests.helpers import screen_text, wait_until
+from tests.support.reading import screen_text
+from tests.support.waits import wait_until
 
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
 SESSION_ID = "20260301-101500-5e5510"

@@ -9,9 +9,11 @@ from pathlib import Path
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE
-from tests.helpers import screen_text, wait_until
-from tests.http_model_server import ModelServer, Response, openai_turn
-from tests.tui.test_profile_switch import app_with_profiles
+from tests.support.apps import app_with_profiles
+from tests.support.model_server import ModelServer, Response
+from tests.support.reading import screen_text
+from tests.support.sse import openai_turn
+from tests.support.waits import wait_until
 
 KEY = "sk-screen-key-Vb4Nc8Kd1Pw6Hy3Zf5"
 OTHER_KEY = "sk-other-profile-Rt9Xq7Lm2Gj0Ts"

@@ -17,8 +17,9 @@ import pytest
 
 from neocode_tui.cli import build_parser
 from neocode_tui.cli.serve.command import setting_argv
-from tests.helpers import PATIENCE, first_run
-from tests.tui.serving import ANSI, Served, neocode, start_serve
+from tests.support.first_run import first_run
+from tests.support.serving import ANSI, Served, neocode, start_serve
+from tests.support.waits import PATIENCE
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = [

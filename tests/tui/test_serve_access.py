@@ -25,8 +25,9 @@ import pytest
 
 from neocode_tui.cli.serve.app import SHUTDOWN_SECONDS
 from neocode_tui.cli.serve.guard import Addresses
-from tests.helpers import PATIENCE, first_run
-from tests.tui.serving import ANSI, Served, neocode, start_serve
+from tests.support.first_run import first_run
+from tests.support.serving import ANSI, Served, neocode, start_serve
+from tests.support.waits import PATIENCE
 
 READY = "type a task and press Enter"  # the app's first screen
 

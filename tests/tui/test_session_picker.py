@@ -12,8 +12,8 @@ from neocode_tui.agent.store.session_store import list_sessions
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import Driver, Release, Type, play
 from neocode_tui.tui.screens.session_picker import SessionPicker
-from tests.helpers import screen_shows, wait_until
-from tests.tui.screens import PICKER_NOW, SCREENS, write_saved_sessions
+from tests.support.screens import PICKER_NOW, SCREENS, write_saved_sessions
+from tests.support.waits import screen_shows, wait_until
 
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
 

@@ -1,6 +1,6 @@
 """The screens a person sees, as SVG snapshots (each was looked at before it was committed).
 
-Every screen is a scenario from ``tests.tui.screens`` (the scripts ``neocode demo`` plays,
+Every screen is a scenario from ``tests.support.screens`` (the scripts ``neocode demo`` plays,
 some stopped part way), at a fixed size, with a pinned clock and version, the cursor not blinking and
 animations off, in a folder always named ``project``. Update with ``--snapshot-update``.
 """
@@ -19,8 +19,9 @@ from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, Step, Type, play
 from neocode_tui.tui.screens.approval import ApprovalScreen
 from neocode_tui.tui.screens.rewind import DiffScreen, RestoreScreen, RewindScreen
-from tests.helpers import screen_text, wait_until
-from tests.tui.screens import SCREENS as SCENARIOS
+from tests.support.reading import screen_text
+from tests.support.screens import SCREENS as SCENARIOS
+from tests.support.waits import wait_until
 
 SCREENS = [
     "empty",  # the app before the first prompt

@@ -21,7 +21,8 @@ from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.conversation import markdown
 from neocode_tui.tui.scenarios import SIZE
 from neocode_tui.tui.starting import Loaded, Starting
-from tests.helpers import PATIENCE, first_run, screen_shows, wait_until
+from tests.support.first_run import first_run
+from tests.support.waits import PATIENCE, screen_shows, wait_until
 
 LATER = (
     "pydantic", "neocode_tui.agent.session.agent_session", "neocode_tui.agent.tools", "neocode_tui.agent.mcp",

@@ -10,7 +10,7 @@ from textual.app import App, ComposeResult
 
 from neocode_tui.agent.context.figure import ContextFigure
 from neocode_tui.events import Usage
-from tests.helpers import screen_text
+from tests.support.reading import screen_text
 
 COMPOUND = "bash: cd /work/project/some/where && python -m pytest tests/unit -q -x"
 

@@ -2,7 +2,7 @@
 together: a reply's text and its tool call read at once, thinking, text and a call, text on
 both sides of a call, a turn's last words with the turn's end.
 
-Read from what the app sent the terminal (tests/tui/sent.py): a block rendered and never
+Read from what the app sent the terminal (tests/support/sent.py): a block rendered and never
 sent is in Textual's own picture of the screen, not on the user's.
 """
 
@@ -15,9 +15,10 @@ import pytest
 
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
-from tests.helpers import wait_until
-from tests.http_model_server import ModelServer, Response, openai_sse, openai_turn
-from tests.tui.sent import SentScreen, rendered_before_every_message
+from tests.support.model_server import ModelServer, Response
+from tests.support.sent import SentScreen, rendered_before_every_message
+from tests.support.sse import openai_sse, openai_turn
+from tests.support.waits import wait_until
 
 SIZE = (100, 40)
 COMMAND = json.dumps({"command": "echo from-the-call"})

@@ -11,7 +11,7 @@ from neocode_tui.chat import ChatRequest
 from neocode_tui.events import StreamEvent, Usage
 from neocode_tui.providers.scripted import scripted_reply
 from neocode_tui.tui.scenarios import Press, Release, Scenario, Type, play
-from tests.helpers import screen_shows
+from tests.support.waits import screen_shows
 
 FILES = {
     "README.md": "# Demo project\n",

@@ -17,9 +17,10 @@ from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE
 from neocode_tui.tui.screens.approval import ApprovalScreen
 from neocode_tui.tui.screens.session_picker import SessionPicker
-from tests.helpers import screen_shows, screen_text, terminal_output, wait_until
-from tests.mcp.conftest import user_config
-from tests.terminal import HOSTILE, HOSTILE_LINES, PIECES, WITHOUT_CR, foreign_controls, missing
+from tests.support.mcp_config import user_config
+from tests.support.reading import screen_text, terminal_output
+from tests.support.terminal import HOSTILE, HOSTILE_LINES, PIECES, WITHOUT_CR, foreign_controls, missing
+from tests.support.waits import screen_shows, wait_until
 
 
 def app_for(tmp_path: Path, turns: TurnSource, **settings: str) -> NeoCodeApp:

@@ -14,7 +14,7 @@ from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, StepProvider
-from tests.helpers import screen_shows, started, wait_until
+from tests.support.waits import screen_shows, started, wait_until
 
 
 async def test_a_thought_shows_how_long_it_took(tmp_path: Path) -> None:

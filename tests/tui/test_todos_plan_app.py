@@ -13,10 +13,12 @@ from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE
 from neocode_tui.tui.screens.approval import ApprovalScreen
 from neocode_tui.tui.screens.plan_review import PlanScreen
-from tests.agent.conftest import API_KEY, FAST
-from tests.agent.test_todos_plan import PLAN, plan_call, todo_call
-from tests.helpers import screen_shows, screen_text, started, wait_until
-from tests.http_model_server import Response, openai_turn
+from tests.support.calls import PLAN, plan_call, todo_call
+from tests.support.dialects import API_KEY, FAST
+from tests.support.model_server import Response
+from tests.support.reading import screen_text
+from tests.support.sse import openai_turn
+from tests.support.waits import screen_shows, started, wait_until
 
 LONG = "".join(f"Line {n} of the long answer.\n\n" for n in range(1, 121))
 
@@ -147,7 +149,7 @@ async def test_n_keeps_planning_and_the_feedback_reaches_the_model(model_server,
 async def test_what_the_model_puts_in_the_list_or_the_plan_reaches_the_terminal_escaped(
     model_server, workspace: Path
 ) -> None:
-    from tests.helpers import terminal_output
+    from tests.support.reading import terminal_output
 
     hostile = [{"content": "Deploy\x1b[2J\x1b]0;pwned\x07 now\nsecond line", "status": "in_progress"}]
     reply(model_server, "", [todo_call("t", hostile)])

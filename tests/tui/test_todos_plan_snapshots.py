@@ -10,7 +10,7 @@ import pytest
 
 from neocode_tui.providers.scripted import scripted_reply
 from neocode_tui.tui.scenarios import Release, Scenario, Type, play
-from tests.agent.test_todos_plan import TODOS
+from tests.support.calls import TODOS
 
 ANSWER = "".join(
     f"{n}. Step {n} of the change: the flag is parsed, checked and passed on to `greet`.\n"

@@ -16,8 +16,9 @@ import termios
 import time
 from pathlib import Path
 
-from tests.helpers import PATIENCE, first_run, wait_until
-from tests.tui.test_real_terminal import Tmux
+from tests.support.first_run import first_run
+from tests.support.tmux import Tmux
+from tests.support.waits import PATIENCE, wait_until
 
 ALTERNATE_SCREEN = b"\x1b[?1049h"
 """Where the app's own screen begins in what the terminal is sent."""

@@ -16,8 +16,8 @@ from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.key_parser import KeyParser
 from neocode_tui.tui.scenarios import SIZE, Driver, Release, StepProvider, Type, play
 from neocode_tui.tui.user_config import app_state_file, load_user_config
-from tests.helpers import screen_shows, started, wait_until
-from tests.tui.screens import SCREENS
+from tests.support.screens import SCREENS
+from tests.support.waits import screen_shows, started, wait_until
 
 NORMAL, INSERT = "─ NORMAL ─", "─ INSERT ─"
 """The mode as the prompt's top border shows it."""

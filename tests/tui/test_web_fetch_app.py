@@ -9,9 +9,10 @@ from pathlib import Path
 from neocode_tui.providers.scripted import scripted_reply
 from neocode_tui.tui.scenarios import SIZE, Driver, Type
 from neocode_tui.tui.screens.approval import ApprovalScreen
-from tests.agent.web_server import Page, WebServer
-from tests.helpers import screen_text, wait_until
-from tests.tui.test_app import scripted_app
+from tests.support.apps import scripted_app
+from tests.support.reading import screen_text
+from tests.support.waits import wait_until
+from tests.support.web_server import Page, WebServer
 
 
 def fetch(url: str) -> tuple[str, str]:

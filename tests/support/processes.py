@@ -1,11 +1,12 @@
-"""Small helpers the agent tests share."""
+"""The processes a test starts through the agent (commands, hooks): finding them, telling
+whether they still run, and holding one until the test lets it go on."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
 
-from tests.helpers import PATIENCE
+from tests.support.waits import PATIENCE
 
 TIME_LIMIT = 10
 """The time limit (whole seconds) of a command or hook whose time limit is under test: what
@@ -44,14 +45,6 @@ async def wait_dead(pid: int, within: float = PATIENCE) -> bool:
             return True
         await asyncio.sleep(0.05)
     return False
-
-
-async def wait_for_file(path: Path, within: float = PATIENCE) -> str:
-    for _ in range(int(within / 0.02)):
-        if path.exists() and path.read_text().strip():
-            return path.read_text().strip()
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"{path} never appeared")
 
 
 def waiting_for(name: str) -> str:

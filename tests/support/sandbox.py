@@ -1,15 +1,11 @@
-"""What the sandbox tests share: a home folder holding credentials and a toolchain, and a
-folder elsewhere, both outside /tmp (the sandbox's /tmp is private, so a folder under it
-would be out of sight for the wrong reason)."""
+"""What the sandbox tests share: a home folder holding credentials and a toolchain, outside
+/tmp (the sandbox's /tmp is private, so a folder under it would be out of sight for the wrong
+reason), and commands run by the real bash tool in the real sandbox."""
 
 from __future__ import annotations
 
-import shutil
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from neocode_tui.agent.sandbox.bubblewrap import Sandbox, choose_sandbox
 from neocode_tui.agent.tools import ToolOutput
@@ -27,33 +23,22 @@ TOOLCHAIN = ".cargo/bin/cargo-hello"
 """Under the fake home, a toolchain file commands must still reach."""
 
 
-def _plant(folder: Path, relative: str, text: str) -> None:
-    path = folder / relative
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-
-
-@pytest.fixture
-def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A home folder with credentials in it, where a real one would be: outside /tmp."""
+def planted_home() -> Path:
+    """A new home folder holding ``CREDENTIALS`` and ``TOOLCHAIN``, where a real one would be:
+    outside /tmp. The caller removes it."""
     folder = Path(tempfile.mkdtemp(prefix="neocode-home-", dir="/var/tmp"))
     for relative in CREDENTIALS:
         _plant(folder, relative, f"token={SECRET}")
     _plant(folder, TOOLCHAIN, "#!/bin/sh\necho hello from cargo\n")
     (folder / TOOLCHAIN).chmod(0o755)
     (folder / "notes.txt").write_text("just notes")
-    monkeypatch.setenv("HOME", str(folder))
-    monkeypatch.setenv("NEOCODE_CONFIG_DIR", str(folder / ".config" / "neocode"))
-    yield folder
-    shutil.rmtree(folder)
+    return folder
 
 
-@pytest.fixture
-def outside() -> Iterator[Path]:
-    """A folder outside the workspace, the home folder and /tmp: read-only in the sandbox."""
-    folder = Path(tempfile.mkdtemp(prefix="neocode-outside-", dir="/var/tmp"))
-    yield folder
-    shutil.rmtree(folder)
+def _plant(folder: Path, relative: str, text: str) -> None:
+    path = folder / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
 
 
 def sandbox(mode: str = "workspace-write", network: bool = False) -> Sandbox:

@@ -1,6 +1,6 @@
 """What a terminal shows of a Pilot app: the updates Textual sent it, applied in order.
 
-``screen_text`` (tests/helpers.py) renders every widget afresh: what the app would draw now.
+``screen_text`` (tests/support/reading.py) renders every widget afresh: what the app would draw now.
 A terminal shows only what it was sent, frame after frame, so a line the app rendered but
 never sent is in the first and missing from the second. Textual's headless driver writes
 nothing, so the updates are read where the app hands them to its driver (``App._display``).

@@ -1,6 +1,6 @@
 """A streamable-HTTP MCP server built with the SDK's MCPServer, for the tests.
 
-Run as ``python -m tests.mcp.servers.http_server [RECORD]``: it binds 127.0.0.1 on a free
+Run as ``python -m tests.support.mcp_servers.http_server [RECORD]``: it binds 127.0.0.1 on a free
 port, prints the port on its first line once it accepts connections, then serves ``/mcp`` until killed. With ``RECORD``,
 each request's path, query and headers are appended to that file as a JSON line, before
 anything else sees them.

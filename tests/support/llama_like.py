@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.http_model_server import Response, json_response, openai_sse
+from tests.support.model_server import Response, json_response
+from tests.support.sse import openai_sse
 
 
 def _chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:

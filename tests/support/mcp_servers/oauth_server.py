@@ -1,6 +1,6 @@
 """A streamable-HTTP MCP server that asks for OAuth, built with the SDK's server-side auth.
 
-Run as ``python -m tests.mcp.servers.oauth_server RECORD [--no-revocation]``: it binds 127.0.0.1 on a free
+Run as ``python -m tests.support.mcp_servers.oauth_server RECORD [--no-revocation]``: it binds 127.0.0.1 on a free
 port and prints the port on its first line. It is its own authorization server (metadata,
 dynamic client registration, PKCE, refresh) and a resource server that answers ``/mcp`` only
 with a bearer token it issued. Its ``/authorize`` approves at once and redirects to the

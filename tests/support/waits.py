@@ -1,18 +1,18 @@
-"""Helpers every test folder shares: reading the screen, waiting for a condition."""
+"""Waiting for what a test needs before it looks: a condition, text on screen, the app started
+up, a file written; and how long a test is patient."""
 
 from __future__ import annotations
 
 import asyncio
-import io
-import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
+
+from tests.support.reading import reading, screen_text
 
 if TYPE_CHECKING:
     from neocode_tui.tui.app import NeoCodeApp
@@ -21,30 +21,6 @@ PATIENCE = 90.0
 """How long a test waits for what it is not testing the speed of, or lets a time limit run
 that is not under test: long enough for a machine whose cores are all busy many times over,
 and a failure still ends with its own message before pytest-timeout's 120 s."""
-
-
-def screen_text(app: App[Any], styles: bool = False) -> str:
-    """The characters on screen, modal screens over their background, as a person reads them
-    (with the colours as markup when ``styles``).
-
-    Textual has no public text export; this is the one place that reaches into it.
-    """
-    console = Console(
-        width=app.size.width, file=io.StringIO(), record=True, color_system="truecolor",
-        legacy_windows=False,
-    )
-    console.print(_whole_screen(app))
-    return console.export_text(styles=styles)
-
-
-def terminal_output(app: App[Any]) -> str:
-    """What Textual writes to the terminal to paint the whole screen now: the text with
-    its escape sequences, exactly as its driver is sent them."""
-    return _whole_screen(app).render_segments(app.console)
-
-
-def _whole_screen(app: App[Any]) -> Any:
-    return app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
 
 
 async def wait_until(
@@ -97,11 +73,6 @@ async def screen_shows(
     return last
 
 
-def reading(text: str) -> str:
-    """``text`` with each run of spaces and line ends one space."""
-    return " ".join(text.split())
-
-
 async def started(app: NeoCodeApp, pilot: Pilot[Any], timeout: float = PATIENCE) -> None:
     """Wait until the app has started up (its session made, start-up's notices added, after
     any start-up question) and that is drawn."""
@@ -114,13 +85,9 @@ async def started(app: NeoCodeApp, pilot: Pilot[Any], timeout: float = PATIENCE)
     await pilot.pause()
 
 
-def first_run(tmp_path: Path) -> tuple[Path, dict[str, str]]:
-    """An empty project folder and the environment of someone running ``neocode`` for the
-    first time there: no keys, no NEOCODE_ or Textual settings, fresh data and config folders."""
-    workspace, data, config = (tmp_path / name for name in ("project", "data", "config"))
-    for folder in (workspace, data, config):
-        folder.mkdir(exist_ok=True)
-    env = {key: value for key, value in os.environ.items()
-           if "API_KEY" not in key and not key.startswith(("NEOCODE_", "TEXTUAL", "COLUMNS", "LINES"))}
-    env.update(NEOCODE_DATA_DIR=str(data), NEOCODE_CONFIG_DIR=str(config))
-    return workspace, env
+async def wait_for_file(path: Path, within: float = PATIENCE) -> str:
+    for _ in range(int(within / 0.02)):
+        if path.exists() and path.read_text().strip():
+            return path.read_text().strip()
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"{path} never appeared")

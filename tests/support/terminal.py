@@ -10,7 +10,7 @@ import select
 import time
 
 from neocode_tui.terminal_text import has_controls
-from tests.helpers import PATIENCE
+from tests.support.waits import PATIENCE
 
 PIECES = (
     # (what arrives, what the user sees)

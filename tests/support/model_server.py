@@ -4,9 +4,6 @@ Built on ``asyncio.start_server`` rather than a framework so a test controls eve
 how the body is chunked, pauses between chunks, a stall before the first byte, a connection
 cut in the middle of a chunk. Each request pops the next queued ``Response`` (or calls a
 queued function with the request's JSON, for scripted models that answer what they are sent).
-
-Also here: builders for OpenAI and Anthropic SSE bodies, down to whole scripted assistant
-turns whose text and arguments arrive in small deltas, the way real servers send them.
 """
 
 from __future__ import annotations
@@ -17,8 +14,6 @@ from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
-
-import pytest_asyncio
 
 REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
            404: "Not Found", 408: "Request Timeout", 409: "Conflict", 422: "Unprocessable Entity",
@@ -195,139 +190,10 @@ def _nothing_queued() -> Response:
                     body=json.dumps(error).encode())
 
 
-@pytest_asyncio.fixture
-async def model_server():
-    """A fresh ``ModelServer`` per test, closed after it."""
-    async with ModelServer() as server:
-        yield server
-
-
-# --- SSE bodies ------------------------------------------------------------------------
-
-
 def json_response(status: int, payload: Any, headers: dict[str, str] | None = None) -> Response:
     """A plain JSON (error) response, as APIs send for 4xx/5xx."""
     return Response(status=status, headers={"content-type": "application/json", **(headers or {})},
                     body=json.dumps(payload).encode())
-
-
-def openai_sse(chunks: Iterable[dict[str, Any]], *, done: bool = True) -> bytes:
-    """``data: {chunk}`` events, then ``data: [DONE]`` unless ``done`` is False."""
-    body = b"".join(b"data: %s\n\n" % json.dumps(chunk).encode() for chunk in chunks)
-    return body + (b"data: [DONE]\n\n" if done else b"")
-
-
-def anthropic_sse(events: Iterable[tuple[str, dict[str, Any]]]) -> bytes:
-    """``event: NAME`` / ``data: {payload}`` pairs; each payload gets its ``type``."""
-    return b"".join(
-        b"event: %s\ndata: %s\n\n" % (name.encode(), json.dumps({"type": name, **payload}).encode())
-        for name, payload in events
-    )
-
-
-def pieces(text: str, size: int) -> list[str]:
-    """``text`` in ``size``-character deltas, the way a model streams it."""
-    return [text[i : i + size] for i in range(0, len(text), size)]
-
-
-def openai_turn(
-    text: str = "",
-    tool_calls: Sequence[tuple[str, str]] = (),
-    *,
-    reasoning: str = "",
-    finish: str | None = None,
-    usage: tuple[int, int] | None = (10, 5),
-    delta: int = 4,
-    call_ids: Sequence[str] | None = None,
-    model: str = "test-model",
-    cached: int | None = None,
-) -> bytes:
-    """A whole OpenAI chat-completions assistant turn as SSE bytes.
-
-    ``tool_calls`` are ``(name, arguments_json)``; ``finish`` defaults to ``tool_calls``
-    when there are calls, else ``stop``; ``usage`` is ``(prompt, completion)`` tokens, of
-    which ``cached`` prompt tokens were read from the server's cache.
-    """
-    base = {"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 1, "model": model}
-
-    def chunk(delta_: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
-        choice = {"index": 0, "delta": delta_, "finish_reason": finish_reason}
-        return {**base, "choices": [choice]}
-
-    chunks = [chunk({"role": "assistant", "content": ""})]
-    chunks += [chunk({"reasoning_content": part}) for part in pieces(reasoning, delta)]
-    chunks += [chunk({"content": part}) for part in pieces(text, delta)]
-    for number, (name, arguments) in enumerate(tool_calls):
-        call_id = call_ids[number] if call_ids else f"call_{number + 1}"
-        opening = {"index": number, "id": call_id, "type": "function",
-                   "function": {"name": name, "arguments": ""}}
-        chunks.append(chunk({"tool_calls": [opening]}))
-        chunks += [
-            chunk({"tool_calls": [{"index": number, "function": {"arguments": part}}]})
-            for part in pieces(arguments, delta)
-        ]
-    chunks.append(chunk({}, finish or ("tool_calls" if tool_calls else "stop")))
-    if usage is not None:
-        prompt, completion = usage
-        counts: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion,
-                                  "total_tokens": prompt + completion}
-        if cached is not None:
-            counts["prompt_tokens_details"] = {"cached_tokens": cached}
-        chunks.append({**base, "choices": [], "usage": counts})
-    return openai_sse(chunks)
-
-
-def anthropic_turn(
-    text: str = "",
-    tool_calls: Sequence[tuple[str, str]] = (),
-    *,
-    thinking: str = "",
-    stop_reason: str | None = None,
-    usage: tuple[int, int] = (10, 5),
-    delta: int = 4,
-    call_ids: Sequence[str] | None = None,
-    model: str = "claude-test",
-    cache: tuple[int, int] | None = None,
-    signature: str = "c2lnbmF0dXJl",
-) -> bytes:
-    """A whole Anthropic Messages assistant turn as SSE bytes (same arguments as ``openai_turn``);
-    ``cache`` is ``(read, written)`` input tokens, which Anthropic counts apart from
-    ``input_tokens``; ``signature`` signs the thinking block."""
-    input_tokens, output_tokens = usage
-    counts: dict[str, Any] = {"input_tokens": input_tokens, "output_tokens": 1}
-    if cache is not None:
-        counts["cache_read_input_tokens"], counts["cache_creation_input_tokens"] = cache
-    events: list[tuple[str, dict[str, Any]]] = [("message_start", {"message": {
-        "id": "msg_test", "type": "message", "role": "assistant", "model": model, "content": [],
-        "stop_reason": None, "stop_sequence": None, "usage": counts}})]
-    block = 0
-
-    def add_block(opening: dict[str, Any], deltas: list[dict[str, Any]]) -> None:
-        nonlocal block
-        events.append(("content_block_start", {"index": block, "content_block": opening}))
-        events.extend(("content_block_delta", {"index": block, "delta": d}) for d in deltas)
-        events.append(("content_block_stop", {"index": block}))
-        block += 1
-
-    if thinking:
-        add_block({"type": "thinking", "thinking": ""},
-                  [{"type": "thinking_delta", "thinking": part} for part in pieces(thinking, delta)]
-                  + [{"type": "signature_delta", "signature": signature}])
-    if text:
-        add_block({"type": "text", "text": ""},
-                  [{"type": "text_delta", "text": part} for part in pieces(text, delta)])
-    events.append(("ping", {}))
-    for number, (name, arguments) in enumerate(tool_calls):
-        call_id = call_ids[number] if call_ids else f"toolu_{number + 1:02d}"
-        add_block({"type": "tool_use", "id": call_id, "name": name, "input": {}},
-                  [{"type": "input_json_delta", "partial_json": part}
-                   for part in [""] + pieces(arguments, delta)])
-    events.append(("message_delta", {
-        "delta": {"stop_reason": stop_reason or ("tool_use" if tool_calls else "end_turn"),
-                  "stop_sequence": None},
-        "usage": {"output_tokens": output_tokens}}))
-    events.append(("message_stop", {}))
-    return anthropic_sse(events)
 
 
 def open_sockets(server: ModelServer) -> int:
@@ -338,22 +204,3 @@ def open_sockets(server: ModelServer) -> int:
     return sum(1 for connection in psutil.Process().net_connections(kind="tcp")
                if connection.raddr and connection.raddr.port == port
                and connection.status == psutil.CONN_ESTABLISHED)
-
-
-async def cancelled_at_first_text(turn: Callable[[Callable[[Any], None]], Any]) -> bool:
-    """Start ``turn`` (a collect given an event callback), cancel it once its first text
-    delta arrives; whether it ended cancelled."""
-    from neocode_tui.events import TextDelta
-
-    first_text = asyncio.Event()
-
-    def seen(event: Any) -> None:
-        if isinstance(event, TextDelta):
-            first_text.set()
-
-    task = asyncio.ensure_future(turn(seen))
-    await first_text.wait()
-    task.cancel()
-    await asyncio.wait([task])
-    return task.cancelled()
-
