@@ -8,7 +8,9 @@ sent is in Textual's own picture of the screen, not on the user's.
 
 from __future__ import annotations
 
+import asyncio
 import json
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -47,6 +49,10 @@ FIRST_REPLIES = {
 }
 
 
+def asked(server: ModelServer, count: int) -> bool:
+    return len(server.requests) == count
+
+
 def out_of_order(screen: str, pieces: list[str]) -> list[str]:
     """The pieces not on ``screen`` after the one before them (all of them found: [])."""
     wrong, at = [], 0
@@ -65,8 +71,9 @@ async def test_a_reply_read_in_one_piece_reaches_the_terminal_whole_and_in_order
 ) -> None:
     body, pieces = FIRST_REPLIES[first]
     # Each reply comes whole in one write (its text, its call, its usage and its end read
-    # together), after the model's moment of thought: it lands on a view done drawing.
-    model_server.enqueue(Response(body=body, stall=0.1), Response(body=openai_turn("All done."), stall=0.1))
+    # together), held until the view is done drawing what came before it.
+    held = (asyncio.Event(), asyncio.Event())
+    model_server.enqueue(Response(body=body, wait=held[0]), Response(body=openai_turn("All done."), wait=held[1]))
     workspace = tmp_path / "project"
     workspace.mkdir()
     settings = Settings(provider="openai", base_url=f"{model_server.url}/v1", model="m",
@@ -76,8 +83,11 @@ async def test_a_reply_read_in_one_piece_reaches_the_terminal_whole_and_in_order
 
     async with app.run_test(size=SIZE, message_hook=rendered_before_every_message(app)) as pilot:
         await pilot.press(*"go", "enter")
-        await wait_until(lambda: len(model_server.requests) == 2 and not app.working,
-                         pause=pilot.pause, what="the run's end")
+        for number, release in enumerate(held, start=1):
+            await wait_until(partial(asked, model_server, number), pause=pilot.pause, what=f"request {number}")
+            await app.conversation.settled()
+            release.set()
+        await wait_until(lambda: not app.working, pause=pilot.pause, what="the run's end")
         await app.conversation.settled()
         shown = sent.text()
 
