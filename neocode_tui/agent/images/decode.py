@@ -152,7 +152,7 @@ def _image(data: bytes, media_type: str, name: str, width: int, height: int) -> 
     )
 
 
-def read_image(workspace: Workspace, path: Path, shown: str, budget: Deadline | None = None) -> Image | None:
+def read_image(workspace: Workspace, path: Path, shown: str, deadline: Deadline | None = None) -> Image | None:
     """The workspace file at ``path`` as an image, opened the way ``read_file`` opens files
     (confined, no symlink swapped in, regular files only); None when it is not one."""
     fd, status = workspace.open_file(path)
@@ -165,8 +165,8 @@ def read_image(workspace: Workspace, path: Path, shown: str, budget: Deadline | 
         chunks: list[bytes] = []
         while chunk := os.read(fd, 1 << 20):
             chunks.append(chunk)
-            if budget is not None:
-                budget.check()
+            if deadline is not None:
+                deadline.check()
     finally:
         os.close(fd)
     return prepare(b"".join(chunks), shown)

@@ -155,7 +155,7 @@ class FileTool(Tool[ArgsT]):
     time_limit = TIME_LIMIT
 
     @abstractmethod
-    def run_sync(self, args: ArgsT, workspace: Workspace, budget: Deadline) -> ToolOutput: ...
+    def run_sync(self, args: ArgsT, workspace: Workspace, deadline: Deadline) -> ToolOutput: ...
 
     async def run(
         self, args: ArgsT, workspace: Workspace, on_output: OutputCallback | None = None
@@ -172,17 +172,17 @@ async def in_thread(
 ) -> R:
     """``work`` in a thread with a ``Deadline``: cancelled or out of time, the thread is told
     to stop and given ``STOP_GRACE`` to do so, so a call always ends when it should."""
-    budget = Deadline(limit)
-    future = asyncio.ensure_future(asyncio.to_thread(work, args, workspace, budget))
+    deadline = Deadline(limit)
+    future = asyncio.ensure_future(asyncio.to_thread(work, args, workspace, deadline))
     future.add_done_callback(_retrieve)
     try:
         done, _ = await asyncio.wait({future}, timeout=limit + STOP_GRACE)
     except asyncio.CancelledError:
-        budget.stop()
+        deadline.stop()
         await asyncio.wait({future}, timeout=STOP_GRACE)
         raise
     if not done:
-        budget.stop()
+        deadline.stop()
         raise ToolError(f"stopped after {limit:g}s, the time limit for this tool")
     return future.result()
 

@@ -140,7 +140,7 @@ class _ChangeTool(FileTool[Any]):
         return [args.path]
 
     @abstractmethod
-    def plan(self, args: Any, workspace: Workspace, budget: Deadline) -> Change: ...
+    def plan(self, args: Any, workspace: Workspace, deadline: Deadline) -> Change: ...
 
     async def preview(self, args: Any, workspace: Workspace) -> Preview | None:
         change = await in_thread(self.plan, args, workspace, limit=self.time_limit)
@@ -164,18 +164,18 @@ class WriteFile(_ChangeTool):
         lines = f" ({line_count(content)} lines)" if isinstance(content, str) else ""
         return f"write {args.get('path', '')}{lines}"
 
-    def plan(self, args: WriteFileArgs, workspace: Workspace, budget: Deadline) -> Change:
+    def plan(self, args: WriteFileArgs, workspace: Workspace, deadline: Deadline) -> Change:
         path = self.target(args, workspace)
         shown = workspace.relative(path)
         if path.is_dir():
             raise ToolError(f"{shown} is a folder; give a file path")
         created = not path.exists()
-        before = "" if created else read_text(workspace, path, shown, budget)
+        before = "" if created else read_text(workspace, path, shown, deadline)
         return Change(path, shown, before, args.content, created)
 
-    def run_sync(self, args: WriteFileArgs, workspace: Workspace, budget: Deadline) -> ToolOutput:
-        change = self.plan(args, workspace, budget)
-        budget.check()  # a call cancelled while planning writes nothing
+    def run_sync(self, args: WriteFileArgs, workspace: Workspace, deadline: Deadline) -> ToolOutput:
+        change = self.plan(args, workspace, deadline)
+        deadline.check()  # a call cancelled while planning writes nothing
         change.apply(workspace)
         verb = "created" if change.created else "wrote"
         return ToolOutput(
@@ -202,14 +202,14 @@ class EditFile(_ChangeTool):
     def summary(self, args: Mapping[str, Any]) -> str:
         return f"edit {args.get('path', '')}"
 
-    def plan(self, args: EditFileArgs, workspace: Workspace, budget: Deadline) -> Change:
+    def plan(self, args: EditFileArgs, workspace: Workspace, deadline: Deadline) -> Change:
         path = self.target(args, workspace)
         shown = workspace.relative(path)
         if not args.old_string:
             raise ToolError("old_string is empty; use write_file to create or replace a file")
         if args.old_string == args.new_string:
             raise ToolError("old_string and new_string are the same; nothing would change")
-        before = read_text(workspace, path, shown, budget)
+        before = read_text(workspace, path, shown, deadline)
         old, new = args.old_string, args.new_string
         if old not in before and "\r\n" in before:
             # The model writes "\n"; a CRLF file keeps its own line endings.
@@ -231,9 +231,9 @@ class EditFile(_ChangeTool):
             )
         return Change(path, shown, before, before.replace(old, new), False, count)
 
-    def run_sync(self, args: EditFileArgs, workspace: Workspace, budget: Deadline) -> ToolOutput:
-        change = self.plan(args, workspace, budget)
-        budget.check()
+    def run_sync(self, args: EditFileArgs, workspace: Workspace, deadline: Deadline) -> ToolOutput:
+        change = self.plan(args, workspace, deadline)
+        deadline.check()
         change.apply(workspace)
         noun = "replacement" if change.replacements == 1 else "replacements"
         diff = change.diff

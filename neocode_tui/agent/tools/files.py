@@ -80,11 +80,11 @@ class ReadFile(FileTool[ReadFileArgs]):
         offset = args.get("offset")
         return f"read {path}" + (f" from line {offset}" if offset else "")
 
-    def run_sync(self, args: ReadFileArgs, workspace: Workspace, budget: Deadline) -> ToolOutput:
+    def run_sync(self, args: ReadFileArgs, workspace: Workspace, deadline: Deadline) -> ToolOutput:
         root, path, shown = self._where(args.path, workspace)
         if why := workspace.hidden(path):  # also where no rule check came first (a skill's file)
             raise ToolError(withheld(shown, why))
-        image = _image(root, path, shown, budget)
+        image = _image(root, path, shown, deadline)
         if image is not None:
             return image
         with open_text_file(root, path, shown) as (fd, status):
@@ -93,7 +93,7 @@ class ReadFile(FileTool[ReadFileArgs]):
                 window.feed(editor_text(root, path, shown).encode("utf-8", "surrogateescape"))
                 window.finish()
             else:
-                _read_into(window, fd, status.st_size <= COUNT_BYTES, budget)
+                _read_into(window, fd, status.st_size <= COUNT_BYTES, deadline)
         out = window.shown
         last = args.offset + len(out) - 1
         total = window.number if window.at_eof else None
@@ -115,19 +115,19 @@ class ReadFile(FileTool[ReadFileArgs]):
         return ToolOutput(text)
 
 
-def _read_into(window: _Window, fd: int, counting: bool, budget: Deadline) -> None:
+def _read_into(window: _Window, fd: int, counting: bool, deadline: Deadline) -> None:
     """The file from ``fd`` through the window; past its end only while ``counting``."""
     while chunk := os.read(fd, CHUNK):
-        budget.check()
+        deadline.check()
         window.feed(chunk)
         if window.past_end and not counting:
             return
     window.finish()
-def _image(workspace: Workspace, path: Path, shown: str, budget: Deadline) -> ToolOutput | None:
+def _image(workspace: Workspace, path: Path, shown: str, deadline: Deadline) -> ToolOutput | None:
     """The file as an image, if it is one; a file that cannot be opened is left to the
     text reader, which says why."""
     try:
-        image = read_image(workspace, path, shown, budget)
+        image = read_image(workspace, path, shown, deadline)
     except ImageError as exc:
         raise ToolError(str(exc)) from None
     except OSError:
@@ -255,12 +255,12 @@ class ListDir(FileTool[ListDirArgs]):
     def summary(self, args: Mapping[str, Any]) -> str:
         return f"list {args.get('path') or '.'}"
 
-    def run_sync(self, args: ListDirArgs, workspace: Workspace, budget: Deadline) -> ToolOutput:
+    def run_sync(self, args: ListDirArgs, workspace: Workspace, deadline: Deadline) -> ToolOutput:
         path = workspace.resolve(args.path)
         shown = workspace.relative(path)
         try:
             with workspace.open_dir(path) as folder:
-                entries, more = _entries(folder, budget)
+                entries, more = _entries(folder, deadline)
         except FileNotFoundError:
             raise ToolError(f"no such folder: {shown}") from None
         except NotADirectoryError:
@@ -325,14 +325,14 @@ def _ignore_lines(path: Path) -> list[str]:
         return []
 
 
-def _entries(folder: int, budget: Deadline) -> tuple[list[tuple[str, str]], int]:
+def _entries(folder: int, deadline: Deadline) -> tuple[list[tuple[str, str]], int]:
     """(name, marker) for up to ``LISTED`` entries of an open folder, and how many more."""
     entries: list[tuple[str, str]] = []
     more = 0
     with os.scandir(folder) as scan:
         for count, entry in enumerate(scan):
             if count % 1000 == 0:
-                budget.check()
+                deadline.check()
             if len(entries) >= LISTED:
                 more += 1
                 continue

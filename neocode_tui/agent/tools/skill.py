@@ -70,7 +70,7 @@ class UseSkill(FileTool[SkillArgs]):
     def summary(self, args: Mapping[str, Any]) -> str:
         return f"load skill {args.get('name', '')}"
 
-    def run_sync(self, args: SkillArgs, workspace: Workspace, budget: Deadline) -> ToolOutput:
+    def run_sync(self, args: SkillArgs, workspace: Workspace, deadline: Deadline) -> ToolOutput:
         skills = self.catalogue(workspace).skills
         skill = skills.get(args.name.strip())
         if skill is None:

@@ -48,7 +48,7 @@ def open_text_file(
         os.close(fd)
 
 
-def read_text(workspace: Workspace, path: Path, shown: str, budget: Deadline) -> str:
+def read_text(workspace: Workspace, path: Path, shown: str, deadline: Deadline) -> str:
     """The file's text with its line endings kept, so an edit does not rewrite them all.
 
     Bytes that are not UTF-8 come back as surrogate escapes, so writing the text back
@@ -69,7 +69,7 @@ def read_text(workspace: Workspace, path: Path, shown: str, budget: Deadline) ->
             if size > MAX_EDIT_BYTES:
                 raise ToolError(f"{shown} grew past {MAX_EDIT_BYTES} bytes while being read")
             chunks.append(chunk)
-            budget.check()
+            deadline.check()
     return b"".join(chunks).decode("utf-8", "surrogateescape")
 
 
