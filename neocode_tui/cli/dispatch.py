@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+import types
 
 from neocode_tui.cli.options import automation_flags_given
 from neocode_tui.cli.parser import build_parser, split_initial_prompt
@@ -14,6 +15,7 @@ from neocode_tui.paths import folder_problem
 
 def main(argv: list[str] | None = None) -> int:
     _hold_standard_descriptors()
+    _skip_httpx_command_line()
     parser = build_parser()
     argv, initial_prompt = split_initial_prompt(sys.argv[1:] if argv is None else argv, parser)
     args = parser.parse_args(argv)
@@ -80,3 +82,10 @@ def _hold_standard_descriptors() -> None:
             os.fstat(fd)
         except OSError:
             os.open(os.devnull, os.O_RDWR)  # the lowest free number: this one, in order
+
+
+def _skip_httpx_command_line() -> None:
+    """httpx imports its own command-line client (click, rich, pygments) whenever click is
+    installed, as it is beside uvicorn. NeoCode never runs it, and it is a third of what
+    importing httpx costs: an empty module in its place makes httpx define a stub instead."""
+    sys.modules.setdefault("httpx._main", types.ModuleType("httpx._main"))
