@@ -40,7 +40,7 @@ from neocode_tui.agent import (
 from neocode_tui.agent.commands import COMMANDS, TextOutcome, parse_command, run_as_text
 from neocode_tui.agent.context import unpriced
 from neocode_tui.agent.permissions import RunOptions
-from neocode_tui.agent.session import AgentSession
+from neocode_tui.agent.session import AgentSession, FrontEnd
 from neocode_tui.agent.tools import ToolRegistry, default_tools
 from neocode_tui.cli.options import load_from_args, run_options
 from neocode_tui.cli.structured import EXIT_SCHEMA, AnswerSchema, Checked
@@ -125,7 +125,7 @@ async def _run(
         addition = "\n\n".join(filter(None, [options.append_system_prompt, schema.instructions]))
         options = dataclasses.replace(options, append_system_prompt=addition)
     session = AgentSession(
-        settings, Path.cwd(), listener=printer.event, tools=tools, trusted=args.trust, run=options
+        settings, Path.cwd(), FrontEnd(listener=printer.event), tools=tools, trusted=args.trust, run=options
     )
     stopped_by: list[int] = []
     loop = asyncio.get_running_loop()

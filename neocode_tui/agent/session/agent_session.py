@@ -2,9 +2,9 @@
 
 The app, headless runs and ACP all hold an ``AgentSession``: it builds the provider from
 the settings, owns the loop, the session file, compaction, the model and approval mode,
-resume / clear / list and the usage totals. A front end gives it a ``listener`` for
-events and an ``approver`` for questions, then calls ``prompt``, ``cancel`` and the
-commands; it never wires the pieces itself, so a feature added here reaches all of them.
+resume / clear / list and the usage totals. A front end gives it a ``FrontEnd`` (where
+events go, who answers its questions) as it is made, then calls ``prompt``, ``cancel`` and
+the commands; it never wires the pieces itself, so a feature added here reaches all of them.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import asyncio
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -42,13 +43,13 @@ from neocode_tui.agent.loop_events import (
 )
 from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.mcp.config import Configs
-from neocode_tui.agent.mcp.elicitation import Elicitor
 from neocode_tui.agent.mcp.prompts import PromptArgumentsMissing
-from neocode_tui.agent.permissions import Approver, Permissions, RunOptions
+from neocode_tui.agent.permissions import Permissions, RunOptions
 from neocode_tui.agent.processes import BackgroundJobs, Job, seconds, stopped_words
 from neocode_tui.agent.restore import Restored, Restorer, UndoPreview
 from neocode_tui.agent.sandbox import choose_sandbox, recover, recovered_note
 from neocode_tui.agent.session.file import SessionFile
+from neocode_tui.agent.session.front_end import NOBODY, FrontEnd
 from neocode_tui.agent.session.side_work import SideWork
 from neocode_tui.agent.session.title import Titling
 from neocode_tui.agent.session.tools import SessionTools
@@ -68,8 +69,6 @@ from neocode_tui.vocabulary import ApprovalMode, Effort, NoticeLevel
 if TYPE_CHECKING:
     from neocode_tui.settings.load import Profiles
 
-Listener = Callable[[LoopEvent], None]
-
 
 class AgentSession:
     """A conversation in ``workspace``: prompts in, events out, saved as it goes.
@@ -82,10 +81,9 @@ class AgentSession:
         self,
         settings: Settings,
         workspace: Path,
+        front: FrontEnd = NOBODY,
         *,
         provider: Provider | None = None,
-        listener: Listener | None = None,
-        approver: Approver | None = None,
         tools: ToolRegistry | None = None,
         save: bool = True,
         mcp_configs: Configs | None = None,
@@ -95,7 +93,6 @@ class AgentSession:
         buffers: Buffers | None = None,
         run: RunOptions | None = None,
         clock: Callable[[], float] = time.monotonic,
-        elicitor: Elicitor | None = None,
     ) -> None:
         """``mcp_configs``: the MCP servers (else those of the config files);
         ``built_in_commands``: the front end's own slash commands, which no custom command
@@ -104,8 +101,7 @@ class AgentSession:
         its MCP servers and hooks start as in a folder they trusted before. ``buffers``: an
         editor's copies of the files, which file tools read and write instead of the disk.
         ``run``: the command line's permission rules and system prompt addition. ``clock``:
-        what commands are timed with. ``elicitor``: asks the user an MCP server's question
-        (without one, it is declined)."""
+        what commands are timed with."""
         refuse_too_wide(workspace)
         self.settings = settings
         self.profiles = profiles
@@ -116,12 +112,11 @@ class AgentSession:
         self.secrets = known_secrets(settings)
         """Every secret this conversation knows, the one holder everything scrubs with."""
         self.provider = provider or make_provider(settings, secrets=self.secrets)
-        self.listener = listener
+        self.front = front
         self.loop = AgentLoop(
             self.provider,
             self.workspace,
             sink=self._emit,
-            approver=approver,
             approval=settings.approval or "ask",
             max_turns=settings.max_turns,
             tools=tools,
@@ -133,8 +128,8 @@ class AgentSession:
         run = run or RunOptions()
         self._delegation(profiles)
         self._work(settings, run, clock)
-        self._extensions(mcp_configs, built_in_commands, trusted, elicitor)
-        self._policy(settings, run, trusted, approver)
+        self._extensions(mcp_configs, built_in_commands, trusted)
+        self._policy(settings, run, trusted)
 
     def _delegation(self, profiles: Profiles | None) -> None:
         """Subagents, the meter, the small model's side work, the budget and titles."""
@@ -147,9 +142,10 @@ class AgentSession:
         )
         """The context's fill and the session's cost."""
         self.loop.sent_from = lambda: self.meter.sent_from
-        self.budget = Budget(self.meter, lambda: self.settings.max_budget_usd, self.notice)
+        self.budget = Budget(self.meter, lambda: self.settings.max_budget_usd, self.notice,
+                             ask=self.front.ask)
         """``max_budget_usd``, over every request of the session (its subagents' and side
-        work too): a front end that can ask sets ``budget.ask``."""
+        work too)."""
         self.loop.before_request = self.budget.before_request
         self.side = SideWork(lambda: self.settings, lambda: self.provider, self.meter, self.secrets,
                              self.budget)
@@ -200,30 +196,32 @@ class AgentSession:
             mode=lambda: self.approval, set_mode=lambda mode: setattr(self, "approval", mode),
             emit=self._emit, turn=lambda: self.loop.turn, scrub=self.secrets,
             store=lambda todos: self.file.write(lambda store: store.append_todos(todos)),
+            plan_approver=self.front.plan_review,
+            on_ask=lambda: self.lifecycle.notify("NeoCode has a plan for you to review"),
         )
-        """The task list and the plan hand-off (a front end sets ``plan_approver``)."""
+        """The task list and the plan hand-off."""
         self.loop.tools.add_source(self.own_tools)
         self.loop.append_system_prompt = "\n\n".join(filter(None, [
             "Besides the workspace you may read and write these folders (use their absolute "
             "paths): " + ", ".join(map(str, added)) if added else "", run.append_system_prompt]))
 
-    def _extensions(self, mcp_configs: Configs | None, built_in_commands: Iterable[str], trusted: bool,
-                    elicitor: Elicitor | None) -> None:
+    def _extensions(self, mcp_configs: Configs | None, built_in_commands: Iterable[str], trusted: bool) -> None:
         """What the user and the folder add: MCP servers, custom commands, hooks, and what a
         typed prompt expands into."""
         # MCP servers: from the config files unless given; started by the front end or
         # the first prompt, their tools offered at each request once connected.
-        self.mcp = McpManager(self.workspace, configs=mcp_configs, trusted=trusted, secrets=self.secrets)
+        self.mcp = McpManager(
+            self.workspace, configs=mcp_configs, trusted=trusted, secrets=self.secrets,
+            report=partial(self.notice, "warning"), inform=partial(self.notice, "info"),
+            on_change=lambda: self._emit(CommandsChanged(turn=self.loop.turn)),
+            elicitor=self.front.elicitor, open_url=self.front.open_url,
+        )
         self.loop.tools.add_source(self.mcp)
         # The user's extensions: custom slash commands and hooks.
         self._built_in_commands = (*COMMANDS, *built_in_commands)
         self.commands: CustomCommands = load_commands(self.workspace, self._built_in_commands)
         self.hooks = load_hooks(self.workspace, secrets=self.secrets.keys, trusted=trusted)
         self.hooks.report = self.notice
-        self.mcp.report = lambda message: self.notice("warning", message)
-        self.mcp.inform = lambda message: self.notice("info", message)
-        self.mcp.elicitor = elicitor
-        self.mcp.on_change = lambda: self._emit(CommandsChanged(turn=self.loop.turn))
         self.expansion = PromptExpansion(
             self.loop.workspace, self.secrets, self.mcp, commands=lambda: self.commands,
             images=lambda: self.loop.images, notice=self.notice,
@@ -232,7 +230,7 @@ class AgentSession:
         self.hooks.session_id = lambda: self.id
         self.loop.runner.hooks = self.hooks
 
-    def _policy(self, settings: Settings, run: RunOptions, trusted: bool, approver: Approver | None) -> None:
+    def _policy(self, settings: Settings, run: RunOptions, trusted: bool) -> None:
         """Who decides what runs, and when the history is compacted."""
         self.permissions = Permissions(
             self.loop.workspace, trusted=trusted, allowed=run.allowed_tools,
@@ -248,9 +246,8 @@ class AgentSession:
             replaced=self._compacted, notice=self.notice, ended=self._ended,
         )
         self.loop.between_turns = self.compaction.between_turns
-        if approver is not None:
-            self.loop.gate.approver = self.lifecycle.asking(approver)
-        self.own_tools.on_ask = lambda: self.lifecycle.notify("NeoCode has a plan for you to review")
+        if self.front.approver is not None:
+            self.loop.gate.approver = self.lifecycle.asking(self.front.approver)
         self.loop.images = settings.images
         self._extensions_told = False
 
@@ -574,7 +571,7 @@ class AgentSession:
             self.budget.counted(event.usage is not None)
         if isinstance(event, TranscriptReplaced):
             self.loop.history_replaced(event.reason)
-        if self.listener is not None:
-            self.listener(event)
+        if self.front.listener is not None:
+            self.front.listener(event)
 
 

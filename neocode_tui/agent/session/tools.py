@@ -41,17 +41,17 @@ class SessionTools:
     def __init__(
         self, *, mode: Callable[[], ApprovalMode], set_mode: Callable[[ApprovalMode], None],
         emit: Emit, turn: Callable[[], int], scrub: Callable[[str], str],
-        store: Callable[[list[Todo]], None],
+        store: Callable[[list[Todo]], None], plan_approver: PlanApprover | None = None,
+        on_ask: Callable[[], None] = lambda: None,
     ) -> None:
+        """``plan_approver``: the front end's question about a plan (None: nobody is there
+        to answer); ``on_ask``: told as the user is asked about one (Notification hooks)."""
         self._room = 0
         self._mode, self._set_mode, self._emit, self._turn = mode, set_mode, emit, turn
         self._scrub, self._store = scrub, store
         self.todos: list[Todo] = []
         """The agent's task list as it last set it."""
-        self.plan_approver: PlanApprover | None = None
-        """The front end's question about a plan; None: nobody is there to answer."""
-        self.on_ask: Callable[[], None] = lambda: None
-        """Told as the user is asked about a plan (Notification hooks)."""
+        self._plan_approver, self._on_ask = plan_approver, on_ask
         self._todo = TodoWrite(self._todos_changed)
         self._plan = ExitPlanMode(self._hand_off)
         self._call: ToolStarted | None = None
@@ -102,10 +102,10 @@ class SessionTools:
             plan=self._scrub(plan),
         )
         self._emit(proposed)
-        if self.plan_approver is None:
+        if self._plan_approver is None:
             return ToolOutput(HANDED_OVER, final=proposed.plan)
-        self.on_ask()
-        decision = await self.plan_approver(proposed)
+        self._on_ask()
+        decision = await self._plan_approver(proposed)
         if decision.mode == "plan":
             feedback = decision.feedback.strip()
             return ToolOutput(
