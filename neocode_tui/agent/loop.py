@@ -2,14 +2,16 @@
 
 It drives no widget: whoever runs it (the app, the headless printer, a test) sees what
 happens through ``sink``, one ``LoopEvent`` at a time, and answers approval requests
-through ``approver``. The transcript, ``messages``, is valid for the next request after
+through ``approver``; what runs around its requests (a budget, compaction) it asks its
+``host``. The transcript, ``messages``, is valid for the next request after
 every way a run can end: every tool call in it has exactly one result.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -27,10 +29,11 @@ from neocode_tui.agent.loop_events import (
     TurnFinished,
     TurnStarted,
 )
+from neocode_tui.agent.loop_host import Alone, LoopHost
 from neocode_tui.agent.permissions import Approver, CallGate
 from neocode_tui.agent.session import PLAN_LEFT, PLAN_MODE, build_system_prompt
 from neocode_tui.agent.store import SessionStore
-from neocode_tui.agent.tool_runner import ToolRunner, as_tool_call
+from neocode_tui.agent.tool_runner import AroundCalls, ToolRunner, as_tool_call
 from neocode_tui.agent.tools import ToolRegistry, default_tools
 from neocode_tui.agent.tools.skill import UseSkill
 from neocode_tui.agent.transcript import INTERRUPTED, STOPPED, tool_result, unanswered_calls
@@ -43,9 +46,6 @@ from neocode_tui.providers import Provider
 from neocode_tui.vocabulary import CUT_SHORT, ApprovalMode
 
 Sink = Callable[[LoopEvent], None]
-BetweenTurns = Callable[[], Awaitable[None]]
-BeforeRequest = Callable[[], Awaitable[ErrorInfo | None]]
-"""Asked before each request: why it must not be sent (a budget), or None."""
 
 FINAL_ANSWER_REQUEST = (
     "You have reached the turn limit for this run: tool calls will not be run any more. "
@@ -60,6 +60,12 @@ class AgentLoop:
     The loop streams the turns and keeps the transcript; its ``runner`` runs each turn's
     tool calls and its ``gate`` says whether one may run. ``approval`` may be changed
     between and during runs; each tool call reads it when it comes up.
+
+    ``gate``: the one the session judges calls with (else the loop makes its own, asking
+    ``approver``); ``around``: what runs around every call (hooks, checkpoints); ``clock``:
+    what tool durations are measured with; ``images``: whether the model takes images
+    (without, each is sent as a line saying it was not sent); ``append_system_prompt``: the
+    user's words after the built system prompt (``--append-system-prompt``).
     """
 
     def __init__(
@@ -78,6 +84,12 @@ class AgentLoop:
         system_prompt: str | None = None,
         secrets: Secrets | None = None,
         buffers: Buffers | None = None,
+        host: LoopHost | None = None,
+        gate: CallGate | None = None,
+        around: AroundCalls | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        images: bool = True,
+        append_system_prompt: str = "",
     ) -> None:
         if max_turns < 1:
             raise ValueError("max_turns must be at least 1")
@@ -95,38 +107,25 @@ class AgentLoop:
         """Token totals for the whole session."""
         self.system_prompt = system_prompt
         """None until the first run builds it from the instruction files."""
-        self.append_system_prompt = ""
-        """The user's words added after the built system prompt (``--append-system-prompt``)."""
-        self.between_turns: BetweenTurns | None = None
-        """Awaited before each request of a run after its first (the transcript is valid
-        then): compaction hooks in here, so a long run goes on inside the window."""
-        self.before_request: BeforeRequest | None = None
-        """A spending limit hooks in here: a refusal ends the run as an error."""
-        self.sent_from: Callable[[], int] = lambda: 0
-        """How many of the oldest messages a request leaves out: those of a history too long
-        for the window that could not be compacted (they stay in ``messages``)."""
-        self.pending_notes: Callable[[], list[str]] | None = None
-        """Lines the model is told before its next request, appended after the messages it
-        has seen (which stay as they were sent): background commands that ended."""
+        self.append_system_prompt = append_system_prompt
+        self.host: LoopHost = host or Alone()
         self.secrets = secrets if secrets is not None else Secrets()
         """The run's holder: scrubs the streamed answer and every tool result before anyone
         sees it (the session shares it with everything else)."""
         self.memory = MemoryFiles(self.workspace.root, self.secrets,
                                   hidden=lambda path: self.workspace.hidden(path))
         """The instruction files loaded: at the start, and each folder's as work reaches it."""
-        self.images = True
-        """Whether the model takes images; without, each is sent as a line saying it was
-        not sent (``images = false`` in the settings)."""
+        self.images = images
         self.turn = 0
         """The last turn number; it keeps growing across runs, so (turn, index) stays unique."""
-        self.gate = CallGate(self.workspace, self.secrets, mode=lambda: self.approval,
-                             emit=self._emit, turn=lambda: self.turn, approver=approver)
+        self.gate = gate or CallGate(self.workspace, self.secrets, self, approver=approver)
         """Approvals: the approver, the permission rules, the yeses for the session."""
         self.runner = ToolRunner(
             self.tools, self.workspace, self.secrets, self.memory, approve=self.gate.refusal,
-            emit=self._emit, add=self._add, turn=lambda: self.turn, live=lambda: self.sink is not None,
+            emit=self.emit, add=self._add, turn=lambda: self.turn, live=lambda: self.sink is not None,
+            around=around, clock=clock,
         )
-        """Runs the calls: its ``hooks``, ``before_tool`` and ``clock`` are set from outside."""
+        """Runs the calls."""
         self._call_index: dict[str, int] = {}
         self._last_text = ""
         self._planned = False
@@ -196,12 +195,12 @@ class AgentLoop:
             self.messages[-1] = self.messages[-1].model_copy(update={"ended": ended})
             if self.session is not None:
                 self.session.append_run_end(ended)
-        self._emit(finished)
+        self.emit(finished)
 
     async def _run_turns(self) -> RunFinished:
         for number in range(self.max_turns):
-            if number and self.between_turns is not None:
-                await self.between_turns()
+            if number:
+                await self.host.between_turns()
             turn = await self._stream_turn()
             if not turn.ok:
                 return self._failed(turn)
@@ -223,19 +222,19 @@ class AgentLoop:
         return self._finished("turn_limit")
 
     async def _stream_turn(self, tool_choice: Literal["auto", "none"] = "auto") -> CollectedTurn:
-        refused = await self.before_request() if self.before_request is not None else None
+        refused = await self.host.before_request()
         if refused is not None:
             return CollectedTurn(error=refused)
         self.turn += 1
         number = self.turn
-        self._emit(TurnStarted(turn=number))
-        if self.pending_notes is not None and (notes := self.pending_notes()):
+        self.emit(TurnStarted(turn=number))
+        if notes := self.host.pending_notes():
             self._add(Message(role="user", content="\n".join(f"[{note}]" for note in notes)))
         if self.system_prompt is None:
             self.system_prompt = await asyncio.to_thread(self.built_system_prompt)
         for line in self.memory.take_withheld():
-            self._emit(Notice(turn=number, level="warning", message=line))
-        sent = self.messages[self.sent_from():]
+            self.emit(Notice(turn=number, level="warning", message=line))
+        sent = self.messages[self.host.sent_from():]
         request = ChatRequest(
             model=self.provider.model,
             system=self._system_for_mode(),
@@ -290,8 +289,8 @@ class AgentLoop:
     def _finish_turn(self, number: int, turn: CollectedTurn) -> None:
         self._record(turn)
         if turn.finish_reason in CUT_SHORT:
-            self._emit(Notice(turn=number, level="warning", message=CUT_SHORT[turn.finish_reason]))
-        self._emit(
+            self.emit(Notice(turn=number, level="warning", message=CUT_SHORT[turn.finish_reason]))
+        self.emit(
             TurnFinished(
                 turn=number, finish_reason=turn.finish_reason, usage=turn.usage, error=turn.error
             )
@@ -329,7 +328,7 @@ class AgentLoop:
             "run; send them again with a name if they are still needed."
         )
         self._add(Message(role="user", content=message))
-        self._emit(Notice(turn=self.turn, level="warning", message=message))
+        self.emit(Notice(turn=self.turn, level="warning", message=message))
 
     def _close_unanswered(self, text: str, status: ToolStatus, running_text: str = "") -> None:
         """Give each call of the last assistant message that has no result this one
@@ -339,7 +338,7 @@ class AgentLoop:
             result = running_text if running_text and call.id in running else text
             self._add(tool_result(call, result, is_error=True, status=status,
                                   output=running.get(call.id)))
-            self._emit(
+            self.emit(
                 ToolFinished(
                     turn=self.turn, index=self._call_index.get(call.id, 0), call_id=call.id,
                     name=call.name, result=result, is_error=True, status=status,
@@ -371,7 +370,8 @@ class AgentLoop:
         if self.session is not None:
             self.session.append_message(message)
 
-    def _emit(self, event: LoopEvent) -> None:
+    def emit(self, event: LoopEvent) -> None:
+        """Tell the sink what happened (the gate reports through this too)."""
         if self.sink is not None:
             self.sink(event)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,18 @@ BeforeTool = Callable[[Tool[Any], list[Path]], Awaitable[None]]
 Approve = Callable[[Tool[Any], object, CollectedToolCall, Permission | None], Awaitable[str | None]]
 """None when the call may run, else the refusal the model is sent."""
 
+
+
+@dataclass(frozen=True)
+class AroundCalls:
+    """What a session runs around every call, its subagents' too."""
+
+    hooks: Hooks | None = None
+    """The user's PreToolUse and PostToolUse hooks, run around each call."""
+    before_tool: BeforeTool | None = None
+    """Checkpoints hook in here, to save what a call is about to change."""
+
+
 CONCURRENT_CALLS = 4
 """Calls of a concurrent tool (``task``) running at once; the rest of the batch waits."""
 
@@ -51,18 +63,16 @@ class ToolRunner:
     def __init__(
         self, tools: ToolRegistry, workspace: Workspace, secrets: Secrets, memory: MemoryFiles, *,
         approve: Approve, emit: Callable[[LoopEvent], None], add: Callable[[Message], None],
-        turn: Callable[[], int], live: Callable[[], bool],
+        turn: Callable[[], int], live: Callable[[], bool], around: AroundCalls | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        """``clock``: what tool durations are measured with."""
         self.tools = tools
         self.workspace = workspace
         self.secrets = secrets
         self.memory = memory
-        self.hooks: Hooks | None = None
-        """The user's PreToolUse and PostToolUse hooks, run around each call."""
-        self.before_tool: BeforeTool | None = None
-        """Checkpoints hook in here, to save what a call is about to change."""
-        self.clock: Callable[[], float] = time.monotonic
-        """What tool durations are measured with."""
+        self.around = around or AroundCalls()
+        self.clock = clock
         self.final: str | None = None
         """The answer a tool ended the run with (``ToolOutput.final``)."""
         self._approve = approve
@@ -176,8 +186,8 @@ class ToolRunner:
         if denial is not None:
             return result(denial, "denied")
         try:
-            if self.before_tool is not None:
-                await self.before_tool(tool, tool.writes(args, self.workspace))
+            if self.around.before_tool is not None:
+                await self.around.before_tool(tool, tool.writes(args, self.workspace))
             self._emit(
                 ToolStarted(
                     turn=turn, index=call.index, call_id=call.id, name=call.name,
@@ -224,16 +234,16 @@ class ToolRunner:
         return replace(output, text=output.text + notes) if notes else output
 
     async def _pre_tool_hooks(self, call: CollectedToolCall) -> ToolVerdict:
-        if self.hooks is None:
+        if self.around.hooks is None:
             return ToolVerdict()
-        verdict = await self.hooks.pre_tool(call.name, call.arguments_json)
+        verdict = await self.around.hooks.pre_tool(call.name, call.arguments_json)
         return ToolVerdict(verdict.permission, self.secrets(verdict.reason))
 
     async def _post_tool_hooks(self, call: CollectedToolCall, finished: ToolFinished) -> ToolFinished:
         """What a PostToolUse hook has to say about the result goes to the model with it."""
-        if self.hooks is None:
+        if self.around.hooks is None:
             return finished
-        note = await self.hooks.post_tool(call.name, call.arguments_json, finished.result)
+        note = await self.around.hooks.post_tool(call.name, call.arguments_json, finished.result)
         if not note:
             return finished
         return finished.model_copy(

@@ -40,8 +40,8 @@ from neocode_tui.agent import (
 from neocode_tui.agent.commands import COMMANDS, TextOutcome, parse_command, run_as_text
 from neocode_tui.agent.context import unpriced
 from neocode_tui.agent.permissions import RunOptions
-from neocode_tui.agent.session import AgentSession
-from neocode_tui.agent.tools import ToolRegistry, default_tools
+from neocode_tui.agent.session import AgentSession, FrontEnd
+from neocode_tui.agent.tools import ToolNamed
 from neocode_tui.cli.options import load_from_args, run_options
 from neocode_tui.cli.structured import EXIT_SCHEMA, AnswerSchema, Checked
 from neocode_tui.errors import NeoCodeError, NoModel
@@ -119,13 +119,12 @@ async def _run(
     args: argparse.Namespace, prompt: str, settings: Any, command: tuple[str, str] | None,
     options: RunOptions, schema: AnswerSchema | None,
 ) -> int:
-    tools = default_tools()
-    printer = _printer(args.output_format, tools)
+    printer = _printer(args.output_format, lambda name: session.loop.tools.get(name))
     if schema is not None:
         addition = "\n\n".join(filter(None, [options.append_system_prompt, schema.instructions]))
         options = dataclasses.replace(options, append_system_prompt=addition)
     session = AgentSession(
-        settings, Path.cwd(), listener=printer.event, tools=tools, trusted=args.trust, run=options
+        settings, Path.cwd(), FrontEnd(listener=printer.event), trusted=args.trust, run=options
     )
     stopped_by: list[int] = []
     loop = asyncio.get_running_loop()
@@ -219,8 +218,9 @@ def _exit_code(finished: RunFinished, stopped_by: list[int]) -> int:
 class _Printer:
     """Writes a run's events in one output format; the base class records nothing."""
 
-    def __init__(self, tools: ToolRegistry) -> None:
-        self.tools = tools
+    def __init__(self, tool_named: ToolNamed) -> None:
+        """``tool_named``: the session's tool of that name (its registry, read as events come)."""
+        self.tool_named = tool_named
         self.out: TextIO = sys.stdout
         self.err: TextIO = sys.stderr
         self.live = is_terminal(self.out)
@@ -260,8 +260,8 @@ class _TextPrinter(_Printer):
     discarded by a retry was never written.
     """
 
-    def __init__(self, tools: ToolRegistry) -> None:
-        super().__init__(tools)
+    def __init__(self, tool_named: ToolNamed) -> None:
+        super().__init__(tool_named)
         self.shown = VisibleChunks()
         self.pending: list[str] = []
         self.mid_line = False
@@ -282,7 +282,7 @@ class _TextPrinter(_Printer):
         elif isinstance(event, TurnFinished):
             self._flush()
         elif isinstance(event, ToolStarted):
-            tool = self.tools.get(event.name)
+            tool = self.tool_named(event.name)
             arguments = event.arguments if isinstance(event.arguments, dict) else {}
             self._note(f"→ {tool.summary(arguments) if tool else event.name}")
         elif isinstance(event, ToolFinished) and event.is_error:
@@ -291,7 +291,7 @@ class _TextPrinter(_Printer):
         elif isinstance(event, Notice):
             self._note(event.message)
         elif isinstance(event, SubagentEvent) and isinstance(event.event, ToolStarted):
-            tool = self.tools.get(event.event.name)
+            tool = self.tool_named(event.event.name)
             arguments = event.event.arguments if isinstance(event.event.arguments, dict) else {}
             self._note(f"  → {event.agent}: {tool.summary(arguments) if tool else event.event.name}")
         elif isinstance(event, PlanProposed):  # nobody here to decide: the plan is the answer
@@ -362,8 +362,8 @@ class _TextPrinter(_Printer):
 
 
 class _JsonPrinter(_Printer):
-    def __init__(self, tools: ToolRegistry) -> None:
-        super().__init__(tools)
+    def __init__(self, tool_named: ToolNamed) -> None:
+        super().__init__(tool_named)
         self.turns = 0
         self.results: list[ToolFinished] = []
 
@@ -437,7 +437,7 @@ def _side_cost(session: AgentSession) -> float | None:
     return float(sum(costs)) if costs else None
 
 
-def _printer(output_format: str, tools: ToolRegistry) -> _Printer:
+def _printer(output_format: str, tools: ToolNamed) -> _Printer:
     kind = {"json": _JsonPrinter, "stream-json": _StreamJsonPrinter}.get(output_format)
     return (kind or _TextPrinter)(tools)
 

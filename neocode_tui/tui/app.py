@@ -213,18 +213,20 @@ class NeoCodeApp(ImageAttaching):
         return self._session
 
     def _adopt(self, session: AgentSession) -> AgentSession:
-        session.listener = self._on_loop_event
-        self.asking.answer_for(session)
-        session.mcp.open_url = open_in_browser
         self.slash.show_custom(session)
         return session
 
     def build_session(self, settings: Settings, provider: Provider | None, profiles: Profiles | None) -> AgentSession:
-        """Touches no widget and has no listener yet: start-up builds it in a thread."""
+        """Touches no widget (start-up builds it in a thread); its events and questions come
+        to the app, which draws them once it is up."""
+        asking = self.asking
+        front = sessions.FrontEnd(
+            listener=self._on_loop_event, approver=asking.approve, elicitor=asking.elicit,
+            ask=asking.budget, plan_review=asking.review_plan, open_url=open_in_browser,
+        )
         return sessions.AgentSession(
-            settings, self.workspace, provider=provider, approver=self.asking.approve,
+            settings, self.workspace, front, provider=provider,
             built_in_commands=self.slash.built_in_names, profiles=profiles, clock=self.clock,
-            elicitor=self.asking.elicit,
         )
 
     def compose(self) -> ComposeResult:

@@ -19,7 +19,6 @@ from neocode_tui.deferred import lazy
 if TYPE_CHECKING:
     from neocode_tui.agent import ApprovalDecision, ApprovalRequested, PlanDecision, PlanProposed
     from neocode_tui.agent.mcp import Answer, Question
-    from neocode_tui.agent.session import AgentSession
     from neocode_tui.tui.conversation import ConversationView
     from neocode_tui.tui.screens import approval, elicitation, plan_review
     from neocode_tui.tui.screens import budget as budget_dialog
@@ -42,12 +41,6 @@ class Asking:
         self._view = view
         self._status = status
         self._open = 0
-
-    def answer_for(self, session: AgentSession) -> None:
-        """The session's budget and plan questions come here (approvals and MCP questions
-        are handed to it as it is made)."""
-        session.budget.ask = self.budget
-        session.own_tools.plan_approver = self.review_plan
 
     @contextmanager
     def _waiting(self) -> Iterator[None]:

@@ -12,6 +12,7 @@ from pathlib import Path
 from neocode_tui.agent.commands.table import Report, run_command
 from neocode_tui.agent.loop_events import Notice, ToolFinished, ToolStarted
 from neocode_tui.agent.processes.background import MAX_RUNNING
+from neocode_tui.agent.session import FrontEnd
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.agent.store.session_store import find_session, load_session
 from neocode_tui.settings.model import Settings
@@ -188,7 +189,7 @@ async def test_a_key_printed_across_two_reads_is_still_scrubbed(dialect: Dialect
     head, rest = key[:6], key[6:]
     settings = Settings(provider=dialect.name, approval="full-auto", openai_api_key=key)
     recorder = Recorder()
-    session = AgentSession(settings, workspace, provider=dialect.provider(), listener=recorder)
+    session = AgentSession(settings, workspace, FrontEnd(listener=recorder), provider=dialect.provider())
     command = f"printf '{head}'; {waiting_for('go')}; echo '{rest[::-1]}' | rev; echo and more"
     await run(session, dialect, bash("c1", command, run_in_background=True))
     job = session.jobs.get("b1")

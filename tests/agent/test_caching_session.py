@@ -11,6 +11,7 @@ from typing import Any
 
 from neocode_tui.agent.commands.table import run_command
 from neocode_tui.agent.loop_events import SessionTitled
+from neocode_tui.agent.session import FrontEnd
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.providers.prompt_cache import MAX_BREAKPOINTS, count_breakpoints
 from neocode_tui.settings.model import Settings
@@ -40,7 +41,7 @@ def prefix_parts(dialect: Dialect, body: dict[str, Any]) -> tuple[str, str, list
 def session_for(dialect: Dialect, workspace: Path, **settings: Any) -> tuple[AgentSession, Recorder]:
     recorder = Recorder()
     session = AgentSession(Settings(provider=dialect.name, approval="full-auto", **settings), workspace,
-                           provider=dialect.provider(cache_control=True), listener=recorder, save=False)
+                           FrontEnd(listener=recorder), provider=dialect.provider(cache_control=True), save=False)
     return session, recorder
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from neocode_tui.agent.loop_events import TranscriptReplaced
 from neocode_tui.agent.restore.restorer import RewindError
+from neocode_tui.agent.session import FrontEnd
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.agent.store.session_store import find_session, load_session
 from neocode_tui.settings.model import Settings
@@ -21,8 +22,8 @@ from tests.support.recorder import Recorder
 def session_in(dialect: Dialect, workspace: Path) -> tuple[AgentSession, Recorder]:
     recorder = Recorder()
     session = AgentSession(
-        Settings(provider=dialect.name, approval="full-auto"), workspace,
-        provider=dialect.provider(), listener=recorder,
+        Settings(provider=dialect.name, approval="full-auto"), workspace, FrontEnd(listener=recorder),
+        provider=dialect.provider(),
     )
     return session, recorder
 

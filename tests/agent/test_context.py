@@ -9,6 +9,7 @@ from pathlib import Path
 
 from neocode_tui.agent.context.summary import SUMMARY_PREFIX
 from neocode_tui.agent.loop_events import Notice, TranscriptReplaced
+from neocode_tui.agent.session import FrontEnd
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.agent.store.session_store import find_session, load_session
 from neocode_tui.settings.model import Settings
@@ -24,8 +25,8 @@ PRICED = {"openai": "gpt-4o", "anthropic": "claude-sonnet-4-5"}
 def make_session(dialect: Dialect, workspace: Path, **settings) -> tuple[AgentSession, Recorder]:
     recorder = Recorder()
     session = AgentSession(
-        Settings(provider=dialect.name, **settings), workspace, provider=dialect.provider(),
-        listener=recorder,
+        Settings(provider=dialect.name, **settings), workspace, FrontEnd(listener=recorder),
+        provider=dialect.provider(),
     )
     return session, recorder
 

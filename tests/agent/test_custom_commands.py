@@ -10,6 +10,7 @@ import pytest
 
 from neocode_tui.agent.extensions.custom_commands import load_commands
 from neocode_tui.agent.loop_events import Notice
+from neocode_tui.agent.session import FrontEnd
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.paths import config_dir
 from neocode_tui.settings.model import Settings
@@ -176,7 +177,7 @@ async def test_command_problems_are_told_once_in_the_session(
     openai_only.reply("Two.")
     recorder = Recorder()
     session = AgentSession(
-        Settings(provider="openai"), workspace, provider=openai_only.provider(), listener=recorder,
+        Settings(provider="openai"), workspace, FrontEnd(listener=recorder), provider=openai_only.provider(),
         built_in_commands=["help"],
     )
     await session.prompt("/help")

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from neocode_tui.agent.loop_events import Notice
+from neocode_tui.agent.session import FrontEnd
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.paths import config_dir
 from neocode_tui.settings.model import Settings
@@ -65,8 +66,8 @@ def denied_workspace(workspace: Path) -> None:
 
 def make_session(dialect: Dialect, workspace: Path) -> tuple[AgentSession, Recorder]:
     recorder = Recorder()
-    session = AgentSession(Settings(provider=dialect.name, approval="ask"), workspace,
-                           provider=dialect.provider(), listener=recorder)
+    session = AgentSession(Settings(provider=dialect.name, approval="ask"), workspace, FrontEnd(listener=recorder),
+                           provider=dialect.provider())
     return session, recorder
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, RunFinished
+from neocode_tui.agent.session import FrontEnd
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.paths import config_dir
 from neocode_tui.settings.model import Settings
@@ -245,8 +246,8 @@ async def test_hooks_get_no_api_keys_and_what_they_print_is_scrubbed(
     openai_only.reply("Done.")
     recorder = Recorder()
     session = AgentSession(
-        Settings(provider="openai", openai_api_key=API_KEY), workspace,
-        provider=openai_only.provider(), listener=recorder,
+        Settings(provider="openai", openai_api_key=API_KEY), workspace, FrontEnd(listener=recorder),
+        provider=openai_only.provider(),
     )
     await session.prompt("go")
     text = notices(recorder)
@@ -267,8 +268,8 @@ async def test_hooks_keep_the_user_s_tokens_but_what_they_print_of_them_is_scrub
     user_hooks({"Stop": group(f'echo "gh=[$GITHUB_TOKEN] spare={other}" >&2; exit 3')})
     openai_only.reply("Done.")
     recorder = Recorder()
-    session = AgentSession(Settings(provider="openai", openai_api_key=API_KEY), workspace,
-                           provider=openai_only.provider(), listener=recorder)
+    session = AgentSession(Settings(provider="openai", openai_api_key=API_KEY), workspace, FrontEnd(listener=recorder),
+                           provider=openai_only.provider())
     await session.prompt("go")
     await session.aclose()
     assert "failed (exit code 3): gh=[[redacted]] spare=[redacted]" in notices(recorder)

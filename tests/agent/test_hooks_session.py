@@ -164,8 +164,7 @@ async def test_exit_2_from_a_permission_request_hook_denies_and_a_plan_question_
     async def carry_out(_: PlanProposed) -> PlanDecision:
         return PlanDecision(mode="ask")
 
-    session, _ = unsandboxed_session(openai_only, workspace, approval="plan", approver=never)
-    session.own_tools.plan_approver = carry_out
+    session, _ = unsandboxed_session(openai_only, workspace, approval="plan", approver=never, plan_review=carry_out)
     await session.prompt("plan it")
 
     assert openai_only.tool_results(3)["w"].endswith("a PermissionRequest hook refused it: read-only day")

@@ -19,6 +19,7 @@ from PIL import Image as PIL
 
 from neocode_tui.agent.images.decode import MAX_BYTES, MAX_SIDE, ImageError, prepare
 from neocode_tui.agent.loop_events import Notice, RunFinished
+from neocode_tui.agent.session import FrontEnd
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.agent.store.images import images_dir
 from neocode_tui.agent.store.session_store import sessions_dir
@@ -49,8 +50,8 @@ def noise(size: int) -> bytes:
 
 def session_for(dialect: Dialect, workspace: Path, recorder: Recorder | None = None,
                 **settings: Any) -> AgentSession:
-    return AgentSession(Settings(provider=dialect.name, **settings), workspace,
-                        provider=dialect.provider(), listener=recorder)
+    return AgentSession(Settings(provider=dialect.name, **settings), workspace, FrontEnd(listener=recorder),
+                        provider=dialect.provider())
 
 
 async def test_a_mentioned_image_is_sent_scaled_to_its_long_side(dialect: Dialect, workspace: Path) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from neocode_tui.agent.extensions.mentions import expand_mentions, mention_for
 from neocode_tui.agent.loop_events import Notice
+from neocode_tui.agent.session import FrontEnd
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.agent.workspace import Workspace
 from neocode_tui.known_secrets import Secrets
@@ -75,7 +76,7 @@ async def test_the_session_sends_the_file_and_keeps_the_prompt_as_typed(
     openai_only.reply("It returns 1.")
     recorder = Recorder()
     session = AgentSession(
-        Settings(provider="openai"), workspace, provider=openai_only.provider(), listener=recorder
+        Settings(provider="openai"), workspace, FrontEnd(listener=recorder), provider=openai_only.provider()
     )
     await session.prompt("what does @src/app.py return? and @logo.png")
 

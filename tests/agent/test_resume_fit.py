@@ -12,6 +12,7 @@ from neocode_tui.agent.commands.reports import context_report
 from neocode_tui.agent.context.figure import CHARS_PER_TOKEN
 from neocode_tui.agent.context.summary import SUMMARY_PREFIX
 from neocode_tui.agent.loop_events import Notice
+from neocode_tui.agent.session import FrontEnd
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.agent.store.session_store import find_session, load_session
 from neocode_tui.settings.model import Settings
@@ -24,7 +25,7 @@ from tests.support.recorder import Recorder
 def resumed(dialect: Dialect, workspace: Path) -> tuple[AgentSession, Recorder]:
     recorder = Recorder()
     session = AgentSession(Settings(provider=dialect.name, context_window=WINDOW), workspace,
-                           provider=dialect.provider(), listener=recorder)
+                           FrontEnd(listener=recorder), provider=dialect.provider())
     session.resume()
     return session, recorder
 

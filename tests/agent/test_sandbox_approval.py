@@ -11,6 +11,7 @@ import pytest
 
 from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, Notice, ToolFinished
 from neocode_tui.agent.permissions.approvals import needs_approval, refusal_without_approver
+from neocode_tui.agent.session import FrontEnd
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.settings.load import load_settings
 from neocode_tui.settings.model import Settings
@@ -38,8 +39,8 @@ def session(dialect: Dialect, workspace: Path, approver: Approver, **settings) -
 ]:
     recorder = Recorder()
     chosen = Settings(provider=dialect.name, openai_api_key=API_KEY, **settings)
-    made = AgentSession(chosen, workspace, provider=dialect.provider(), listener=recorder,
-                        approver=approver, save=False)
+    made = AgentSession(chosen, workspace, FrontEnd(listener=recorder, approver=approver), provider=dialect.provider(),
+                        save=False)
     return made, recorder
 
 

@@ -15,6 +15,7 @@ from neocode_tui.agent.loop_events import (
     SessionTitled,
     TranscriptReplaced,
 )
+from neocode_tui.agent.session import FrontEnd
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.agent.store.session_store import find_session, load_session
 from neocode_tui.agent.transcript import INTERRUPTED
@@ -31,7 +32,8 @@ def make_session(dialect: Dialect, workspace: Path, **options) -> tuple[AgentSes
     recorder = Recorder()
     settings = Settings(provider=dialect.name, approval=options.pop("approval", "ask"))
     session = AgentSession(
-        settings, workspace, provider=dialect.provider(), listener=recorder, **options
+        settings, workspace, FrontEnd(listener=recorder, approver=options.pop("approver", None)),
+        provider=dialect.provider(), **options
     )
     return session, recorder
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from neocode_tui.agent.commands.table import run_command
+from neocode_tui.agent.session import FrontEnd
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.paths import config_dir
 from neocode_tui.settings.model import Settings
@@ -38,8 +39,8 @@ def call(call_id: str, tool: str, **arguments: object) -> tuple[str, str, str]:
 
 def session_in(dialect: Dialect, workspace: Path) -> tuple[AgentSession, Recorder]:
     recorder = Recorder()
-    session = AgentSession(Settings(provider="openai", approval="ask"), workspace,
-                           provider=dialect.provider(), listener=recorder, save=False)
+    session = AgentSession(Settings(provider="openai", approval="ask"), workspace, FrontEnd(listener=recorder),
+                           provider=dialect.provider(), save=False)
     return session, recorder
 
 

@@ -21,6 +21,7 @@ from neocode_tui.agent.loop_events import (
     TranscriptReplaced,
 )
 from neocode_tui.agent.permissions.session_rules import RunOptions
+from neocode_tui.agent.session import FrontEnd
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.agent.transcript import STOPPED
 from neocode_tui.paths import config_dir
@@ -44,7 +45,8 @@ def own_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def make_session(dialect: Dialect, workspace: Path, **options: Any) -> tuple[AgentSession, Recorder]:
     recorder = Recorder()
     settings = Settings(provider=dialect.name, approval=options.pop("approval", "ask"))
-    session = AgentSession(settings, workspace, provider=dialect.provider(), listener=recorder, **options)
+    front = FrontEnd(listener=recorder, approver=options.pop("approver", None))
+    session = AgentSession(settings, workspace, front, provider=dialect.provider(), **options)
     return session, recorder
 
 

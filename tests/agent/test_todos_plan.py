@@ -12,7 +12,9 @@ from neocode_tui.agent.loop_events import (
     PlanProposed,
     TodosChanged,
 )
+from neocode_tui.agent.session import FrontEnd
 from neocode_tui.agent.session.agent_session import AgentSession
+from neocode_tui.agent.session.front_end import PlanReview
 from neocode_tui.settings.model import Settings
 from tests.support.calls import PLAN, TODOS, plan_call, todo_call
 from tests.support.dialects import API_KEY, Dialect
@@ -25,11 +27,13 @@ def offered(dialect: Dialect, number: int) -> list[str]:
     return [tool["function"]["name"] if dialect.name == "openai" else tool["name"] for tool in tools]
 
 
-def session_for(dialect: Dialect, workspace: Path, approval: str = "full-auto") -> tuple[AgentSession, Recorder]:
+def session_for(
+    dialect: Dialect, workspace: Path, approval: str = "full-auto", plan_review: PlanReview | None = None
+) -> tuple[AgentSession, Recorder]:
     recorder = Recorder()
     settings = Settings(provider=dialect.name, approval=approval, sandbox="off", openai_api_key=API_KEY)
-    session = AgentSession(settings,
-                           workspace, provider=dialect.provider(), listener=recorder)
+    front = FrontEnd(listener=recorder, plan_review=plan_review)
+    session = AgentSession(settings, workspace, front, provider=dialect.provider())
     return session, recorder
 
 
@@ -78,14 +82,13 @@ async def test_exit_plan_mode_is_offered_in_plan_mode_only_and_carrying_out_swit
     dialect.reply("", [plan_call()])
     dialect.reply("", [("w", "write_file", json.dumps({"path": "name.txt", "content": "x\n"}))])
     dialect.reply("Done.")
-    session, recorder = session_for(dialect, workspace, approval="plan")
     asked: list[PlanProposed] = []
 
     async def carry_out(proposed: PlanProposed) -> PlanDecision:
         asked.append(proposed)
         return PlanDecision(mode="auto-edit")
 
-    session.own_tools.plan_approver = carry_out
+    session, recorder = session_for(dialect, workspace, approval="plan", plan_review=carry_out)
     finished = await session.prompt("add a --name flag")
 
     assert finished.final_text == "Done."
@@ -103,12 +106,11 @@ async def test_keep_planning_sends_the_feedback_and_stays_in_plan_mode(
 ) -> None:
     openai_only.reply("", [plan_call()])
     openai_only.reply("Revised: I will also update the README.")
-    session, _ = session_for(openai_only, workspace, approval="plan")
 
     async def keep(_: PlanProposed) -> PlanDecision:
         return PlanDecision(mode="plan", feedback="also update the README")
 
-    session.own_tools.plan_approver = keep
+    session, _ = session_for(openai_only, workspace, approval="plan", plan_review=keep)
     await session.prompt("add a --name flag")
 
     result = openai_only.tool_results(2)["p1"]

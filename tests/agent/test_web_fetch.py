@@ -17,6 +17,7 @@ import pytest
 
 from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, ToolFinished
 from neocode_tui.agent.permissions.session_rules import RunOptions
+from neocode_tui.agent.session import FrontEnd
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.agent.tools.web import WebFetch
 from neocode_tui.redact import REDACTED
@@ -46,8 +47,8 @@ def session_for(
     """The session as a run gets it: settings from the user's environment and files."""
     settings = load_settings(workspace, {"provider": "openai", "approval": approval}).settings
     recorder = Recorder()
-    session = AgentSession(settings, workspace, provider=dialect.provider(), listener=recorder,
-                           save=False, **options)
+    front = FrontEnd(listener=recorder, approver=options.pop("approver", None))
+    session = AgentSession(settings, workspace, front, provider=dialect.provider(), save=False, **options)
     return session, recorder
 
 

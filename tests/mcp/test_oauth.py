@@ -148,10 +148,10 @@ async def test_a_server_that_asks_waits_for_login_and_logout_forgets_it(
 ) -> None:
     url, record = oauth_server
     user_config({"remote": {"type": "http", "url": url}})
-    manager = McpManager(workspace, connect_timeout=PATIENCE)
-    managers.append(manager)
     told: list[str] = []
-    manager.inform = told.append
+    reported: list[str] = []
+    manager = McpManager(workspace, connect_timeout=PATIENCE, inform=told.append, report=reported.append)
+    managers.append(manager)
     manager.start()
     await manager.wait_ready()
     listing = status_text(manager.status(), [])
@@ -162,8 +162,6 @@ async def test_a_server_that_asks_waits_for_login_and_logout_forgets_it(
     await sign_in(manager, told)
     assert "remote (user mcp.json): connected, signed in, 2 tools: echo, whoami" in status_text(manager.status(), [])
 
-    reported: list[str] = []
-    manager.report = reported.append
     tokens = json.loads(token_file(url).read_text())["tokens"]
     out = await manager.logout("remote")
     assert (out.state, out.signed_in) == ("needs sign-in", False)
@@ -183,11 +181,10 @@ async def test_signing_out_of_a_server_that_cannot_revoke_forgets_here_and_says_
 ) -> None:
     url, record = oauth_server_without_revocation
     user_config({"remote": {"type": "http", "url": url}})
-    manager = McpManager(workspace, connect_timeout=PATIENCE)
-    managers.append(manager)
     told: list[str] = []
     reported: list[str] = []
-    manager.inform, manager.report = told.append, reported.append
+    manager = McpManager(workspace, connect_timeout=PATIENCE, inform=told.append, report=reported.append)
+    managers.append(manager)
     manager.start()
     await manager.wait_ready()
     await sign_in(manager, told)

@@ -17,6 +17,7 @@ from neocode_tui.agent.loop_events import (
     ToolOutputDelta,
     ToolStarted,
 )
+from neocode_tui.agent.session import FrontEnd
 from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.settings.model import Settings
 from neocode_tui.trust import trust
@@ -194,8 +195,8 @@ async def test_the_first_prompt_starts_the_servers_without_waiting_for_them(
     user_config({"silent": {"command": "sleep", "args": ["60"]}})
     openai_only.reply("Hello.")
     recorder = Recorder()
-    session = AgentSession(Settings(provider="openai"), workspace, provider=openai_only.provider(),
-                           listener=recorder)
+    session = AgentSession(Settings(provider="openai"), workspace, FrontEnd(listener=recorder),
+                           provider=openai_only.provider())
 
     finished = await asyncio.wait_for(session.prompt("hi"), PATIENCE)  # not the connect timeout (10 s)
 

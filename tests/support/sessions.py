@@ -6,19 +6,24 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from neocode_tui.agent.permissions import Approver
+from neocode_tui.agent.session import FrontEnd
 from neocode_tui.agent.session.agent_session import AgentSession
+from neocode_tui.agent.session.front_end import PlanReview
 from neocode_tui.settings.model import Settings
 from tests.support.dialects import Dialect
 from tests.support.recorder import Recorder
 
 
 def recorded_session(
-    dialect: Dialect, workspace: Path, settings: Settings, **options: Any
+    dialect: Dialect, workspace: Path, settings: Settings, *, approver: Approver | None = None,
+    plan_review: PlanReview | None = None, **options: Any,
 ) -> tuple[AgentSession, Recorder]:
-    """A session with ``settings`` whose provider is ``dialect``'s; ``options`` go to the
-    session (an approver, ``save``...)."""
+    """A session with ``settings`` whose provider is ``dialect``'s, answered by ``approver``
+    and ``plan_review``; ``options`` go to the session (``save``...)."""
     recorder = Recorder()
-    session = AgentSession(settings, workspace, provider=dialect.provider(), listener=recorder, **options)
+    front = FrontEnd(listener=recorder, approver=approver, plan_review=plan_review)
+    session = AgentSession(settings, workspace, front, provider=dialect.provider(), **options)
     return session, recorder
 
 

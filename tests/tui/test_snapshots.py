@@ -13,8 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from neocode_tui.agent.tools.web import configure_web_fetch
-from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, Step, Type, play
 from neocode_tui.tui.screens.approval import ApprovalScreen
@@ -124,7 +122,9 @@ def test_a_running_command_streams_its_latest_lines(snap_compare, tmp_path: Path
 def test_web_skills_and_memory_screens_at_80x24(name: str, snap_compare, tmp_path: Path) -> None:
     """The web_fetch question (yes for the domain), /skills and /memory in a small terminal."""
     scenario = SCENARIOS[name]
-    app = scenario.build_app(scenario.prepare(tmp_path))
+    # The user allowed the host (web_fetch_allow): the local page can be asked about.
+    allowed = {"web_fetch_allow": ["localhost"]} if name == "web-fetch-approval" else {}
+    app = scenario.build_app(scenario.prepare(tmp_path), **allowed)
     ready = {
         "web-fetch-approval": lambda: isinstance(app.screen, ApprovalScreen),
         "skills-report": lambda: "db-migrate" in screen_text(app),
@@ -132,9 +132,6 @@ def test_web_skills_and_memory_screens_at_80x24(name: str, snap_compare, tmp_pat
     }[name]
 
     async def run_before(pilot) -> None:
-        # The user allowed the host (NEOCODE_WEB_FETCH_ALLOW=localhost): the page can be asked about.
-        configure_web_fetch(app.session.loop.tools.get("web_fetch"), Settings(web_fetch_allow=["localhost"]), str,
-                            app.session.loop.gate)
         await play(scenario, pilot)
         await wait_until(ready, pause=pilot.pause, what=f"the {name} screen")
         await app.conversation.settled()

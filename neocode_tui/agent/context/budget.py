@@ -31,13 +31,14 @@ Ask = Callable[[str], Awaitable[bool]]
 class Budget:
     def __init__(
         self, meter: Meter, limit: Callable[[], float | None],
-        notice: Callable[[NoticeLevel, str], None],
+        notice: Callable[[NoticeLevel, str], None], ask: Ask | None = None,
     ) -> None:
+        """``ask``: how the user is asked to go past the limit; None: nobody can be (stop
+        there)."""
         self._meter = meter
         self._limit = limit
         self._notice = notice
-        self.ask: Ask | None = None
-        """How the user is asked to go past the limit; None: nobody can be (stop there)."""
+        self._ask = ask
         self._warned = False
         self._passed = False
         self._unpriced_told = False
@@ -101,8 +102,8 @@ class Budget:
             return None
         said = (f"the next request (about {format_cost(estimate)}) would take this session, at "
                 f"{format_cost(committed)} so far, past its budget of {format_cost(limit)}")
-        if self.ask is not None:
-            if await self.ask(said):
+        if self._ask is not None:
+            if await self._ask(said):
                 self._passed = True
                 self._held[who] = estimate
                 return None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Literal
+from typing import Literal, Protocol
 
 from neocode_tui.agent.context.budget import SUMMARY, Budget
 from neocode_tui.agent.context.figure import ASSUMED_WINDOW, CHARS_PER_TOKEN, about, estimate_tokens, is_overflow
@@ -22,6 +22,7 @@ from neocode_tui.agent.session import SideWork
 from neocode_tui.chat import Image, Message
 from neocode_tui.events import ErrorInfo, Usage
 from neocode_tui.known_secrets import Secrets
+from neocode_tui.settings.model import Settings
 from neocode_tui.vocabulary import NoticeLevel
 
 ON_REQUEST = "on request"
@@ -31,14 +32,26 @@ CONTINUE_AFTER_OVERFLOW = (
     "Continue the task from where you left off."
 )
 
+
+
+class CompactionHost(Protocol):
+    """The conversation compacted, read as it is: its history and the settings that say
+    when (``compact_threshold``)."""
+
+    @property
+    def messages(self) -> list[Message]: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+
 PreCompact = Callable[[Literal["manual", "auto"], str], Awaitable[str | None]]
 """The PreCompact hooks: why they block the compaction, or None."""
 
 
 class Compactor:
     def __init__(
-        self, meter: Meter, budget: Budget, side: SideWork, secrets: Secrets, *,
-        threshold: Callable[[], float], messages: Callable[[], list[Message]],
+        self, host: CompactionHost, meter: Meter, budget: Budget, side: SideWork, secrets: Secrets, *,
         run: Callable[[str, Sequence[Image]], Awaitable[RunFinished]],
         pre_compact: PreCompact, counted: Callable[[Usage], None],
         replaced: Callable[[list[Message]], None], notice: Callable[[NoticeLevel, str], None],
@@ -47,8 +60,7 @@ class Compactor:
         """``counted``: a summary's usage, for the session's totals and file; ``replaced``:
         the history is now these messages; ``ended``: the end of a prompt not sent."""
         self._meter, self._budget, self._side, self._secrets = meter, budget, side, secrets
-        self._threshold = threshold
-        self._messages = messages
+        self._host = host
         self._run = run
         self._pre_compact = pre_compact
         self._counted = counted
@@ -122,7 +134,7 @@ class Compactor:
         return None
 
     def _say_trimmed(self) -> None:
-        total, left_out = len(self._messages()), self._meter.sent_from
+        total, left_out = len(self._host.messages), self._meter.sent_from
         self._notice("warning", (
             f"not compacted, so this request sends only the newest {total - left_out:,} "
             f"messages ({about(self._meter.context.tokens)} tokens, which fit the model's "
@@ -145,7 +157,7 @@ class Compactor:
         finished = await self._run(text, images)
         if finished.reason != "error" or not is_overflow(finished.error):
             return finished
-        messages = self._messages()
+        messages = self._host.messages
         unanswered = messages[-1] if messages else None
         if unanswered is not None and (unanswered.role, unanswered.content) == ("user", text):
             messages.pop()  # asked again after the compaction, not summarised
@@ -162,7 +174,7 @@ class Compactor:
 
     @property
     def _threshold_words(self) -> str:
-        return f"{self._threshold():.0%} of the window"
+        return f"{self._host.settings.compact_threshold:.0%} of the window"
 
     def _not_sent(self, prompt: str) -> RunFinished:
         """The end of a prompt that was not sent: with the history it is more than the window
@@ -192,7 +204,7 @@ class Compactor:
             return False
         try:
             result = await compact_messages(
-                provider, self._messages(), secrets=self._secrets, instructions=instructions,
+                provider, self._host.messages, secrets=self._secrets, instructions=instructions,
                 budget_chars=self._meter.working_window * CHARS_PER_TOKEN // 2,
             )
         except asyncio.CancelledError:

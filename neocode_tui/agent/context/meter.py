@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Protocol
 
 from neocode_tui.agent.context.figure import (
     ASSUMED_WINDOW,
@@ -41,19 +42,46 @@ class ModelCost:
     """Side work (titles, summaries) done by the small model: counted apart."""
 
 
+class MeterHost(Protocol):
+    """The conversation a meter counts, read as it counts: the settings, model and history."""
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def messages(self) -> list[Message]: ...
+
+
+@dataclass(frozen=True)
+class _Other:
+    """Another conversation of the session (a subagent's): the session's settings, its own
+    model and history."""
+
+    session: MeterHost
+    model_of: Callable[[], str]
+    messages_of: Callable[[], list[Message]]
+
+    @property
+    def settings(self) -> Settings:
+        return self.session.settings
+
+    @property
+    def model(self) -> str:
+        return self.model_of()
+
+    @property
+    def messages(self) -> list[Message]:
+        return self.messages_of()
+
+
 class Meter:
     def __init__(
-        self,
-        *,
-        settings: Callable[[], Settings],
-        model: Callable[[], str],
-        messages: Callable[[], list[Message]],
-        system_prompt: Callable[[], str],
-        tool_specs: Callable[[], list[ToolSpec]],
+        self, host: MeterHost, *, system_prompt: Callable[[], str], tool_specs: Callable[[], list[ToolSpec]],
     ) -> None:
-        self._settings = settings
-        self._model = model
-        self._messages = messages
+        self._host = host
         self._system_prompt = system_prompt
         self._tool_specs = tool_specs
         self._last_usage: Usage | None = None
@@ -75,8 +103,8 @@ class Meter:
     @property
     def context_window(self) -> int | None:
         """The model's window in tokens (the setting first); None when unknown."""
-        settings = self._settings()
-        return context_window(self._model(), settings.resolved_base_url, settings.context_window)
+        settings = self._host.settings
+        return context_window(self._host.model, settings.resolved_base_url, settings.context_window)
 
     @property
     def working_window(self) -> int:
@@ -91,7 +119,7 @@ class Meter:
         if reported is None:
             tokens = self.fixed_tokens() + self._sent_tokens()
         else:
-            tokens = reported + sum(message_tokens(m) for m in self._messages()[self._counted:])
+            tokens = reported + sum(message_tokens(m) for m in self._host.messages[self._counted:])
         return ContextFigure(tokens=tokens, window=self.context_window, estimated=reported is None)
 
     def context_parts(self) -> list[ContextPart]:
@@ -114,7 +142,7 @@ class Meter:
 
     def sent(self) -> list[Message]:
         """The messages the next request sends."""
-        messages, start = self._messages(), self.sent_from
+        messages, start = self._host.messages, self.sent_from
         return messages[start:] if start else messages
 
     def refit(self, prompt: str) -> int:
@@ -129,11 +157,11 @@ class Meter:
         """Where the newest messages that fit below the threshold start; 0 (all of them)
         when the instructions and tools alone fill that much: leaving messages out would
         not make it fit."""
-        room = int(self.working_window * self._settings().compact_threshold) - self.fixed_tokens()
-        return newest_that_fit(self._messages(), room - prompt_tokens) if room > 0 else 0
+        room = int(self.working_window * self._host.settings.compact_threshold) - self.fixed_tokens()
+        return newest_that_fit(self._host.messages, room - prompt_tokens) if room > 0 else 0
 
     def _sent_tokens(self) -> int:
-        messages, start = self._messages(), self.sent_from
+        messages, start = self._host.messages, self.sent_from
         key = (start, len(messages), id(messages[-1]) if messages else 0)
         if self._estimated[0] != key:
             self._estimated = key, sum(message_tokens(m) for m in messages[start:])
@@ -164,12 +192,12 @@ class Meter:
         use unless named); ``side``: side work, kept apart."""
         if usage is None:
             return
-        model = model or self._model()
+        model = model or self._host.model
         entry = self._costs.setdefault((model, side), ModelCost(model, side=side))
         entry.usage = entry.usage + usage
         entry.requests += 1
         self.largest_output = max(self.largest_output, usage.output_tokens or 0)
-        cost = request_cost(usage, model, self._settings().resolved_base_url)
+        cost = request_cost(usage, model, self._host.settings.resolved_base_url)
         if cost is not None:
             entry.cost = (entry.cost or Decimal(0)) + cost
 
@@ -179,8 +207,7 @@ class Meter:
     ) -> Meter:
         """A meter of another conversation of this session (a subagent's), with these
         settings: what its next request may cost, expecting answers as long as here."""
-        child = Meter(settings=self._settings, model=model, messages=messages,
-                      system_prompt=system_prompt, tool_specs=tool_specs)
+        child = Meter(_Other(self._host, model, messages), system_prompt=system_prompt, tool_specs=tool_specs)
         child.largest_output = self.largest_output
         return child
 
@@ -196,11 +223,11 @@ class Meter:
         the longest so far; None unpriced."""
         output = self.largest_output if output_tokens is None else output_tokens
         estimate = Usage(input_tokens=input_tokens, output_tokens=output)
-        return request_cost(estimate, model or self._model(), self._settings().resolved_base_url)
+        return request_cost(estimate, model or self._host.model, self._host.settings.resolved_base_url)
 
     def turn_finished(self, usage: Usage | None) -> None:
         """A turn's request, as the server counted it, covers the history as it is now."""
-        self._last_usage, self._counted = usage, len(self._messages())
+        self._last_usage, self._counted = usage, len(self._host.messages)
         self.count(usage)
 
     def history_replaced(self, *, costs: bool) -> None:
@@ -215,9 +242,9 @@ class Meter:
     def over_threshold(self, prompt: str) -> bool:
         """Past the threshold with a history whose summary can bring it back: when the
         instructions and tools alone fill that much, compacting would only repeat."""
-        if not self._messages():
+        if not self._host.messages:
             return False
-        limit = self.working_window * self._settings().compact_threshold
+        limit = self.working_window * self._host.settings.compact_threshold
         return self.context.tokens + estimate_tokens(prompt) >= limit > self.fixed_tokens()
 
     def over_window(self, prompt: str) -> bool:

@@ -15,7 +15,7 @@ import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -33,13 +33,14 @@ from neocode_tui.agent.loop_events import (
     ToolStarted,
     TurnFinished,
 )
-from neocode_tui.agent.permissions import Approver
+from neocode_tui.agent.loop_host import Alone
+from neocode_tui.agent.permissions import Approver, CallGate
 from neocode_tui.agent.tools import Tool, ToolError, ToolOutput, ToolRegistry
 from neocode_tui.agent.tools.base import RESULT_CAP, Confinement, OutputCallback, Preview, cap_text
 from neocode_tui.agent.tools.bash import Bash, BashArgs
 from neocode_tui.agent.workspace import Workspace
 from neocode_tui.chat import ToolSpec
-from neocode_tui.events import TextDelta, Usage
+from neocode_tui.events import ErrorInfo, TextDelta, Usage
 from neocode_tui.providers import Provider
 from neocode_tui.vocabulary import ApprovalMode
 
@@ -63,18 +64,34 @@ class TaskArgs(BaseModel):
     agent: str = Field(EXPLORE, description="Which agent runs it.")
 
 
-class ChildLoop(AgentLoop):
+class ChildLoop(AgentLoop, Alone):
     """A child's loop: the parent's approval mode (read at each call), session approvals,
-    permission rules, hooks, checkpoints, secrets and workspace."""
+    permission rules, hooks, checkpoints, secrets and workspace. Its own host, alone but for
+    the session's ``budget``, which admits each of its requests first, priced on its own
+    conversation."""
 
-    def __init__(self, parent: AgentLoop, provider: Provider, **options: Any) -> None:
+    def __init__(
+        self, parent: AgentLoop, provider: Provider, *, approver: Approver | None = None,
+        budget: Budget | None = None, **options: Any,
+    ) -> None:
         self._parent = parent
-        super().__init__(provider, parent.workspace, max_turns=parent.max_turns,
-                         secrets=parent.secrets, **options)
-        self.gate.allowed_for_session = parent.gate.allowed_for_session
-        self.gate.permissions = parent.gate.permissions  # a task is no way around a deny rule
-        self.runner.hooks = parent.runner.hooks
-        self.runner.before_tool = parent.runner.before_tool
+        # A task is no way around a deny rule, nor asked again what the user allowed.
+        gate = CallGate(parent.workspace, parent.secrets, self, approver=approver,
+                        permissions=parent.gate.permissions,
+                        allowed_for_session=parent.gate.allowed_for_session)
+        super().__init__(provider, parent.workspace, max_turns=parent.max_turns, secrets=parent.secrets,
+                         host=self, gate=gate, around=parent.runner.around, **options)
+        self.budget = budget
+        self.meter = None if budget is None else budget.meter.for_child(
+            model=lambda: self.provider.model, messages=lambda: self.messages,
+            system_prompt=self.current_system_prompt, tool_specs=self.tools.specs,
+        )
+        """What the child's next request may cost, for the budget."""
+
+    async def before_request(self) -> ErrorInfo | None:
+        if self.budget is None or self.meter is None:
+            return None
+        return await self.budget.admit(self, self.meter.next_request_cost)
 
     @property
     def approval(self) -> ApprovalMode:
@@ -173,17 +190,27 @@ class TaskTool(Tool[TaskArgs]):
         return await self.runner.run(args, on_output)
 
 
+class SubagentHost(Protocol):
+    """The session whose ``task`` calls these are, read as each call runs: its loop (the
+    children's parent) and its budget, which each child request goes through too."""
+
+    @property
+    def loop(self) -> AgentLoop: ...
+
+    @property
+    def budget(self) -> Budget: ...
+
+
 class Subagents:
-    """Runs the ``task`` calls of ``parent``'s session."""
+    """Runs the ``task`` calls of ``host``'s session (it may be made before the session's
+    loop, whose tools include ``task``)."""
 
     def __init__(
-        self, parent: AgentLoop, catalog: AgentCatalog, *, provider_for: ProviderFor,
+        self, host: SubagentHost, catalog: AgentCatalog, *, provider_for: ProviderFor,
         count: UsageCounter, stop_hook: StopHook | None = None,
-        record: Callable[[str, str, list[Any]], None] | None = None, budget: Budget | None = None,
+        record: Callable[[str, str, list[Any]], None] | None = None,
     ) -> None:
-        """``budget``: the session's, which each child request goes through too."""
-        self.parent = parent
-        self.budget = budget
+        self._host = host
         self.catalog = catalog
         self.provider_for = provider_for
         self.count = count
@@ -193,6 +220,14 @@ class Subagents:
         """One child's question at a time: concurrent children share the user."""
         self._changing = asyncio.Lock()
         """One child's edit or command at a time (``OneAtATime``)."""
+
+    @property
+    def parent(self) -> AgentLoop:
+        return self._host.loop
+
+    @property
+    def budget(self) -> Budget:
+        return self._host.budget
 
     async def run(self, args: TaskArgs, on_output: OutputCallback | None) -> ToolOutput:
         agent = self.catalog.agents.get(args.agent.strip().lower() or EXPLORE)
@@ -208,6 +243,7 @@ class Subagents:
         child = ChildLoop(
             self.parent, provider, tools=self._tools(agent),
             system_prompt=self._system_prompt(agent), approver=self._approver(agent, call),
+            budget=self.budget,
         )
         child.sink = self._forwarder(call, agent, provider, activity, self._held_to_budget(child))
         try:
@@ -254,16 +290,11 @@ class Subagents:
         )
 
     def _held_to_budget(self, child: ChildLoop) -> Callable[[Usage | None], None]:
-        """Each of the child's requests admitted by the session's budget first, priced on
-        the child's own conversation; what to tell it when one ended."""
-        budget = self.budget
-        if budget is None:
+        """What to tell the session's budget and the child's meter when one of the child's
+        requests ended (each was admitted by the budget first: ``ChildLoop.before_request``)."""
+        budget, meter = self.budget, child.meter
+        if budget is None or meter is None:
             return lambda usage: None
-        meter = budget.meter.for_child(
-            model=lambda: child.provider.model, messages=lambda: child.messages,
-            system_prompt=child.current_system_prompt, tool_specs=child.tools.specs,
-        )
-        child.before_request = lambda: budget.admit(child, meter.next_request_cost)
 
         def ended(usage: Usage | None) -> None:
             meter.turn_finished(usage)

@@ -343,11 +343,15 @@ class Hooks:
         return HookRun(hook, code, stdout.text(), stderr.text(), failure)
 
 
-def load_hooks(workspace: Path, *, secrets: Sequence[str] = (), trusted: bool = False) -> Hooks:
+def load_hooks(
+    workspace: Path, *, secrets: Sequence[str] = (), trusted: bool = False, report: Report | None = None,
+    session_id: Callable[[], str | None] = lambda: None,
+) -> Hooks:
     """The user's hooks, then the workspace's: only where trust lets them run, or in a
-    folder the user trusts for this run (``trusted``, from ``--trust``)."""
+    folder the user trusts for this run (``trusted``, from ``--trust``). ``report`` hears of
+    failures; ``session_id`` is what each hook is told the session is."""
     workspace = workspace.resolve()
-    hooks = Hooks(workspace, secrets=secrets)
+    hooks = Hooks(workspace, secrets=secrets, report=report, session_id=session_id)
     user, problems = _read_file(config_dir() / USER_FILE)
     local_path = workspace / WORKSPACE_FILE
     read = read_json(local_path)

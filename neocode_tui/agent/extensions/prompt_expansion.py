@@ -11,8 +11,9 @@ A command file, a mentioned file or a local resource that a deny rule keeps from
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from neocode_tui.agent.extensions.custom_commands import CustomCommands
 from neocode_tui.agent.extensions.mentions import expand_mentions
@@ -22,6 +23,7 @@ from neocode_tui.agent.tools import ToolError
 from neocode_tui.agent.workspace import Workspace, withheld
 from neocode_tui.chat import Image
 from neocode_tui.known_secrets import Secrets
+from neocode_tui.settings.model import Settings
 from neocode_tui.vocabulary import NoticeLevel
 
 
@@ -34,18 +36,28 @@ class ExpandedPrompt:
     images: list[Image] = field(default_factory=list)
 
 
+class ExpansionHost(Protocol):
+    """The session a prompt is typed into, read as each is expanded."""
+
+    @property
+    def commands(self) -> CustomCommands:
+        """The custom commands as last loaded."""
+        ...
+
+    @property
+    def settings(self) -> Settings:
+        """Whether the model takes images (``images``; else they are said not sent)."""
+        ...
+
+    def notice(self, level: NoticeLevel, message: str) -> None: ...
+
+
 class PromptExpansion:
     def __init__(
-        self, workspace: Workspace, secrets: Secrets, mcp: McpManager, *,
-        commands: Callable[[], CustomCommands], images: Callable[[], bool],
-        notice: Callable[[NoticeLevel, str], None],
+        self, workspace: Workspace, secrets: Secrets, mcp: McpManager, host: ExpansionHost,
     ) -> None:
-        """``commands``: the custom commands as last loaded; ``images``: whether the model
-        takes images (else they are said not sent)."""
         self._workspace, self._secrets, self._mcp = workspace, secrets, mcp
-        self._commands = commands
-        self._images = images
-        self._notice = notice
+        self._host = host
 
     async def expand(self, typed: str, images: list[Image]) -> ExpandedPrompt:
         """``ToolError`` or ``PromptArgumentsMissing`` when the command's prompt cannot be had."""
@@ -53,16 +65,16 @@ class PromptExpansion:
         text, problems = await self._mcp.attach(text, self._workspace.hidden)
         mentioned = await asyncio.to_thread(expand_mentions, text, self._workspace, self._secrets)
         for problem in [*problems, *mentioned.problems]:
-            self._notice("warning", problem)
+            self._host.notice("warning", problem)
         images = images + mentioned.images
-        if images and not self._images():
-            self._notice("warning", f"{len(images)} image(s) not sent: {TEXT_ONLY}; the model is told")
+        if images and not self._host.settings.images:
+            self._host.notice("warning", f"{len(images)} image(s) not sent: {TEXT_ONLY}; the model is told")
         return ExpandedPrompt(text, mentioned.text, images)
 
     def _command(self, typed: str) -> str | None:
         """The custom command's prompt; ``ToolError`` when its file is one the model may
         not be sent (a deny rule on it, or on the file it links to)."""
-        found = self._commands().named(typed)
+        found = self._host.commands.named(typed)
         if found is None:
             return None
         command, arguments = found

@@ -79,10 +79,21 @@ class McpManager:
         call_timeout: float = CALL_TIMEOUT,
         trusted: bool = False,
         secrets: Secrets | None = None,
+        report: Callable[[str], None] | None = None,
+        inform: Callable[[str], None] | None = None,
+        on_change: Callable[[], None] | None = None,
+        elicitor: Elicitor | None = None,
+        open_url: Callable[[str], None] | None = None,
     ) -> None:
         """``trusted``: the user trusts the folder for this run (``--trust``), whatever
         they answered before. ``secrets``: the session's holder; it learns the servers'
-        credentials here and scrubs their errors."""
+        credentials here and scrubs their errors. ``report``: told what was left out of
+        the tools offered, once per change; ``inform``: what the user should do or know
+        that is no problem (a sign-in page); ``on_change``: a server's prompts or resources
+        may have changed (it connected, or sent list_changed), so the front ends list the
+        prompts again; ``elicitor``: asks the user a server's question (without one,
+        headless, it is declined); ``open_url``: opens a sign-in page in the user's
+        browser, where the front end can."""
         self.workspace = workspace.resolve()
         configs = configs if configs is not None else load_configs(self.workspace)
         self.secrets = secrets if secrets is not None else Secrets()
@@ -106,22 +117,13 @@ class McpManager:
                 ListMcpResources(self.resource_servers), ReadMcpResource(self.resource_servers)]
         self._started = False
         self._closed = False
-        self.report: Callable[[str], None] | None = None
-        """Told what was left out of the tools offered, once per change."""
+        self.report, self.inform, self.on_change = report, inform, on_change
+        self.elicitor, self.open_url = elicitor, open_url
         self.room = MAX_TOOLS
         """Tools a request may offer: the registry leaves out what its built-in tools take."""
         self._offer = Offer()
         self._offer_made_of: tuple[object, ...] = ()
         self._told: dict[str, str] = {}
-        self.elicitor: Elicitor | None = None
-        """Asks the user a server's question; without one (headless) it is declined."""
-        self.on_change: Callable[[], None] | None = None
-        """Told when a server's prompts or resources may have changed (it connected, or
-        sent list_changed): the front ends list the prompts again."""
-        self.inform: Callable[[str], None] | None = None
-        """Told what the user should do or know that is no problem (a sign-in page)."""
-        self.open_url: Callable[[str], None] | None = None
-        """Opens a sign-in page in the user's browser, where the front end can."""
         self._watching: set[asyncio.Task[None]] = set()
         self._asked_to_sign_in: set[str] = set()
 

@@ -7,7 +7,7 @@ from neocode_tui.deferred import face
 
 if TYPE_CHECKING:
     from neocode_tui.agent.permissions.command_wrappers import PROGRAMS
-    from neocode_tui.agent.permissions.gate import Approver, CallGate, scrubbed_change
+    from neocode_tui.agent.permissions.gate import Approver, CallGate, GateHost, scrubbed_change
     from neocode_tui.agent.permissions.rules import Rule
     from neocode_tui.agent.permissions.session_rules import Permissions, RunOptions
     from neocode_tui.agent.permissions.sources import split_rules
@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Approver",
     "CallGate",
+    "GateHost",
     "PROGRAMS",
     "Permissions",
     "Rule",
@@ -26,7 +27,7 @@ __all__ = [
 if not TYPE_CHECKING:
     __getattr__ = face(__name__, {
         "command_wrappers": ("PROGRAMS",),
-        "gate": ("Approver", "CallGate", "scrubbed_change",),
+        "gate": ("Approver", "CallGate", "GateHost", "scrubbed_change",),
         "rules": ("Rule",),
         "session_rules": ("Permissions", "RunOptions",),
         "sources": ("split_rules",),

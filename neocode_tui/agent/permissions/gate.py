@@ -2,15 +2,15 @@
 for the session, a hook's word and, when all that leaves it open, the user.
 
 The loop holds one gate and asks it about every call; the gate knows nothing of turns or
-transcripts, only the call in front of it (the mode is read through a callback, so a
-subagent's gate follows its parent's mode).
+transcripts, only the call in front of it. It sees whoever runs the calls as a ``GateHost``
+(the mode is read from it at each call, so a subagent's gate follows its parent's mode).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
@@ -35,24 +35,42 @@ from neocode_tui.vocabulary import ApprovalMode
 Approver = Callable[[ApprovalRequested], Awaitable[ApprovalDecision]]
 
 
+class GateHost(Protocol):
+    """Whoever runs the calls the gate judges: a loop, or the session around one."""
+
+    @property
+    def approval(self) -> ApprovalMode:
+        """The approval mode, read as each call comes up."""
+        ...
+
+    @property
+    def turn(self) -> int:
+        """The turn the calls belong to, for the events the gate reports."""
+        ...
+
+    def emit(self, event: LoopEvent) -> None:
+        """Report an event (a question asked, a rule saved) to the front end."""
+        ...
+
+
 class CallGate:
     """``approver``, ``permissions`` and ``allowed_for_session`` may change between and
     during runs; each call reads them when it comes up. With no ``approver`` (headless), a
     call that would need a yes is refused with a result telling the model why."""
 
     def __init__(
-        self, workspace: Workspace, secrets: Secrets, *, mode: Callable[[], ApprovalMode],
-        emit: Callable[[LoopEvent], None], turn: Callable[[], int], approver: Approver | None = None,
+        self, workspace: Workspace, secrets: Secrets, host: GateHost, *, approver: Approver | None = None,
+        permissions: Permissions | None = None, allowed_for_session: set[str] | None = None,
     ) -> None:
+        """``permissions``: the allow, ask and deny rules (deny beats ask beats allow, and
+        beats the mode); ``allowed_for_session``: the yeses for the session, shared with the
+        gate given it (a subagent's holds its parent's)."""
         self.workspace = workspace
         self.secrets = secrets
         self.approver = approver
-        self.permissions: Permissions | None = None
-        """The allow, ask and deny rules: deny beats ask beats allow, and beats the mode."""
-        self.allowed_for_session: set[str] = set()
-        self._mode = mode
-        self._emit = emit
-        self._turn = turn
+        self.permissions = permissions
+        self.allowed_for_session = allowed_for_session if allowed_for_session is not None else set()
+        self._host = host
 
     async def refusal(
         self, tool: Tool[Any], args: object, call: CollectedToolCall, hook: Permission | None = None
@@ -64,7 +82,7 @@ class CallGate:
         ruled = await self._ruled(tool, args)
         if ruled is not None and ruled.behavior == "deny":
             return f"not run: denied by {ruled.why}"
-        mode = self._mode()
+        mode = self._host.approval
         if mode == "plan" and tool.kind != "read":
             return (
                 f"not run: plan mode is on, so only reading tools run; {tool.name} will be "
@@ -100,7 +118,7 @@ class CallGate:
         ruled = await self._ruled(tool, onward)
         if ruled is not None and ruled.behavior == "deny":
             return f"denied by {ruled.why}"
-        if self._mode() == "plan":
+        if self._host.approval == "plan":
             return "plan mode is on"
         same_scope = tool.session_scope(onward) == tool.session_scope(args)
         if ruled is not None and ruled.behavior == "ask":
@@ -117,7 +135,7 @@ class CallGate:
         allowed = (ruled is not None and ruled.behavior == "allow") or (
             tool.session_scope(args) in self.allowed_for_session
         )
-        return needs_approval(tool.kind, self._mode(), root=self.workspace.root,
+        return needs_approval(tool.kind, self._host.approval, root=self.workspace.root,
                               allowed_for_session=allowed, confinement=tool.confinement(args))
 
     async def _ask(
@@ -131,13 +149,13 @@ class CallGate:
         offered = await asyncio.to_thread(prefix_rule, command, scope) if (
             command and tool.name == "bash" and self.permissions is not None) else ""
         request = ApprovalRequested(
-            turn=self._turn(), index=call.index, call_id=call.id, name=tool.name,
+            turn=self._host.turn, index=call.index, call_id=call.id, name=tool.name,
             summary=tool.summary(call.arguments_json), command=command,
             diff=self.secrets(preview.diff) if preview else None,
             change=scrubbed_change(self.secrets, preview.change if preview else None),
             arguments=call.arguments_json, session_scope=scope, prefix_rule=offered,
         )
-        self._emit(request)
+        self._host.emit(request)
         decision = await approver(request)
         if decision.verdict == "session":
             self.allowed_for_session.add(request.session_scope)
@@ -146,7 +164,7 @@ class CallGate:
             return "the user denied this call" + (f": {reason}" if reason else "")
         if decision.rule and self.permissions is not None:
             level, said = await self.permissions.remember(decision.rule, decision.save_to)
-            self._emit(Notice(turn=self._turn(), level=level, message=self.secrets(said)))
+            self._host.emit(Notice(turn=self._host.turn, level=level, message=self.secrets(said)))
         return None
 
     async def _ruled(self, tool: Tool[Any], args: object) -> Verdict | None:

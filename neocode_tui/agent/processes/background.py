@@ -133,12 +133,15 @@ class Job:
 class BackgroundJobs:
     """The session's background commands, by id (``b1``, ``b2``, …)."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, clock: Callable[[], float] = time.monotonic, scrub: Callable[[str], str] = str,
+        report: Callable[[Job], None] | None = None,
+    ) -> None:
+        """``scrub``: the session's secrets holder (the latest lines are scrubbed as they
+        come); ``report``: told when a job ends (the session says so to the user)."""
         self.clock = clock
-        self.scrub: Callable[[str], str] = lambda text: text
-        """The session's secrets holder: the latest lines are scrubbed as they come."""
-        self.report: Callable[[Job], None] | None = None
-        """Told when a job ends (the session says so to the user)."""
+        self.scrub = scrub
+        self.report = report
         self.jobs: dict[str, Job] = {}
         self._numbered = 0
         self._foreground: list[asyncio.Future[None]] = []

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from neocode_tui.agent.extensions import FileIndex
 from neocode_tui.agent.restore import git_state
@@ -59,23 +58,34 @@ class SessionDiff:
     text: str
 
 
+class RestoreHost(Protocol):
+    """The session whose files are checkpointed and taken back."""
+
+    @property
+    def id(self) -> str | None:
+        """The saved session's id (None before its file): whose checkpoints these are."""
+        ...
+
+    @property
+    def messages(self) -> list[Message]: ...
+
+    def require_idle(self, what: str) -> None:
+        """Raise ``WorkInProgress`` while a prompt runs: ``what`` waits for it."""
+        ...
+
+    def notice(self, level: NoticeLevel, message: str) -> None: ...
+
+
 class Restorer:
     def __init__(
         self,
         workspace: Workspace,
         files: FileIndex,
-        *,
-        session_id: Callable[[], str | None],
-        messages: Callable[[], list[Message]],
-        require_idle: Callable[[str], None],
-        notice: Callable[[NoticeLevel, str], None],
+        host: RestoreHost,
     ) -> None:
         self.workspace = workspace
         self.files = files
-        self._session_id = session_id
-        self._messages = messages
-        self._require_idle = require_idle
-        self._notice = notice
+        self._host = host
         self._store: CheckpointStore | None = None
         self._unsaved_key = f"unsaved-{secrets.token_hex(6)}"
         """Where an unsaved conversation's checkpoints go (a fresh one after /clear)."""
@@ -87,7 +97,7 @@ class Restorer:
     @property
     def checkpoints(self) -> CheckpointStore:
         """This conversation's checkpoints (kept by session id, so a resumed one has them)."""
-        key = self._session_id() or self._unsaved_key
+        key = self._host.id or self._unsaved_key
         if self._store is None or self._store.folder.name != key:
             self._store = CheckpointStore.for_session(key)
         return self._store
@@ -99,7 +109,7 @@ class Restorer:
 
     async def undo_preview(self) -> UndoPreview | None:
         """What ``undo`` would write back, to show before asking; None: nothing to undo."""
-        self._require_idle("/undo")
+        self._host.require_idle("/undo")
         store = self.checkpoints
         checkpoint = await asyncio.to_thread(store.last_undoable)
         if checkpoint is None:
@@ -111,7 +121,7 @@ class Restorer:
         """Write back the files the previewed prompt changed (a file that became a symlink,
         a folder or a FIFO is left as it is, and said). The model hears of it with the next
         prompt."""
-        self._require_idle("/undo")
+        self._host.require_idle("/undo")
         result = await self.write_back(preview)
         await asyncio.to_thread(self.checkpoints.mark_undone, preview.checkpoint)
         restored = result.paths
@@ -130,7 +140,7 @@ class Restorer:
 
     def rewind_points(self) -> list[Checkpoint]:
         """The prompts of this conversation that it can be rewound to, oldest first."""
-        messages = self._messages()
+        messages = self._host.messages
         return [
             checkpoint for checkpoint in self.checkpoints.all()
             if checkpoint.message_index < len(messages)
@@ -139,7 +149,7 @@ class Restorer:
 
     async def rewind_preview(self, number: int) -> UndoPreview:
         """What rewinding to prompt ``number`` would write back to the files."""
-        self._require_idle("/rewind")
+        self._host.require_idle("/rewind")
         store = self.checkpoints
         since = [checkpoint for checkpoint in store.all() if checkpoint.number >= number]
         if not since:
@@ -195,6 +205,6 @@ class Restorer:
             if writes:
                 await asyncio.to_thread(store.before_write, writes, self.workspace)
         except OSError as exc:
-            self._notice("warning", f"could not save a checkpoint: {exc.strerror or exc}")
+            self._host.notice("warning", f"could not save a checkpoint: {exc.strerror or exc}")
         if writes or tool.kind == "command":
             self.files.invalidate()

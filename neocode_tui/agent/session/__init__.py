@@ -7,6 +7,7 @@ from neocode_tui.deferred import face
 
 if TYPE_CHECKING:
     from neocode_tui.agent.session.agent_session import AgentSession
+    from neocode_tui.agent.session.front_end import FrontEnd
     from neocode_tui.agent.session.side_work import SideWork
     from neocode_tui.agent.session.system_prompt import PLAN_LEFT, PLAN_MODE, build_system_prompt
     from neocode_tui.agent.session.todos import MAX_TODOS, Todo, current_todo, todo_counts
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
 __all__ = [
     "current_todo",
     "AgentSession",
+    "FrontEnd",
     "MAX_TODOS",
     "PLAN_LEFT",
     "PLAN_MODE",
@@ -26,6 +28,7 @@ __all__ = [
 if not TYPE_CHECKING:
     __getattr__ = face(__name__, {
         "agent_session": ("AgentSession",),
+        "front_end": ("FrontEnd",),
         "side_work": ("SideWork",),
         "system_prompt": ("PLAN_LEFT", "PLAN_MODE", "build_system_prompt",),
         "todos": ("MAX_TODOS", "Todo", "current_todo", "todo_counts"),

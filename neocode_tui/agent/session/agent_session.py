@@ -2,9 +2,9 @@
 
 The app, headless runs and ACP all hold an ``AgentSession``: it builds the provider from
 the settings, owns the loop, the session file, compaction, the model and approval mode,
-resume / clear / list and the usage totals. A front end gives it a ``listener`` for
-events and an ``approver`` for questions, then calls ``prompt``, ``cancel`` and the
-commands; it never wires the pieces itself, so a feature added here reaches all of them.
+resume / clear / list and the usage totals. A front end gives it a ``FrontEnd`` (where
+events go, who answers its questions) as it is made, then calls ``prompt``, ``cancel`` and
+the commands; it never wires the pieces itself, so a feature added here reaches all of them.
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ import asyncio
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from neocode_tui.agent.buffers import Buffers
 from neocode_tui.agent.commands import COMMANDS
@@ -42,21 +43,23 @@ from neocode_tui.agent.loop_events import (
 )
 from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.mcp.config import Configs
-from neocode_tui.agent.mcp.elicitation import Elicitor
 from neocode_tui.agent.mcp.prompts import PromptArgumentsMissing
-from neocode_tui.agent.permissions import Approver, Permissions, RunOptions
+from neocode_tui.agent.permissions import CallGate, Permissions, RunOptions
 from neocode_tui.agent.processes import BackgroundJobs, Job, seconds, stopped_words
 from neocode_tui.agent.restore import Restored, Restorer, UndoPreview
 from neocode_tui.agent.sandbox import choose_sandbox, recover, recovered_note
 from neocode_tui.agent.session.file import SessionFile
+from neocode_tui.agent.session.front_end import NOBODY, FrontEnd
 from neocode_tui.agent.session.side_work import SideWork
 from neocode_tui.agent.session.title import Titling
 from neocode_tui.agent.session.tools import SessionTools
-from neocode_tui.agent.store import SessionInfo, find_session, list_sessions
-from neocode_tui.agent.tools import ToolError, ToolRegistry
+from neocode_tui.agent.store import SessionInfo, SessionStore, find_session, list_sessions
+from neocode_tui.agent.tool_runner import AroundCalls
+from neocode_tui.agent.tools import ToolError, ToolRegistry, default_tools
 from neocode_tui.agent.tools.bash import Bash
-from neocode_tui.agent.tools.web import configure_web_fetch
-from neocode_tui.agent.workspace import refuse_too_wide
+from neocode_tui.agent.tools.web import WebFetch
+from neocode_tui.agent.web import AllowList
+from neocode_tui.agent.workspace import Workspace, refuse_too_wide
 from neocode_tui.chat import Image, Message, clean_text
 from neocode_tui.errors import WorkInProgress
 from neocode_tui.events import ErrorInfo, Usage
@@ -67,8 +70,6 @@ from neocode_tui.vocabulary import ApprovalMode, Effort, NoticeLevel
 
 if TYPE_CHECKING:
     from neocode_tui.settings.load import Profiles
-
-Listener = Callable[[LoopEvent], None]
 
 
 class AgentSession:
@@ -82,11 +83,9 @@ class AgentSession:
         self,
         settings: Settings,
         workspace: Path,
+        front: FrontEnd = NOBODY,
         *,
         provider: Provider | None = None,
-        listener: Listener | None = None,
-        approver: Approver | None = None,
-        tools: ToolRegistry | None = None,
         save: bool = True,
         mcp_configs: Configs | None = None,
         built_in_commands: Iterable[str] = (),
@@ -95,7 +94,6 @@ class AgentSession:
         buffers: Buffers | None = None,
         run: RunOptions | None = None,
         clock: Callable[[], float] = time.monotonic,
-        elicitor: Elicitor | None = None,
     ) -> None:
         """``mcp_configs``: the MCP servers (else those of the config files);
         ``built_in_commands``: the front end's own slash commands, which no custom command
@@ -104,11 +102,12 @@ class AgentSession:
         its MCP servers and hooks start as in a folder they trusted before. ``buffers``: an
         editor's copies of the files, which file tools read and write instead of the disk.
         ``run``: the command line's permission rules and system prompt addition. ``clock``:
-        what commands are timed with. ``elicitor``: asks the user an MCP server's question
-        (without one, it is declined)."""
+        what commands are timed with.
+
+        The parts are made in the order they need each other; one that calls back into the
+        session sees it as the narrow host it declares (``LoopHost``, ``GateHost``...)."""
         refuse_too_wide(workspace)
-        self.settings = settings
-        self.profiles = profiles
+        self.settings, self.profiles, self.front = settings, profiles, front
         self.workspace = workspace.resolve()
         self._recovered = recovered_note(recover(self.workspace))
         """What sandboxed commands left in the workspace unchecked, set aside before
@@ -116,143 +115,118 @@ class AgentSession:
         self.secrets = known_secrets(settings)
         """Every secret this conversation knows, the one holder everything scrubs with."""
         self.provider = provider or make_provider(settings, secrets=self.secrets)
-        self.listener = listener
-        self.loop = AgentLoop(
-            self.provider,
-            self.workspace,
-            sink=self._emit,
-            approver=approver,
-            approval=settings.approval or "ask",
-            max_turns=settings.max_turns,
-            tools=tools,
-            secrets=self.secrets,
-            buffers=buffers,
-        )
-        self.file = SessionFile(self.workspace, self.loop, lambda: self.provider, save=save,
-                                on_problem=self._store_problem)
         run = run or RunOptions()
-        self._delegation(profiles)
-        self._work(settings, run, clock)
-        self._extensions(mcp_configs, built_in_commands, trusted, elicitor)
-        self._policy(settings, run, trusted, approver)
+        room = Workspace(self.workspace, buffers)
+        added = [room.add(folder) for folder in run.add_dirs]
+        self._guards(room, run, trusted, clock)
+        self._extensions(room, mcp_configs, built_in_commands, trusted, profiles)
+        self.loop = AgentLoop(
+            self.provider, room, sink=self.emit, approval=settings.approval or "ask",
+            max_turns=settings.max_turns, tools=self._tools(settings), secrets=self.secrets,
+            host=self, gate=self.gate, around=AroundCalls(self.hooks, self.restore.before_tool),
+            clock=clock, images=settings.images,
+            append_system_prompt=_addition(added, run.append_system_prompt),
+        )
+        self.file = SessionFile(self.workspace, self.loop, save=save, on_problem=self._store_problem)
+        self._context()
 
-    def _delegation(self, profiles: Profiles | None) -> None:
-        """Subagents, the meter, the small model's side work, the budget and titles."""
+    def _guards(self, room: Workspace, run: RunOptions, trusted: bool, clock: Callable[[], float]) -> None:
+        """Where and how tools work, and who decides what runs: the sandbox, background
+        jobs, hooks, permission rules and the gate, the file index and checkpoints."""
+        self.sandbox = replace(choose_sandbox(self.settings.sandbox, self.settings.sandbox_network),
+                               added=tuple(room.added))
+        """How commands run; said once, at the first prompt, when it could not be had."""
+        self._sandbox_told = not self.sandbox.unavailable
+        self.jobs = BackgroundJobs(clock, scrub=self.secrets, report=self._job_ended)
+        """Background commands: ``bash_output`` and ``kill_bash`` for the model, ``/ps`` and
+        Ctrl+B for the user."""
+        self.stopped_at_close: list[Job] = []
+        """The background commands the end of the session killed (front ends say so)."""
+        self.hooks = load_hooks(self.workspace, secrets=self.secrets.keys, trusted=trusted,
+                                report=self.notice, session_id=lambda: self.id)
+        self.lifecycle = SessionHooks(self.hooks)
+        """SessionStart, SessionEnd, PermissionRequest and Notification."""
+        self.permissions = Permissions(room, trusted=trusted, allowed=run.allowed_tools,
+                                       disallowed=run.disallowed_tools)
+        approver = self.front.approver
+        self.gate = CallGate(room, self.secrets, self, permissions=self.permissions,
+                             approver=None if approver is None else self.lifecycle.asking(approver))
+        """Whether each call may run, the subagents' too: the rules, the mode, the user."""
+        self.files = FileIndex(self.workspace)
+        """The workspace's files for the ``@`` picker; a front end starts its first scan."""
+        self.restore = Restorer(room, self.files, self)
+        """Checkpoints, /undo, /rewind's files and /diff."""
+
+    def _extensions(self, room: Workspace, mcp_configs: Configs | None, built_in_commands: Iterable[str],
+                    trusted: bool, profiles: Profiles | None) -> None:
+        """What the user, the folder and the session add to the built-in tools and prompts:
+        subagents, the task list, MCP servers, custom commands, what a prompt expands into."""
         self.agents = load_agents(self.workspace)
         """The subagents ``task`` may run, as the session started (the tool's definition
         stays the same bytes all session)."""
-        self.meter = Meter(
-            settings=lambda: self.settings, model=lambda: self.model, messages=lambda: self.messages,
-            system_prompt=self.loop.current_system_prompt, tool_specs=self.loop.tools.specs,
-        )
-        """The context's fill and the session's cost."""
-        self.loop.sent_from = lambda: self.meter.sent_from
-        self.budget = Budget(self.meter, lambda: self.settings.max_budget_usd, self.notice)
-        """``max_budget_usd``, over every request of the session (its subagents' and side
-        work too): a front end that can ask sets ``budget.ask``."""
-        self.loop.before_request = self.budget.before_request
-        self.side = SideWork(lambda: self.settings, lambda: self.provider, self.meter, self.secrets,
-                             self.budget)
-        """The small model's work (titles, summaries); ``side.provider()`` for subagents."""
         self.subagents = Subagents(
-            self.loop, self.agents, count=self._count_child,
+            self, self.agents, count=self._count_child, stop_hook=self.hooks.subagent_stopped,
             provider_for=AgentProviders(profiles, self.secrets, model=lambda: self.model, notice=self.notice),
-            stop_hook=lambda agent, active: self.hooks.subagent_stopped(agent, active),
-            record=self._record_child, budget=self.budget,
+            record=partial(self._write, SessionStore.append_subagent),
         )
         self.child_transcripts: dict[str, list[Message]] = {}
         """The subagents' transcripts of the session last resumed, by ``task`` call id."""
-        if self.loop.tools.get("task") is None:
-            self.loop.tools.add(TaskTool(self.subagents))
-        self.titling = Titling(self.side, told=lambda title: self._emit(
-            SessionTitled(turn=self.loop.turn, session_id=self.id or "", title=title)),
-            save=lambda title, by: self.file.write(lambda store: store.append_title(title, by)))
-
-    def _work(self, settings: Settings, run: RunOptions, clock: Callable[[], float]) -> None:
-        """Where and how tools work: added folders, the sandbox, background jobs, web pages,
-        the file index, checkpoints and the session's own tools."""
-        added = [self.loop.workspace.add(folder) for folder in run.add_dirs]
-        self.sandbox = replace(choose_sandbox(settings.sandbox, settings.sandbox_network),
-                               added=tuple(self.loop.workspace.added))
-        """How commands run; said once, at the first prompt, when it could not be had."""
-        bash = self.loop.tools.get("bash")
-        if isinstance(bash, Bash):
-            bash.sandbox, bash.secrets = self.sandbox, self.secrets.keys
-        self.jobs = bash.jobs if isinstance(bash, Bash) else BackgroundJobs()
-        """Background commands: ``bash_output`` and ``kill_bash`` for the model, ``/ps`` and
-        Ctrl+B for the user."""
-        self.jobs.scrub, self.jobs.report = self.secrets, self._job_ended
-        self.jobs.clock = self.loop.runner.clock = clock
-        self.loop.pending_notes = self.jobs.take_notes
-        self.stopped_at_close: list[Job] = []
-        """The background commands the end of the session killed (front ends say so)."""
-        self._sandbox_told = not self.sandbox.unavailable
-        configure_web_fetch(self.loop.tools.get("web_fetch"), settings, self.secrets, self.loop.gate)
-        self.files = FileIndex(self.workspace)
-        """The workspace's files for the ``@`` picker; a front end starts its first scan."""
-        self.restore = Restorer(
-            self.loop.workspace, self.files, session_id=lambda: self.id, messages=lambda: self.messages,
-            require_idle=self.require_idle, notice=self.notice,
-        )
-        """Checkpoints, /undo, /rewind's files and /diff."""
-        self.loop.runner.before_tool = self.restore.before_tool
         self.own_tools = SessionTools(
-            mode=lambda: self.approval, set_mode=lambda mode: setattr(self, "approval", mode),
-            emit=self._emit, turn=lambda: self.loop.turn, scrub=self.secrets,
-            store=lambda todos: self.file.write(lambda store: store.append_todos(todos)),
+            self, scrub=self.secrets, store=partial(self._write, SessionStore.append_todos),
+            plan_approver=self.front.plan_review,
+            on_ask=lambda: self.lifecycle.notify("NeoCode has a plan for you to review"),
         )
-        """The task list and the plan hand-off (a front end sets ``plan_approver``)."""
-        self.loop.tools.add_source(self.own_tools)
-        self.loop.append_system_prompt = "\n\n".join(filter(None, [
-            "Besides the workspace you may read and write these folders (use their absolute "
-            "paths): " + ", ".join(map(str, added)) if added else "", run.append_system_prompt]))
-
-    def _extensions(self, mcp_configs: Configs | None, built_in_commands: Iterable[str], trusted: bool,
-                    elicitor: Elicitor | None) -> None:
-        """What the user and the folder add: MCP servers, custom commands, hooks, and what a
-        typed prompt expands into."""
+        """The task list and the plan hand-off."""
         # MCP servers: from the config files unless given; started by the front end or
         # the first prompt, their tools offered at each request once connected.
-        self.mcp = McpManager(self.workspace, configs=mcp_configs, trusted=trusted, secrets=self.secrets)
-        self.loop.tools.add_source(self.mcp)
-        # The user's extensions: custom slash commands and hooks.
+        self.mcp = McpManager(
+            self.workspace, configs=mcp_configs, trusted=trusted, secrets=self.secrets,
+            report=partial(self.notice, "warning"), inform=partial(self.notice, "info"),
+            on_change=lambda: self.emit(CommandsChanged(turn=self.turn)),
+            elicitor=self.front.elicitor, open_url=self.front.open_url,
+        )
         self._built_in_commands = (*COMMANDS, *built_in_commands)
         self.commands: CustomCommands = load_commands(self.workspace, self._built_in_commands)
-        self.hooks = load_hooks(self.workspace, secrets=self.secrets.keys, trusted=trusted)
-        self.hooks.report = self.notice
-        self.mcp.report = lambda message: self.notice("warning", message)
-        self.mcp.inform = lambda message: self.notice("info", message)
-        self.mcp.elicitor = elicitor
-        self.mcp.on_change = lambda: self._emit(CommandsChanged(turn=self.loop.turn))
-        self.expansion = PromptExpansion(
-            self.loop.workspace, self.secrets, self.mcp, commands=lambda: self.commands,
-            images=lambda: self.loop.images, notice=self.notice,
-        )
+        self.expansion = PromptExpansion(room, self.secrets, self.mcp, self)
         """Commands, MCP prompts and resources, and mentions: what a typed prompt becomes."""
-        self.hooks.session_id = lambda: self.id
-        self.loop.runner.hooks = self.hooks
 
-    def _policy(self, settings: Settings, run: RunOptions, trusted: bool, approver: Approver | None) -> None:
-        """Who decides what runs, and when the history is compacted."""
-        self.permissions = Permissions(
-            self.loop.workspace, trusted=trusted, allowed=run.allowed_tools,
-            disallowed=run.disallowed_tools,
-        )
-        self.loop.gate.permissions = self.permissions
-        self.lifecycle = SessionHooks(self.hooks)
-        """SessionStart, SessionEnd, PermissionRequest and Notification."""
+    def _tools(self, settings: Settings) -> ToolRegistry:
+        """The built-in tools as this session runs them, ``task``, then the tool sources."""
+        bash = Bash(sandbox=self.sandbox, secrets=self.secrets.keys, jobs=self.jobs)
+        web_fetch = WebFetch(AllowList.parse(settings.web_fetch_allow), self.secrets, self.gate)
+        return default_tools(bash, web_fetch, more=[TaskTool(self.subagents)], sources=[self.own_tools, self.mcp])
+
+    def _context(self) -> None:
+        """What the window holds and costs: the meter, the budget, the small model's side
+        work, titles and compaction."""
+        self.meter = Meter(self, system_prompt=self.loop.current_system_prompt, tool_specs=self.loop.tools.specs)
+        """The context's fill and the session's cost."""
+        self.budget = Budget(self.meter, lambda: self.settings.max_budget_usd, self.notice, ask=self.front.ask)
+        """``max_budget_usd``, over every request of the session (its subagents' and side
+        work too)."""
+        self.side = SideWork(self, self.meter, self.secrets, self.budget)
+        """The small model's work (titles, summaries); ``side.provider()`` for subagents."""
+        self.titling = Titling(self.side, told=self._titled, save=partial(self._write, SessionStore.append_title))
         self.compaction = Compactor(
-            self.meter, self.budget, self.side, self.secrets,
-            threshold=lambda: self.settings.compact_threshold, messages=lambda: self.loop.messages,
-            run=self.loop.run, pre_compact=self.hooks.pre_compact, counted=self._count_usage,
-            replaced=self._compacted, notice=self.notice, ended=self._ended,
+            self, self.meter, self.budget, self.side, self.secrets, run=self.loop.run,
+            pre_compact=self.hooks.pre_compact, counted=self._count_usage, replaced=self._compacted,
+            notice=self.notice, ended=self._ended,
         )
-        self.loop.between_turns = self.compaction.between_turns
-        if approver is not None:
-            self.loop.gate.approver = self.lifecycle.asking(approver)
-        self.own_tools.on_ask = lambda: self.lifecycle.notify("NeoCode has a plan for you to review")
-        self.loop.images = settings.images
         self._extensions_told = False
+
+    # -- the loop's host (``LoopHost``) -----------------------------------------------------
+
+    def sent_from(self) -> int:
+        return self.meter.sent_from
+
+    async def before_request(self) -> ErrorInfo | None:
+        return await self.budget.before_request()
+
+    async def between_turns(self) -> None:
+        await self.compaction.between_turns()
+
+    def pending_notes(self) -> list[str]:
+        return self.jobs.take_notes()
 
     # -- what the front ends show ---------------------------------------------------------
 
@@ -264,6 +238,11 @@ class AgentSession:
     def title(self) -> str:
         """The first prompt's first line, or the small model's title for it."""
         return self.titling.title
+
+    @property
+    def turn(self) -> int:
+        """The last turn's number (it keeps growing across prompts)."""
+        return self.loop.turn
 
     @property
     def usage(self) -> Usage:
@@ -339,10 +318,11 @@ class AgentSession:
     def _count_usage(self, usage: Usage) -> None:
         """A request outside the loop's turns, in the session's totals and its file."""
         self.loop.usage = self.loop.usage + usage
-        self.file.write(lambda store: store.append_usage(usage))
+        self.file.write(SessionStore.append_usage, usage)
 
-    def _record_child(self, call_id: str, agent: str, messages: list[Message]) -> None:
-        self.file.write(lambda store: store.append_subagent(call_id, agent, messages))
+    def _write(self, what: Callable[..., object], *args: Any) -> None:
+        """``what(store, *args)`` on the session file: for the parts made before it."""
+        self.file.write(what, *args)
 
     # -- context and cost (``self.meter``) ---------------------------------------------------
 
@@ -367,10 +347,10 @@ class AgentSession:
         command's prompt."""
         if self.running:
             raise WorkInProgress("the agent is still working on the last prompt")
-        turn = self.loop.turn
+        turn = self.turn
         finished = await self._prompt(clean_text(text), list(images))
         await self.titling.settle()  # it ran alongside; a short wait, if any
-        if finished.reason != "cancelled" and self.loop.turn != turn:  # a turn ran and stopped
+        if finished.reason != "cancelled" and self.turn != turn:  # a turn ran and stopped
             await self.hooks.stopped(finished.reason)
         return finished
 
@@ -391,7 +371,7 @@ class AgentSession:
         if submitted.blocked is not None:
             message = f"the prompt was blocked by a UserPromptSubmit hook: {submitted.blocked}"
             return self._ended("error", ErrorInfo(kind="bad_request", message=self.secrets(message)))
-        self.file.write(lambda store: store.append_prompt(text))
+        self.file.write(SessionStore.append_prompt, text)
         try:
             await asyncio.to_thread(self.restore.checkpoints.begin, text, len(self.messages))
         except OSError as exc:
@@ -419,8 +399,8 @@ class AgentSession:
                 self.notice("warning", problem)
 
     def _ended(self, reason: StopReason, error: ErrorInfo | None = None) -> RunFinished:
-        finished = RunFinished(turn=self.loop.turn, reason=reason, usage=self.usage, error=error)
-        self._emit(finished)
+        finished = RunFinished(turn=self.turn, reason=reason, usage=self.usage, error=error)
+        self.emit(finished)
         return finished
 
     def ensure_saved(self, fork: tuple[str, int] | None = None) -> str | None:
@@ -453,10 +433,10 @@ class AgentSession:
         self.loop.messages[:] = messages
         self.lifecycle.restart("compact")
         self.meter.history_replaced(costs=False)
-        self.file.write(lambda store: store.append_compaction(messages))
-        self._emit(
+        self.file.write(SessionStore.append_compaction, messages)
+        self.emit(
             TranscriptReplaced(
-                turn=self.loop.turn, reason="compacted", messages=list(messages),
+                turn=self.turn, reason="compacted", messages=list(messages),
                 session_id=self.id, title=self.title,
             )
         )
@@ -473,7 +453,7 @@ class AgentSession:
         self.meter.history_replaced(costs=True)
         self.titling.restore("", "")
         self.restore.forget_unsaved()
-        self._emit(TranscriptReplaced(turn=self.loop.turn, reason="cleared"))
+        self.emit(TranscriptReplaced(turn=self.turn, reason="cleared"))
         self.own_tools.set_todos([], save=False)
         return self.jobs.new_conversation()
 
@@ -493,9 +473,9 @@ class AgentSession:
         self.loop.usage = loaded.usage
         self.meter.history_replaced(costs=True)
         self.titling.restore(loaded.info.title, loaded.info.title_by)
-        self._emit(
+        self.emit(
             TranscriptReplaced(
-                turn=self.loop.turn, reason="resumed", messages=list(messages),
+                turn=self.turn, reason="resumed", messages=list(messages),
                 session_id=loaded.info.id, title=self.title, subagents=loaded.subagents,
             )
         )
@@ -524,9 +504,9 @@ class AgentSession:
         self.ensure_saved(fork)
         self.file.begin_with(kept, self.own_tools.todos)
         await self.restore.rewound(store, checkpoint.number, self.id)
-        self._emit(
+        self.emit(
             TranscriptReplaced(
-                turn=self.loop.turn, reason="resumed", messages=list(kept), session_id=self.id,
+                turn=self.turn, reason="resumed", messages=list(kept), session_id=self.id,
                 title=self.title,
             )
         )
@@ -559,22 +539,33 @@ class AgentSession:
         self.notice("info", f"background command {job.id} ({job.summary}) ended: {job.status}, "
                     f"after {seconds(job.elapsed())}")
 
+    def _titled(self, title: str) -> None:
+        self.emit(SessionTitled(turn=self.turn, session_id=self.id or "", title=title))
+
     def _store_problem(self, problem: str) -> None:
         self.notice("warning", problem)
 
     def notice(self, level: NoticeLevel, message: str) -> None:
         """The session's own word to the user (a compaction, a restart, a hook), through the
         listener; scrubbed, since it may carry a hook's words, a summary, a server's error."""
-        self._emit(Notice(turn=self.loop.turn, level=level, message=self.secrets(message)))
+        self.emit(Notice(turn=self.turn, level=level, message=self.secrets(message)))
 
-    def _emit(self, event: LoopEvent) -> None:
+    def emit(self, event: LoopEvent) -> None:
+        """Tell the front end what happened: the loop's events and the session's own, which
+        the parts made before the loop report through here too."""
         self.own_tools.seen(event)
         if isinstance(event, TurnFinished):
             self.meter.turn_finished(event.usage)
             self.budget.counted(event.usage is not None)
         if isinstance(event, TranscriptReplaced):
             self.loop.history_replaced(event.reason)
-        if self.listener is not None:
-            self.listener(event)
+        if self.front.listener is not None:
+            self.front.listener(event)
 
 
+def _addition(added: list[Path], appended: str) -> str:
+    """What the system prompt says after the built one: the folders added to the
+    workspace, then the user's words (``--append-system-prompt``)."""
+    folders = ("Besides the workspace you may read and write these folders (use their absolute "
+               "paths): " + ", ".join(map(str, added))) if added else ""
+    return "\n\n".join(filter(None, [folders, appended]))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Concatenate, ParamSpec
 
 from neocode_tui.agent.store import LoadedSession, SessionInfo, SessionStore
 
@@ -19,17 +19,16 @@ if TYPE_CHECKING:
     from neocode_tui.agent.loop import AgentLoop
     from neocode_tui.agent.session.todos import Todo
     from neocode_tui.chat import Message
-    from neocode_tui.providers import Provider
+
+P = ParamSpec("P")
 
 
 class SessionFile:
     """The open session file (``store``) and the saved session's id, once there is one."""
 
-    def __init__(self, workspace: Path, loop: AgentLoop, provider: Callable[[], Provider], *,
-                 save: bool, on_problem: Callable[[str], None]) -> None:
+    def __init__(self, workspace: Path, loop: AgentLoop, *, save: bool, on_problem: Callable[[str], None]) -> None:
         self._workspace = workspace
         self._loop = loop
-        self._provider = provider
         self.save = save
         self._on_problem = on_problem
         self.store: SessionStore | None = None
@@ -48,7 +47,7 @@ class SessionFile:
         ``fork[0]`` at its prompt ``fork[1]``, for a rewind); True if it was made now."""
         if self.store is not None or not self.save:
             return False
-        provider = self._provider()
+        provider = self._loop.provider
         self.store = SessionStore.create(
             self._workspace, provider=provider.name, model=provider.model, on_problem=self._on_problem,
             forked_from=fork[0] if fork else None, fork_prompt=fork[1] if fork else None,
@@ -57,10 +56,10 @@ class SessionFile:
         self.id = self.store.id
         return True
 
-    def write(self, what: Callable[[SessionStore], object]) -> None:
-        """``what(store)``, when there is a file to write to."""
+    def write(self, what: Callable[Concatenate[SessionStore, P], object], *args: P.args, **kwargs: P.kwargs) -> None:
+        """``what(store, *args)``, when there is a file to write to."""
         if self.store is not None:
-            what(self.store)
+            what(self.store, *args, **kwargs)
 
     def begin_with(self, messages: list[Message], todos: list[Todo]) -> None:
         """A forked file starts with the history kept, and the task list."""

@@ -9,7 +9,7 @@ title is the first prompt's first line, as before.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from typing import Protocol
 
 from neocode_tui.agent.context import TITLE, Budget, Meter, estimate_tokens
 from neocode_tui.agent.store import title_of
@@ -29,14 +29,21 @@ TITLE_PROMPT_CHARS = 2_000
 TITLE_TOKENS = 40
 
 
+class SideHost(Protocol):
+    """The session the side work is for, read at each request: its settings (which name the
+    small model) and its provider (the model used where there is no small one)."""
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def provider(self) -> Provider: ...
+
+
 class SideWork:
-    def __init__(
-        self, settings: Callable[[], Settings], main: Callable[[], Provider], meter: Meter,
-        secrets: Secrets, budget: Budget | None = None,
-    ) -> None:
+    def __init__(self, host: SideHost, meter: Meter, secrets: Secrets, budget: Budget | None = None) -> None:
         """``budget``: the session's, which side requests go through like any other."""
-        self._settings = settings
-        self._main = main
+        self._host = host
         self._meter = meter
         self._budget = budget
         self._secrets = secrets
@@ -47,15 +54,15 @@ class SideWork:
     @property
     def enabled(self) -> bool:
         """A small model is set, for a real provider (the offline tour has no second one)."""
-        settings = self._settings()
+        settings = self._host.settings
         return bool(settings.small_model) and not settings.offline
 
     def provider(self) -> Provider:
         """The provider side work goes to: the small model's, else the main one. Subagents
         that explore take theirs from here."""
-        settings = self._settings()
+        settings = self._host.settings
         if not self.enabled or not settings.small_model:
-            return self._main()
+            return self._host.provider
         wanted = (settings.resolved_provider, settings.resolved_base_url, settings.api_key,
                   settings.small_model)
         if self._small is None or self._small_for != wanted:

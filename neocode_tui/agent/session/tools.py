@@ -9,7 +9,7 @@ with the mode. The hand-off asks the front end's ``plan_approver``; where there 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any
+from typing import Any, Protocol
 
 from neocode_tui.agent.loop_events import (
     LoopEvent,
@@ -26,7 +26,6 @@ from neocode_tui.agent.tools.todo import TodoWrite
 from neocode_tui.vocabulary import MODE_DESCRIPTIONS, ApprovalMode
 
 PlanApprover = Callable[[PlanProposed], Awaitable[PlanDecision]]
-Emit = Callable[[LoopEvent], None]
 
 NOT_PLANNING = (
     "not in plan mode: there is no plan to hand over; go on with the task (the user left plan "
@@ -35,23 +34,34 @@ NOT_PLANNING = (
 HANDED_OVER = "The plan was handed to the user, who will decide on it; stop here."
 
 
+class ToolsHost(Protocol):
+    """The session whose task list and plan these are."""
+
+    approval: ApprovalMode
+    """Read to offer the plan tool in plan mode only; set as a plan is carried out."""
+
+    @property
+    def turn(self) -> int: ...
+
+    def emit(self, event: LoopEvent) -> None: ...
+
+
 class SessionTools:
     """A tool source of two tools: it takes two places of the registry's room at most."""
 
     def __init__(
-        self, *, mode: Callable[[], ApprovalMode], set_mode: Callable[[ApprovalMode], None],
-        emit: Emit, turn: Callable[[], int], scrub: Callable[[str], str],
-        store: Callable[[list[Todo]], None],
+        self, host: ToolsHost, *, scrub: Callable[[str], str],
+        store: Callable[[list[Todo]], None], plan_approver: PlanApprover | None = None,
+        on_ask: Callable[[], None] = lambda: None,
     ) -> None:
+        """``plan_approver``: the front end's question about a plan (None: nobody is there
+        to answer); ``on_ask``: told as the user is asked about one (Notification hooks)."""
         self._room = 0
-        self._mode, self._set_mode, self._emit, self._turn = mode, set_mode, emit, turn
+        self._host = host
         self._scrub, self._store = scrub, store
         self.todos: list[Todo] = []
         """The agent's task list as it last set it."""
-        self.plan_approver: PlanApprover | None = None
-        """The front end's question about a plan; None: nobody is there to answer."""
-        self.on_ask: Callable[[], None] = lambda: None
-        """Told as the user is asked about a plan (Notification hooks)."""
+        self._plan_approver, self._on_ask = plan_approver, on_ask
         self._todo = TodoWrite(self._todos_changed)
         self._plan = ExitPlanMode(self._hand_off)
         self._call: ToolStarted | None = None
@@ -67,7 +77,7 @@ class SessionTools:
 
     def tools(self) -> Iterable[Tool[Any]]:
         offered: list[Tool[Any]] = [self._todo]
-        if self._mode() == "plan":
+        if self._host.approval == "plan":
             offered.append(self._plan)
         return offered[: self.room]
 
@@ -87,25 +97,25 @@ class SessionTools:
         self.todos = todos
         if save:
             self._store(todos)
-        self._emit(TodosChanged(turn=self._turn(), todos=todos))
+        self._host.emit(TodosChanged(turn=self._host.turn, todos=todos))
 
     def _todos_changed(self, todos: list[Todo]) -> None:
         # What the model wrote may quote a key it read: scrubbed before anyone sees or saves it.
         self.set_todos([todo.model_copy(update={"content": self._scrub(todo.content)}) for todo in todos])
 
     async def _hand_off(self, plan: str) -> ToolOutput:
-        if self._mode() != "plan":
+        if self._host.approval != "plan":
             return ToolOutput(NOT_PLANNING, is_error=True)
         call = self._call
         proposed = PlanProposed(
-            turn=self._turn(), index=call.index if call else 0, call_id=call.call_id if call else "",
+            turn=self._host.turn, index=call.index if call else 0, call_id=call.call_id if call else "",
             plan=self._scrub(plan),
         )
-        self._emit(proposed)
-        if self.plan_approver is None:
+        self._host.emit(proposed)
+        if self._plan_approver is None:
             return ToolOutput(HANDED_OVER, final=proposed.plan)
-        self.on_ask()
-        decision = await self.plan_approver(proposed)
+        self._on_ask()
+        decision = await self._plan_approver(proposed)
         if decision.mode == "plan":
             feedback = decision.feedback.strip()
             return ToolOutput(
@@ -113,8 +123,8 @@ class SessionTools:
                 + (f". Their feedback: {feedback}" if feedback else "")
                 + ". Revise the plan and call exit_plan_mode again when it is ready."
             )
-        self._set_mode(decision.mode)
-        self._emit(ModeChanged(turn=self._turn(), mode=decision.mode))
+        self._host.approval = decision.mode
+        self._host.emit(ModeChanged(turn=self._host.turn, mode=decision.mode))
         return ToolOutput(
             f"The user approved the plan. The mode is now {decision.mode} "
             f"({MODE_DESCRIPTIONS[decision.mode]}). Carry out the plan now."

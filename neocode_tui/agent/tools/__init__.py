@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from neocode_tui.agent.tools.base import (
@@ -25,8 +25,11 @@ from neocode_tui.chat import ToolSpec
 
 __all__ = [
     "Confinement", "FileTool", "OutputCallback", "Tool", "ToolError", "ToolKind", "ToolOutput",
-    "MAX_TOOLS", "ToolRegistry", "ToolSource", "default_tools",
+    "MAX_TOOLS", "ToolNamed", "ToolRegistry", "ToolSource", "default_tools",
 ]
+
+ToolNamed = Callable[[str], "Tool[Any] | None"]
+"""A registry's tool by name, as a front end looks one up (None: there is none)."""
 
 MAX_TOOLS = 128
 """Tools in one request, built-in ones included: OpenAI refuses more, and every definition
@@ -52,10 +55,13 @@ class ToolSource(Protocol):
 class ToolRegistry:
     """The built-in tools, plus whatever the sources offer at each request."""
 
-    def __init__(self, tools: Iterable[Tool[Any]]) -> None:
+    def __init__(self, tools: Iterable[Tool[Any]], sources: Iterable[ToolSource] = ()) -> None:
+        """``sources``: in the order they share what the tools leave of the room."""
         self._tools = {tool.name: tool for tool in tools}
         self._specs = [tool.spec() for tool in self._tools.values()]  # sent every turn
         self._sources: list[ToolSource] = []
+        for source in sources:
+            self.add_source(source)
 
     def add(self, tool: Tool[Any]) -> None:
         """One more built-in tool (before any source is added: they get what is left)."""
@@ -86,10 +92,16 @@ class ToolRegistry:
         return [tool for source in self._sources for tool in source.tools()]
 
 
-def default_tools() -> ToolRegistry:
-    bash = Bash()  # its background commands are what the two after it read and stop
+def default_tools(
+    bash: Bash | None = None, web_fetch: WebFetch | None = None, *,
+    more: Iterable[Tool[Any]] = (), sources: Iterable[ToolSource] = (),
+) -> ToolRegistry:
+    """The built-in tools (``bash`` and ``web_fetch`` as the session sets them up), then
+    ``more`` of the session's own, then the ``sources``."""
+    bash = bash or Bash()  # its background commands are what the two after it read and stop
     skills = SkillFolders()  # what skill opens, read_file reads
     return ToolRegistry(
         [ReadFile(skills), ListDir(), Glob(), Grep(), WriteFile(), EditFile(), bash,
-         BashOutput(bash.jobs), KillBash(bash.jobs), WebFetch(), UseSkill(skills)]
+         BashOutput(bash.jobs), KillBash(bash.jobs), web_fetch or WebFetch(), UseSkill(skills), *more],
+        sources,
     )

@@ -11,9 +11,9 @@ deny rule holds at every hop, and a hop the user was not asked about is not foll
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -27,10 +27,6 @@ from neocode_tui.agent.tools.base import (
 )
 from neocode_tui.agent.web import TIME_LIMIT, AllowList, Refused, check, fetch_page, parse_url
 from neocode_tui.agent.workspace import Workspace
-
-if TYPE_CHECKING:
-    from neocode_tui.agent.permissions import CallGate
-    from neocode_tui.settings.model import Settings
 
 RESULT_CAP = 60_000
 """Characters of a page the model is sent; the rest is counted."""
@@ -46,6 +42,12 @@ class WebFetchArgs(BaseModel):
     url: str = Field(description="The http:// or https:// URL of the page.")
 
 
+class Onward(Protocol):
+    """The session's gate, as a redirect sees it."""
+
+    async def onward_refusal(self, tool: Tool[Any], args: BaseModel, onward: BaseModel) -> str | None: ...
+
+
 class WebFetch(Tool[WebFetchArgs]):
     name = "web_fetch"
     description = (
@@ -55,20 +57,25 @@ class WebFetch(Tool[WebFetchArgs]):
     kind = "command"
     args_model = WebFetchArgs
 
-    def __init__(self) -> None:
-        self.allow = AllowList()
-        """The hosts the user lets it reach although they are not public (the session sets
-        it from the user's settings)."""
+    def __init__(
+        self, allow: AllowList | None = None, secrets: Callable[[str], str] = str, gate: Onward | None = None,
+    ) -> None:
+        """``allow``: the hosts the user lets it reach although they are not public (their
+        settings' ``web_fetch_allow``); ``secrets`` scrubs the page before it is cut, so no
+        part of a key is left at the cut; ``gate`` (the session's) judges every redirect as
+        a call of its own (its permission rules, its mode), so a deny rule holds at each hop."""
+        self.allow = allow or AllowList()
         self.time_limit = TIME_LIMIT
         """Seconds one fetch may take, from the first lookup to the page's last word."""
-        self.secrets: Callable[[str], str] = str
-        """Scrubs the page before it is cut, so no part of a key is left at the cut."""
-        self.onward: Callable[[WebFetchArgs, str], Awaitable[str | None]] | None = None
-        """Why a call may not follow a redirect: the session's gate judges every hop as a
-        call of its own (its permission rules, its mode), so a deny rule holds at each."""
+        self.secrets = secrets
+        self._gate = gate
 
     def summary(self, args: Mapping[str, Any]) -> str:
         return f"fetch {args.get('url', '')}"
+
+    async def _onward(self, args: WebFetchArgs, url: str) -> str | None:
+        assert self._gate is not None
+        return await self._gate.onward_refusal(self, args, WebFetchArgs(url=url))
 
     def session_scope(self, args: WebFetchArgs) -> str:
         """A yes for the session is a yes to this host (exactly: not its subdomains)."""
@@ -88,7 +95,7 @@ class WebFetch(Tool[WebFetchArgs]):
     async def run(
         self, args: WebFetchArgs, workspace: Workspace, on_output: OutputCallback | None = None
     ) -> ToolOutput:
-        onward = None if self.onward is None else partial(self.onward, args)
+        onward = None if self._gate is None else partial(self._onward, args)
         try:
             page = await fetch_page(args.url, self.allow, time_limit=self.time_limit, onward=onward)
         except Refused as exc:
@@ -98,13 +105,3 @@ class WebFetch(Tool[WebFetchArgs]):
         notes = "".join(f"\nNote: {note}" for note in page.notes)
         header = f"{UNTRUSTED}\nURL: {page.url}\nType: {page.content_type}{cut}{notes}"
         return ToolOutput(f"{header}\n\n{text}\n\n[end of web page]")
-
-
-def configure_web_fetch(
-    tool: Tool[Any] | None, settings: Settings, secrets: Callable[[str], str], gate: CallGate
-) -> None:
-    """Give the session's web_fetch (when it has one) the user's allow-list, the session's
-    secrets, and the gate that judges each redirect."""
-    if isinstance(tool, WebFetch):
-        tool.allow, tool.secrets = AllowList.parse(settings.web_fetch_allow), secrets
-        tool.onward = lambda args, url: gate.onward_refusal(tool, args, WebFetchArgs(url=url))

@@ -77,9 +77,8 @@ from neocode_tui.agent.mcp import (
     describe,
     load_configs,
 )
-from neocode_tui.agent.session import AgentSession
+from neocode_tui.agent.session import AgentSession, FrontEnd
 from neocode_tui.agent.store import list_sessions
-from neocode_tui.agent.tools import default_tools
 from neocode_tui.cli.acp.buffers import EditorBuffers, offers_buffers
 from neocode_tui.cli.acp.commands import commands_update, run_built_in
 from neocode_tui.cli.acp.elicitation import ask_editor
@@ -302,22 +301,23 @@ class NeoCodeAgent:
         settings = loaded.settings
         if settings.fell_back_offline:
             raise _error(RequestError.auth_required, str(NoModel(" where the editor starts neocode")))
-        tools = default_tools()
         outbox = Outbox(lambda update: self._notify(session.id, update))
-        updates = UpdateTranslator(workspace, tools, outbox.put, lambda: commands_update(core))
+        updates = UpdateTranslator(workspace, lambda name: core.loop.tools.get(name), outbox.put,
+                                   lambda: commands_update(core))
         trusted = bool(self.args.trust)  # --trust: the folder of every session of this run
         buffers = (EditorBuffers(self.client, lambda: session.id, asyncio.get_running_loop())
                    if self.client is not None and offers_buffers(self.client_capabilities) else None)
-        core = AgentSession(settings, workspace, listener=updates.event,
-                            approver=lambda request: self._ask(session, request), tools=tools,
+        front = FrontEnd(
+            listener=updates.event, approver=lambda request: self._ask(session, request),
+            elicitor=lambda question: ask_editor(
+                question, outbox.put, lambda call, options: self._request(session, call, options)),
+            plan_review=lambda proposed: self._ask_plan(session, proposed),
+        )
+        core = AgentSession(settings, workspace, front,
                             mcp_configs=load_configs(workspace, _client_servers(servers)),
-                            trusted=trusted, buffers=buffers,
-                            elicitor=lambda question: ask_editor(
-                                question, outbox.put,
-                                lambda call, options: self._request(session, call, options)))
+                            trusted=trusted, buffers=buffers)
         # A new session gets its file now: its id is the one session/load will be given.
         session = _Session(session_id or core.ensure_saved() or "", core, outbox, updates)
-        core.own_tools.plan_approver = lambda proposed: self._ask_plan(session, proposed)
         core.mcp.start()  # connecting in the background: its tools join once it is up
         for notice in core.mcp.notices():
             log.warning(notice)

@@ -75,7 +75,7 @@ from neocode_tui.agent import (
     replayed,
 )
 from neocode_tui.agent.context import Meter
-from neocode_tui.agent.tools import Tool, ToolRegistry
+from neocode_tui.agent.tools import Tool, ToolNamed
 from neocode_tui.chat import Message
 from neocode_tui.events import (
     ReasoningDelta,
@@ -127,13 +127,14 @@ class UpdateTranslator:
     """Loop events in, ACP session updates out (to ``put``), in the order they happened."""
 
     def __init__(
-        self, workspace: Path, tools: ToolRegistry, put: Callable[[Update], None],
+        self, workspace: Path, tool_named: ToolNamed, put: Callable[[Update], None],
         commands: Callable[[], Update] | None = None,
     ) -> None:
-        """``commands``: the editor's command list, sent again when it changes."""
+        """``tool_named``: the session's tool of that name; ``commands``: the editor's
+        command list, sent again when it changes."""
         self.commands = commands
         self.workspace = Workspace(workspace)
-        self.tools = tools
+        self.tool_named = tool_named
         self.put = put
         self._calls = CallTracker()
         self._shown: dict[Call, _Shown] = {}
@@ -242,7 +243,7 @@ class UpdateTranslator:
     def _running(self, shown: _Shown, arguments: Any) -> None:
         arguments = arguments if isinstance(arguments, dict) else {}
         name = shown.call.name
-        tool = self.tools.get(name)
+        tool = self.tool_named(name)
         shown.pending.update(
             status="in_progress", raw_input=arguments, title=title(tool, name, arguments),
             locations=locations(arguments, self.workspace),
@@ -268,7 +269,7 @@ class UpdateTranslator:
         parent = self._calls.by_id(request.parent_call_id)
         call = self._located(parent, request.turn, request.index, request.call_id, request.name)
         self._send(call, force=True)
-        tool = self.tools.get(request.name)
+        tool = self.tool_named(request.name)
         arguments = (request.arguments if isinstance(request.arguments, dict)
                      else call.call.arguments.values())
         change = diff_content(request.change)
@@ -314,7 +315,7 @@ class UpdateTranslator:
     def _replay_call(self, end: CallEnd) -> None:
         call = end.call
         arguments = call.arguments.values()
-        tool = self.tools.get(call.name)
+        tool = self.tool_named(call.name)
         if end.result is None:
             status: ToolCallStatus = "pending"
             content: list[Any] = []
@@ -354,7 +355,7 @@ class UpdateTranslator:
     def _announce(self, shown: _Shown) -> None:
         call = shown.call
         shown.acp_id = self._unique(call.call_id)
-        tool = self.tools.get(call.name)
+        tool = self.tool_named(call.name)
         self.put(start_tool_call(shown.acp_id, call.name, kind=kind(tool, call.name), status="pending"))
         shown.sent_at = time.monotonic()
 
@@ -373,7 +374,7 @@ class UpdateTranslator:
             return  # the delta was part of a key or a number: nothing new to show
         shown.shown_input = arguments
         shown.pending["raw_input"] = arguments
-        tool = self.tools.get(call.name)
+        tool = self.tool_named(call.name)
         settled = call.arguments.settled()
         if names_a_file(tool) and "path" not in settled:
             return  # "edit" or "edit ws/no" would name no file: the title waits for the path

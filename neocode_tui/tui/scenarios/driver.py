@@ -15,7 +15,7 @@ from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from textual import events
 from textual.pilot import Pilot
@@ -140,8 +140,9 @@ class Scenario:
             path.write_text(text, encoding="utf-8")
         return workspace
 
-    def build_app(self, workspace: Path, clock: Callable[[], float] = lambda: 0.0) -> NeoCodeApp:
-        settings = Settings(provider="scripted", approval=self.approval, theme=self.theme)
+    def build_app(self, workspace: Path, clock: Callable[[], float] = lambda: 0.0, **settings_given: Any) -> NeoCodeApp:
+        """``settings_given``: settings of the user's besides the scenario's."""
+        settings = Settings(provider="scripted", approval=self.approval, theme=self.theme, **settings_given)
         provider = StepProvider(ScriptedProvider(self.turns()))
         return NeoCodeApp(
             settings, provider, workspace,

@@ -1,0 +1,42 @@
+"""What a front end gives a session: where its events go and who answers its questions.
+
+The app, headless runs and ACP each build one ``FrontEnd`` and hand it to ``AgentSession``
+as it is made; the session passes each part to the piece that needs it, so no front end
+reaches into the session's parts. A part left out is a question nobody is there to answer:
+approvals are refused, MCP questions declined, the budget stops the run, a plan is the
+run's answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from neocode_tui.agent.loop_events import LoopEvent, PlanDecision, PlanProposed
+from neocode_tui.agent.mcp.elicitation import Elicitor
+from neocode_tui.agent.permissions import Approver
+
+Listener = Callable[[LoopEvent], None]
+BudgetQuestion = Callable[[str], Awaitable[bool]]
+"""Asks the user to go past the spending limit (the question's words); True: go on."""
+PlanReview = Callable[[PlanProposed], Awaitable[PlanDecision]]
+
+
+@dataclass(frozen=True)
+class FrontEnd:
+    listener: Listener | None = None
+    """Told every event of the session, as it happens."""
+    approver: Approver | None = None
+    """Asked about each call that needs a yes."""
+    elicitor: Elicitor | None = None
+    """Asks the user an MCP server's question."""
+    ask: BudgetQuestion | None = None
+    """Asks whether to go past ``max_budget_usd``."""
+    plan_review: PlanReview | None = None
+    """Shows a plan mode's plan to the user, who picks the mode to carry it out in."""
+    open_url: Callable[[str], None] | None = None
+    """Opens a page (an MCP server's sign-in) in the user's browser."""
+
+
+NOBODY = FrontEnd()
+"""No front end: nobody sees the events or answers a question (a demo, a benchmark)."""
