@@ -42,8 +42,6 @@ from neocode_tui.agent.loop_events import (
 )
 from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.mcp.config import Configs
-from neocode_tui.agent.mcp.elicitation import Elicitor
-from neocode_tui.agent.mcp.prompts import PromptArgumentsMissing
 from neocode_tui.agent.permissions import Approver, Permissions, RunOptions
 from neocode_tui.agent.processes import BackgroundJobs, Job, seconds, stopped_words
 from neocode_tui.agent.restore import Restored, Restorer, UndoPreview
@@ -58,6 +56,7 @@ from neocode_tui.agent.tools.bash import Bash
 from neocode_tui.agent.tools.web import configure_web_fetch
 from neocode_tui.agent.workspace import refuse_too_wide
 from neocode_tui.chat import Image, Message, clean_text
+from neocode_tui.deferred import lazy
 from neocode_tui.errors import WorkInProgress
 from neocode_tui.events import ErrorInfo, Usage
 from neocode_tui.known_secrets import known_secrets
@@ -66,7 +65,11 @@ from neocode_tui.settings.model import Settings
 from neocode_tui.vocabulary import ApprovalMode, Effort, NoticeLevel
 
 if TYPE_CHECKING:
+    from neocode_tui.agent.mcp import prompts as mcp_prompts
+    from neocode_tui.agent.mcp.elicitation import Elicitor
     from neocode_tui.settings.load import Profiles
+else:
+    mcp_prompts = lazy("neocode_tui.agent.mcp.prompts")  # only an MCP prompt needs it
 
 Listener = Callable[[LoopEvent], None]
 
@@ -381,7 +384,7 @@ class AgentSession:
         self._say_once(text)
         try:
             prompt = await self.expansion.expand(text, images)
-        except (ToolError, PromptArgumentsMissing) as exc:
+        except (ToolError, mcp_prompts.PromptArgumentsMissing) as exc:
             return self._ended("error", ErrorInfo(kind="bad_request", message=self.secrets(str(exc))))
         not_sent = await self.compaction.before_prompt(prompt.text)
         if not_sent is not None:

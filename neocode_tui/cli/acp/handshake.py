@@ -22,8 +22,9 @@ PROTOCOL_VERSION = 1
 MAX_VERSION = 65535
 """The largest protocol version the schema takes."""
 _TOP = frozenset({"protocolVersion", "clientCapabilities", "clientInfo"})
-_CAPABILITIES = frozenset({"fs", "terminal", "_meta"})
-_FS = frozenset({"readTextFile", "writeTextFile", "_meta"})
+_FLAGS = {"fs": frozenset({"readTextFile", "writeTextFile"}), "auth": frozenset({"terminal"})}
+"""The capability objects checked here, and the booleans each may hold."""
+_CAPABILITIES = frozenset({*_FLAGS, "terminal", "_meta"})
 _INFO = frozenset({"name", "title", "version", "_meta"})
 
 
@@ -72,13 +73,15 @@ def is_plain_initialize(message: dict[str, Any]) -> bool:
 
 
 def _plain_capabilities(capabilities: Any) -> bool:
-    if not isinstance(capabilities, dict) or not capabilities.keys() <= _CAPABILITIES:
-        return False
-    fs = capabilities.get("fs", {})
-    return (isinstance(fs, dict) and fs.keys() <= _FS
-            and all(type(fs[key]) is bool for key in fs.keys() - {"_meta"})
-            and type(capabilities.get("terminal", False)) is bool
-            and _meta_or_absent(capabilities) and _meta_or_absent(fs))
+    return (isinstance(capabilities, dict) and capabilities.keys() <= _CAPABILITIES
+            and type(capabilities.get("terminal", False)) is bool and _meta_or_absent(capabilities)
+            and all(_flags(capabilities.get(name, {}), names) for name, names in _FLAGS.items()))
+
+
+def _flags(value: Any, names: frozenset[str]) -> bool:
+    return (isinstance(value, dict) and value.keys() <= names | {"_meta"}
+            and all(type(value[name]) is bool for name in value.keys() & names)
+            and _meta_or_absent(value))
 
 
 def _plain_info(info: Any) -> bool:
