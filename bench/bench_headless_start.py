@@ -88,8 +88,11 @@ def scratch() -> Iterator[tuple[str, dict[str, str]]]:
         folders = {name: os.path.join(root, name) for name in ("work", "data", "config")}
         for folder in folders.values():
             os.mkdir(folder)
+        # PYTHONDONTWRITEBYTECODE left out: an install has its modules compiled, and a
+        # checkout gets them compiled by the first run instead of compiling on every one.
         env = {key: value for key, value in os.environ.items()
-               if not key.startswith("NEOCODE_") and "API_KEY" not in key}
+               if not key.startswith("NEOCODE_") and "API_KEY" not in key
+               and key != "PYTHONDONTWRITEBYTECODE"}
         env.update(NEOCODE_DATA_DIR=folders["data"], NEOCODE_CONFIG_DIR=folders["config"])
         yield folders["work"], env
     finally:

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from neocode_tui.chat import ThinkingBlock
 from neocode_tui.events import (
@@ -38,6 +38,8 @@ EventCallback = Callable[[StreamEvent], None]
 
 
 class CollectedToolCall(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     index: int
     id: str
     name: str
@@ -51,6 +53,8 @@ class CollectedToolCall(BaseModel):
 
 
 class CollectedTurn(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     text: str = ""
     reasoning: str = ""
     thinking: list[ThinkingBlock] = []

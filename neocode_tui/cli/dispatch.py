@@ -10,6 +10,7 @@ import types
 
 from neocode_tui.cli.options import automation_flags_given
 from neocode_tui.cli.parser import build_parser, split_initial_prompt
+from neocode_tui.deferred import pause_collections
 from neocode_tui.paths import folder_problem
 
 
@@ -48,6 +49,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return print_config(args)
     if args.command == "acp":
+        pause_collections()  # until the agent is built (deferred.py)
         from neocode_tui.cli.acp import run_acp
 
         return run_acp(args)
@@ -61,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     if initial_prompt is not None and args.prompt is None and not has_screen:
         args.prompt = initial_prompt  # no terminal to open the app in: run it headless
     if args.prompt is not None or not has_screen:
+        pause_collections()  # until the run's session is open (deferred.py)
         from neocode_tui.cli.headless import run_headless
 
         return run_headless(args)

@@ -44,6 +44,7 @@ from neocode_tui.agent.session import AgentSession, FrontEnd
 from neocode_tui.agent.tools import ToolNamed
 from neocode_tui.cli.options import load_from_args, run_options
 from neocode_tui.cli.structured import EXIT_SCHEMA, AnswerSchema, Checked
+from neocode_tui.deferred import resume_collections
 from neocode_tui.errors import NeoCodeError, NoModel
 from neocode_tui.events import StreamRetry, TextDelta
 from neocode_tui.terminal_text import VisibleChunks, for_stream, is_terminal, visible, visible_json
@@ -139,6 +140,7 @@ async def _run(
         loop.add_signal_handler(signum, stop, signum)
     try:
         await _open(session, args, settings, command)
+        resume_collections()  # what lives as long as the run is built
         printer.start(session)
         if command is not None:
             shown = await run_as_text(session, *command, answer=settings.approval == "full-auto")

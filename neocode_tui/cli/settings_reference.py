@@ -1,16 +1,20 @@
 """``neocode config --reference``: every setting as Markdown, read from the settings model.
 
 The names, variables, defaults, allowed values and meanings come from ``Settings`` (each
-field's docstring), the flags from ``neocode``'s own parser, and what a folder's ``.env`` may
+field's docstring, read from the source here: the model does not read them as it is built,
+which every start would pay for), the flags from ``neocode``'s own parser, and what a folder's ``.env`` may
 set from the loader's rules, so the reference cannot say something the code does not do.
 docs/settings.md is this output, committed; a test regenerates it and compares the two.
 """
 
 from __future__ import annotations
 
+import ast
+import inspect
 import re
 import types
 from collections.abc import Iterable
+from functools import cache
 from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, SecretStr
@@ -43,7 +47,7 @@ def settings_reference() -> str:
         flag = f"`{flags[name]}`" if name in flags else ""
         lines.append(
             f"| `{name}` | {flag} | `{info.validation_alias}` | {_default(info)} "
-            f"| {_meaning(name, info)} *Values:* {_values(info)}. |"
+            f"| {_meaning(Settings, name)} *Values:* {_values(info)}. |"
         )
     lines += ["", *_workspace_rules(), "", *_compat_table(), ""]
     return "\n".join(lines)
@@ -94,15 +98,30 @@ def _compat_table() -> list[str]:
         "|---|---|---|",
     ]
     for name, info in OpenAICompat.model_fields.items():
-        lines.append(f"| `{name}` | {_default(info)} | {_meaning(name, info)} *Values:* {_values(info)}. |")
+        lines.append(
+            f"| `{name}` | {_default(info)} | {_meaning(OpenAICompat, name)} *Values:* {_values(info)}. |")
     return lines
 
 
-def _meaning(name: str, info: FieldInfo) -> str:
-    text = " ".join((info.description or "").split())
+def _meaning(model: type[BaseModel], name: str) -> str:
+    text = " ".join(_docstrings(model).get(name, "").split())
     if not text:
         raise ValueError(f"the setting {name!r} has no docstring to describe it")
     return _markdown(text)
+
+
+@cache
+def _docstrings(model: type[BaseModel]) -> dict[str, str]:
+    """Each field's docstring: the string right after its annotated line in the class."""
+    body = ast.parse(inspect.getsource(model)).body[0]
+    assert isinstance(body, ast.ClassDef)
+    found: dict[str, str] = {}
+    for line, after in zip(body.body, body.body[1:], strict=False):
+        if (isinstance(line, ast.AnnAssign) and isinstance(line.target, ast.Name)
+                and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
+                and isinstance(after.value.value, str)):
+            found[line.target.id] = inspect.cleandoc(after.value.value)
+    return found
 
 
 def _markdown(text: str) -> str:

@@ -24,7 +24,7 @@ def _tool_choice(value: str | None) -> str | None:
 class OpenAICompat(BaseModel):
     """Each field is one thing a server may need done differently."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     tool_choice: Annotated[str | None, AfterValidator(_tool_choice)] = None
     """``None`` (written ``default``): not sent, so the server's default applies (auto on

@@ -44,7 +44,7 @@ class Settings(BaseModel):
     """Each field's alias is its environment variable; code builds it by field name. The
     docstrings are the descriptions ``neocode config --reference`` writes into docs/settings.md."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     provider: ProviderName | None = Field(None, validation_alias="NEOCODE_PROVIDER")
     """Which API to talk to: ``openai`` (any OpenAI-compatible server), ``anthropic``, or the

@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Sequence
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from neocode_tui.agent.context.pricing import known_window
 from neocode_tui.chat import Message, ToolSpec
@@ -83,12 +83,16 @@ PIXELS_PER_TOKEN = 750
 
 
 class ContextPart(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     name: str
     tokens: int
 
 
 class ContextFigure(BaseModel):
     """What the next request will carry at least, against the window."""
+
+    model_config = ConfigDict(defer_build=True)
 
     tokens: int
     window: int | None

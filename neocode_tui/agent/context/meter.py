@@ -156,7 +156,9 @@ class Meter:
     def _fitted(self, prompt_tokens: int) -> int:
         """Where the newest messages that fit below the threshold start; 0 (all of them)
         when the instructions and tools alone fill that much: leaving messages out would
-        not make it fit."""
+        not make it fit. An empty history needs no window (nor the price list it is in)."""
+        if not self._host.messages:
+            return 0
         room = int(self.working_window * self._host.settings.compact_threshold) - self.fixed_tokens()
         return newest_that_fit(self._host.messages, room - prompt_tokens) if room > 0 else 0
 

@@ -50,7 +50,7 @@ Source = Literal["user", "project"]
 
 
 class _FrontMatter(BaseModel):
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, defer_build=True)
 
     description: str = ""
     argument_hint: str = Field("", alias="argument-hint")

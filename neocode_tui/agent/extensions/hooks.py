@@ -67,7 +67,7 @@ Report = Callable[[NoticeLevel, str], None]
 
 
 class HookCommand(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     type: Literal["command"]
     command: str = Field(min_length=1)
@@ -75,13 +75,15 @@ class HookCommand(BaseModel):
 
 
 class HookGroup(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     matcher: str = ""
     hooks: list[HookCommand]
 
 
 class _File(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     hooks: dict[str, list[HookGroup]]
 
 

@@ -47,7 +47,7 @@ CLIENT = Path("the editor")
 class StdioServer(BaseModel):
     """A server NeoCode starts as a subprocess and talks to over its stdin and stdout."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     type: Literal["stdio"] = "stdio"
     command: str = Field(min_length=1)
@@ -58,7 +58,7 @@ class StdioServer(BaseModel):
 class HttpServer(BaseModel):
     """A server already running somewhere, reached over streamable HTTP."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     type: Literal["http"]
     url: str
@@ -76,6 +76,8 @@ ServerConfig = StdioServer | HttpServer
 
 
 class _File(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     mcpServers: dict[str, Any]  # noqa: N815 (the key users' files have)
 
 

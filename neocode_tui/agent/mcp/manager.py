@@ -26,10 +26,10 @@ from neocode_tui.agent.mcp.config import (
     load_configs,
     server_secrets,
 )
-from neocode_tui.agent.mcp.elicitation import Answer, Elicitor, Question
 from neocode_tui.agent.mcp.offer import SPECS_BUDGET, Offer, choose, left_out_text
 from neocode_tui.agent.mcp.server_link import State
 from neocode_tui.agent.tools import MAX_TOOLS, Tool
+from neocode_tui.deferred import lazy
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.known_secrets import Secrets
 from neocode_tui.paths import data_dir
@@ -37,10 +37,14 @@ from neocode_tui.terminal_text import visible
 from neocode_tui.trust import NOT_TRUSTED
 
 if TYPE_CHECKING:
+    from neocode_tui.agent.mcp import elicitation
     from neocode_tui.agent.mcp.connection import McpConnection
+    from neocode_tui.agent.mcp.elicitation import Answer, Elicitor, Question
     from neocode_tui.agent.mcp.prompts import McpPrompt
     from neocode_tui.agent.mcp.tool import McpTool
     from neocode_tui.agent.workspace import Hidden
+else:
+    elicitation = lazy("neocode_tui.agent.mcp.elicitation")  # only a server that asks needs it
 
 CONNECT_TIMEOUT = 10.0
 CALL_TIMEOUT = 300.0
@@ -266,7 +270,7 @@ class McpManager:
             why = "no one is here to answer (a run without the screen)"
         if self.report is not None:
             self.report(f"the MCP server {server} asked {visible(message[:200])!r}; declined: {why}")
-        return Answer("decline")
+        return elicitation.Answer("decline")
 
     # -- what /mcp shows and does ---------------------------------------------------------
 

@@ -17,7 +17,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from pydantic import RootModel
+from pydantic import ConfigDict, RootModel
 
 from neocode_tui.agent.mcp.config import safe_name
 from neocode_tui.agent.tools.base import OutputCallback, Tool, ToolKind, ToolOutput
@@ -41,6 +41,8 @@ MAX_REMOTE_NAME = 128
 
 class McpArgs(RootModel[dict[str, Any]]):
     """Any JSON object: the server checks the arguments against its schema itself."""
+
+    model_config = ConfigDict(defer_build=True)
 
 
 def tool_name(server: str, tool: str) -> str:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from neocode_tui.agent.tools.edit import unified_diff
 from neocode_tui.agent.tools.text import MAX_EDIT_BYTES, looks_binary
@@ -33,6 +33,8 @@ UNTRACKED = "Changes made by bash commands are not tracked: they are not undone.
 
 
 class SavedFile(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     path: str
     """Relative to the workspace, with ``/``."""
     blob: str | None
@@ -41,6 +43,8 @@ class SavedFile(BaseModel):
 
 class Checkpoint(BaseModel):
     """One prompt, and the files as they were before it changed them."""
+
+    model_config = ConfigDict(defer_build=True)
 
     number: int
     prompt: str

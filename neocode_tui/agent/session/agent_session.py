@@ -43,7 +43,6 @@ from neocode_tui.agent.loop_events import (
 )
 from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.mcp.config import Configs
-from neocode_tui.agent.mcp.prompts import PromptArgumentsMissing
 from neocode_tui.agent.permissions import CallGate, Permissions, RunOptions
 from neocode_tui.agent.processes import BackgroundJobs, Job, seconds, stopped_words
 from neocode_tui.agent.restore import Restored, Restorer, UndoPreview
@@ -61,6 +60,7 @@ from neocode_tui.agent.tools.web import WebFetch
 from neocode_tui.agent.web import AllowList
 from neocode_tui.agent.workspace import Workspace, refuse_too_wide
 from neocode_tui.chat import Image, Message, clean_text
+from neocode_tui.deferred import lazy
 from neocode_tui.errors import WorkInProgress
 from neocode_tui.events import ErrorInfo, Usage
 from neocode_tui.known_secrets import known_secrets
@@ -69,7 +69,10 @@ from neocode_tui.settings.model import Settings
 from neocode_tui.vocabulary import ApprovalMode, Effort, NoticeLevel
 
 if TYPE_CHECKING:
+    from neocode_tui.agent.mcp import prompts as mcp_prompts
     from neocode_tui.settings.load import Profiles
+else:
+    mcp_prompts = lazy("neocode_tui.agent.mcp.prompts")  # only an MCP prompt needs it
 
 
 class AgentSession:
@@ -361,7 +364,7 @@ class AgentSession:
         self._say_once(text)
         try:
             prompt = await self.expansion.expand(text, images)
-        except (ToolError, PromptArgumentsMissing) as exc:
+        except (ToolError, mcp_prompts.PromptArgumentsMissing) as exc:
             return self._ended("error", ErrorInfo(kind="bad_request", message=self.secrets(str(exc))))
         not_sent = await self.compaction.before_prompt(prompt.text)
         if not_sent is not None:

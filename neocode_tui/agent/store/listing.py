@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from neocode_tui.paths import write_private
 
@@ -77,6 +77,8 @@ def first_line(text: str, length: int = PROMPT_LENGTH) -> str:
 
 
 class _Header(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     type: Literal["session"]
     id: str
     workspace: str
@@ -89,6 +91,8 @@ class _Header(BaseModel):
 class _Read(BaseModel):
     """What the lines of one file read so far give."""
 
+    model_config = ConfigDict(defer_build=True)
+
     header: _Header
     messages: int = 0
     first_prompt: str = ""
@@ -100,6 +104,8 @@ class _Read(BaseModel):
 
 
 class _Entry(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     stamp: tuple[int, int, int]
     """Inode, size and modification time of the file when it was last read."""
     offset: int
@@ -111,6 +117,8 @@ class _Entry(BaseModel):
 
 
 class _Index(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     version: Literal[1]
     files: dict[str, _Entry]
 

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 from neocode_tui.deferred import face
 
 if TYPE_CHECKING:
-    from neocode_tui.cli.acp.agent import run_acp
+    from neocode_tui.cli.acp.run import run_acp
 
 __all__ = [
     "run_acp",
@@ -13,5 +13,5 @@ __all__ = [
 
 if not TYPE_CHECKING:
     __getattr__ = face(__name__, {
-        "agent": ("run_acp",),
+        "run": ("run_acp",),
     })

@@ -12,16 +12,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import os
 import signal
-import stat
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from acp import (
-    PROTOCOL_VERSION,
+    InitializeRequest,
     InitializeResponse,
     LoadSessionResponse,
     NewSessionResponse,
@@ -32,22 +29,16 @@ from acp import (
 )
 from acp.interfaces import Client
 from acp.schema import (
-    AgentCapabilities,
     AllowedOutcome,
     ClientCapabilities,
     EmbeddedResourceContentBlock,
     HttpMcpServer,
-    Implementation,
     ListSessionsResponse,
-    McpCapabilities,
     McpServerStdio,
     PermissionOption,
-    PromptCapabilities,
     RequestPermissionResponse,
     ResourceContentBlock,
-    SessionCapabilities,
     SessionInfo,
-    SessionListCapabilities,
     SessionMode,
     SessionModeState,
     TextContentBlock,
@@ -57,7 +48,6 @@ from acp.schema import (
 )
 from pydantic import ValidationError
 
-from neocode_tui import __version__
 from neocode_tui.agent import (
     ApprovalDecision,
     ApprovalRequested,
@@ -82,14 +72,15 @@ from neocode_tui.agent.store import list_sessions
 from neocode_tui.cli.acp.buffers import EditorBuffers, offers_buffers
 from neocode_tui.cli.acp.commands import commands_update, run_built_in
 from neocode_tui.cli.acp.elicitation import ask_editor
+from neocode_tui.cli.acp.handshake import initialize_answer
 from neocode_tui.cli.acp.images import BadImage, has_images, prompt_images
 from neocode_tui.cli.acp.outbox import Outbox
 from neocode_tui.cli.acp.updates import UpdateTranslator, usage_update
-from neocode_tui.cli.acp.wire import READ_AHEAD_BYTES, JsonRpcLines
+from neocode_tui.cli.acp.wire import JsonRpcLines
 from neocode_tui.cli.options import load_from_args
+from neocode_tui.deferred import resume_collections
 from neocode_tui.errors import NeoCodeError, NoModel, SessionNotFound, SettingsError, WorkInProgress
 from neocode_tui.events import Usage as CoreUsage
-from neocode_tui.terminal_text import for_stream
 from neocode_tui.vocabulary import APPROVAL_MODES, MODE_DESCRIPTIONS, ApprovalMode
 
 log = logging.getLogger("neocode.acp")
@@ -108,51 +99,15 @@ PLAN_OPTIONS = [
 """How a plan handed over in plan mode is answered: the option id is the mode that follows."""
 
 
-def run_acp(args: argparse.Namespace) -> int:
-    logging.basicConfig(stream=sys.stderr, format="neocode acp: %(levelname)s: %(message)s")
-    log.setLevel(logging.INFO)
-    try:
-        load_from_args(args, Path.cwd())  # bad flags fail now, not at the first session
-    except NeoCodeError as exc:
-        print(for_stream(f"neocode: {exc}", sys.stderr), file=sys.stderr)  # it may quote a .env
-        return exc.exit_code
-    if problem := _streams_problem():
-        print(f"neocode acp: {problem}", file=sys.stderr)
-        return 2
-    protocol_out = os.dup(sys.stdout.fileno())
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a stray print must not break the protocol
-    try:
-        asyncio.run(_serve(args, protocol_out))
-    except KeyboardInterrupt:
-        return 130
-    return 0
-
-
-def _streams_problem() -> str | None:
-    """Why stdin and stdout cannot carry the protocol: an editor starts ``neocode acp`` with
-    a pipe (or socket) on each; closed, a terminal or a regular file will not do."""
-    for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout)):
-        if stream is None:
-            return f"{name} is closed: an editor starts neocode acp with pipes on stdin and stdout"
-        mode = os.fstat(stream.fileno()).st_mode
-        if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)):
-            return f"{name} is a file: an editor starts neocode acp with pipes on stdin and stdout"
-    return None
-
-
-async def _serve(args: argparse.Namespace, protocol_out: int) -> None:
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=READ_AHEAD_BYTES)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    transport, protocol = await loop.connect_write_pipe(
-        asyncio.streams.FlowControlMixin, os.fdopen(protocol_out, "wb")
-    )
-    writer = asyncio.StreamWriter(transport, protocol, reader, loop)
-    agent = NeoCodeAgent(args)
+async def serve(args: argparse.Namespace, lines: JsonRpcLines, greeted: dict[str, Any] | None) -> None:
+    """The agent on ``lines`` until input ends or SIGTERM; ``greeted``: the params of the
+    ``initialize`` already answered (``handshake``), None when the SDK is to answer it."""
+    capabilities = InitializeRequest.model_validate(greeted).client_capabilities if greeted else None
+    agent = NeoCodeAgent(args, capabilities)
+    resume_collections()  # paused since the process started: what lives as long as it is built
     # The SDK routes only the methods an agent has; its Agent protocol lists them all.
-    serving = asyncio.create_task(
-        run_agent(agent, JsonRpcLines(reader, writer)))  # type: ignore[arg-type]
-    loop.add_signal_handler(signal.SIGTERM, serving.cancel)
+    serving = asyncio.create_task(run_agent(agent, lines))  # type: ignore[arg-type]
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, serving.cancel)
     try:
         await serving
     except asyncio.CancelledError:
@@ -173,10 +128,12 @@ class _Session:
 class NeoCodeAgent:
     """The ACP agent: its methods are the protocol's requests, by the SDK's names."""
 
-    def __init__(self, args: argparse.Namespace) -> None:
+    def __init__(self, args: argparse.Namespace,
+                 client_capabilities: ClientCapabilities | None = None) -> None:
         self.args = args
         self.client: Client | None = None
-        self.client_capabilities: ClientCapabilities | None = None
+        self.client_capabilities = client_capabilities
+        """What the editor offers (its buffers), as its ``initialize`` said."""
         self.sessions: dict[str, _Session] = {}
 
     def on_connect(self, conn: Client) -> None:
@@ -187,19 +144,7 @@ class NeoCodeAgent:
         **_: Any,
     ) -> InitializeResponse:
         self.client_capabilities = client_capabilities
-        return InitializeResponse(
-            protocol_version=min(protocol_version, PROTOCOL_VERSION),
-            agent_capabilities=AgentCapabilities(
-                load_session=True,
-                prompt_capabilities=PromptCapabilities(
-                    embedded_context=True, image=True, audio=False
-                ),
-                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
-                mcp_capabilities=McpCapabilities(http=True, sse=False),
-            ),
-            agent_info=Implementation(name="neocode", title="NeoCode", version=__version__),
-            auth_methods=[],
-        )
+        return InitializeResponse.model_validate(initialize_answer(protocol_version))
 
     async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any
                           ) -> NewSessionResponse:

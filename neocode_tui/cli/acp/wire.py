@@ -16,13 +16,12 @@ import logging
 import re
 from typing import Any
 
-from acp.core import DEFAULT_STDIO_BUFFER_LIMIT_BYTES
-
 log = logging.getLogger("neocode.acp")
 
-MAX_LINE_BYTES = DEFAULT_STDIO_BUFFER_LIMIT_BYTES
-"""The longest message taken (the SDK's own limit, room for large embedded files); a
-longer line is skipped to its end without being kept, and answered with an error."""
+MAX_LINE_BYTES = 50 * 1024 * 1024
+"""The longest message taken (the SDK's own limit, ``acp.core.DEFAULT_STDIO_BUFFER_LIMIT_BYTES``,
+room for large embedded files); a longer line is skipped to its end without being kept,
+and answered with an error. Written out: importing the SDK is what ``handshake`` avoids."""
 CHUNK_BYTES = 1 << 16
 READ_AHEAD_BYTES = 1 << 20
 """What the stdin stream buffers ahead of the reader before it stops reading the pipe."""
@@ -53,6 +52,7 @@ class JsonRpcLines:
         """Where the next line begins in the buffer."""
         self._eof = False
         self._sending = asyncio.Lock()
+        self._put_back: list[dict[str, Any]] = []
 
     async def send(self, message: dict[str, Any]) -> None:
         # default=str: a validation error's details may hold objects JSON cannot encode,
@@ -64,6 +64,8 @@ class JsonRpcLines:
 
     async def receive(self) -> dict[str, Any] | None:
         """The next valid message; None at the end of input."""
+        if self._put_back:
+            return self._put_back.pop()
         while True:
             try:
                 line = await self._next_line()
@@ -74,6 +76,10 @@ class JsonRpcLines:
             except BadMessage as exc:
                 log.warning("bad JSON-RPC message: %s", exc)
                 await self.send(error_reply(exc))
+
+    def put_back(self, message: dict[str, Any]) -> None:
+        """Make ``message`` the next one ``receive`` returns: read early, handled later."""
+        self._put_back.append(message)
 
     async def close(self) -> None:
         self._writer.close()
