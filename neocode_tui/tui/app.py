@@ -299,7 +299,7 @@ class NeoCodeApp(ImageAttaching):
         self._show_settings(context=False)
         self.run_worker(self._show_context_soon(), group="context")
         self.todo_list.show(self.session.own_tools.todos)
-        self.run_worker(load_earlier(self.prompt.prompts, self.session), group="history")
+        load_earlier(self.prompt.prompts, self.session)
         if self.session.messages:
             self._show_transcript("resumed", self.session.messages)
 

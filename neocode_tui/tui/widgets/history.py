@@ -3,7 +3,6 @@ runs in this folder), and the line that shows a Ctrl+R search while it goes on."
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -77,14 +76,16 @@ class PromptHistory:
         return self._entries[self._position]
 
 
-async def load_earlier(history: PromptHistory, session: AgentSession) -> None:
-    """This folder's prompts of earlier runs (read in a thread), and those of a resumed
-    session that the history file does not hold (sent before it was kept)."""
+def load_earlier(history: PromptHistory, session: AgentSession) -> None:
+    """This folder's prompts of earlier runs, and those of a resumed session that the history
+    file does not hold (sent before it was kept). Read at once, not in a thread: the file is
+    bounded (a few milliseconds to read), and Up pressed as soon as the model shows in the
+    status bar must find them."""
     from neocode_tui.agent import extensions
     from neocode_tui.agent.store import PromptLog
 
     log = PromptLog(session.workspace, session.secrets)
-    kept = await asyncio.to_thread(log.load)
+    kept = log.load()
     held = set(kept)
     typed = (extensions.typed_part(message.content).strip() for message in session.messages
              if message.role == "user")
