@@ -72,6 +72,8 @@ async def test_grants_and_earlier_prompts_in_a_real_terminal(
     await first.shows("took back the yes for this session", gone=("+1 allowed",))
     first.type("/exit", enter=True)
     await wait_until(lambda: "continue it with" in tmux.scrollback("one"), what="the first run's end")
+    left = tmux.scrollback("one")  # the conversation printed on the way out: the key scrubbed
+    assert "› say ready, key [redacted]" in left and API_KEY not in left
 
     second = start(tmux, "two", workspace, size)
     await second.shows("type a task", "test-model")  # the session is made: its history read
