@@ -15,6 +15,7 @@ from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, Driver, StepProvider, Type
+from neocode_tui.tui.scenarios.driver import PINNED_VERSION
 from tests.support.waits import screen_shows, started, wait_until
 
 KEY = "sk-test-history-0123456789abcdef"
@@ -101,7 +102,8 @@ def test_history_search_screen(size: str, snap_compare, tmp_path: Path) -> None:
     history_file().parent.mkdir(parents=True)
     earlier = (FIRST, "add a --name flag", "rerun the login test")
     history_file().write_text("".join(f'{{"folder": "{workspace.resolve()}", "text": "{text}"}}\n' for text in earlier))
-    app = app_in(workspace)
+    # The same on every run: a pinned version and clock, a cursor that does not blink.
+    app = app_in(workspace, blink=False, version=PINNED_VERSION, clock=lambda: 0.0)
 
     async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
         await history_read(app, pilot, "flaky")
