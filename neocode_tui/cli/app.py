@@ -51,9 +51,12 @@ def run_app(args: argparse.Namespace) -> int:
     if app.start_error is not None:
         print(for_stream(f"neocode: {app.start_error}", sys.stderr), file=sys.stderr)
         return app.start_error.exit_code
-    answer = last_answer(app)
-    if answer:
-        print(for_stream(answer, sys.stdout))
+    session = app.made_session
+    if session is not None and session.settings.exit_transcript:
+        from neocode_tui.cli.scrollback import print_conversation
+
+        print_conversation(session, sys.stdout)
+        sys.stdout.flush()
     print(exit_line(app), file=sys.stderr)
     return app.return_code or 0
 
@@ -107,24 +110,6 @@ def _changed(untrusted: str) -> str:
     from neocode_tui.trust import NOT_TRUSTED
 
     return "" if untrusted == NOT_TRUSTED else " (new or changed since you trusted this folder)"
-
-
-LAST_ANSWER_CAP = 20_000
-"""Characters of the last answer left in the terminal's own scrollback; the rest is in the
-session (``/export`` writes it all)."""
-
-
-def last_answer(app: NeoCodeApp) -> str:
-    """The model's last answer, left on the normal screen once the app's own is gone, as
-    Claude Code and Codex leave theirs: what the user was reading is still there."""
-    session = app.made_session
-    if session is None:
-        return ""
-    text = next((m.content for m in reversed(session.messages)
-                 if m.role == "assistant" and m.content.strip()), "")
-    if len(text) > LAST_ANSWER_CAP:
-        text = "…" + text[-LAST_ANSWER_CAP:]
-    return text.strip()
 
 
 def exit_line(app: NeoCodeApp) -> str:

@@ -94,6 +94,10 @@ class Settings(BaseModel):
     """The app's theme by name (unset: the one picked with ``/theme`` last, else ``neocode-dark``)."""
     notify: NotifyMode = Field("bell", validation_alias="NEOCODE_NOTIFY")
     """What a turn's end or a waiting approval sends while the terminal is not in focus."""
+    exit_transcript: bool = Field(True, validation_alias="NEOCODE_EXIT_TRANSCRIPT")
+    """Whether quitting the app leaves the conversation in the terminal's scrollback (prompts,
+    answers, one line per tool call, the latest part of a long one) above the line that says
+    how to continue; ``false`` leaves that line alone."""
 
     context_window: int | None = Field(None, ge=1_000, validation_alias="NEOCODE_CONTEXT_WINDOW")
     """Tokens the model can read, for local and unknown models (or a server set to less)."""

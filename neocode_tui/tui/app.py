@@ -43,9 +43,11 @@ from neocode_tui.tui.widgets import (
     MentionPicker,
     PromptInput,
     QueuedPrompts,
+    SearchBar,
     SlashCompletion,
     StatusBar,
     TodoList,
+    load_earlier,
 )
 from neocode_tui.vocabulary import ApprovalMode, mode_notice
 
@@ -238,9 +240,11 @@ class NeoCodeApp(ImageAttaching):
         self.queued = QueuedPrompts(id="queued")
         self.todo_list = TodoList(id="todos")
         self.image_chips = ImageChips(id="images")
+        search_bar = SearchBar(id="history-search")
         self.prompt = PromptInput(
             completion, self.slash.complete, unqueue=self.queued.take_last,
-            mentions=self.mention_picker, drop_image=self.image_chips.drop_last, id="prompt",
+            mentions=self.mention_picker, drop_image=self.image_chips.drop_last,
+            search_bar=search_bar, id="prompt",
         )
         self.prompt.cursor_blink = self.blink
         self.status: StatusBar = StatusBar(self.clock, id="status")
@@ -250,6 +254,7 @@ class NeoCodeApp(ImageAttaching):
         yield self.todo_list
         yield self.queued
         yield self.image_chips
+        yield search_bar
         yield self.prompt
         yield self.status
 
@@ -296,6 +301,7 @@ class NeoCodeApp(ImageAttaching):
         self._show_settings(context=False)
         self.run_worker(self._show_context_soon(), group="context")
         self.todo_list.show(self.session.own_tools.todos)
+        load_earlier(self.prompt.prompts, self.session)
         if self.session.messages:
             self._show_transcript("resumed", self.session.messages)
 

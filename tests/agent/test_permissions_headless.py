@@ -225,6 +225,20 @@ async def test_permissions_lists_every_rule_with_its_source_and_removes_one(
     assert openai_only.server.requests == []  # commands alone ask the model nothing
 
 
+async def test_permissions_rm_takes_a_rule_out_by_its_text(
+    openai_only: Dialect, workspace: Path, tmp_path: Path
+) -> None:
+    config = user_config(tmp_path, '[permissions]\nallow = ["glob", "read_file"]\nask = ["glob"]\n')
+
+    both = await run(openai_only, workspace, prompt="/permissions rm glob")
+    assert "2 rules are called 'glob' (1, 2): take one out by its number" in both.out
+    removed = await run(openai_only, workspace, prompt="/permissions rm allow glob")
+    assert f"removed allow glob ({config})" in removed.out
+    assert config.read_text() == '[permissions]\nallow = ["read_file"]\nask = ["glob"]\n'
+    missing = await run(openai_only, workspace, prompt="/permissions rm write_file")
+    assert "nothing allowed or ruled is called 'write_file': /permissions lists them" in missing.out
+
+
 SCHEMA = {"type": "object", "properties": {"passed": {"type": "integer"}}, "required": ["passed"]}
 
 

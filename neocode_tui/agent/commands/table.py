@@ -363,28 +363,22 @@ async def _mcp(session: CommandHost, argument: str) -> Outcome:
 
 
 def _rule_numbers(session: CommandHost) -> list[str]:
-    return [f"rm {number}" for number in range(1, len(session.permissions.listing()) + 1)]
+    from neocode_tui.agent.commands.permission_words import listed
+
+    return [f"rm {number}" for number in range(1, len(listed(session)) + 1)]
 
 
-@_command("permissions", "the allow, ask and deny rules and where each is from; rm N takes one out",
-          "[rm N]", choices=_rule_numbers)
+@_command("permissions", "the allow, ask and deny rules, where each is from, and this session's yeses; "
+          "rm N or rm TEXT takes one out", "[rm N|TEXT]", choices=_rule_numbers)
 async def _permissions(session: CommandHost, argument: str) -> Outcome:
-    entries = session.permissions.listing()
-    verb, _, number = argument.partition(" ")
-    if verb in ("rm", "remove") and number.strip().isdigit() and 1 <= int(number) <= len(entries):
-        entry = entries[int(number) - 1]
-        await session.permissions.remove(entry)
-        return Report(f"removed {entry.behavior} {entry.rule.text} ({entry.source.label})")
+    from neocode_tui.agent.commands import permission_words
+
+    verb, _, wanted = argument.partition(" ")
+    if verb in ("rm", "remove") and wanted.strip():
+        return await permission_words.remove(session, wanted.strip())
     if verb:
-        return Report(f"usage: /permissions (list the rules) or /permissions rm N (N from 1 to "
-                      f"{len(entries)})", "warning")
-    ignored = [f"not applied: {line}" for line in session.permissions.ignored]
-    if not entries:
-        return Report("\n".join(["no permission rules: add allow, ask and deny lists to "
-                                 "[permissions] in config.toml or to .neocode/settings.json", *ignored]))
-    lines = [f"{number:>3}  {entry.describe()}" for number, entry in enumerate(entries, 1)]
-    return Report("\n".join(["Permission rules (deny beats ask beats allow):", *lines, *ignored, "",
-                             "/permissions rm N takes rule N out"]))
+        return Report(permission_words.USAGE, "warning")
+    return permission_words.listing(session)
 
 
 @_command("agents", "the subagents the task tool can run: where each comes from, its tools")

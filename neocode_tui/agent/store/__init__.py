@@ -1,5 +1,5 @@
 """Saved sessions: the append-only JSONL store, listings of what is saved, and the images kept
-beside them."""
+beside them; the prompts sent in each folder, for the prompt's history."""
 
 from typing import TYPE_CHECKING
 
@@ -7,6 +7,7 @@ from neocode_tui.deferred import face
 
 if TYPE_CHECKING:
     from neocode_tui.agent.store.listing import TitleSource, title_of
+    from neocode_tui.agent.store.prompt_history import PromptLog
     from neocode_tui.agent.store.session_store import (
         LoadedSession,
         SessionInfo,
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FORK_MARK",
     "LoadedSession",
+    "PromptLog",
     "SessionInfo",
     "SessionStore",
     "TitleSource",
@@ -34,6 +36,7 @@ __all__ = [
 if not TYPE_CHECKING:
     __getattr__ = face(__name__, {
         "listing": ("TitleSource", "title_of",),
+        "prompt_history": ("PromptLog",),
         "session_store": ("LoadedSession", "SessionInfo", "SessionStore", "find_session", "list_sessions",),
         "words": ("FORK_MARK", "age", "fork_note", "listing_text", "messages_count",),
     })

@@ -6,6 +6,7 @@ from neocode_tui.deferred import face
 
 if TYPE_CHECKING:
     from neocode_tui.tui.widgets.completion import SlashCompletion
+    from neocode_tui.tui.widgets.history import SearchBar, load_earlier
     from neocode_tui.tui.widgets.image_chip import ImageChips, attachment_lines
     from neocode_tui.tui.widgets.mention_picker import MentionPicker
     from neocode_tui.tui.widgets.prompt import PromptInput
@@ -19,16 +20,19 @@ __all__ = [
     "MentionPicker",
     "PromptInput",
     "QueuedPrompts",
+    "SearchBar",
     "SlashCompletion",
     "StatusBar",
     "TodoList",
     "ViTextArea",
     "attachment_lines",
+    "load_earlier",
 ]
 
 if not TYPE_CHECKING:
     __getattr__ = face(__name__, {
         "completion": ("SlashCompletion",),
+        "history": ("SearchBar", "load_earlier",),
         "image_chip": ("ImageChips", "attachment_lines",),
         "mention_picker": ("MentionPicker",),
         "prompt": ("PromptInput",),

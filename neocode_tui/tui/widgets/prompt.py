@@ -11,6 +11,7 @@ image, else pastes as before.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,11 +20,13 @@ from typing import TYPE_CHECKING
 from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
+from textual.widgets.text_area import Selection
 
 from neocode_tui.deferred import lazy
 from neocode_tui.tui.commands import Completion
 from neocode_tui.tui.user_config import load_user_config
 from neocode_tui.tui.widgets.completion import SlashCompletion
+from neocode_tui.tui.widgets.history import PromptHistory, Search, SearchBar
 from neocode_tui.tui.widgets.mention_picker import MentionPicker, mention_at
 from neocode_tui.tui.widgets.vi_keys import ViTextArea
 
@@ -31,46 +34,6 @@ if TYPE_CHECKING:
     from neocode_tui.agent import extensions
 else:  # after the first frame, or on first use (neocode_tui/deferred.py)
     extensions = lazy("neocode_tui.agent.extensions")
-
-
-class PromptHistory:
-    """Sent prompts, newest last, with a cursor that Up/Down move; the draft survives."""
-
-    def __init__(self) -> None:
-        self._entries: list[str] = []
-        self._position = 0
-        self._draft = ""
-
-    def add(self, text: str) -> None:
-        if not self._entries or self._entries[-1] != text:
-            self._entries.append(text)
-        self._position = len(self._entries)
-
-    def previous(self, current: str) -> str | None:
-        if self._position == 0:
-            return None
-        if self._position == len(self._entries):
-            self._draft = current
-        self._position -= 1
-        return self._entries[self._position]
-
-    def search(self, query: str, before: int | None = None) -> tuple[int, str] | None:
-        """The newest prompt before index ``before`` (else the newest of all) that holds
-        ``query``, ignoring case, with its index."""
-        wanted = query.casefold()
-        end = len(self._entries) if before is None else before
-        for index in range(end - 1, -1, -1):
-            if wanted in self._entries[index].casefold():
-                return index, self._entries[index]
-        return None
-
-    def next(self) -> str | None:
-        if self._position >= len(self._entries):
-            return None
-        self._position += 1
-        if self._position == len(self._entries):
-            return self._draft
-        return self._entries[self._position]
 
 
 class PromptInput(ViTextArea):
@@ -133,10 +96,12 @@ class PromptInput(ViTextArea):
         unqueue: Callable[[], str | None] = lambda: None,
         mentions: MentionPicker | None = None,
         drop_image: Callable[[], bool] = lambda: False,
+        search_bar: SearchBar | None = None,
         id: str | None = None,
     ) -> None:
         """``unqueue``: takes the last queued message back (Up on an empty prompt);
-        ``drop_image``: removes the last attached image (Backspace on an empty prompt)."""
+        ``drop_image``: removes the last attached image (Backspace on an empty prompt);
+        ``search_bar``: where a Ctrl+R search shows itself."""
         super().__init__(
             id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="indent", compact=True
         )
@@ -149,13 +114,16 @@ class PromptInput(ViTextArea):
         history, even when it is a slash command that would open the completion list."""
         self.mentions = mentions
         self._drop_image = drop_image
-        self._search: tuple[str, int] | None = None
-        """Ctrl+R's query and the index of the prompt it found, while that prompt is
-        still in the box unchanged: the next Ctrl+R looks further back."""
+        self._search: Search | None = None
+        """Ctrl+R's search while it goes on: typing edits its query, Ctrl+R looks further
+        back, Enter keeps the prompt found, Esc puts back what the box held."""
+        self._search_bar = search_bar or SearchBar()
         self.set_vi(load_user_config().vim)
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self._refresh_completion()
+        if self._search is not None and self._recalled is None:
+            self._end_search()  # the box was changed otherwise (Ctrl+C cleared it)
         if self._recalled is not None or self.mentions is None:
             return
         typed = self._mention_typed()
@@ -220,6 +188,10 @@ class PromptInput(ViTextArea):
         return True
 
     async def _on_key(self, event: events.Key) -> None:
+        if self._search is not None and self._search_key(event):
+            event.stop()
+            event.prevent_default()
+            return
         if self.mentions is not None and self.mentions.is_open and self._mention_key(event.key):
             event.stop()
             event.prevent_default()
@@ -293,11 +265,7 @@ class PromptInput(ViTextArea):
             return  # nothing further back or forward: let the key do its usual move
         event.stop()
         event.prevent_default()
-        self._recalled = text
-        self.completion.show([], text=text)  # history, not a command being typed
-        self.load_text(text)
-        self.move_cursor(self.document.end)
-        self.vi_settle()
+        self._show(text)
 
     async def _on_paste(self, event: events.Paste) -> None:
         from neocode_tui.tui.attachments import pasted_paths
@@ -317,19 +285,64 @@ class PromptInput(ViTextArea):
         super().action_paste()
     def action_search_history(self) -> None:
         """Ctrl+R: the newest sent prompt holding what is typed; again, an older one."""
-        query, before = self.text, None
-        if self._search is not None and self._recalled == self.text:
-            query, before = self._search[0], self._search[1]
-        found = self.prompts.search(query, before)
+        search = self._search
+        if search is None:
+            self._search = Search(self.text, self.text)
+            self._recalled = self.text
+            self._find(None)
+        else:
+            self._find(search.found[0] if search.found else None)
+
+    def _search_key(self, event: events.Key) -> bool:
+        """Handle ``event`` for the search under way; False when it ends the search and the
+        key goes on as usual (an arrow, a key of the app's)."""
+        search = self._search
+        assert search is not None
+        if event.key == "ctrl+r":
+            self.action_search_history()
+        elif event.key == "escape":
+            self._end_search()
+            self._show(search.draft)
+        elif event.key in ("enter", "tab"):
+            self._end_search()
+            self.move_cursor(self.document.end)
+        elif event.key == "backspace" or (event.is_printable and event.character):
+            search.query = search.query[:-1] if event.key == "backspace" else search.query + (event.character or "")
+            self._find(None)
+        else:
+            self._end_search()
+            return False
+        return True
+
+    def _find(self, before: int | None) -> None:
+        """The newest prompt holding the query, before index ``before``: into the box, the
+        query marked in it. None found: the box keeps what it shows."""
+        search = self._search
+        assert search is not None
+        found = self.prompts.search(search.query, before)
         if found is None:
-            self.post_message(self.SearchMissed(query))
-            return
-        self._search = (query, found[0])
-        self._recalled = found[1]
-        self.completion.show([], text=found[1])
-        self.load_text(found[1])
+            if before is None:
+                search.found = None
+            self.post_message(self.SearchMissed(search.query))
+        else:
+            search.found = found
+            self._show(found[1])
+            marked = re.search(re.escape(search.query), found[1], re.IGNORECASE) if search.query else None
+            if marked is not None:
+                self.selection = Selection(_location(found[1], marked.start()), _location(found[1], marked.end()))
+        self._search_bar.show_search(search)
+
+    def _show(self, text: str) -> None:
+        """``text`` in the box, as history: not a command being typed."""
+        self._recalled = text
+        self.completion.show([], text=text)
+        self.load_text(text)
         self.move_cursor(self.document.end)
         self.vi_settle()
+
+    def _end_search(self) -> None:
+        self._search = None
+        self._search_bar.show_search(None)
 
     def action_newline(self) -> None:
         self.insert("\n")
@@ -347,3 +360,9 @@ class PromptInput(ViTextArea):
 
     def remember(self, text: str) -> None:
         self.prompts.add(text)
+
+
+def _location(text: str, index: int) -> tuple[int, int]:
+    """The (row, column) of ``text``'s character ``index``."""
+    before = text[:index]
+    return before.count("\n"), len(before) - before.rfind("\n") - 1

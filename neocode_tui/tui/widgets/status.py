@@ -182,13 +182,15 @@ class StatusBar(Widget):
     # -- kept in step by the app ---------------------------------------------------------
 
     def show_session(self, session: AgentSession) -> None:
-        """Which provider, model, mode and sandbox the session runs with."""
+        """Which provider, model, mode and sandbox the session runs with, and what its yeses
+        allow (``/permissions`` may have taken one back)."""
         self.provider = session.provider.name
         self.model = session.model
         self.approval = session.approval
         self.effort = session.effort or ""
         self.warn_at = max(session.settings.compact_threshold - 0.1, 0.05)
         self.sandbox = session.sandbox.label
+        self.allowed = tuple(sorted(session.loop.gate.allowed_for_session))
 
     def show_context(self, session: AgentSession) -> None:
         self.context = session.meter.context
