@@ -52,6 +52,8 @@ FINAL_ANSWER_REQUEST = (
     "Answer now, without tools: what you did, what is left to do, and how to continue."
 )
 TURN_LIMIT_RESULT = "not run: the turn limit was reached"
+NOTICE_HEADER = "[NeoCode's notice, not the user's words; the user's message, if any, follows:]"
+"""Heads the notes the model is told between messages (a background command ended)."""
 
 
 class AgentLoop:
@@ -151,6 +153,7 @@ class AgentLoop:
             raise RuntimeError("a run is already in progress")
         self._last_text = ""
         self._stopped = self.runner.final = None
+        self._add_notes()  # before the prompt: the user's words stay the newest
         self._add(Message(role="user", content=prompt, images=list(images)))
         self._work = work = asyncio.create_task(self._run_reporting())
         try:
@@ -222,6 +225,13 @@ class AgentLoop:
         self._close_unanswered(TURN_LIMIT_RESULT, "skipped")
         return self._finished("turn_limit")
 
+    def _add_notes(self) -> None:
+        """What the model is to hear of (``pending_notes``), as a message marked as NeoCode's
+        own, never as the user's words."""
+        if self.pending_notes is not None and (notes := self.pending_notes()):
+            lines = "\n".join(f"- {note}" for note in notes)
+            self._add(Message(role="user", content=f"{NOTICE_HEADER}\n{lines}", notice=True))
+
     async def _stream_turn(self, tool_choice: Literal["auto", "none"] = "auto") -> CollectedTurn:
         refused = await self.before_request() if self.before_request is not None else None
         if refused is not None:
@@ -229,8 +239,7 @@ class AgentLoop:
         self.turn += 1
         number = self.turn
         self._emit(TurnStarted(turn=number))
-        if self.pending_notes is not None and (notes := self.pending_notes()):
-            self._add(Message(role="user", content="\n".join(f"[{note}]" for note in notes)))
+        self._add_notes()
         if self.system_prompt is None:
             self.system_prompt = await asyncio.to_thread(self.built_system_prompt)
         for line in self.memory.take_withheld():

@@ -232,7 +232,8 @@ class NeoCodeApp(ImageAttaching):
         completion = SlashCompletion(id="completion")
         self.mention_picker = MentionPicker(
             lambda: self.session.files, resources=lambda: self.session.mcp.resource_uris(), id="mentions")
-        self.conversation = ConversationView(id="conversation", clock=self.clock)
+        self.conversation = ConversationView(
+            id="conversation", clock=self.clock, jobs=lambda job_id: self.session.jobs.jobs.get(job_id))
         self.queued = QueuedPrompts(id="queued")
         self.todo_list = TodoList(id="todos")
         self.image_chips = ImageChips(id="images")
@@ -396,14 +397,14 @@ class NeoCodeApp(ImageAttaching):
             self.todo_list.show(event.todos)
         elif event.type == "mode_changed":
             self.status.approval = event.mode
+        if (waiting := waiting_for_user(event)) is not None:
+            self.call_attention(waiting)
         if isinstance(event, agent.Notice) and not self.session.loop.running:
             # The session's own word (a compaction, a resume): no run's turn to belong to.
             self.conversation.add_notice(event.level, event.message)
             return
         self.conversation.post(event)
         self.status.track(event, self.session)
-        if (waiting := waiting_for_user(event)) is not None:
-            self.call_attention(waiting)
         if isinstance(event, (agent.TurnFinished, agent.RunFinished)):
             self._show_context()
 

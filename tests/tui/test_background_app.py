@@ -42,14 +42,18 @@ async def test_ctrl_b_sends_the_running_command_to_the_background_and_ps_stops_i
         await screen_shows(app, pilot, "serving on 8000", "◐ running")
         await wait_until(lambda: len(sleepers(token)) == 1, pause=pilot.pause, what="the sleeper")
         clock[0] = 108.2
-        await screen_shows(app, pilot, "◐ running · 8.2 s")  # the panel's time moves on by itself
+        # The panel's time moves on by itself, and it says which key sends it away.
+        await screen_shows(app, pilot, "◐ running · 8.2 s · Ctrl+B sends it to the background")
 
         await pilot.press("ctrl+b")
-        shown = await screen_shows(app, pilot, "✓ done · ran 8.2 s", "id: b1", "It runs in the background.")
-        assert "sent to the background by the user" in shown
+        shown = await screen_shows(app, pilot, "◐ running in the background as b1 · 8.2 s",
+                                   "It runs in the background.")
+        assert "✓ done" not in shown and "kill_bash" not in shown, "not done, and no model tool named"
         [result] = [m["content"] for m in model_server.requests[1].json["messages"] if m["role"] == "tool"]
         assert result.startswith("id: b1\n") and result.endswith("\nserving on 8000"), "the output so far"
         assert sleepers(token), "it goes on"
+        clock[0] = 111.0
+        await screen_shows(app, pilot, "◐ running in the background as b1 · 11 s")  # still counting
 
         clock[0] = 112.0
         await pilot.press(*"/ps", "enter")
@@ -59,7 +63,8 @@ async def test_ctrl_b_sends_the_running_command_to_the_background_and_ps_stops_i
                                   f"sleep {token}; echo never serving on 8000 /ps kill ID"), listing
 
         await pilot.press(*"/ps kill b1", "enter")
-        await screen_shows(app, pilot, f"stopped b1 (echo serving on 8000; sleep {token}; echo never)")
+        await screen_shows(app, pilot, f"stopped b1 (echo serving on 8000; sleep {token}; echo never)",
+                           "⏹ b1 stopped by the user · ran 12 s")
         assert sleepers(token) == []
         await pilot.press("ctrl+b")  # nothing runs now: said, and nothing breaks
         await screen_shows(app, pilot, "Ctrl+B: no command is running in the foreground")

@@ -557,15 +557,17 @@ class AgentSession:
 
     def _job_ended(self, job: Job) -> None:
         self.notice("info", f"background command {job.id} ({job.summary}) ended: {job.status}, "
-                    f"after {seconds(job.elapsed())}")
+                    f"after {seconds(job.elapsed())} · /ps shows its last lines", calls_back=True)
 
     def _store_problem(self, problem: str) -> None:
         self.notice("warning", problem)
 
-    def notice(self, level: NoticeLevel, message: str) -> None:
+    def notice(self, level: NoticeLevel, message: str, *, calls_back: bool = False) -> None:
         """The session's own word to the user (a compaction, a restart, a hook), through the
-        listener; scrubbed, since it may carry a hook's words, a summary, a server's error."""
-        self._emit(Notice(turn=self.loop.turn, level=level, message=self.secrets(message)))
+        listener; scrubbed, since it may carry a hook's words, a summary, a server's error.
+        ``calls_back``: news worth a notification when the user looks elsewhere."""
+        self._emit(Notice(turn=self.loop.turn, level=level, message=self.secrets(message),
+                          calls_back=calls_back))
 
     def _emit(self, event: LoopEvent) -> None:
         self.own_tools.seen(event)

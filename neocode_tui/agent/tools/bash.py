@@ -168,7 +168,7 @@ class Bash(Tool[BashArgs]):
         job = self.jobs.adopt(running, command, started, so_far)
         return ToolOutput(
             f"id: {job.id}\n[{how}: bash_output {job.id} reads its output, kill_bash {job.id} "
-            f"stops it]\n{so_far or '(no output yet)'}"
+            f"stops it]\n{so_far or '(no output yet)'}", job=job.id,
         )
 
 

@@ -21,6 +21,7 @@ from neocode_tui.agent.processes import seconds
 from neocode_tui.live_output import LiveTail
 from neocode_tui.partial_json import GrowingText, PartialField, PartialJSON
 from neocode_tui.terminal_text import visible
+from neocode_tui.tui.conversation.background import BACKGROUND_KEY, Backgrounded, output_so_far
 from neocode_tui.tui.conversation.diff import diff_text
 from neocode_tui.tui.conversation.markdown_split import CodeChunk, Piece
 from neocode_tui.tui.conversation.palette import Palette
@@ -286,6 +287,8 @@ class ToolBlock(Block):
         """Seconds it has run so far, while it runs (as of the last tick)."""
         self.duration: float | None = None
         """Seconds it ran, once finished (the tool's own measure, kept in the session)."""
+        self.background: Backgrounded | None = None
+        """The background command the call went on as, if it did."""
 
     @property
     def name(self) -> str:
@@ -323,6 +326,8 @@ class ToolBlock(Block):
         self.changed()
 
     def _body_text(self) -> str:
+        if self.background is not None and self.result is not None:
+            return output_so_far(self.result)
         return self.diff or self.result or ""
 
     def _body_lines(self) -> int:
@@ -333,22 +338,29 @@ class ToolBlock(Block):
         return self.finished and self._body_lines() > COLLAPSED_LINES + 2
 
     def renderable(self, palette: Palette) -> RenderableType:
-        icon, words, colour_name = _STATUS[self.status]
+        background = self.background
+        if background is not None:
+            icon, words, colour_name = background.state()
+        else:
+            icon, words, colour_name = _STATUS[self.status]
+            words += self._time_words()
         colour = getattr(palette, colour_name)
         title = Text.assemble((f" {visible(self.name) or 'tool'} ", f"bold {palette.foreground}"))
-        subtitle = Text(f" {icon} {words}{self._time_words()} ", style=colour)
+        subtitle = Text(f" {icon} {words} ", style=colour)
         parts: list[RenderableType] = self._argument_lines(palette)
-        if self.output is not None and (self.result is None or self.status == "interrupted"):
-            parts.append(self._live_output(self.output, palette))
-        if self.result is not None:
+        output = background.output if background is not None else self.output
+        if output is not None and (self.result is None or self.status == "interrupted" or background):
+            parts.append(self._live_output(output, palette))
+        elif self.result is not None:
             parts.append(self._result(palette))
+        settled = (self.finished and not (background and background.running)) or self.status == "approval"
         return Panel(
             Group(*parts) if parts else Text(""),
             title=title,
             title_align="left",
             subtitle=subtitle,
             subtitle_align="right",
-            border_style=colour if self.finished or self.status == "approval" else palette.muted,
+            border_style=colour if settled else palette.muted,
             expand=True,
         )
 
@@ -399,7 +411,10 @@ class ToolBlock(Block):
             return ""
         if self.finished:
             return "" if self.duration is None else f" · ran {seconds(self.duration)}"
-        return _took(self.took) if self.status == "running" else ""
+        if self.status != "running":
+            return ""
+        hint = f" · {BACKGROUND_KEY} sends it to the background" if self.name == "bash" else ""
+        return _took(self.took) + hint
 
     @property
     def _is_command(self) -> bool:
