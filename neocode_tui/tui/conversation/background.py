@@ -17,10 +17,6 @@ if TYPE_CHECKING:
     from neocode_tui.agent.processes import Job
     from neocode_tui.live_output import LiveTail
 
-BACKGROUND_KEY = "Ctrl+B"
-"""Shown on a running command's panel: the key that sends it to the background."""
-
-
 @dataclass
 class Backgrounded:
     """The background command a call went on as."""

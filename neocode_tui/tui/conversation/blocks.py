@@ -8,6 +8,7 @@ drawn once per width and theme.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Group, RenderableType
@@ -21,11 +22,11 @@ from neocode_tui.agent.processes import seconds
 from neocode_tui.live_output import LiveTail
 from neocode_tui.partial_json import GrowingText, PartialField, PartialJSON
 from neocode_tui.terminal_text import visible
-from neocode_tui.tui.conversation.background import BACKGROUND_KEY, Backgrounded, output_so_far
+from neocode_tui.tui.conversation.background import Backgrounded, output_so_far
 from neocode_tui.tui.conversation.diff import diff_text
 from neocode_tui.tui.conversation.markdown_split import CodeChunk, Piece
 from neocode_tui.tui.conversation.palette import Palette
-from neocode_tui.tui.keys import FOLD_HINT
+from neocode_tui.tui.keys import BACKGROUND_KEY, FOLD_HINT
 from neocode_tui.tui.widgets import attachment_lines
 from neocode_tui.vocabulary import NoticeLevel
 
@@ -53,6 +54,16 @@ def _lines(count: int) -> str:
 
 def _indent(renderable: RenderableType) -> Padding:
     return Padding(renderable, (0, 0, 0, 2))
+
+
+def _shown_value(value: object) -> str:
+    """An argument as the model wrote it (JSON: ``true``, ``[1, 2]``), never a Python repr."""
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(value)
 
 
 def _took(seconds_so_far: float | None) -> str:
@@ -268,6 +279,8 @@ _STATUS: dict[str, tuple[str, str, str]] = {
     "incomplete": ("✗", "arguments incomplete", "error"),
 }
 _PATH_KEYS = ("path", "file_path", "filename")
+_FLAGS = {"run_in_background": "runs in the background", "unsandboxed": "runs outside the sandbox"}
+"""Yes-or-no arguments said in words when set (and not said when not)."""
 _COMMAND_KEYS = ("command", "cmd")
 
 
@@ -380,8 +393,11 @@ class ToolBlock(Block):
                 lines.append(Text(f"{visible(key)}: {_lines(field.line_count)}", style=palette.muted))
                 if live:
                     lines.append(self._code_tail(field.tail(LIVE_TAIL_LINES), path, palette))
+            elif key in _FLAGS and isinstance(field.value(), bool):
+                if field.value():
+                    lines.append(Text(f"↗ {_FLAGS[key]}", style=f"italic {palette.accent}"))
             else:
-                value = visible(str(field.value()))
+                value = visible(_shown_value(field.value()))
                 lines.append(Text.assemble((f"{visible(key)}: ", palette.muted), (value, "")))
         return lines
 
