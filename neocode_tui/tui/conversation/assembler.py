@@ -37,6 +37,7 @@ from neocode_tui.tui.conversation.blocks import (
 )
 from neocode_tui.tui.conversation.markdown_split import MarkdownSplitter, Piece
 from neocode_tui.tui.conversation.task_block import TaskBlock
+from neocode_tui.tui.conversation.todo_line import TodoLine
 from neocode_tui.vocabulary import CUT_SHORT, NoticeLevel
 
 if TYPE_CHECKING:
@@ -372,8 +373,12 @@ class Assembler:
         self.notice("error", error_message(message, kind))
 
 
+_PANELS: dict[str, type[ToolBlock]] = {"task": TaskBlock, "todo_write": TodoLine}
+"""The calls drawn otherwise than as a tool panel."""
+
+
 def _panel(call: Call) -> ToolBlock:
-    return (TaskBlock if call.name == "task" else ToolBlock)(call)
+    return _PANELS.get(call.name, ToolBlock)(call)
 
 
 def _notice_words(content: str) -> str:
