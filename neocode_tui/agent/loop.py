@@ -252,7 +252,7 @@ class AgentLoop:
             tools=self.tools.specs(),
             tool_choice=tool_choice,
         )
-        collector = Collector(self._forwarder(number))
+        collector = Collector(self._forwarder(number), self.runner.clock)
         try:
             # Scrubbed where the events fan out: the screen, the transcript and the file
             # all get the same scrubbed text.
@@ -329,6 +329,7 @@ class AgentLoop:
                     thinking=turn.thinking,
                     tool_calls=[as_tool_call(call) for call in turn.tool_calls],
                     status=turn.finish_reason if turn.finish_reason in CUT_SHORT else "",
+                    thought_for=None if turn.thought_for is None else round(turn.thought_for, 1),
                 )
             )
 

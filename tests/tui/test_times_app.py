@@ -35,6 +35,13 @@ async def test_a_thought_shows_how_long_it_took(tmp_path: Path) -> None:
         clock[0] = 54.0
         provider.allow(math.inf)
         await screen_shows(app, pilot, "∴ Thought for 1 line · 4.0 s · Ctrl+T or click to expand", "Done.")
+        await wait_until(lambda: not app.working, pause=pilot.pause, what="the run's end")
+        saved = app.session.id
+    # Resumed, the thought keeps its time.
+    again = NeoCodeApp(Settings(provider="scripted"), None, tmp_path, resume=saved, remember_theme=False)
+    async with again.run_test(size=SIZE) as pilot:
+        await started(again, pilot)
+        await screen_shows(again, pilot, "∴ Thought for 1 line · 4.0 s · Ctrl+T or click to expand", "Done.")
 
 
 async def test_a_resumed_command_panel_says_how_long_it_ran(tmp_path: Path) -> None:

@@ -173,7 +173,9 @@ class Assembler:
                 self._sink.append(UserBlock(item.content, chips), render=False)
             else:
                 if item.reasoning:
-                    self._sink.append(ReasoningBlock(item.reasoning), render=False)
+                    thought = ReasoningBlock(item.reasoning)
+                    thought.took = item.thought_for
+                    self._sink.append(thought, render=False)
                 if item.content.strip():
                     self._sink.append(MarkdownBlock(item.content), render=False)
         self._replayed_notices(pending)
