@@ -91,6 +91,11 @@ async def test_the_model_is_told_at_its_next_request_and_what_it_saw_before_is_s
     assert note.index("ended: exit code 7") < note.index("anything new?"), "the user's words come last"
     assert json.dumps(told[-1]).endswith('anything new?"}]}') or told[-1]["content"] == "anything new?"
     assert "background command b1" not in json.dumps(after[len(told):]), "told once"
+
+    await run_command(session, "export", "talk.md")  # the note is NeoCode's there too, not "You"
+    exported = (workspace / "talk.md").read_text()
+    assert "> - background command b1" in exported and "## You\n\n[NeoCode" not in exported
+    assert "## You\n\nanything new?" in exported
     await session.aclose()
 
 
