@@ -361,10 +361,10 @@ class ToolBlock(Block):
         title = Text.assemble((f" {visible(self.name) or 'tool'} ", f"bold {palette.foreground}"))
         subtitle = Text(f" {icon} {words} ", style=colour)
         parts: list[RenderableType] = self._argument_lines(palette)
-        output = background.output if background is not None else self.output
-        if output is not None and (self.result is None or self.status == "interrupted" or background):
-            parts.append(self._live_output(output, palette))
-        elif self.result is not None:
+        live = background.output if background is not None else self.output
+        if live is not None and (self.result is None or self.status == "interrupted" or background):
+            parts.append(self._live_output(live, palette))
+        if self.result is not None and not (background and background.output):
             parts.append(self._result(palette))
         settled = (self.finished and not (background and background.running)) or self.status == "approval"
         return Panel(
