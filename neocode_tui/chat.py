@@ -110,6 +110,13 @@ class Message(BaseModel):
     """For ``role="tool"`` of a command stopped while it ran: what it had printed (never sent)."""
     ended: RunEnd | None = None
     """The run ended after this message otherwise than done (never sent)."""
+    thought_for: float | None = None
+    """For ``role="assistant"``: seconds the model thought, for the screen (never sent)."""
+    job: str = ""
+    """For ``role="tool"``: the background command the call went on as (its id; never sent)."""
+    notice: bool = False
+    """For ``role="user"``: NeoCode's own note to the model (a background command ended),
+    not the user's words; a resumed session draws it as a notice."""
 
 
 class ToolSpec(BaseModel):

@@ -67,6 +67,9 @@ class CollectedTurn(BaseModel):
     error: ErrorInfo | None = None
     retries: int = 0
     cancelled: bool = False
+    thought_for: float | None = None
+    """Seconds from the first piece of thinking to what came after it (None: no clock, or
+    no thinking)."""
 
     @property
     def ok(self) -> bool:
@@ -119,6 +122,8 @@ class _Accumulator:
         self.start_order: list[int] = []
         self.usage: Usage | None = None
         self.finish_reason: FinishReason | None = None
+        self.thought: list[float] = []
+        """When the thinking began and, once something else came, when it ended."""
 
     def add(self, event: StreamEvent) -> bool:
         """Take in a piece of the answer; False for an event that is not one (the end, an
@@ -211,10 +216,20 @@ class Collector:
     the caller reads the partial turn the user already saw from ``partial()``.
     """
 
-    def __init__(self, on_event: EventCallback | None = None) -> None:
+    def __init__(self, on_event: EventCallback | None = None, clock: Callable[[], float] | None = None) -> None:
+        """``clock``: to time the thinking by (a resumed session shows how long it took)."""
         self.on_event = on_event
+        self._clock = clock
         self._acc = _Accumulator()
         self._retries = 0
+
+    def _time_thought(self, event: StreamEvent) -> None:
+        thought = self._acc.thought
+        if self._clock is None or len(thought) == 2:
+            return
+        thinking = isinstance(event, (ReasoningDelta, ReasoningSigned))
+        if thinking != bool(thought):
+            thought.append(self._clock())
 
     async def collect(self, events: AsyncIterator[StreamEvent]) -> CollectedTurn:
         """Drain ``events`` into a turn, forwarding each event to ``on_event`` as it arrives."""
@@ -224,6 +239,7 @@ class Collector:
             async for event in events:
                 if on_event is not None:
                     on_event(event)
+                self._time_thought(event)
                 if self._acc.add(event):
                     continue
                 if isinstance(event, MessageDone):
@@ -280,4 +296,5 @@ def _finish(
         error=info,
         retries=retries,
         cancelled=cancelled,
+        thought_for=acc.thought[1] - acc.thought[0] if len(acc.thought) == 2 else None,
     )

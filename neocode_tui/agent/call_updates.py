@@ -166,6 +166,8 @@ class CallEnd:
     output: PrintedOutput | None = None
     """What a command stopped part way had printed (a saved session's; live, the output
     updates carried it)."""
+    job: str = ""
+    """The background command the call went on as (its id), if it did."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,7 +295,8 @@ class CallTracker:
     def _finished(self, event: ToolFinished) -> list[CallUpdate]:
         call, out = self.locate(event.turn, event.index, event.call_id, event.name)
         call.status = "error" if event.is_error and event.status == "ok" else event.status
-        out.append(CallEnd(call, call.status, event.result, event.diff, event.change, event.duration))
+        out.append(CallEnd(call, call.status, event.result, event.diff, event.change, event.duration,
+                           job=event.job))
         return out
 
     def _unfinished(self, turn: int, status: CallStatus) -> list[CallUpdate]:
@@ -330,7 +333,7 @@ def replayed(messages: list[Message]) -> Iterator[Message | CallBegin | CallEnd]
             else:
                 call.status = _saved_status(result)
                 yield CallEnd(call, call.status, result.content, duration=result.duration,
-                          output=result.output)
+                          output=result.output, job=result.job)
 
 
 def _saved_status(result: Message) -> CallStatus:

@@ -52,6 +52,8 @@ FINAL_ANSWER_REQUEST = (
     "Answer now, without tools: what you did, what is left to do, and how to continue."
 )
 TURN_LIMIT_RESULT = "not run: the turn limit was reached"
+NOTICE_HEADER = "[NeoCode's notice, not the user's words; the user's message, if any, follows:]"
+"""Heads the notes the model is told between messages (a background command ended)."""
 
 
 class AgentLoop:
@@ -150,6 +152,7 @@ class AgentLoop:
             raise RuntimeError("a run is already in progress")
         self._last_text = ""
         self._stopped = self.runner.final = None
+        self._add_notes()  # before the prompt: the user's words stay the newest
         self._add(Message(role="user", content=prompt, images=list(images)))
         self._work = work = asyncio.create_task(self._run_reporting())
         try:
@@ -221,6 +224,13 @@ class AgentLoop:
         self._close_unanswered(TURN_LIMIT_RESULT, "skipped")
         return self._finished("turn_limit")
 
+    def _add_notes(self) -> None:
+        """What the model is to hear of (the host's ``pending_notes``), as a message marked as NeoCode's
+        own, never as the user's words."""
+        if notes := self.host.pending_notes():
+            lines = "\n".join(f"- {note}" for note in notes)
+            self._add(Message(role="user", content=f"{NOTICE_HEADER}\n{lines}", notice=True))
+
     async def _stream_turn(self, tool_choice: Literal["auto", "none"] = "auto") -> CollectedTurn:
         refused = await self.host.before_request()
         if refused is not None:
@@ -228,8 +238,7 @@ class AgentLoop:
         self.turn += 1
         number = self.turn
         self.emit(TurnStarted(turn=number))
-        if notes := self.host.pending_notes():
-            self._add(Message(role="user", content="\n".join(f"[{note}]" for note in notes)))
+        self._add_notes()
         if self.system_prompt is None:
             self.system_prompt = await asyncio.to_thread(self.built_system_prompt)
         for line in self.memory.take_withheld():
@@ -242,7 +251,7 @@ class AgentLoop:
             tools=self.tools.specs(),
             tool_choice=tool_choice,
         )
-        collector = Collector(self._forwarder(number))
+        collector = Collector(self._forwarder(number), self.runner.clock)
         try:
             # Scrubbed where the events fan out: the screen, the transcript and the file
             # all get the same scrubbed text.
@@ -319,6 +328,7 @@ class AgentLoop:
                     thinking=turn.thinking,
                     tool_calls=[as_tool_call(call) for call in turn.tool_calls],
                     status=turn.finish_reason if turn.finish_reason in CUT_SHORT else "",
+                    thought_for=None if turn.thought_for is None else round(turn.thought_for, 1),
                 )
             )
 

@@ -96,6 +96,8 @@ class ToolFinished(_LoopEvent):
     """Seconds the tool ran (None: it did not run)."""
     images: list[Image] = Field(default_factory=list, exclude=True)
     """What the result carries besides its text (an image ``read_file`` read)."""
+    job: str = ""
+    """The background command the call went on as (its id), if it did."""
 
 
 class ApprovalRequested(_LoopEvent):
@@ -124,6 +126,8 @@ class Notice(_LoopEvent):
     type: Literal["notice"] = "notice"
     level: NoticeLevel = "info"
     message: str
+    calls_back: bool = False
+    """News the user is called back for when not looking (a background command ended)."""
 
 
 class RunFinished(_LoopEvent):

@@ -136,7 +136,7 @@ class ToolRunner:
 
     def _answer(self, call: CollectedToolCall, finished: ToolFinished, *, emit: bool = True) -> None:
         self._add(tool_result(as_tool_call(call), finished.result, finished.is_error,
-                              finished.duration, finished.images, finished.status))
+                              finished.duration, finished.images, finished.status, job=finished.job))
         if emit:
             self._emit(finished)
 
@@ -148,14 +148,14 @@ class ToolRunner:
 
         def result(
             text: str, status: ToolStatus = "error", *, diff: str | None = None,
-            change: FileChange | None = None, images: Sequence[Image] = (),
+            change: FileChange | None = None, images: Sequence[Image] = (), job: str = "",
         ) -> ToolFinished:
             duration = None if started is None else round(self.clock() - started, 3)
             return ToolFinished(
                 turn=turn, index=call.index, call_id=call.id, name=call.name,
                 result=self.secrets(text), is_error=status != "ok", status=status,
                 diff=self.secrets.optional(diff), change=scrubbed_change(self.secrets, change),
-                duration=duration, images=list(images),
+                duration=duration, images=list(images), job=job,
             )
 
         tool = self.tools.get(call.name)
@@ -211,7 +211,7 @@ class ToolRunner:
             self.final = self.secrets(output.final)
         return result(
             output.text, "error" if output.is_error else "ok", diff=output.diff,
-            change=output.change, images=output.images,
+            change=output.change, images=output.images, job=output.job,
         )
 
     async def _with_instructions(self, paths: list[Path], output: ToolOutput) -> ToolOutput:

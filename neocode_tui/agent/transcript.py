@@ -34,10 +34,11 @@ def unanswered_calls(messages: list[Message]) -> list[ToolCall]:
 def tool_result(
     call: ToolCall, content: str, is_error: bool = False, duration: float | None = None,
     images: Sequence[Image] = (), status: str = "", output: PrintedOutput | None = None,
+    job: str = "",
 ) -> Message:
     return Message(
         role="tool", content=content, tool_call_id=call.id, name=call.name, is_error=is_error,
-        duration=duration, images=list(images), status=status, output=output,
+        duration=duration, images=list(images), status=status, output=output, job=job,
     )
 
 

@@ -59,13 +59,14 @@ if TYPE_CHECKING:
     from neocode_tui.chat import Message
     from neocode_tui.providers import Provider
     from neocode_tui.settings import Profiles, Settings, TrustRequest
-    from neocode_tui.tui import clipboard, editor
+    from neocode_tui.tui import clipboard, editor, screens
     from neocode_tui.tui.screens import key_help
     from neocode_tui.tui.starting import Starting
 else:  # after the first frame (neocode_tui/deferred.py)
     agent, sessions = lazy("neocode_tui.agent"), lazy("neocode_tui.agent.session")
     extensions, key_help = lazy("neocode_tui.agent.extensions"), lazy("neocode_tui.tui.screens.key_help")
     clipboard, editor = lazy("neocode_tui.tui.clipboard"), lazy("neocode_tui.tui.editor")
+    screens = lazy("neocode_tui.tui.screens")
 
 CONTROL_FILTER = ControlFilter()
 QUIT_WINDOW = 2.0
@@ -97,6 +98,7 @@ class NeoCodeApp(ImageAttaching):
         Binding("ctrl+t", "toggle_latest_fold", "Fold", show=False, priority=True),
         Binding("ctrl+o", "transcript", "Transcript", show=False, priority=True),
         Binding("ctrl+b", "background", "Background", show=False, priority=True),
+        Binding("f2", "jobs", "Background commands", show=False, priority=True),
         # The keyboard stays in the input; these reach the conversation from there.
         Binding("pageup", "page(-1)", "Scroll up", show=False, priority=True),
         Binding("pagedown", "page(1)", "Scroll down", show=False, priority=True),
@@ -141,8 +143,8 @@ class NeoCodeApp(ImageAttaching):
         )
         self.workspace = (workspace or Path.cwd()).resolve()
         self.slash = SlashLine(
-            self, {"help": lambda _: self.action_key_help(), "theme": self._set_theme, "quit": lambda _: self.exit(),
-             "exit": lambda _: self.exit(), "copy": self._copy,
+            self, {"help": lambda _: self.action_key_help(), "theme": self._set_theme, "quit": self._quit,
+             "exit": self._quit, "copy": self._copy,
              "vim": lambda argument: toggle_vi(self.prompt, self.conversation.add_notice, argument)},
             {"theme": lambda: sorted(self.available_themes)},
         )
@@ -236,7 +238,8 @@ class NeoCodeApp(ImageAttaching):
         completion = SlashCompletion(id="completion")
         self.mention_picker = MentionPicker(
             lambda: self.session.files, resources=lambda: self.session.mcp.resource_uris(), id="mentions")
-        self.conversation = ConversationView(id="conversation", clock=self.clock)
+        self.conversation = ConversationView(
+            id="conversation", clock=self.clock, jobs=lambda job_id: self.session.jobs.jobs.get(job_id))
         self.queued = QueuedPrompts(id="queued")
         self.todo_list = TodoList(id="todos")
         self.image_chips = ImageChips(id="images")
@@ -247,7 +250,7 @@ class NeoCodeApp(ImageAttaching):
             search_bar=search_bar, id="prompt",
         )
         self.prompt.cursor_blink = self.blink
-        self.status: StatusBar = StatusBar(self.clock, id="status")
+        self.status: StatusBar = StatusBar(self.clock, commands=self._running_commands, id="status")
         yield self.conversation
         yield completion
         yield self.mention_picker
@@ -404,14 +407,14 @@ class NeoCodeApp(ImageAttaching):
             self.todo_list.show(event.todos)
         elif event.type == "mode_changed":
             self.status.approval = event.mode
+        if (waiting := waiting_for_user(event)) is not None:
+            self.call_attention(waiting)
         if isinstance(event, agent.Notice) and not self.session.loop.running:
             # The session's own word (a compaction, a resume): no run's turn to belong to.
             self.conversation.add_notice(event.level, event.message)
             return
         self.conversation.post(event)
         self.status.track(event, self.session)
-        if (waiting := waiting_for_user(event)) is not None:
-            self.call_attention(waiting)
         if isinstance(event, (agent.TurnFinished, agent.RunFinished)):
             self._show_context()
 
@@ -483,7 +486,9 @@ class NeoCodeApp(ImageAttaching):
             self.exit()
             return
         self._last_ctrl_c = now
-        self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
+        running = self.made_session.jobs.running if self.made_session else []
+        stopping = f" {screens.stopping_words(running)}." if running else ""
+        self.notify(f"Press Ctrl+C again to quit.{stopping}", timeout=QUIT_WINDOW, markup=False)
 
     def action_cycle_mode(self) -> None:
         if self.screen is not self.screen_stack[0]:
@@ -514,6 +519,20 @@ class NeoCodeApp(ImageAttaching):
         problem = self.session.jobs.send_to_background()
         if problem is not None:
             self.conversation.add_notice("info", f"Ctrl+B: {problem}")
+
+    def action_jobs(self) -> None:
+        """F2: the background commands, live, as /ps shows them."""
+        self.slash.run("/ps")
+
+    def _running_commands(self) -> int:
+        return len(self.made_session.jobs.running) if self.made_session is not None else 0
+
+    def _quit(self, _: str) -> None:
+        """/quit: asked first when background commands would stop with it."""
+        async def leave() -> None:
+            if await screens.confirm_quit(self, self.session.jobs.running):
+                self.exit()
+        self.run_worker(leave())
 
     def action_transcript(self) -> None:
         expanded = self.conversation.toggle_transcript()

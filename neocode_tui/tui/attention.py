@@ -56,10 +56,13 @@ def notification(mode: NotifyMode, message: str) -> str:
 
 
 def waiting_for_user(event: LoopEvent) -> str | None:
-    """What to call the user back with when ``event`` leaves the agent waiting for them: a
-    run that ended, a call (the agent's or a subagent's) that waits for approval."""
+    """What to call the user back with when ``event`` leaves the agent waiting for them (a
+    run that ended, a call, the agent's or a subagent's, that waits for approval) or brings
+    news they asked to hear (a background command that ended)."""
     if isinstance(event, agent.RunFinished):
         return RUN_ENDED[event.reason]
+    if isinstance(event, agent.Notice) and event.calls_back:
+        return event.message
     if isinstance(event, agent.ApprovalRequested):
         return f"approval needed: {event.summary}"
     if event.type == "subagent_event" and isinstance(event.event, agent.ApprovalRequested):

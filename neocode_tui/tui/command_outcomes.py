@@ -8,9 +8,9 @@ from typing import Any, Protocol
 
 from textual.screen import Screen
 
-from neocode_tui.agent.commands import Confirm, Outcome, PickSession, Report, ShowDiff, respond
+from neocode_tui.agent.commands import Confirm, Outcome, PickSession, Report, ShowDiff, ShowJobs, respond
 from neocode_tui.tui.conversation import ConversationView
-from neocode_tui.tui.screens import DiffScreen, RestoreScreen, RewindScreen, SessionPicker
+from neocode_tui.tui.screens import DiffScreen, JobsScreen, RestoreScreen, RewindScreen, SessionPicker
 
 
 class Host(Protocol):
@@ -42,6 +42,9 @@ async def present(host: Host, outcome: Outcome) -> None:
             return
         if isinstance(outcome, ShowDiff):
             host.push_screen(DiffScreen(outcome.title, outcome.diff))
+            return
+        if isinstance(outcome, ShowJobs):
+            host.push_screen(JobsScreen(outcome.jobs))
             return
         if isinstance(outcome, Confirm):
             choice = await host.push_screen_wait(RestoreScreen(outcome.preview, outcome.kind))

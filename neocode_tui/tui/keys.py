@@ -8,6 +8,10 @@ from neocode_tui.vocabulary import ApprovalMode
 FOLD_KEY = "Ctrl+T"
 """The key that folds the latest tool output or thinking: the fold hints name it."""
 FOLD_HINT = f"{FOLD_KEY} or click"
+BACKGROUND_KEY = "Ctrl+B"
+"""Sends the running command to the background: a running command's panel names it."""
+JOBS_KEY = "F2"
+"""Opens the background commands' live view: the status bar names it while one runs."""
 
 KEYS: tuple[tuple[str, str], ...] = (
     ("Enter", "send; while the agent works, queue the message for when it is done"),
@@ -21,7 +25,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("Shift+Tab", "cycle the mode: ask, auto-edit, plan"),
     (FOLD_KEY, "fold or unfold the latest tool output or thinking"),
     ("Ctrl+O", "transcript: unfold everything, or fold it back"),
-    ("Ctrl+B", "send the running command to the background (/ps lists them)"),
+    (f"{BACKGROUND_KEY}  /  {JOBS_KEY}", "send the running command to the background / see them live (/ps)"),
     ("PageUp / PageDown", "scroll the conversation"),
     ("End", "jump to the latest (on an empty prompt)"),
     ("Ctrl+P", "command palette"),

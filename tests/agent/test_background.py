@@ -86,9 +86,17 @@ async def test_the_model_is_told_at_its_next_request_and_what_it_saw_before_is_s
 
     before, told, after = (dialect.request(number)["messages"] for number in (2, 3, 4))
     assert told[: len(before)] == before, "the messages the model saw are sent byte for byte again"
-    note = json.dumps(told[len(before) + 1:])
+    note = json.dumps(told[len(before):])
     assert "background command b1" in note and "ended: exit code 7" in note and "bash_output b1" in note
+    assert "not the user's words" in note, "marked as NeoCode's, never as the user's"
+    assert note.index("ended: exit code 7") < note.index("anything new?"), "the user's words come last"
+    assert json.dumps(told[-1]).endswith('anything new?"}]}') or told[-1]["content"] == "anything new?"
     assert "background command b1" not in json.dumps(after[len(told):]), "told once"
+
+    await run_command(session, "export", "talk.md")  # the note is NeoCode's there too, not "You"
+    exported = (workspace / "talk.md").read_text()
+    assert "> - background command b1" in exported and "## You\n\n[NeoCode" not in exported
+    assert "## You\n\nanything new?" in exported
     await session.aclose()
 
 

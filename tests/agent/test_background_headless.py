@@ -18,7 +18,7 @@ async def test_ps_lists_nothing_in_a_fresh_session(dialect: Dialect, workspace: 
     result = await neocode(dialect, workspace, "-p", "/ps")
 
     assert (result.code, result.out) == (
-        0, "no background commands (bash run_in_background, or Ctrl+B on a running command)\n"
+        0, "no background commands: Ctrl+B sends a running command there\n"
     )
     assert dialect.server.requests == []
 

@@ -36,3 +36,16 @@ def _whole_screen(app: App[Any]) -> Any:
 def reading(text: str) -> str:
     """``text`` with each run of spaces and line ends one space."""
     return " ".join(text.split())
+
+
+def toast_text(app: App[Any]) -> str:
+    """The words of the toasts on screen, as a person reads them (read from their own
+    region: a toast is drawn over the conversation, whose words would run into its lines)."""
+    from textual.widgets._toast import Toast  # Textual has no public name for it
+
+    rows = screen_text(app).splitlines()
+    words = []
+    for toast in app.query(Toast):
+        box = toast.region
+        words += [row[box.x:box.right] for row in rows[box.y:box.bottom]]
+    return reading(" ".join(word.replace("▌", " ") for word in words))

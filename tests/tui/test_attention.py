@@ -17,7 +17,8 @@ from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.attention import notification
 from neocode_tui.tui.scenarios import SIZE
 from neocode_tui.tui.screens.approval import ApprovalScreen
-from tests.support.waits import wait_until
+from tests.support.processes import waiting_for
+from tests.support.waits import screen_shows, wait_until
 
 _STARTS = ("\a", "\x1b]9;", "\x1b]777;")
 
@@ -121,3 +122,20 @@ async def test_an_approval_waiting_unwatched_sends_a_notification_naming_it(tmp_
         assert len(terminal.calls) == 1
         assert terminal.calls[0].startswith("\x1b]9;NeoCode: approval needed: ")
         assert "notes.md" in terminal.calls[0]
+
+
+async def test_a_background_command_ending_while_idle_is_told_on_screen_and_called_back(tmp_path: Path) -> None:
+    call = ("bash", json.dumps({"command": f"{waiting_for('go')}; exit 4", "run_in_background": True}))
+    app = app_with(tmp_path, "osc9", [scripted_reply("Started.", [call]), scripted_reply("ok")])
+    async with app.run_test(size=SIZE) as pilot:
+        terminal = Terminal(app)
+        await send(app, pilot, "start it")
+        await wait_until(lambda: not app.working, pause=pilot.pause, what="the run to end")
+        app.post_message(events.AppBlur())
+        await pilot.pause()
+        (app.workspace / "go").touch()
+        await wait_until(lambda: bool(terminal.calls), pause=pilot.pause, what="the notification")
+        [called] = terminal.calls
+        assert called.startswith("\x1b]9;NeoCode: background command b1 (until [ -e go ]")
+        assert "ended: exit code 4" in called
+        await screen_shows(app, pilot, "ℹ background command b1", "ended: exit code 4", "/ps shows its last lines")

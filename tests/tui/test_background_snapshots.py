@@ -1,5 +1,6 @@
-"""A command sent to the background with Ctrl+B, and ``/ps`` listing it, as SVG snapshots
-at 80x24 and 120x40 (each was looked at before it was committed).
+"""A command sent to the background with Ctrl+B, ``/ps``'s live view of it, and the question
+before quitting would stop it, as SVG snapshots at 80x24 and 120x40 (each was looked at
+before it was committed).
 
 The app's clock is the test's: the command has run 8.2 s when Ctrl+B is pressed, 12 s when
 ``/ps`` is asked, on every run and every machine."""
@@ -29,7 +30,7 @@ SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
 
 
 @pytest.mark.parametrize("size", list(SIZES))
-@pytest.mark.parametrize("screen", ["backgrounded", "ps"])
+@pytest.mark.parametrize("screen", ["backgrounded", "ps", "quit"])
 def test_background_screen(screen: str, size: str, snap_compare, tmp_path: Path) -> None:
     clock = [0.0]
     app = SERVER.build_app(SERVER.prepare(tmp_path), clock=lambda: clock[0])
@@ -46,10 +47,9 @@ def test_background_screen(screen: str, size: str, snap_compare, tmp_path: Path)
         await pilot.press("ctrl+b")
         await shows(pilot, "/ps shows it.")
         await wait_until(lambda: not app.working, pause=pilot.pause, what="the run's end")
-        if screen == "ps":
-            clock[0] = 12.0
-            await pilot.press(*"/ps", "enter")
-            await shows(pilot, "/ps kill ID stops one")
+        if screen == "quit":
+            await pilot.press(*"/quit", "enter")
+            await shows(pilot, "y quit and stop them")
         # Every block drawn once, so the scrollbar measures real heights, not estimates
         # (which blocks got drawn before scrolling away depends on the machine's speed).
         view = app.conversation
@@ -58,5 +58,10 @@ def test_background_screen(screen: str, size: str, snap_compare, tmp_path: Path)
         view.scroll_to_latest()
         await view.settled()
         await pilot.pause()
+        if screen == "ps":  # the live view over it
+            clock[0] = 12.0
+            await pilot.press(*"/ps", "enter")
+            await shows(pilot, "k stop the chosen one")
+            await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)

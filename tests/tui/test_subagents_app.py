@@ -62,14 +62,16 @@ async def test_the_panel_follows_the_child_folds_and_unfolds_to_its_transcript(t
     async with app.run_test(size=(100, 32)) as pilot:
         await play(RUNNING, pilot)
         await screen_shows(app, pilot, "task · explore: find --verbose handling", "→ grep verbose in src",
-                           "◐ running · 1 tool")
+                           "◐ running · 1 tool · 960 tokens")
         await play(RUNNING, pilot, [Release()])
-        await screen_shows(app, pilot, "line 3 has a TODO", "ctrl+t: the agent's whole transcript",
-                           "✓ done · 1 tool", gone=["Where is the --verbose flag"])
+        # Folded to one line of the answer, with the figures: tool uses and the child's tokens.
+        shown = await screen_shows(app, pilot, "`--verbose` is not handled yet", "ctrl+t: transcript (4 messages)",
+                                   "✓ done · ran 0.0 s · 1 tool · 1,920 tokens", gone=["Where is the --verbose flag"])
+        assert "Nothing else in `src` reads the flag." not in shown
         await pilot.press("ctrl+t")
         await screen_shows(app, pilot, "› Where is the --verbose flag handled in src?",
                            "Searching src for the flag.", "→ grep verbose in src",
-                           gone=["ctrl+t: the agent's whole transcript"])
+                           gone=["ctrl+t: transcript"])
 
 
 async def test_a_resumed_session_shows_the_task_folded_with_its_transcript(tmp_path: Path) -> None:
@@ -81,8 +83,8 @@ async def test_a_resumed_session_shows_the_task_folded_with_its_transcript(tmp_p
     app = FOLDED.build_app(workspace)
     async with app.run_test(size=(100, 32)) as pilot:
         await play(FOLDED, pilot, [Type(f"/resume {saved}")])
-        await screen_shows(app, pilot, "task · explore: find --verbose handling", "line 3 has a TODO",
-                           "ctrl+t: the agent's whole transcript (4 messages)")
+        await screen_shows(app, pilot, "task · explore: find --verbose handling", "`--verbose` is not handled yet",
+                           "ctrl+t: transcript (4 messages)", "✓ done · ran 0.0 s · 1 tool")
         await pilot.press("ctrl+t")
         await screen_shows(app, pilot, "› Where is the --verbose flag handled in src?")
 

@@ -1,6 +1,7 @@
 """How long things took, on screen: a thought while and after the model thinks, a command's
-``ran N s`` kept in the session file and shown again on resume. The app's clock is the
-test's, so each time is exact."""
+``ran N s`` kept in the session file and shown again on resume, as is where a command went
+(the background) and NeoCode's note of its end. The app's clock is the test's, so each
+time is exact."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 import math
 from pathlib import Path
 
+from neocode_tui.agent.loop import NOTICE_HEADER
 from neocode_tui.agent.store.session_store import SessionStore
 from neocode_tui.chat import Message, ToolCall
 from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
@@ -33,6 +35,13 @@ async def test_a_thought_shows_how_long_it_took(tmp_path: Path) -> None:
         clock[0] = 54.0
         provider.allow(math.inf)
         await screen_shows(app, pilot, "∴ Thought for 1 line · 4.0 s · Ctrl+T or click to expand", "Done.")
+        await wait_until(lambda: not app.working, pause=pilot.pause, what="the run's end")
+        saved = app.session.id
+    # Resumed, the thought keeps its time.
+    again = NeoCodeApp(Settings(provider="scripted"), None, tmp_path, resume=saved, remember_theme=False)
+    async with again.run_test(size=SIZE) as pilot:
+        await started(again, pilot)
+        await screen_shows(again, pilot, "∴ Thought for 1 line · 4.0 s · Ctrl+T or click to expand", "Done.")
 
 
 async def test_a_resumed_command_panel_says_how_long_it_ran(tmp_path: Path) -> None:
@@ -50,3 +59,31 @@ async def test_a_resumed_command_panel_says_how_long_it_ran(tmp_path: Path) -> N
     async with app.run_test(size=SIZE) as pilot:
         await started(app, pilot)
         await screen_shows(app, pilot, "$ make test", "✓ done · ran 1 min 23 s", "They pass.")
+
+
+async def test_a_resumed_background_command_and_the_note_of_its_end_are_drawn_as_they_were(tmp_path: Path) -> None:
+    store = SessionStore.create(tmp_path, provider="openai", model="m")
+    call = ToolCall(id="c1", name="bash", arguments=json.dumps({"command": "npm run dev"}))
+    result = ("id: b1\n[sent to the background by the user: bash_output b1 reads its output, "
+              "kill_bash b1 stops it]\nready on :3000")
+    note = (f"{NOTICE_HEADER}\n- background command b1 (npm run dev) ended: exit code 1; "
+            "bash_output b1 reads the rest of its output")
+    for message in (
+        Message(role="user", content="start the server"),
+        Message(role="assistant", tool_calls=[call]),
+        Message(role="tool", content=result, tool_call_id="c1", name="bash", duration=2.5, job="b1"),
+        Message(role="assistant", content="It runs."),
+        Message(role="user", content=note, notice=True),
+        Message(role="user", content="is it still up?"),
+        Message(role="assistant", content="It stopped."),
+    ):
+        store.append_message(message)
+    store.close()
+    app = NeoCodeApp(Settings(provider="scripted"), None, tmp_path, resume=store.id, remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+        shown = await screen_shows(
+            app, pilot, "↗ went on in the background as b1", "ready on :3000",
+            "ℹ background command b1 (npm run dev) ended: exit code 1", "› is it still up?")
+        assert "✓ done" not in shown and "kill_bash" not in shown and "NeoCode's notice" not in shown
+        assert "› background command" not in " ".join(shown.split()), "a notice, not the user's words"

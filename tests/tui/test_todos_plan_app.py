@@ -161,3 +161,18 @@ async def test_what_the_model_puts_in_the_list_or_the_plan_reaches_the_terminal_
         await screen_shows(app, pilot, "Deploy", "now second line", "Wipe")
         drawn = terminal_output(app)
         assert "\x1b[2J" not in drawn and "\x1b]0;pwned" not in drawn
+
+
+async def test_the_task_list_call_is_one_short_line_in_the_conversation_never_its_raw_items(
+    model_server, workspace: Path
+) -> None:
+    reply(model_server, "Planning.", [todo_call()])
+    reply(model_server, "", [("c2", "todo_write", json.dumps({"todos": [{"content": "x", "status": "maybe"}]}))])
+    reply(model_server, "On it.")
+    app = http_app(model_server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(app, pilot, "add a --name flag")
+        shown = await screen_shows(app, pilot, "☰ task list: 1 of 3 done, 1 in progress", "On it.",
+                                   "✗ the task list was not updated: not run: invalid arguments for todo_write")
+        assert "todo_write " not in shown and "todos:" not in shown and "'content'" not in shown
+        assert '"content"' not in shown and "╭─  todo_write" not in shown, "no panel of its items"

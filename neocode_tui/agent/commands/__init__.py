@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 from neocode_tui.deferred import face
 
 if TYPE_CHECKING:
-    from neocode_tui.agent.commands.outcomes import Confirm, Outcome, PickSession, Report, ShowDiff
+    from neocode_tui.agent.commands.outcomes import Confirm, Outcome, PickSession, Report, ShowDiff, ShowJobs
     from neocode_tui.agent.commands.table import (
         COMMANDS,
         TextOutcome,
@@ -23,6 +23,7 @@ __all__ = [
     "PickSession",
     "Report",
     "ShowDiff",
+    "ShowJobs",
     "TextOutcome",
     "as_text",
     "parse_command",
@@ -33,7 +34,7 @@ __all__ = [
 
 if not TYPE_CHECKING:
     __getattr__ = face(__name__, {
-        "outcomes": ("Confirm", "Outcome", "PickSession", "Report", "ShowDiff"),
+        "outcomes": ("Confirm", "Outcome", "PickSession", "Report", "ShowDiff", "ShowJobs"),
         "table": (
             "COMMANDS",
             "TextOutcome",

@@ -28,7 +28,9 @@ def _fenced(text: str, language: str = "") -> str:
 def conversation_markdown(title: str, messages: list[Message]) -> str:
     parts = [f"# {title}"]
     for message in messages:
-        if message.role == "user":
+        if message.role == "user" and message.notice:  # NeoCode's note to the model, not yours
+            parts.append("\n".join(f"> {line}" for line in message.content.strip().splitlines()))
+        elif message.role == "user":
             parts.append(f"## You\n\n{message.content.strip()}")
         elif message.role == "assistant":
             if message.content.strip():

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Literal
 from neocode_tui.vocabulary import NoticeLevel
 
 if TYPE_CHECKING:
+    from neocode_tui.agent.processes import BackgroundJobs
     from neocode_tui.agent.restore import Checkpoint, UndoPreview
     from neocode_tui.agent.store import SessionInfo
 
@@ -34,6 +35,14 @@ class ShowDiff:
 
     title: str
     diff: str
+
+
+@dataclass(frozen=True)
+class ShowJobs:
+    """The background commands: the app opens their live view (output as it comes, a key
+    to stop one), text front ends print their listing."""
+
+    jobs: BackgroundJobs
 
 
 @dataclass(frozen=True)
@@ -80,4 +89,4 @@ class PickPrompt:
     command = "rewind"
 
 
-Outcome = Report | ShowDiff | Confirm | PickSession | PickPrompt
+Outcome = Report | ShowDiff | ShowJobs | Confirm | PickSession | PickPrompt

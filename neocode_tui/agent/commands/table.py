@@ -25,6 +25,7 @@ from neocode_tui.agent.commands.outcomes import (
     PickSession,
     Report,
     ShowDiff,
+    ShowJobs,
 )
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.vocabulary import APPROVAL_MODES, EFFORTS, NoticeLevel, mode_notice
@@ -395,12 +396,12 @@ def _running_jobs(session: CommandHost) -> list[str]:
     return [f"kill {job.id}" for job in session.jobs.running]
 
 
-@_command("ps", "background commands: state, time, latest lines; kill ID stops one",
+@_command("ps", "background commands, live: state, time, latest lines; kill ID stops one",
           "[kill ID]", choices=_running_jobs)
 async def _ps(session: CommandHost, argument: str) -> Outcome:
     verb, _, job_id = argument.partition(" ")
     if not verb:
-        return Report(session.jobs.listing())
+        return ShowJobs(session.jobs) if session.jobs.jobs else Report(session.jobs.listing())
     if verb != "kill" or not job_id.strip():
         return Report("usage: /ps (list the background commands) or /ps kill ID", "warning")
     job = await session.jobs.kill(job_id.strip(), "the user")
@@ -468,6 +469,8 @@ async def run_as_text(session: CommandHost, name: str, argument: str, *, answer:
 def as_text(outcome: Outcome) -> TextOutcome:
     if isinstance(outcome, Report):
         return TextOutcome(outcome.text, outcome.level)
+    if isinstance(outcome, ShowJobs):
+        return TextOutcome(outcome.jobs.listing())
     if isinstance(outcome, ShowDiff):
         return TextOutcome(f"{outcome.title}\n\n```diff\n{outcome.diff.rstrip()}\n```")
     if isinstance(outcome, PickSession):

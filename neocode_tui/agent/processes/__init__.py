@@ -7,6 +7,7 @@ from neocode_tui.deferred import face
 
 if TYPE_CHECKING:
     from neocode_tui.agent.processes.background import (
+        PS_LINES,
         BackgroundJobs,
         Job,
         JobNotFound,
@@ -20,6 +21,7 @@ __all__ = [
     "BackgroundJobs",
     "Job",
     "JobNotFound",
+    "PS_LINES",
     "ProcessTree",
     "TooManyJobs",
     "in_child",
@@ -29,6 +31,6 @@ __all__ = [
 
 if not TYPE_CHECKING:
     __getattr__ = face(__name__, {
-        "background": ("BackgroundJobs", "Job", "JobNotFound", "TooManyJobs", "seconds", "stopped_words",),
+        "background": ("BackgroundJobs", "Job", "JobNotFound", "PS_LINES", "TooManyJobs", "seconds", "stopped_words",),
         "tree": ("ProcessTree", "in_child",),
     })

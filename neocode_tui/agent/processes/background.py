@@ -4,7 +4,7 @@ sent there with Ctrl+B while they ran in the foreground.
 A job is a ``RunningCommand`` someone else stopped waiting for: the same sandbox, process
 tree and output caps as a foreground command. What it prints is kept in two bounded
 pieces: the output not read yet (head and tail, as a foreground result is cut), which
-``bash_output`` takes, and its latest lines, which ``/ps`` shows. At most ``MAX_RUNNING``
+``bash_output`` takes, and its latest lines, which its panel and ``/ps`` show. At most ``MAX_RUNNING``
 run at once and ``KEEP_FINISHED`` finished ones are remembered; when the session ends every
 one still running is killed, its whole tree; a fresh conversation (``/clear``) keeps them.
 The model hears of a job that ended without it reading the end at its next request
@@ -72,7 +72,8 @@ class Job:
         """The model knows how it ended (it read the end, or was told)."""
         self._jobs = jobs
         self._lines = LineCap()
-        self.latest = LiveTail(PS_LINES)
+        self.latest = LiveTail()
+        """Its latest lines, as its panel shows them (``/ps`` the last ``PS_LINES``)."""
         running.capture.on_output = self._feed
         self.task = asyncio.create_task(self._watch())
 
@@ -251,13 +252,13 @@ class BackgroundJobs:
     def listing(self) -> str:
         """What ``/ps`` shows: each job, its state and time, its latest lines."""
         if not self.jobs:
-            return "no background commands (bash run_in_background, or Ctrl+B on a running command)"
+            return "no background commands: Ctrl+B sends a running command there"
         running = len(self.running)
         lines = [f"background commands, {running} running:"]
         for job in self.jobs.values():
             state = f"{job.status}, {seconds(job.elapsed())}"
             lines.append(f"  {job.id:<4}{state:<22}  {job.summary}")
-            lines += [f"        {line}" for line in job.latest.lines]
+            lines += [f"        {line}" for line in job.latest.lines[-PS_LINES:]]
         if running:
             lines += ["", "/ps kill ID stops one"]
         return self.scrub("\n".join(lines))

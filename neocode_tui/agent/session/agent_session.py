@@ -540,7 +540,7 @@ class AgentSession:
 
     def _job_ended(self, job: Job) -> None:
         self.notice("info", f"background command {job.id} ({job.summary}) ended: {job.status}, "
-                    f"after {seconds(job.elapsed())}")
+                    f"after {seconds(job.elapsed())} · /ps shows its last lines", calls_back=True)
 
     def _titled(self, title: str) -> None:
         self.emit(SessionTitled(turn=self.turn, session_id=self.id or "", title=title))
@@ -548,10 +548,12 @@ class AgentSession:
     def _store_problem(self, problem: str) -> None:
         self.notice("warning", problem)
 
-    def notice(self, level: NoticeLevel, message: str) -> None:
+    def notice(self, level: NoticeLevel, message: str, *, calls_back: bool = False) -> None:
         """The session's own word to the user (a compaction, a restart, a hook), through the
-        listener; scrubbed, since it may carry a hook's words, a summary, a server's error."""
-        self.emit(Notice(turn=self.turn, level=level, message=self.secrets(message)))
+        listener; scrubbed, since it may carry a hook's words, a summary, a server's error.
+        ``calls_back``: news worth a notification when the user looks elsewhere."""
+        self.emit(Notice(turn=self.turn, level=level, message=self.secrets(message),
+                         calls_back=calls_back))
 
     def emit(self, event: LoopEvent) -> None:
         """Tell the front end what happened: the loop's events and the session's own, which

@@ -82,6 +82,8 @@ class ToolOutput:
     images: tuple[Image, ...] = ()
     """Sent with the text (as the next user content where a dialect's tool results
     carry no images)."""
+    job: str = ""
+    """The id of the background command the call went on as, if it did."""
 
 
 @dataclass(frozen=True)

@@ -88,7 +88,8 @@ class Bash(Tool[BashArgs]):
         command = str(args.get("command", ""))
         first = command.strip().splitlines()[0] if command.strip() else ""
         outside = " [outside the sandbox]" if args.get("unsandboxed") and self.sandbox.active else ""
-        return first + (" …" if first != command.strip() else "") + outside
+        away = " [runs in the background]" if args.get("run_in_background") is True else ""
+        return first + (" …" if first != command.strip() else "") + outside + away
 
     def session_scope(self, args: BashArgs) -> str:
         """A yes for the session covers the command's program (and subcommand: ``npm test``,
@@ -168,7 +169,7 @@ class Bash(Tool[BashArgs]):
         job = self.jobs.adopt(running, command, started, so_far)
         return ToolOutput(
             f"id: {job.id}\n[{how}: bash_output {job.id} reads its output, kill_bash {job.id} "
-            f"stops it]\n{so_far or '(no output yet)'}"
+            f"stops it]\n{so_far or '(no output yet)'}", job=job.id,
         )
 
 

@@ -304,7 +304,7 @@ class UpdateTranslator:
             elif isinstance(item, CallBegin):
                 continue  # sent whole once it has ended
             elif item.role == "user":
-                if item.content != FINAL_ANSWER_REQUEST:
+                if item.content != FINAL_ANSWER_REQUEST and not item.notice:  # the user's words only
                     self.put(update_user_message_text(item.content))
             else:
                 if item.reasoning:

@@ -25,6 +25,7 @@ from neocode_tui.agent import (
     replayed,
 )
 from neocode_tui.live_output import LiveTail
+from neocode_tui.tui.conversation.background import Backgrounded
 from neocode_tui.tui.conversation.blocks import (
     Block,
     MarkdownBlock,
@@ -36,10 +37,12 @@ from neocode_tui.tui.conversation.blocks import (
 )
 from neocode_tui.tui.conversation.markdown_split import MarkdownSplitter, Piece
 from neocode_tui.tui.conversation.task_block import TaskBlock
+from neocode_tui.tui.conversation.todo_line import TodoLine
 from neocode_tui.vocabulary import CUT_SHORT, NoticeLevel
 
 if TYPE_CHECKING:
     from neocode_tui.agent import LoopEvent, RunFinished, SubagentDone, SubagentEvent
+    from neocode_tui.agent.processes import Job
     from neocode_tui.chat import Message, RunEnd
     from neocode_tui.events import StreamEvent
     from neocode_tui.tui.attachments import Attachment
@@ -92,13 +95,23 @@ class _Segment:
         self.shown_revision = 0
 
 
+JobLookup = Callable[[str], "Job | None"]
+"""The session's background command of an id, while it remembers it."""
+
+
 class Assembler:
-    def __init__(self, sink: BlockSink, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, sink: BlockSink, clock: Callable[[], float] = time.monotonic,
+        jobs: JobLookup = lambda job_id: None,
+    ) -> None:
         self._sink = sink
         self._clock = clock
+        self._jobs = jobs
         self._turn: int | None = None
         self._awaiting_run = False
         self._calls = CallTracker()
+        self._background: list[ToolBlock] = []
+        """Panels of calls that went on in the background and still run: drawn on each tick."""
         self._reset_turn()
 
     def _reset_turn(self) -> None:
@@ -114,6 +127,7 @@ class Assembler:
         self._turn = None
         self._awaiting_run = False
         self._calls = CallTracker()
+        self._background = []
         self._reset_turn()
 
     # --- what the app adds directly -------------------------------------------------
@@ -139,6 +153,8 @@ class Assembler:
                 block = _panel(item.call)
                 if item.result is not None:
                     block.duration = item.duration
+                    if item.job:  # gone with the run that started it
+                        block.background = Backgrounded(item.job, None)
                     if item.output is not None:  # a command stopped part way: what it had printed
                         block.output = LiveTail.saved(item.output.lines, item.output.hidden)
                     block.finish(item.result, None)
@@ -150,12 +166,16 @@ class Assembler:
                 continue  # drawn whole once it has ended
             self._replayed_notices(pending)
             pending = _notices_after(item, ends.get(id(item)))
-            if item.role == "user":
+            if item.role == "user" and item.notice:
+                self._sink.append(NoticeBlock("info", _notice_words(item.content)), render=False)
+            elif item.role == "user":
                 chips = [Attachment(image) for image in item.images] if item.images else None
                 self._sink.append(UserBlock(item.content, chips), render=False)
             else:
                 if item.reasoning:
-                    self._sink.append(ReasoningBlock(item.reasoning), render=False)
+                    thought = ReasoningBlock(item.reasoning)
+                    thought.took = item.thought_for
+                    self._sink.append(thought, render=False)
                 if item.content.strip():
                     self._sink.append(MarkdownBlock(item.content), render=False)
         self._replayed_notices(pending)
@@ -169,7 +189,7 @@ class Assembler:
     @property
     def timing(self) -> bool:
         """Something shows a time that grows: a running command, a thought."""
-        return self._reasoning is not None or any(
+        return self._reasoning is not None or bool(self._background) or any(
             tool.status == "running" for tool in self._tools.values()
         )
 
@@ -183,6 +203,11 @@ class Assembler:
                 block.took = now - block.started_at
                 block.changed()
                 self._sink.touch(block)
+        for tool in self._background:
+            if tool.background is not None and tool.background.moved():
+                tool.changed()
+                self._sink.touch(tool)
+        self._background = [tool for tool in self._background if tool.background and tool.background.running]
 
     # --- loop events ----------------------------------------------------------------
 
@@ -233,6 +258,9 @@ class Assembler:
             tool.add_output(update.text)  # a bounded tail, drawn once per frame however fast
         elif isinstance(update, CallEnd) and update.result is not None:
             tool.duration = update.duration
+            if update.job:
+                tool.background = Backgrounded(update.job, self._jobs(update.job))
+                self._background.append(tool)
             tool.finish(update.result, update.diff)
         else:  # its name, arguments or status changed
             if isinstance(update, CallRunning):
@@ -347,8 +375,18 @@ class Assembler:
         self.notice("error", error_message(message, kind))
 
 
+_PANELS: dict[str, type[ToolBlock]] = {"task": TaskBlock, "todo_write": TodoLine}
+"""The calls drawn otherwise than as a tool panel."""
+
+
 def _panel(call: Call) -> ToolBlock:
-    return (TaskBlock if call.name == "task" else ToolBlock)(call)
+    return _PANELS.get(call.name, ToolBlock)(call)
+
+
+def _notice_words(content: str) -> str:
+    """A note NeoCode sent the model, as the user was told it: its lines, without its head."""
+    _, _, lines = content.partition("\n")
+    return "\n".join(line.removeprefix("- ") for line in lines.splitlines())
 
 
 def _notices_after(message: Message, ended: RunEnd | None) -> list[tuple[NoticeLevel, str]]:

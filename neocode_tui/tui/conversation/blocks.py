@@ -8,6 +8,7 @@ drawn once per width and theme.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Group, RenderableType
@@ -21,10 +22,11 @@ from neocode_tui.agent.processes import seconds
 from neocode_tui.live_output import LiveTail
 from neocode_tui.partial_json import GrowingText, PartialField, PartialJSON
 from neocode_tui.terminal_text import visible
+from neocode_tui.tui.conversation.background import Backgrounded, output_so_far
 from neocode_tui.tui.conversation.diff import diff_text
 from neocode_tui.tui.conversation.markdown_split import CodeChunk, Piece
 from neocode_tui.tui.conversation.palette import Palette
-from neocode_tui.tui.keys import FOLD_HINT
+from neocode_tui.tui.keys import BACKGROUND_KEY, FOLD_HINT
 from neocode_tui.tui.widgets import attachment_lines
 from neocode_tui.vocabulary import NoticeLevel
 
@@ -52,6 +54,16 @@ def _lines(count: int) -> str:
 
 def _indent(renderable: RenderableType) -> Padding:
     return Padding(renderable, (0, 0, 0, 2))
+
+
+def _shown_value(value: object) -> str:
+    """An argument as the model wrote it (JSON: ``true``, ``[1, 2]``), never a Python repr."""
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(value)
 
 
 def _took(seconds_so_far: float | None) -> str:
@@ -267,6 +279,8 @@ _STATUS: dict[str, tuple[str, str, str]] = {
     "incomplete": ("✗", "arguments incomplete", "error"),
 }
 _PATH_KEYS = ("path", "file_path", "filename")
+_FLAGS = {"run_in_background": "runs in the background", "unsandboxed": "runs outside the sandbox"}
+"""Yes-or-no arguments said in words when set (and not said when not)."""
 _COMMAND_KEYS = ("command", "cmd")
 
 
@@ -286,6 +300,8 @@ class ToolBlock(Block):
         """Seconds it has run so far, while it runs (as of the last tick)."""
         self.duration: float | None = None
         """Seconds it ran, once finished (the tool's own measure, kept in the session)."""
+        self.background: Backgrounded | None = None
+        """The background command the call went on as, if it did."""
 
     @property
     def name(self) -> str:
@@ -323,6 +339,8 @@ class ToolBlock(Block):
         self.changed()
 
     def _body_text(self) -> str:
+        if self.background is not None and self.result is not None:
+            return output_so_far(self.result)
         return self.diff or self.result or ""
 
     def _body_lines(self) -> int:
@@ -333,22 +351,29 @@ class ToolBlock(Block):
         return self.finished and self._body_lines() > COLLAPSED_LINES + 2
 
     def renderable(self, palette: Palette) -> RenderableType:
-        icon, words, colour_name = _STATUS[self.status]
+        background = self.background
+        if background is not None:
+            icon, words, colour_name = background.state()
+        else:
+            icon, words, colour_name = _STATUS[self.status]
+            words += self._time_words()
         colour = getattr(palette, colour_name)
         title = Text.assemble((f" {visible(self.name) or 'tool'} ", f"bold {palette.foreground}"))
-        subtitle = Text(f" {icon} {words}{self._time_words()} ", style=colour)
+        subtitle = Text(f" {icon} {words} ", style=colour)
         parts: list[RenderableType] = self._argument_lines(palette)
-        if self.output is not None and (self.result is None or self.status == "interrupted"):
-            parts.append(self._live_output(self.output, palette))
-        if self.result is not None:
+        live = background.output if background is not None else self.output
+        if live is not None and (self.result is None or self.status == "interrupted" or background):
+            parts.append(self._live_output(live, palette))
+        if self.result is not None and not (background and background.output):
             parts.append(self._result(palette))
+        settled = (self.finished and not (background and background.running)) or self.status == "approval"
         return Panel(
             Group(*parts) if parts else Text(""),
             title=title,
             title_align="left",
             subtitle=subtitle,
             subtitle_align="right",
-            border_style=colour if self.finished or self.status == "approval" else palette.muted,
+            border_style=colour if settled else palette.muted,
             expand=True,
         )
 
@@ -368,8 +393,11 @@ class ToolBlock(Block):
                 lines.append(Text(f"{visible(key)}: {_lines(field.line_count)}", style=palette.muted))
                 if live:
                     lines.append(self._code_tail(field.tail(LIVE_TAIL_LINES), path, palette))
+            elif key in _FLAGS and isinstance(field.value(), bool):
+                if field.value():
+                    lines.append(Text(f"↗ {_FLAGS[key]}", style=f"italic {palette.accent}"))
             else:
-                value = visible(str(field.value()))
+                value = visible(_shown_value(field.value()))
                 lines.append(Text.assemble((f"{visible(key)}: ", palette.muted), (value, "")))
         return lines
 
@@ -399,7 +427,10 @@ class ToolBlock(Block):
             return ""
         if self.finished:
             return "" if self.duration is None else f" · ran {seconds(self.duration)}"
-        return _took(self.took) if self.status == "running" else ""
+        if self.status != "running":
+            return ""
+        hint = f" · {BACKGROUND_KEY} sends it to the background" if self.name == "bash" else ""
+        return _took(self.took) + hint
 
     @property
     def _is_command(self) -> bool:

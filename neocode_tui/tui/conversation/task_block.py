@@ -1,8 +1,10 @@
 """The panel of a ``task`` call: a subagent at work, then its answer.
 
 While the child works the panel shows what it is doing (the tool it started last and the
-latest line of its text) and how many tools it used; once it is done the panel folds to the
-child's answer, and unfolds (Ctrl+T, Ctrl+O, a click) to the child's whole transcript.
+end of its current message's latest line, whole words first to go from the start) and, in
+its subtitle, the time, tool uses and tokens so far; once it is done the panel folds to one
+line of the child's answer with the same figures, and unfolds (Ctrl+T, Ctrl+O, a click) to
+the whole answer and the child's transcript.
 """
 
 from __future__ import annotations
@@ -12,10 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.panel import Panel
+from rich.table import Table
 from rich.text import Text
 
+from neocode_tui.agent.processes import seconds
 from neocode_tui.terminal_text import visible
-from neocode_tui.tui.conversation.blocks import _STATUS, COLLAPSED_LINES, ToolBlock, _estimate_text
+from neocode_tui.tui.conversation.blocks import _STATUS, ToolBlock, _estimate_text, _took
 from neocode_tui.tui.conversation.palette import Palette
 
 if TYPE_CHECKING:
@@ -24,6 +28,8 @@ if TYPE_CHECKING:
 
 TEXT_TAIL = 400
 """Characters of the child's latest text kept to find its last line."""
+LAST_LINE = 240
+"""Characters of that line shown at most: its end, where the newest words are."""
 _BRIEF_KEYS = ("path", "pattern", "command", "url", "query")
 
 
@@ -34,6 +40,8 @@ class TaskBlock(ToolBlock):
         """The tool the child started last, in a few words."""
         self.text_tail = ""
         self.tools_used = 0
+        self.tokens = 0
+        """The child's tokens so far, in and out."""
         self.transcript: list[Message] = []
 
     # -- what the child does ---------------------------------------------------------------
@@ -47,12 +55,18 @@ class TaskBlock(ToolBlock):
             self.doing = f"? {event.summary} (awaiting your approval)"
         elif event.type == "stream" and event.event.type == "text_delta":
             self.text_tail = (self.text_tail + event.event.text)[-TEXT_TAIL:]
+        elif event.type == "turn_started":
+            self.text_tail = ""  # a new message: the last one's words do not run into it
+        elif event.type == "turn_finished" and event.usage is not None:
+            self.tokens += (event.usage.input_tokens or 0) + (event.usage.output_tokens or 0)
         else:
             return
         self.changed()
 
     def child_done(self, messages: list[Message]) -> None:
         self.transcript = messages
+        # A resumed session's child: its calls counted from its transcript.
+        self.tools_used = self.tools_used or sum(len(message.tool_calls) for message in messages)
         self.changed()
 
     def add_output(self, text: str) -> None:
@@ -78,8 +92,7 @@ class TaskBlock(ToolBlock):
         if description is not None and description.is_string:
             label += f": {description.text}"
         title = Text.assemble((" task ", f"bold {palette.foreground}"), (f"· {visible(label)} ", palette.muted))
-        used = f" · {self.tools_used} tool{'s' if self.tools_used != 1 else ''}" if self.tools_used else ""
-        subtitle = Text(f" {icon} {words}{used} ", style=colour)
+        subtitle = Text(f" {icon} {words}{self._figures()} ", style=colour)
         body: RenderableType
         if self.result is None:
             body = self._activity(palette)
@@ -93,24 +106,37 @@ class TaskBlock(ToolBlock):
             expand=True,
         )
 
-    def _activity(self, palette: Palette) -> Text:
-        body = Text(no_wrap=True, overflow="ellipsis")
-        body.append(visible(self.doing) if self.doing else "starting…", style=f"bold {palette.primary}")
-        line = _last_line(self.text_tail)
-        if line:
-            body.append("\n" + visible(line), style=palette.foreground)
-        return body
+    def _figures(self) -> str:
+        """`` · 12 s · 3 tools · 1,900 tokens``: the time (so far), tool uses and tokens."""
+        if self.finished:
+            time = "" if self.duration is None else f" · ran {seconds(self.duration)}"
+        else:
+            time = _took(self.took)
+        used = f" · {self.tools_used} tool{'s' if self.tools_used != 1 else ''}" if self.tools_used else ""
+        return time + used + (f" · {self.tokens:,} tokens" if self.tokens else "")
 
-    def _answer(self, palette: Palette, whole: bool = False) -> Text:
-        lines = visible(self.result or "").strip().split("\n")
-        hidden = 0 if whole else max(len(lines) - COLLAPSED_LINES, 0)
-        body = Text("\n".join(lines[: len(lines) - hidden]), style=palette.foreground)
-        note = f"italic {palette.muted}"
-        if hidden:
-            body.append(f"\n… {hidden} more lines", style=note)
-        if self.transcript and self.collapsed:
-            body.append(f"\nctrl+t: the agent's whole transcript ({len(self.transcript)} messages)", style=note)
-        return body
+    def _activity(self, palette: Palette) -> RenderableType:
+        doing = Text(visible(self.doing) if self.doing else "starting…", style=f"bold {palette.primary}",
+                     no_wrap=True, overflow="ellipsis")
+        line = _last_line(self.text_tail)
+        if not line:
+            return doing
+        if len(line) > LAST_LINE:
+            line = "…" + line[-LAST_LINE:]
+        return Group(doing, Text(visible(line), style=palette.foreground))  # wrapped: the end stays
+
+    def _answer(self, palette: Palette, whole: bool = False) -> RenderableType:
+        answer = visible(self.result or "").strip()
+        if whole or not self.transcript:
+            return Text(answer, style=palette.foreground)
+        first = answer.split("\n", 1)[0]
+        row = Table.grid(expand=True)
+        row.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+        row.add_column(no_wrap=True)
+        hint = f"  ctrl+t: transcript ({len(self.transcript)} messages)"
+        row.add_row(Text(first + (" …" if first != answer else ""), style=palette.foreground),
+                    Text(hint, style=f"italic {palette.muted}"))
+        return row
 
     def _transcript(self, palette: Palette) -> Text:
         """Each message of the child in a line or a few: its prompt, its calls and their
@@ -137,8 +163,8 @@ class TaskBlock(ToolBlock):
     def estimate(self, width: int) -> int:
         if self.result is None:
             return 4
-        if self.collapsed:
-            return 3 + min(_estimate_text(self.result, width - 4), COLLAPSED_LINES + 1)
+        if self.collapsed and self.transcript:
+            return 3
         return 3 + len(self.transcript) * 2 + _estimate_text(self.result, width - 4)
 
 

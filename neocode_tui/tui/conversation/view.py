@@ -27,7 +27,7 @@ from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
 
-from neocode_tui.tui.conversation.assembler import Assembler
+from neocode_tui.tui.conversation.assembler import Assembler, JobLookup
 from neocode_tui.tui.conversation.block_lines import BlockLines, Env
 from neocode_tui.tui.conversation.blocks import Block
 from neocode_tui.tui.conversation.palette import Palette
@@ -64,8 +64,10 @@ class ConversationView(ScrollView, can_focus=True):
 
     def __init__(
         self, *, name: str | None = None, id: str | None = None, classes: str | None = None,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] = time.monotonic, jobs: JobLookup = lambda job_id: None,
     ) -> None:
+        """``jobs``: the session's background commands, by id (a panel whose call went on
+        as one follows it)."""
         super().__init__(name=name, id=id, classes=classes)
         self._lines = BlockLines()
         self._pending: list[LoopEvent | Callable[[], None]] = []
@@ -85,7 +87,7 @@ class ConversationView(ScrollView, can_focus=True):
         """Finished strips by line, reused while the lines above and at them are unchanged."""
         self._anchored = True
         self._moving = False
-        self._assembler = Assembler(self._lines, clock)
+        self._assembler = Assembler(self._lines, clock, jobs)
         self._transcript = False
         """Everything unfolded (Ctrl+O)."""
 

@@ -17,6 +17,7 @@ from textual.widget import Widget
 
 from neocode_tui.agent.context import format_cost
 from neocode_tui.terminal_text import visible
+from neocode_tui.tui.keys import JOBS_KEY
 from neocode_tui.vocabulary import is_offline
 
 if TYPE_CHECKING:
@@ -109,14 +110,24 @@ class StatusBar(Widget):
     warn_at = 0.75
     """The context fraction from which the meter takes the warning colour."""
 
-    def __init__(self, clock: Callable[[], float], *, id: str | None = None) -> None:
+    commands = reactive(0)
+    """Background commands running."""
+
+    def __init__(
+        self, clock: Callable[[], float], *, commands: Callable[[], int] = lambda: 0,
+        id: str | None = None,
+    ) -> None:
+        """``commands``: how many background commands run, read at each tick (a count
+        that changes while nothing else does, when one ends)."""
         super().__init__(id=id)
         self._clock = clock
+        self._commands = commands
 
     def on_mount(self) -> None:
         self.set_interval(0.1, self._tick)
 
     def _tick(self) -> None:
+        self.commands = self._commands()  # drawn again only when it changes
         if self.working:
             self.refresh()
 
@@ -154,6 +165,10 @@ class StatusBar(Widget):
         if self.started_at is not None:
             end = now if self.working or self.finished_at is None else self.finished_at
             groups.append([(3, _elapsed(end - self.started_at))])
+        if self.commands:
+            running = f"{self.commands} command{'s' * (self.commands != 1)} running"
+            groups.append([(KEEP, Content.styled(running, "bold $accent")),
+                           (4, Content.styled(f" · {JOBS_KEY}", "dim"))])
         if self.working:
             groups.append([(KEEP, self._state(now))])
         return groups
