@@ -23,7 +23,7 @@ from neocode_tui.partial_json import GrowingText, PartialJSON
 
 if TYPE_CHECKING:
     from neocode_tui.agent.loop_events import FileChange, LoopEvent, ToolFinished
-    from neocode_tui.chat import Message, PrintedOutput
+    from neocode_tui.chat import Image, Message, PrintedOutput
     from neocode_tui.events import StreamEvent
 
 CallStatus = Literal[
@@ -166,6 +166,8 @@ class CallEnd:
     output: PrintedOutput | None = None
     """What a command stopped part way had printed (a saved session's; live, the output
     updates carried it)."""
+    images: tuple[Image, ...] = ()
+    """What the result carries besides its text (an MCP tool's picture, an image read)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,7 +295,8 @@ class CallTracker:
     def _finished(self, event: ToolFinished) -> list[CallUpdate]:
         call, out = self.locate(event.turn, event.index, event.call_id, event.name)
         call.status = "error" if event.is_error and event.status == "ok" else event.status
-        out.append(CallEnd(call, call.status, event.result, event.diff, event.change, event.duration))
+        out.append(CallEnd(call, call.status, event.result, event.diff, event.change, event.duration,
+                           images=tuple(event.images)))
         return out
 
     def _unfinished(self, turn: int, status: CallStatus) -> list[CallUpdate]:
@@ -330,7 +333,7 @@ def replayed(messages: list[Message]) -> Iterator[Message | CallBegin | CallEnd]
             else:
                 call.status = _saved_status(result)
                 yield CallEnd(call, call.status, result.content, duration=result.duration,
-                          output=result.output)
+                          output=result.output, images=tuple(result.images))
 
 
 def _saved_status(result: Message) -> CallStatus:
