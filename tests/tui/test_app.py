@@ -275,6 +275,14 @@ async def test_an_unknown_command_or_theme_is_explained_not_fatal(tmp_path: Path
         assert app.theme == "neocode-dark"
 
 
+async def test_a_theme_chosen_by_name_is_said(tmp_path: Path) -> None:
+    app = scenario_app("fence", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await Driver(pilot).play([Type("/theme neocode-light")])
+        await screen_shows(app, pilot, "theme: neocode-light")
+        assert app.theme == "neocode-light"
+
+
 async def test_model_and_approval_commands_change_what_the_next_run_uses(tmp_path: Path) -> None:
     app = scripted_app(tmp_path, lambda request: scripted_reply("ok"))
     async with app.run_test(size=SIZE) as pilot:
