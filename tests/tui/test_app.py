@@ -69,7 +69,7 @@ async def test_escape_interrupts_mid_stream_and_keeps_what_was_shown(tmp_path: P
         driver = Driver(pilot)
         await driver.play([Type("Write a retry helper"), Release(20), Press("escape")])
         assert not app.working
-        text = await screen_shows(app, pilot, "Interrupted: what is shown above is all the model sent.",
+        text = await screen_shows(app, pilot, "Interrupted by you: the run stopped here; send a message to go on.",
                                   "Here is a small helper")
         assert "interrupted by the user" not in text  # told once, not also as an error
         partial = app.session.messages[-1]
