@@ -554,3 +554,15 @@ async def test_a_retry_is_one_status_line_that_updates_then_goes(tmp_path: Path)
         assert "Half an ans" not in text
         await driver.play([Release()])
         await screen_shows(app, pilot, "The whole answer.", gone=["retrying"])
+
+
+async def test_an_edit_panel_shows_its_change_once_as_the_diff(tmp_path: Path) -> None:
+    edit = json.dumps({"path": "app.py", "old_string": "'hello'", "new_string": "'good morning'"})
+    app = scripted_app(tmp_path, [scripted_reply("", [("edit_file", edit)]), scripted_reply("Done.")],
+                       approval="full-auto")
+    (app.workspace / "app.py").write_text("def greet():\n    return 'hello'\n")
+    async with app.run_test(size=SIZE) as pilot:
+        await Driver(pilot).play([Type("greet politely"), Release(), Release()])
+        text = await screen_shows(app, pilot, "+    return 'good morning'", "Done.")
+    assert "old_string" not in text and "new_string" not in text
+    assert text.count("good morning") == 1
