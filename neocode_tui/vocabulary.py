@@ -17,7 +17,7 @@ MODE_DESCRIPTIONS: dict[ApprovalMode, str] = {
     "ask": "every file change and command asks first",
     "auto-edit": "file changes and sandboxed commands run; commands outside the sandbox ask",
     "full-auto": "nothing asks, not even a command outside the sandbox",
-    "plan": "the agent only reads and proposes a plan; it changes nothing until you leave plan mode",
+    "plan": "the agent only reads, then hands you a plan; nothing changes until you approve it",
 }
 """What each mode means to the user, in the words every place that explains it uses: the
 notice when the mode changes, ``--approval``'s help, the modes an editor offers over ACP, and

@@ -39,3 +39,9 @@ async def test_shift_tab_says_what_the_new_mode_does(tmp_path: Path) -> None:
         for mode in ("auto-edit", "plan"):
             await pilot.press("shift+tab")
             await screen_shows(app, pilot, f"mode: {mode} ({MODE_DESCRIPTIONS[mode]})")
+
+
+def test_plan_mode_says_the_plan_is_approved_not_that_the_mode_is_left() -> None:
+    """A plan is carried out once the user approves it (the hand-off picks the next mode):
+    the user never has to leave plan mode by hand."""
+    assert "until you approve it" in MODE_DESCRIPTIONS["plan"]

@@ -23,7 +23,7 @@ from neocode_tui.partial_json import GrowingText, PartialJSON
 
 if TYPE_CHECKING:
     from neocode_tui.agent.loop_events import FileChange, LoopEvent, ToolFinished
-    from neocode_tui.chat import Message, PrintedOutput
+    from neocode_tui.chat import Image, Message, PrintedOutput
     from neocode_tui.events import StreamEvent
 
 CallStatus = Literal[
@@ -168,6 +168,8 @@ class CallEnd:
     updates carried it)."""
     job: str = ""
     """The background command the call went on as (its id), if it did."""
+    images: tuple[Image, ...] = ()
+    """What the result carries besides its text (an MCP tool's picture, an image read)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,7 +298,7 @@ class CallTracker:
         call, out = self.locate(event.turn, event.index, event.call_id, event.name)
         call.status = "error" if event.is_error and event.status == "ok" else event.status
         out.append(CallEnd(call, call.status, event.result, event.diff, event.change, event.duration,
-                           job=event.job))
+                           job=event.job, images=tuple(event.images)))
         return out
 
     def _unfinished(self, turn: int, status: CallStatus) -> list[CallUpdate]:
@@ -333,7 +335,7 @@ def replayed(messages: list[Message]) -> Iterator[Message | CallBegin | CallEnd]
             else:
                 call.status = _saved_status(result)
                 yield CallEnd(call, call.status, result.content, duration=result.duration,
-                          output=result.output, job=result.job)
+                          output=result.output, job=result.job, images=tuple(result.images))
 
 
 def _saved_status(result: Message) -> CallStatus:

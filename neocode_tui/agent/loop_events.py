@@ -202,7 +202,8 @@ class PlanProposed(_LoopEvent):
 
 
 class ModeChanged(_LoopEvent):
-    """The approval mode changed on the user's answer during a run (a plan carried out)."""
+    """The approval mode changed on the user's answer during a run (a plan carried out), or a
+    resumed session came back in the mode it was left in."""
 
     type: Literal["mode_changed"] = "mode_changed"
     mode: ApprovalMode

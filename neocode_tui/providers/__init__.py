@@ -72,6 +72,7 @@ def make_provider(
     )
 
 if TYPE_CHECKING:
+    from neocode_tui.providers.effort import sends_effort
     from neocode_tui.providers.offline import LIVE_RATE, offline_provider, offline_reply
     from neocode_tui.providers.scripted import ScriptedProvider, SSEReplay, TurnSource, detect_dialect, scripted_reply
 
@@ -84,10 +85,12 @@ __all__ = [
     "offline_provider",
     "offline_reply",
     "scripted_reply",
+    "sends_effort",
 ]
 
 if not TYPE_CHECKING:
     __getattr__ = face(__name__, {
+        "effort": ("sends_effort",),
         "offline": ("LIVE_RATE", "offline_provider", "offline_reply",),
         "scripted": ("SSEReplay", "ScriptedProvider", "TurnSource", "detect_dialect", "scripted_reply",),
     })

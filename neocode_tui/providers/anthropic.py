@@ -10,7 +10,7 @@ tool input never reaches a tool.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from neocode_tui.chat import ChatRequest, Image, Message
@@ -18,6 +18,7 @@ from neocode_tui.events import (
     MessageDone,
     ReasoningDelta,
     ReasoningSigned,
+    StreamError,
     StreamEvent,
     TextDelta,
     ToolCallDelta,
@@ -40,7 +41,7 @@ from neocode_tui.providers.dialect import (
     truncated,
 )
 from neocode_tui.providers.effort import add_thinking, anthropic_thinks
-from neocode_tui.providers.prompt_cache import add_breakpoints
+from neocode_tui.providers.prompt_cache import REFUSED, REFUSED_HINT, add_breakpoints
 from neocode_tui.providers.sse import SSEEvent
 from neocode_tui.providers.tool_choice import effective_tool_choice
 from neocode_tui.vocabulary import Effort
@@ -326,3 +327,10 @@ class AnthropicMessages:
 
     def takes_effort(self, model: str) -> bool:
         return anthropic_thinks(model)
+
+    def fallback(self, error: StreamError) -> tuple[AnthropicMessages, str] | None:
+        """A proxy that refuses the breakpoints (or the system prompt as blocks) is sent the
+        request without them, and told to the user once."""
+        if not self.cache_control or error.status is None or not REFUSED.search(error.message):
+            return None
+        return replace(self, cache_control=False), REFUSED_HINT

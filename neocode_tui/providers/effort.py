@@ -56,13 +56,18 @@ def explain_rejection(event: StreamEvent, effort: Effort, field: str, fix: str) 
     return event.model_copy(update={"message": message})
 
 
+def sends_effort(provider: object) -> bool:
+    """Whether the model ``provider`` uses now is sent an effort at all."""
+    takes = getattr(provider, "takes_effort", None)
+    return takes is not None and bool(takes(getattr(provider, "model", "")))
+
+
 def effort_note(provider: object, effort: Effort | None) -> str:
     """What ``/effort`` says: the level, and whether the model in use is sent it."""
     if effort is None:
         return "effort: off (the server's default)"
-    takes = getattr(provider, "takes_effort", None)
     model = getattr(provider, "model", "")
-    if takes is None or not takes(model):
+    if not sends_effort(provider):
         return (f"effort: {effort}, but {model} is not known to take it, so it is not sent "
                 "(NEOCODE_OPENAI_COMPAT=reasoning_effort=true sends it anyway)")
     return f"effort: {effort} (sent to {model} from the next request)"

@@ -45,6 +45,7 @@ from neocode_tui.providers.dialect import (
     is_context_overflow,
     short_text,
 )
+from neocode_tui.providers.prompt_cache import REFUSED as BREAKPOINTS_REFUSED
 from neocode_tui.providers.read_ahead import ReadAhead
 from neocode_tui.redact import redact_url, url_host
 
@@ -274,10 +275,10 @@ class HTTPStreamer:
     async def _status_error(self, response: httpx.Response, host: str) -> _AttemptFailed:
         text = await self._error_body(response)
         status = response.status_code
-        retryable = status in RETRYABLE_STATUSES or status >= 500
+        detail = server_message(text) or response.reason_phrase or "no details"
+        retryable = (status in RETRYABLE_STATUSES or status >= 500) and not BREAKPOINTS_REFUSED.search(detail)
         kind, label = _status_kind(status) if status >= 400 else (
             "stream", "the server answered with JSON instead of an event stream")
-        detail = server_message(text) or response.reason_phrase or "no details"
         if status != 429 and is_context_overflow(detail, text[:2000]):  # not "tokens per minute"
             return _AttemptFailed(context_overflow(f"{detail} (HTTP {status})", status))
         if kind == "bad_request" and _IMAGE_REFUSED.search(detail):

@@ -14,7 +14,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Protocol
 
 from neocode_tui.chat import ChatRequest
-from neocode_tui.events import StreamEvent
+from neocode_tui.events import StreamError, StreamEvent, StreamRetry
 from neocode_tui.providers.dialect import CallIds, Dialect
 from neocode_tui.providers.effort import explain_rejection
 from neocode_tui.vocabulary import Effort
@@ -69,6 +69,11 @@ class Wire(Protocol):
 
     def takes_effort(self, model: str) -> bool: ...
 
+    def fallback(self, error: StreamError) -> tuple[Wire, str] | None:
+        """This wire without the part of a request ``error`` says the server refused, and
+        what the user is told; None when there is nothing to leave out."""
+        ...
+
 
 class HTTPProvider:
     """A model behind an HTTP API. ``client`` is shared when given (one per app);
@@ -104,11 +109,31 @@ class HTTPProvider:
     def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
         model = request.model or self.model
         effort = self.effort if self.takes_effort(model) else None
+        events = self._falling_back(request, model, effort)
+        return events if effort is None else self._explained(events, effort)
+
+    def _sent(self, request: ChatRequest, model: str, effort: Effort | None) -> AsyncGenerator[StreamEvent, None]:
         body = self.wire.body(request, model, effort)
         body.update(self._fixed)
-        events = self._http.stream(self._url, self._headers, body,
-                                   lambda: self.wire.parser(self._ids))
-        return events if effort is None else self._explained(events, effort)
+        return self._http.stream(self._url, self._headers, body, lambda: self.wire.parser(self._ids))
+
+    async def _falling_back(self, request: ChatRequest, model: str,
+                            effort: Effort | None) -> AsyncGenerator[StreamEvent, None]:
+        """The request; refused for a part the wire can leave out, sent once more without it
+        (and so is every later one): the user is told why, and how to leave it out for good."""
+        async with aclosing(self._sent(request, model, effort)) as events:
+            async for event in events:
+                fallback = self.wire.fallback(event) if isinstance(event, StreamError) else None
+                if fallback is None or not isinstance(event, StreamError):
+                    yield event
+                    continue
+                self.wire, hint = fallback
+                yield StreamRetry(attempt=2, max_attempts=2, delay=0.0, reason=hint, kind=event.kind)
+                async with aclosing(self._sent(request, model, effort)) as again:
+                    async for retried in again:
+                        yield (retried.model_copy(update={"message": f"{retried.message} — {hint}"})
+                               if isinstance(retried, StreamError) else retried)
+                return
 
     def takes_effort(self, model: str) -> bool:
         return self.wire.takes_effort(model)

@@ -19,6 +19,7 @@ from neocode_tui.events import (
     MessageDone,
     ReasoningDelta,
     RefusalDelta,
+    StreamError,
     StreamEvent,
     TextDelta,
     ToolCallDelta,
@@ -360,3 +361,6 @@ class OpenAIChat:
     def takes_effort(self, model: str) -> bool:
         wanted = self.compat.reasoning_effort
         return openai_reasons(model) if wanted is None else wanted
+
+    def fallback(self, error: StreamError) -> None:
+        return None

@@ -10,11 +10,20 @@ can be more). The marks are not part of the prefix: moving them never breaks it.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 EPHEMERAL = {"type": "ephemeral"}
 MAX_BREAKPOINTS = 4
 MESSAGE_BREAKPOINTS = 2
+
+REFUSED = re.compile(r"cache_control|\bsystem\b.{0,80}\b(blocks?|list|array|string)\b",
+                     re.IGNORECASE | re.DOTALL)
+"""A server's error that names the breakpoints (or the block list the system prompt becomes
+with one): the same body sent again fails again, so it is not retried as it is."""
+REFUSED_HINT = ("the server rejected cache_control breakpoints; sent without them from now on "
+                "(turn them off for good with NEOCODE_CACHE_CONTROL=false, or cache_control = "
+                "false in config.toml)")
 
 
 def add_breakpoints(body: dict[str, Any]) -> None:

@@ -571,3 +571,5 @@ class NeoCodeApp(ImageAttaching):
             self.conversation.add_notice("info" if not argument else "warning", prefix + "Themes: " + names)
             return
         self.theme = argument
+        kept = ", kept for next time" if self.themes.remember else ""
+        self.conversation.add_notice("info", f"theme: {argument}{kept}")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import base64
+import io
 import sys
 from pathlib import Path
 
@@ -12,13 +14,16 @@ from acp.schema import (
     EnvVariable,
     HttpHeader,
     HttpMcpServer,
+    ImageContentBlock,
     McpServerStdio,
     SseMcpServer,
 )
+from PIL import Image as PIL
 
 from tests.support.acp_editor import agent_env, editor
 from tests.support.dialects import Dialect
-from tests.support.mcp_launch import SCRIPTS
+from tests.support.images import sent_images
+from tests.support.mcp_launch import SCRIPTS, running_http_server
 from tests.support.waits import PATIENCE
 
 TIME_SERVER = str(Path(sys.executable).parent / "mcp-server-time")
@@ -95,3 +100,25 @@ async def test_a_prompt_the_server_adds_while_it_runs_reaches_the_editors_comman
 
     assert reply.stop_reason == "end_turn"
     assert "mcp__changing__fresh" not in before
+
+
+async def test_an_mcp_tools_picture_reaches_the_editor_as_an_image_and_the_model_as_one(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    model.reply("", [("p1", "mcp__remote__photo", "{}")])
+    model.reply("Yellow and blue.")
+    with running_http_server() as (url, _):
+        servers = [HttpMcpServer(type="http", name="remote", url=url, headers=[])]
+        async with editor(agent_env(model.server.url, home), workspace) as ed:
+            ed.client.answers.append("allow")
+            session = await ed.conn.new_session(cwd=str(workspace), mcp_servers=servers)
+            await asyncio.wait_for(
+                ed.conn.prompt(session_id=session.session_id, prompt=[text_block("the photo?")]), 60)
+
+    [done] = [u for u in ed.client.call_updates("p1") if u.status == "completed"]
+    [shown] = [c.content for c in done.content if isinstance(c.content, ImageContentBlock)]
+    picture = PIL.open(io.BytesIO(base64.b64decode(shown.data)))
+    assert (shown.mime_type, picture.size) == ("image/png", (1600, 800))
+    [(media_type, sent, _)] = sent_images(model, 2)
+    assert media_type == "image/png" and sent.size == (1600, 800)
+    assert ed.client.text() == "Yellow and blue."

@@ -71,6 +71,40 @@ async def test_load_replays_a_saved_session_and_continues_it(
     assert sent.index("what does app.py do?") < sent.index("It greets") < sent.index("and twice?")
 
 
+async def test_a_session_set_to_plan_mode_is_loaded_in_plan_mode_and_its_edit_refused(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    env = agent_env(model.server.url, home)
+    model.reply("Looking first.")
+    async with editor(env, workspace) as first:
+        session = await first.conn.new_session(cwd=str(workspace))
+        await first.conn.set_session_mode(session_id=session.session_id, mode_id="plan")
+        await first.conn.prompt(session_id=session.session_id, prompt=[text_block("plan a change")])
+
+    model.reply("", [("w1", "write_file", json.dumps({"path": "new.txt", "content": "x"}))])
+    model.reply("Still planning.")
+    async with editor(env, workspace) as second:
+        loaded = await second.conn.load_session(cwd=str(workspace), session_id=session.session_id)
+        await asyncio.wait_for(second.conn.prompt(
+            session_id=session.session_id, prompt=[text_block("now write it")]), PATIENCE)
+    assert loaded.modes.current_mode_id == "plan"
+    assert not (workspace / "new.txt").exists() and second.client.permissions == []
+    assert "plan mode" in model.tool_results(3)["w1"]
+
+
+async def test_a_session_left_in_full_auto_is_loaded_asking_and_says_so(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    env = agent_env(model.server.url, home)
+    async with editor(env, workspace) as first:
+        session = await first.conn.new_session(cwd=str(workspace))
+        await first.conn.set_session_mode(session_id=session.session_id, mode_id="full-auto")
+    async with editor(env, workspace) as second:
+        loaded = await second.conn.load_session(cwd=str(workspace), session_id=session.session_id)
+    assert loaded.modes.current_mode_id == "ask"
+    assert "left in full-auto; it goes on in ask" in second.client.text()
+
+
 async def test_loading_an_unknown_session_is_a_clear_error(
     model: Dialect, workspace: Path, home: Path
 ) -> None:

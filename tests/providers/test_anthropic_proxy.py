@@ -3,13 +3,16 @@ tools only when forced: the ``tool_choice`` option reaches the Messages API requ
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from neocode_tui.chat import ChatRequest, Message, ToolCall, ToolSpec
 from neocode_tui.collector import collect
+from neocode_tui.events import StreamRetry, TextDelta
 from neocode_tui.providers import make_provider
 from neocode_tui.settings.model import Settings
-from tests.support.model_server import Response
+from tests.support.model_server import Response, json_response
 from tests.support.providers import API_KEY
 from tests.support.sse import anthropic_turn
 
@@ -102,3 +105,39 @@ async def test_a_call_litellm_splits_into_blocks_with_one_id_is_one_call(anthrop
     assert [(c.id, c.name, c.arguments_json) for c in turn.tool_calls] == [
         ("call_0_read_file", "read_file", {"path": "notes.txt"}), ("call_1_grep", "grep", {"pattern": "x"})]
     assert [e.index for e in seen if isinstance(e, ToolCallEnd)] == [0, 1]
+
+
+def _refusing_breakpoints(status: int):
+    """A proxy in front of a backend that takes no ``cache_control`` (Bedrock behind LiteLLM
+    answers so): every request that carries one is refused, the others answered."""
+    def answer(body) -> Response:
+        if "cache_control" in json.dumps(body):
+            return json_response(status, {"error": {"message": "litellm.BadRequestError: "
+                                                    "messages.0.content.0.cache_control: Extra inputs "
+                                                    "are not permitted"}})
+        return Response(body=anthropic_turn("ok"))
+    return answer
+
+
+@pytest.mark.parametrize("status", [400, 500])
+async def test_a_proxy_refusing_breakpoints_is_asked_once_more_without_them_and_the_user_told(
+    anthropic, model_server, status
+) -> None:
+    model_server.enqueue(*[_refusing_breakpoints(status)] * 6)
+    request = ChatRequest(model="", system="be brief", messages=ASKING, tools=TOOLS)
+    events = [event async for event in anthropic.stream(request)]
+    retries = [event for event in events if isinstance(event, StreamRetry)]
+    assert [e.text for e in events if isinstance(e, TextDelta)] == ["ok"]
+    assert len(model_server.requests) == 2
+    assert "NEOCODE_CACHE_CONTROL=false" in retries[0].status_line()
+    assert "cache_control" not in json.dumps(model_server.requests[1].json)
+    turn = await collect(anthropic.stream(request))
+    assert turn.text == "ok" and len(model_server.requests) == 3  # the session goes on without them
+
+
+async def test_a_refusal_that_outlives_the_breakpoints_says_how_to_turn_them_off(anthropic, model_server) -> None:
+    refusal = json_response(500, {"error": {"message": "system: Input should be a valid string"}})
+    model_server.enqueue(refusal, refusal, refusal)
+    turn = await collect(anthropic.stream(ChatRequest(model="", system="be brief", messages=ASKING)))
+    assert turn.error is not None and "NEOCODE_CACHE_CONTROL=false" in turn.error.message
+    assert len(model_server.requests) == 2

@@ -69,7 +69,7 @@ async def test_escape_interrupts_mid_stream_and_keeps_what_was_shown(tmp_path: P
         driver = Driver(pilot)
         await driver.play([Type("Write a retry helper"), Release(20), Press("escape")])
         assert not app.working
-        text = await screen_shows(app, pilot, "Interrupted: what is shown above is all the model sent.",
+        text = await screen_shows(app, pilot, "Interrupted by you: the run stopped here; send a message to go on.",
                                   "Here is a small helper")
         assert "interrupted by the user" not in text  # told once, not also as an error
         partial = app.session.messages[-1]
@@ -273,6 +273,14 @@ async def test_an_unknown_command_or_theme_is_explained_not_fatal(tmp_path: Path
         await driver.play([Type("/frobnicate"), Type("/theme no-such-theme")])
         await screen_shows(app, pilot, "unknown command /frobnicate", "unknown theme 'no-such-theme'")
         assert app.theme == "neocode-dark"
+
+
+async def test_a_theme_chosen_by_name_is_said(tmp_path: Path) -> None:
+    app = scenario_app("fence", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await Driver(pilot).play([Type("/theme neocode-light")])
+        await screen_shows(app, pilot, "theme: neocode-light")
+        assert app.theme == "neocode-light"
 
 
 async def test_model_and_approval_commands_change_what_the_next_run_uses(tmp_path: Path) -> None:
@@ -546,3 +554,15 @@ async def test_a_retry_is_one_status_line_that_updates_then_goes(tmp_path: Path)
         assert "Half an ans" not in text
         await driver.play([Release()])
         await screen_shows(app, pilot, "The whole answer.", gone=["retrying"])
+
+
+async def test_an_edit_panel_shows_its_change_once_as_the_diff(tmp_path: Path) -> None:
+    edit = json.dumps({"path": "app.py", "old_string": "'hello'", "new_string": "'good morning'"})
+    app = scripted_app(tmp_path, [scripted_reply("", [("edit_file", edit)]), scripted_reply("Done.")],
+                       approval="full-auto")
+    (app.workspace / "app.py").write_text("def greet():\n    return 'hello'\n")
+    async with app.run_test(size=SIZE) as pilot:
+        await Driver(pilot).play([Type("greet politely"), Release(), Release()])
+        text = await screen_shows(app, pilot, "+    return 'good morning'", "Done.")
+    assert "old_string" not in text and "new_string" not in text
+    assert text.count("good morning") == 1

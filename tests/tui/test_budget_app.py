@@ -13,6 +13,7 @@ from neocode_tui.tui.scenarios import SIZE
 from neocode_tui.tui.screens.budget import BudgetScreen
 from tests.support.dialects import API_KEY, FAST
 from tests.support.model_server import Response
+from tests.support.reading import screen_text
 from tests.support.sse import openai_turn
 from tests.support.waits import screen_shows, wait_until
 
@@ -57,12 +58,28 @@ async def test_a_no_stops_the_run_before_the_request(tmp_path: Path, model_serve
         assert len(model_server.requests) == 1
 
 
+def status_bar(app: NeoCodeApp) -> str:
+    return next(line for line in screen_text(app).splitlines() if "approval:" in line)
+
+
 async def test_the_status_bar_shows_the_effort_and_the_cache_share(tmp_path: Path, model_server) -> None:
     model_server.enqueue(Response(body=openai_turn("First.", usage=(1_000, 100), cached=600)))
     app = budget_app(tmp_path, model_server.url)
     async with app.run_test(size=(160, 30)) as pilot:
+        await pilot.press(*"/model o4-mini", "enter")
+        await screen_shows(app, pilot, "o4-mini")
         await pilot.press(*"/effort high", "enter")
-        await screen_shows(app, pilot, "effort: high")
+        await screen_shows(app, pilot, "effort: high (sent to o4-mini")
+        assert "effort: high" in status_bar(app)
         await pilot.press(*"hi", "enter")
         await wait_until(lambda: not app.working and len(app.session.messages) == 2, what="the answer")
-        await screen_shows(app, pilot, "effort: high", "cache 60%")
+        await screen_shows(app, pilot, "cache 60%")
+        assert "effort: high" in status_bar(app)
+
+
+async def test_an_effort_the_model_is_not_sent_is_not_on_the_status_bar(tmp_path: Path, model_server) -> None:
+    app = budget_app(tmp_path, model_server.url)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await pilot.press(*"/effort high", "enter")
+        await screen_shows(app, pilot, "gpt-4o is not known to take it, so it is not sent")
+        assert "effort" not in status_bar(app)

@@ -74,3 +74,18 @@ async def test_the_rule_saved_in_the_project_and_escape_goes_back(
     saved = json.loads((workspace / ".neocode" / "settings.json").read_text())
     assert saved == {"permissions": {"allow": ["bash(npm test:*)"]}}
     assert "npm ran: test" in openai_only.tool_results(2)["t1"]
+
+
+async def test_a_compound_command_is_allowed_for_the_session_without_repeating_it(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    compound = "cd src && python -m pytest tests/unit -q -x"
+    openai_only.reply("", [bash("t1", compound)])
+    openai_only.reply("Done.")
+    app = app_on(openai_only.server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"run the tests", "enter")
+        await wait_until(lambda: isinstance(app.screen, ApprovalScreen), pause=pilot.pause, what="the question")
+        text = await screen_shows(app, pilot, "a yes to this exact command for this session")
+        [keys] = [line for line in text.splitlines() if "for this session" in line]
+        assert "pytest" not in keys  # the command is shown above it, once

@@ -64,7 +64,7 @@ def resumed_app(app: NeoCodeApp, size: tuple[int, int] = SIZE) -> NeoCodeApp:
                       remember_theme=False)
 
 
-INTERRUPTED_NOTICE = "Interrupted: what is shown above is all the model sent."
+INTERRUPTED_NOTICE = "Interrupted by you: the run stopped here; send a message to go on."
 STOPPED_COMMAND = 'for n in $(seq 1 30); do echo "step $n of 30"; done; sleep 600'
 
 

@@ -93,10 +93,14 @@ def test_the_app_runs_in_a_browser_and_a_prompt_goes_through(served: Served) -> 
             assert shows("type a task and press Enter"), screen()[-2000:]
             assert shows("No API key: this is the offline scripted model")
             page.focus("textarea.xterm-helper-textarea")
-            page.keyboard.type("hello from the browser")
+            page.keyboard.type("hello from")
+            page.keyboard.press("Shift+Enter")  # a new line, as the key help says: not sent
+            page.keyboard.type("the browser")
+            assert shows("│ the browser"), screen()[-2000:]  # the prompt's second line
+            assert "› hello from" not in screen()  # the first line was not sent on its own
             page.keyboard.press("Enter")
             assert shows("You asked:"), screen()[-2000:]  # the offline model's answer
-            assert "hello from the browser" in screen()
+            assert "› hello from" in screen()
         finally:
             browser.close()
 

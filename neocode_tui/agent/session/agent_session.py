@@ -34,6 +34,7 @@ from neocode_tui.agent.loop import AgentLoop
 from neocode_tui.agent.loop_events import (
     CommandsChanged,
     LoopEvent,
+    ModeChanged,
     Notice,
     RunFinished,
     SessionTitled,
@@ -274,7 +275,10 @@ class AgentSession:
 
     @approval.setter
     def approval(self, mode: ApprovalMode) -> None:
-        """Takes effect at the next tool call, even in the middle of a run."""
+        """Takes effect at the next tool call, even in the middle of a run; the session file
+        keeps it, so the session resumes in it."""
+        if mode != self.loop.approval:
+            self.file.write(lambda store: store.append_mode(mode))
         self.loop.approval = mode
 
     @property
@@ -411,6 +415,7 @@ class AgentSession:
         ``fork[0]`` at its prompt ``fork[1]``, for a rewind); returns its id."""
         if self.file.ensure(fork):
             self.titling.save_again()  # a title given before the file was made
+            self.file.write(lambda store: store.append_mode(self.approval))
         return self.id
 
     def cancel(self) -> bool:
@@ -483,8 +488,21 @@ class AgentSession:
             )
         )
         self.own_tools.set_todos(loaded.todos, save=False)
+        self._resume_mode(loaded.mode)
         self.lifecycle.restart("resume")
         return loaded.info
+
+    def _resume_mode(self, saved: ApprovalMode | None) -> None:
+        """Back in the mode the session was left in (a plan stays a plan), but never in
+        ``full-auto``: that is chosen anew in each run, never one resume away."""
+        if saved is None or saved == self.approval:
+            return
+        if saved == "full-auto":
+            self.notice("info", f"this session was left in full-auto; it goes on in {self.approval} "
+                        "(/approval full-auto to choose it again)")
+            return
+        self.approval = saved
+        self.emit(ModeChanged(turn=self.loop.turn, mode=saved))
 
     # -- taking back what the agent did (the files: ``self.restore``) ------------------------
 

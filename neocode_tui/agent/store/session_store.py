@@ -47,7 +47,7 @@ from neocode_tui.deferred import collections_paused
 from neocode_tui.errors import SessionBusy, SessionNotFound
 from neocode_tui.events import Usage
 from neocode_tui.paths import data_dir, open_private
-from neocode_tui.vocabulary import SESSION_ID_CHARACTERS
+from neocode_tui.vocabulary import APPROVAL_MODES, SESSION_ID_CHARACTERS, ApprovalMode
 
 FORMAT_VERSION = 1
 SHOWN_LINES = 5
@@ -72,6 +72,8 @@ class LoadedSession:
     """What was skipped or repaired on loading, in words for the user; empty when nothing."""
     subagents: dict[str, list[Message]] = field(default_factory=dict)
     """The subagents' transcripts, by the parent's ``task`` call id."""
+    mode: ApprovalMode | None = None
+    """The approval mode it was last in (None: a file from before that was kept)."""
 
 
 class SessionStore:
@@ -170,6 +172,8 @@ class SessionStore:
             store.append_usage(session.usage)
         if session.todos:
             store.append_todos(session.todos)
+        if session.mode is not None:
+            store.append_mode(session.mode)
         return store, list(session.messages)
 
     def append_message(self, message: Message) -> None:
@@ -200,6 +204,10 @@ class SessionStore:
     def append_todos(self, todos: list[Todo]) -> None:
         """The agent's task list from here on, whole."""
         self._write({"type": "todos", "todos": [todo.model_dump() for todo in todos]})
+
+    def append_mode(self, mode: ApprovalMode) -> None:
+        """The approval mode from here on: a resumed session comes back in it."""
+        self._write({"type": "mode", "mode": mode})
 
     def append_run_end(self, ended: RunEnd) -> None:
         """The run ended after the last message written, as ``ended`` says (loading puts it
@@ -402,6 +410,8 @@ def _load(info: SessionInfo) -> LoadedSession:
                         Message.model_validate(m) for m in record.get("messages") or []]
                 elif record.get("type") == "todos":
                     session.todos = [Todo.model_validate(todo) for todo in record.get("todos") or []]
+                elif record.get("type") == "mode" and record.get("mode") in APPROVAL_MODES:
+                    session.mode = record["mode"]
                 elif record.get("type") == "usage":
                     session.usage = session.usage + Usage.model_validate(record.get("usage"))
             except ValidationError:

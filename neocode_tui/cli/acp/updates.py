@@ -13,12 +13,13 @@ import asyncio
 import logging
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from acp import (
+    image_block,
     start_tool_call,
     text_block,
     tool_content,
@@ -76,7 +77,7 @@ from neocode_tui.agent import (
 )
 from neocode_tui.agent.context import Meter
 from neocode_tui.agent.tools import Tool, ToolNamed
-from neocode_tui.chat import Message
+from neocode_tui.chat import Image, Message
 from neocode_tui.events import (
     ReasoningDelta,
     RefusalDelta,
@@ -255,7 +256,7 @@ class UpdateTranslator:
         change = diff_content(end.change)
         printed = shown.output if end.status == "interrupted" and shown.output.total_lines else None
         shown.pending.update(status=FINISHED.get(end.status, "failed"),
-                             content=result_content(end.result, change, end.status, printed))
+                             content=result_content(end.result, change, end.status, printed, end.images))
         shown.output_changed = False  # the result replaces the live output
         shown.done = True
         self._send(shown, force=True)
@@ -324,7 +325,7 @@ class UpdateTranslator:
             saved = end.output  # a command stopped part way: what it had printed
             printed = None if saved is None else LiveTail.saved(
                 saved.lines, saved.hidden, keep=LIVE_OUTPUT_LINES)
-            content = result_content(end.result, None, end.status, printed)
+            content = result_content(end.result, None, end.status, printed, end.images)
         self.put(start_tool_call(
             self._unique(call.call_id), title(tool, call.name, arguments), kind=kind(tool, call.name),
             status=status, content=content, raw_input=arguments,
@@ -468,14 +469,16 @@ def diff_content(change: FileChange | None) -> FileEditToolCallContent | None:
 
 def result_content(
     result: str, change: FileEditToolCallContent | None, status: str,
-    printed: LiveTail | None = None,
+    printed: LiveTail | None = None, images: Sequence[Image] = (),
 ) -> list[Any]:
     """A tool's result for the client: the diff of an edit that happened, else its text,
-    under what a command stopped part way had printed (``printed``)."""
+    under what a command stopped part way had printed (``printed``), and the pictures it
+    carries as the model is sent them."""
     if change is not None and status == "ok":
         return [change, tool_content(text_block(result.splitlines()[0] if result else ""))]
     shown = [tool_content(text_block(fenced(live_text(printed))))] if printed is not None else []
-    return [*shown, tool_content(text_block(fenced(result)))]
+    pictures = [tool_content(image_block(image.data, image.media_type)) for image in images if image.data]
+    return [*shown, tool_content(text_block(fenced(result))), *pictures]
 
 
 def live_text(output: LiveTail) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import signal
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import aiohttp_jinja2
@@ -21,6 +22,8 @@ from textual_serve.server import Server, to_int
 from neocode_tui.cli.serve.guard import Guard
 
 SHUTDOWN_SECONDS = 10.0  # for the apps to quit once told to
+KEYS_SCRIPT = Path(__file__).with_name("keys.js")
+"""What the page adds to textual-serve's: keys xterm.js does not tell apart (Shift+Enter)."""
 
 
 def build_app(server: Server, guard: Guard) -> web.Application:
@@ -38,7 +41,13 @@ def build_app(server: Server, guard: Guard) -> web.Application:
             "config": {"static": {"url": "/static/"}},
             "application": {"name": server.title},
         }
-        return aiohttp_jinja2.render_template("app_index.html", request, context)
+        page = aiohttp_jinja2.render_template("app_index.html", request, context)
+        assert isinstance(page.text, str)
+        page.text = page.text.replace("<script ", '<script src="/neocode/keys.js"></script>\n    <script ', 1)
+        return page
+
+    async def keys(_: web.Request) -> web.StreamResponse:
+        return web.FileResponse(KEYS_SCRIPT, headers={"Content-Type": "text/javascript"})
 
     sessions: set[asyncio.Task[Any]] = set()
 
@@ -66,6 +75,7 @@ def build_app(server: Server, guard: Guard) -> web.Application:
     app.add_routes([
         web.get("/", index, name="index"),
         web.get("/ws", websocket, name="websocket"),
+        web.get("/neocode/keys.js", keys, name="keys"),
         web.get("/download/{key}", server.handle_download, name="download"),
         web.static("/static", server.statics_path, name="static"),
     ])

@@ -70,7 +70,7 @@ def run_end_notice(reason: str, message: str = "", kind: str = "") -> tuple[Noti
     """What the conversation says where a run ended otherwise than done: live, and again
     where a resumed session's saved run ended."""
     if reason == "cancelled":
-        return "warning", "Interrupted: what is shown above is all the model sent."
+        return "warning", "Interrupted by you: the run stopped here; send a message to go on."
     if reason == "turn_limit":
         return "warning", "Stopped at the turn limit (--max-turns): send a message to go on."
     if reason == "error":

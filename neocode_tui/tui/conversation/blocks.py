@@ -378,7 +378,8 @@ class ToolBlock(Block):
         )
 
     def _argument_lines(self, palette: Palette) -> list[RenderableType]:
-        """The tolerant preview: paths and commands in full, long texts as a count and a tail."""
+        """The tolerant preview: paths and commands in full, long texts as a count and a tail;
+        once there is a diff, the texts it shows (an edit's old and new) are left to it."""
         if self.arguments.broken:
             return [Text(visible(self.raw.tail(LIVE_TAIL_LINES)), style=palette.muted)]
         lines: list[RenderableType] = []
@@ -389,6 +390,8 @@ class ToolBlock(Block):
                 lines.append(Text.assemble(("$ ", f"bold {palette.accent}"), (visible(field.text), "bold")))
             elif field is path:
                 lines.append(Text(visible(field.text), style=f"bold {palette.primary}"))
+            elif field.is_string and self.diff:
+                continue
             elif field.is_string and (field.newlines or field.length > _LONG_LINE):
                 lines.append(Text(f"{visible(key)}: {_lines(field.line_count)}", style=palette.muted))
                 if live:

@@ -105,7 +105,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                         "[b]n[/b] no (with a reason)   [b]esc[/b] no" + (
                             "\n[b]p[/b] always allow commands starting with [i]$prefix[/i]"
                             if request.prefix_rule else ""),
-                        scope=visible(request.session_scope.removeprefix(f"{request.name}: ") or request.name),
+                        scope=_scope_words(request),
                         prefix=self._prefix,
                     ),
                     id="keys",
@@ -226,3 +226,13 @@ async def _laid_out(app: App[Any], view: ConversationView) -> None:
     drawn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     app.call_after_refresh(lambda: None if drawn.done() else drawn.set_result(None))
     await drawn
+
+
+def _scope_words(request: ApprovalRequested) -> str:
+    """What a yes for the session covers, in short: a longer command allowed only word for
+    word (one with shell operators, or through a wrapper) is the one shown above, not
+    repeated whole; a program's scope is at most three words (``python -m pytest``)."""
+    scope = request.session_scope.removeprefix(f"{request.name}: ") or request.name
+    if request.command and scope == " ".join(request.command.split()) and len(scope.split()) > 3:
+        return "this exact command"
+    return visible(scope)
