@@ -26,16 +26,17 @@ import asyncio
 import json
 import os
 import shutil
-import statistics
 import sys
 import tempfile
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench_mcp_startup import medians  # noqa: E402  (this folder is the script's first path)
 
 from tests.support.model_server import ModelServer, Response  # noqa: E402
 from tests.support.sse import openai_turn  # noqa: E402
@@ -139,14 +140,6 @@ async def to_initialize(argv: list[str]) -> float:
     if b'"result"' not in line:
         raise RuntimeError(f"{argv} did not answer initialize: {line[:500]!r}")
     return spent
-
-
-async def medians(runs: int, contenders: dict[str, Callable[[], Awaitable[float]]]) -> dict[str, float]:
-    spent: dict[str, list[float]] = {name: [] for name in contenders}
-    for _ in range(runs):
-        for name, measure in contenders.items():
-            spent[name].append(await measure())
-    return {name: statistics.median(values) for name, values in spent.items()}
 
 
 def line(what: str, ours: float, base: float, floor: str) -> str:

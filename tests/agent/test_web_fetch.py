@@ -351,21 +351,27 @@ async def test_a_page_nested_too_deep_gives_its_text_and_a_note_within_the_time_
     site.pages["/deep"] = Page(b"<main><p>top words</p>" + b"<div>w " * 5000 + b"deepest words")
     site.pages["/endless"] = Page((b"<main><p>top words</p>" + b"<b>w " * 400_000)[:2_000_000])
     openai_only.reply("", [fetch("deep", f"{site.url}/deep")])
+    openai_only.reply("Read.")
     openai_only.reply("", [fetch("endless", f"{site.url}/endless")])
     openai_only.reply("Done.")
     session, _ = session_for(openai_only, workspace)
     tool = session.loop.tools.get("web_fetch")
     assert isinstance(tool, WebFetch)
-    tool.time_limit = 4.0
+    # The nesting is cut by depth, whatever the machine's speed: a busy machine gets all the time
+    # it needs for that page, and the endless one alone meets a short limit.
+    tool.time_limit = 120.0
+    await session.prompt("read the deep one")
+    tool.time_limit = 2.0
     started = time.monotonic()
-    await session.prompt("read them")
+    await session.prompt("read the endless one")
     await session.aclose()
     # What a -p run waits for before it exits: every thread the conversion used.
     await asyncio.get_running_loop().shutdown_default_executor()
     took = time.monotonic() - started
-    deep, endless = openai_only.tool_results(2)["deep"], openai_only.tool_results(3)["endless"]
+    deep, endless = openai_only.tool_results(2)["deep"], openai_only.tool_results(4)["endless"]
     assert "Note: the page nests its tags more than 100 deep: what is deeper is its plain text" in deep
     assert "top words" in deep and "w w w deepest words" in deep
     assert "Note: converting the page took longer than the time limit for a fetch" in endless
     assert "top words" in endless and "w" in endless.split("top words", 1)[1]
-    assert took < 2 * 4.0 + 2, f"the fetches took {took:.1f}s, past their limits"
+    # Bounded, it ends near its limit (the rest is room for a busy machine).
+    assert took < 30, f"the endless fetch took {took:.1f}s, past its limit of 2 s"

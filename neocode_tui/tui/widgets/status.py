@@ -16,7 +16,6 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from neocode_tui.agent.context import format_cost
-from neocode_tui.providers import sends_effort
 from neocode_tui.terminal_text import visible
 from neocode_tui.tui.keys import JOBS_KEY
 from neocode_tui.vocabulary import is_offline
@@ -204,6 +203,8 @@ class StatusBar(Widget):
         self.model = session.model
         self.approval = session.approval
         # Only an effort the model is sent: /effort says when it is not.
+        from neocode_tui.providers import sends_effort  # here: the first frame draws before providers load
+
         self.effort = session.effort if session.effort and sends_effort(session.provider) else ""
         self.warn_at = max(session.settings.compact_threshold - 0.1, 0.05)
         self.sandbox = session.sandbox.label
