@@ -331,7 +331,7 @@ class NeoCodeApp(ImageAttaching):
         return self._work is not None and not self._work.done()
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
-        text = event.text.strip()
+        text = self.session.secrets(event.text.strip())  # a pasted key is never echoed
         if not text and not self.image_chips.attachments:
             return
         if parse_command(text) is not None:

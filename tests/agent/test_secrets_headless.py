@@ -102,3 +102,20 @@ async def test_a_base_url_with_credentials_is_shown_without_them(
     assert f"(HTTP 404 from {host})" in result.err and "no route: /v1?api_key=[redacted]" in result.err
     for secret in ("alice", "pw-3xq9Lz7Rk2", "q-key-4f8a2b9c1d"):
         assert secret not in result.out + result.err
+
+
+async def test_a_key_the_user_pastes_into_the_prompt_is_scrubbed_everywhere(
+    dialect: Dialect, workspace: Path, isolated_dirs: Path
+) -> None:
+    """A key pasted by mistake goes no further than the keyboard: the model, the session
+    file, the prompt history and what is printed get ``[redacted]``."""
+    streamed(dialect, "I will not need it.")
+
+    result = await neocode(dialect, workspace, "-p", f"deploy with the key {API_KEY} please",
+                           "--output-format", "stream-json")
+
+    assert result.code == 0, result.err
+    leaked = everything(dialect, isolated_dirs / "data", result.out, result.err)
+    history = [path.read_text() for path in (isolated_dirs / "data").rglob("prompt_history*")]
+    assert "deploy with the key [redacted] please" in json.dumps(dialect.server.requests[0].json)
+    assert not pieces(API_KEY, leaked + "".join(history))

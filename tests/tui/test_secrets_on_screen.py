@@ -69,3 +69,25 @@ async def test_model_profile_shows_its_base_url_without_credentials(
 
     assert f"profile proxy: openai · m · http://[redacted]@{host}/v1" in text
     assert "alice" not in text and "pw-Lz7Rk2Xq9" not in text
+
+
+async def test_a_key_pasted_into_the_prompt_is_echoed_and_recalled_scrubbed(
+    tmp_path: Path, model_server: ModelServer
+) -> None:
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    settings = Settings(provider="openai", base_url=f"{model_server.url}/v1", model="m",
+                        openai_api_key=KEY, max_retries=0)
+    model_server.enqueue(Response(body=openai_turn("Noted, without it.")))
+    app = NeoCodeApp(settings, None, workspace, remember_theme=False)
+
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*f"ship it with {KEY} now", "enter")
+        await wait_until(lambda: "Noted, without it." in screen_text(app) and not app.working,
+                         pause=pilot.pause, what="the answer")
+        await pilot.press("up")  # the prompt comes back from the history as it was shown
+        await wait_until(lambda: "ship it with" in app.prompt.text, pause=pilot.pause)
+        text = screen_text(app) + app.prompt.text
+
+    assert "ship it with [redacted] now" in text and not pieces(KEY, text)
+    assert "ship it with [redacted] now" in str(model_server.requests[0].json)

@@ -351,11 +351,12 @@ class AgentSession:
     async def prompt(self, text: str, images: Sequence[Image] = ()) -> RunFinished:
         """Run ``text`` (and ``images``, pasted or sent by an editor) to the end; ``cancel()``
         ends it early (``reason="cancelled"``). ``/name args`` of a custom command sends the
-        command's prompt."""
+        command's prompt. A secret the run knows, pasted by mistake, goes no further: the
+        model, the session file and the screen get ``[redacted]``."""
         if self.running:
             raise WorkInProgress("the agent is still working on the last prompt")
         turn = self.turn
-        finished = await self._prompt(clean_text(text), list(images))
+        finished = await self._prompt(self.secrets(clean_text(text)), list(images))
         await self.titling.settle()  # it ran alongside; a short wait, if any
         if finished.reason != "cancelled" and self.turn != turn:  # a turn ran and stopped
             await self.hooks.stopped(finished.reason)
