@@ -24,6 +24,12 @@ notice when the mode changes, ``--approval``'s help, the modes an editor offers 
 docs/permissions.md (a test holds them to these). Without a working sandbox no command is a
 sandboxed one, so ``auto-edit`` asks for every command, as it says."""
 
+PERMISSION_MODES: dict[ApprovalMode, str] = {
+    "ask": "default", "auto-edit": "acceptEdits", "full-auto": "bypassPermissions", "plan": "plan",
+}
+"""Each mode by Claude Code's name for it, for the programs written for Claude Code that are
+told the mode (hooks, status-line commands)."""
+
 
 def mode_notice(mode: ApprovalMode) -> str:
     """What a front end says when the mode changes to ``mode``."""

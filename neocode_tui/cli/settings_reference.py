@@ -20,7 +20,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, SecretStr
 from pydantic.fields import FieldInfo
 
-from neocode_tui.settings import HARMLESS, TIGHTENING, USER_ONLY, OpenAICompat, Settings
+from neocode_tui.settings import HARMLESS, TIGHTENING, USER_ONLY, OpenAICompat, Settings, StatusLine
 
 REGENERATE = "neocode config --reference > docs/settings.md"
 
@@ -150,6 +150,9 @@ def _values(info: FieldInfo) -> str:
         return "a key (never shown, logged or saved)"
     if kind is OpenAICompat:
         return "the options below"
+    if kind is StatusLine:
+        return ("a table: `command` (text), `refresh_seconds` (1 to 3600), `timeout_seconds` "
+                "(up to 60, default 5); in a variable, the command alone")
     if get_origin(kind) is list:
         return "a list (in a variable or flag: separated by commas)"
     if kind is str:

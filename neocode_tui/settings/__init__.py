@@ -21,7 +21,7 @@ if TYPE_CHECKING:
         load_settings,
         setting_variables,
     )
-    from neocode_tui.settings.model import NotifyMode, Settings
+    from neocode_tui.settings.model import NotifyMode, Settings, StatusLine
     from neocode_tui.settings.user_file import config_file
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "Origin",
     "Profiles",
     "Settings",
+    "StatusLine",
     "TIGHTENING",
     "TrustRequest",
     "USER_ONLY",
@@ -56,6 +57,6 @@ if not TYPE_CHECKING:
             "load_settings",
             "setting_variables",
         ),
-        "model": ("NotifyMode", "Settings",),
+        "model": ("NotifyMode", "Settings", "StatusLine",),
         "user_file": ("config_file",),
     })

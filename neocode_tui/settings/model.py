@@ -40,6 +40,25 @@ def _compat(value: Any) -> Any:
     return parse_compat(value) if isinstance(value, str) else value
 
 
+def _status_line(value: Any) -> Any:
+    """The environment gives the command alone; ``config.toml`` a table."""
+    return {"command": value} if isinstance(value, str) else value
+
+
+class StatusLine(BaseModel):
+    """The user's status-line command (``status_line = {command = "...", refresh_seconds = 5}``)."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    command: str = Field(min_length=1)
+    """Run by ``/bin/sh -c`` in the workspace with Claude Code's status-line JSON on stdin;
+    its first line is drawn under the status bar."""
+    refresh_seconds: float | None = Field(None, ge=1, le=3600, allow_inf_nan=False)
+    """Also run this often (unset: only when the conversation changes)."""
+    timeout_seconds: float = Field(5.0, gt=0, le=60, allow_inf_nan=False)
+    """A run that takes longer is stopped, and the row says so."""
+
+
 class Settings(BaseModel):
     """Each field's alias is its environment variable; code builds it by field name. The
     docstrings are the descriptions ``neocode config --reference`` writes into docs/settings.md."""
@@ -128,6 +147,10 @@ class Settings(BaseModel):
     """The model for side work (titles, summaries, explore subagents), same provider."""
     images: bool = Field(True, validation_alias="NEOCODE_IMAGES")
     """Whether the model takes images; ``false`` sends a line in place of each one."""
+    status_line: Annotated[StatusLine | None, BeforeValidator(_status_line)] = Field(
+        None, validation_alias="NEOCODE_STATUS_LINE")
+    """A command whose first line the app draws under its status bar, given Claude Code's
+    status-line JSON on stdin: ``{command = "~/.claude/statusline.sh", refresh_seconds = 5}``."""
 
     @property
     def resolved_provider(self) -> ProviderName:

@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     from neocode_tui.tui import clipboard, editor, screens
     from neocode_tui.tui.screens import key_help
     from neocode_tui.tui.starting import Starting
+    from neocode_tui.tui.widgets.status_line import StatusLineRow
 else:  # after the first frame (neocode_tui/deferred.py)
     agent, sessions = lazy("neocode_tui.agent"), lazy("neocode_tui.agent.session")
     extensions, key_help = lazy("neocode_tui.agent.extensions"), lazy("neocode_tui.tui.screens.key_help")
@@ -104,6 +105,8 @@ class NeoCodeApp(ImageAttaching):
         Binding("pagedown", "page(1)", "Scroll down", show=False, priority=True),
         Binding("end", "latest", "Latest", show=False, priority=True),
     ]
+    status_line: StatusLineRow | None = None
+    """The user's status-line command's row, when one is configured."""
 
     def __init__(
         self,
@@ -415,6 +418,8 @@ class NeoCodeApp(ImageAttaching):
             return
         self.conversation.post(event)
         self.status.track(event, self.session)
+        if self.status_line is not None and event.type != "stream":
+            self.status_line.changed()
         if isinstance(event, (agent.TurnFinished, agent.RunFinished)):
             self._show_context()
 

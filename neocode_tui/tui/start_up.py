@@ -29,6 +29,7 @@ from neocode_tui.vocabulary import is_offline
 
 if TYPE_CHECKING:
     from textual.screen import Screen
+    from textual.widget import Widget
 
     from neocode_tui.agent.session import AgentSession
     from neocode_tui.providers import Provider
@@ -38,7 +39,9 @@ if TYPE_CHECKING:
     from neocode_tui.tui.slash import SlashLine
     from neocode_tui.tui.starting import Loaded, Starting
     from neocode_tui.tui.themes import ThemeChoice
+    from neocode_tui.tui.widgets.prompt import PromptInput
     from neocode_tui.tui.widgets.status import StatusBar
+    from neocode_tui.tui.widgets.status_line import StatusLineRow
 else:
     trust_screen = lazy("neocode_tui.tui.screens.trust")
     markdown = lazy("neocode_tui.tui.conversation.markdown")
@@ -71,6 +74,12 @@ class StartUpHost(Protocol):
     def status(self) -> StatusBar: ...
 
     @property
+    def prompt(self) -> PromptInput: ...
+
+    status_line: StatusLineRow | None
+    clock: Callable[[], float]
+
+    @property
     def themes(self) -> ThemeChoice: ...
 
     @property
@@ -93,6 +102,8 @@ class StartUpHost(Protocol):
     def push_screen(self, screen: Screen[bool], callback: Callable[[bool | None], None]) -> Any: ...
 
     def post_message(self, message: events.Key) -> bool: ...
+
+    def mount(self, widget: Widget, *, after: Widget) -> Any: ...
 
     def exit(self, *, return_code: int) -> None: ...
 
@@ -276,6 +287,7 @@ class StartUp:
         app = self._app
         session = app.session
         session.mcp.start()  # in the background: nothing here waits for a server
+        self._status_line(session)
         for notice in [*self.notices, *session.mcp.notices()]:
             app.conversation.add_notice("warning", notice)
         app.started_up.set()
@@ -284,6 +296,27 @@ class StartUp:
             app.run_worker(app.slash.present(picking, then=self._initial_prompt), group="command")
         else:
             self._initial_prompt()
+
+    def _status_line(self, session: AgentSession) -> None:
+        """The user's status-line command's row, once the folder's trust is settled (a
+        workspace sets the command only when trusted)."""
+        from neocode_tui.agent.session.status_data import status_data
+        from neocode_tui.tui.widgets.status_line import StatusLineRow
+
+        app = self._app
+        config = app.settings.status_line
+        if config is None:
+            return
+        started = app.clock()
+
+        def data() -> dict[str, Any]:
+            vi = app.prompt.vi
+            mode = None if vi is None else vi.mode.upper()
+            return status_data(app.session, elapsed=app.clock() - started, vim_mode=mode)
+
+        app.status_line = StatusLineRow(config, data, cwd=session.workspace, secrets=session.secrets,
+                                        id="status-line")
+        app.mount(app.status_line, after=app.status)
 
     def _initial_prompt(self) -> None:
         if self.initial_prompt:

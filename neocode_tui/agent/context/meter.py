@@ -122,6 +122,12 @@ class Meter:
             tokens = reported + sum(message_tokens(m) for m in self._host.messages[self._counted:])
         return ContextFigure(tokens=tokens, window=self.context_window, estimated=reported is None)
 
+    @property
+    def last_usage(self) -> Usage | None:
+        """The tokens of the last request as the server counted them (None: not since the
+        history changed)."""
+        return self._last_usage
+
     def context_parts(self) -> list[ContextPart]:
         """What fills the window, estimated part by part (for ``/context``)."""
         return breakdown(self._system_prompt(), self._tool_specs(), self.sent())
