@@ -300,7 +300,7 @@ class StartUp:
     def _status_line(self, session: AgentSession) -> None:
         """The user's status-line command's row, once the folder's trust is settled (a
         workspace sets the command only when trusted)."""
-        from neocode_tui.agent.session.status_data import status_data
+        from neocode_tui.agent.session import status_data
         from neocode_tui.tui.widgets.status_line import StatusLineRow
 
         app = self._app

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
         seconds,
         stopped_words,
     )
+    from neocode_tui.agent.processes.status_command import StatusOutput, run_status_command
     from neocode_tui.agent.processes.tree import ProcessTree, in_child
 
 __all__ = [
@@ -23,8 +24,10 @@ __all__ = [
     "JobNotFound",
     "PS_LINES",
     "ProcessTree",
+    "StatusOutput",
     "TooManyJobs",
     "in_child",
+    "run_status_command",
     "seconds",
     "stopped_words",
 ]
@@ -32,5 +35,6 @@ __all__ = [
 if not TYPE_CHECKING:
     __getattr__ = face(__name__, {
         "background": ("BackgroundJobs", "Job", "JobNotFound", "PS_LINES", "TooManyJobs", "seconds", "stopped_words",),
+        "status_command": ("StatusOutput", "run_status_command",),
         "tree": ("ProcessTree", "in_child",),
     })

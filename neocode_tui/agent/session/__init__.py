@@ -9,6 +9,7 @@ if TYPE_CHECKING:
     from neocode_tui.agent.session.agent_session import AgentSession
     from neocode_tui.agent.session.front_end import FrontEnd
     from neocode_tui.agent.session.side_work import SideWork
+    from neocode_tui.agent.session.status_json import status_data
     from neocode_tui.agent.session.system_prompt import PLAN_LEFT, PLAN_MODE, build_system_prompt
     from neocode_tui.agent.session.todos import MAX_TODOS, Todo, current_todo, todo_counts
 
@@ -22,6 +23,7 @@ __all__ = [
     "SideWork",
     "Todo",
     "build_system_prompt",
+    "status_data",
     "todo_counts",
 ]
 
@@ -30,6 +32,7 @@ if not TYPE_CHECKING:
         "agent_session": ("AgentSession",),
         "front_end": ("FrontEnd",),
         "side_work": ("SideWork",),
+        "status_json": ("status_data",),
         "system_prompt": ("PLAN_LEFT", "PLAN_MODE", "build_system_prompt",),
         "todos": ("MAX_TODOS", "Todo", "current_todo", "todo_counts"),
     })

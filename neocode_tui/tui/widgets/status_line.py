@@ -15,11 +15,11 @@ from rich.text import Text
 from textual.content import Content
 from textual.widgets import Static
 
-from neocode_tui.agent.processes.status_command import StatusOutput, run_status_command
+from neocode_tui.agent.processes import StatusOutput, run_status_command
 
 if TYPE_CHECKING:
     from neocode_tui.known_secrets import Secrets
-    from neocode_tui.settings.model import StatusLine
+    from neocode_tui.settings import StatusLine
 
 GAP = 0.3
 """Claude Code's rate: at most one run every 300 ms."""
