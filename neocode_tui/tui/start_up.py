@@ -287,7 +287,7 @@ class StartUp:
         app = self._app
         session = app.session
         session.mcp.start()  # in the background: nothing here waits for a server
-        self._status_line(session)
+        self._status_line()
         for notice in [*self.notices, *session.mcp.notices()]:
             app.conversation.add_notice("warning", notice)
         app.started_up.set()
@@ -297,9 +297,10 @@ class StartUp:
         else:
             self._initial_prompt()
 
-    def _status_line(self, session: AgentSession) -> None:
+    def _status_line(self) -> None:
         """The user's status-line command's row, once the folder's trust is settled (a
         workspace sets the command only when trusted)."""
+        from neocode_tui.agent.processes import StatusOutput, run_status_command
         from neocode_tui.agent.session import status_data
         from neocode_tui.tui.widgets.status_line import StatusLineRow
 
@@ -309,13 +310,14 @@ class StartUp:
             return
         started = app.clock()
 
-        def data() -> dict[str, Any]:
-            vi = app.prompt.vi
-            mode = None if vi is None else vi.mode.upper()
-            return status_data(app.session, elapsed=app.clock() - started, vim_mode=mode)
+        async def run_once() -> StatusOutput:
+            session, vi = app.session, app.prompt.vi  # the session now: /clear makes another
+            data = status_data(session, elapsed=app.clock() - started,
+                               vim_mode=None if vi is None else vi.mode.upper())
+            return await run_status_command(config.command, data, cwd=session.workspace,
+                                            secrets=session.secrets, timeout=config.timeout_seconds)
 
-        app.status_line = StatusLineRow(config, data, cwd=session.workspace, secrets=session.secrets,
-                                        id="status-line")
+        app.status_line = StatusLineRow(run_once, refresh_seconds=config.refresh_seconds, id="status-line")
         app.mount(app.status_line, after=app.status)
 
     def _initial_prompt(self) -> None:

@@ -196,3 +196,16 @@ jq -r '{shown}'
                          pause=pilot.pause, what="the last run")
 
     assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)
+
+
+async def test_a_line_printed_in_pieces_is_shown_whole(tmp_path: Path) -> None:
+    workspace = CHAT.prepare(tmp_path)
+    command = script(tmp_path, "status", "#!/bin/sh\ncat >/dev/null\nprintf '[first half'\nsleep 0.2\n"
+                                         "printf ' and the rest]\\n'\n")
+    app = CHAT.build_app(workspace, status_line={"command": command})
+
+    async with app.run_test(size=SIZES["80x24"]) as pilot:
+        await runs_past(app, pilot, 0)
+        shown = row(app)
+
+    assert shown == "[first half and the rest]"

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from neocode_tui.agent.processes.tree import ProcessTree, in_child
+from neocode_tui.agent.sandbox import secret_free
 from neocode_tui.terminal_text import visible
 
 if TYPE_CHECKING:
@@ -26,7 +27,8 @@ if TYPE_CHECKING:
 
 LIMIT = 16 * 1024
 """Bytes read of its output: the first line is what counts."""
-_COLOUR = re.compile(r"\x1b\[[0-9;:]*m")
+_COLOUR = re.compile(r"(\x1b\[[0-9;:]*m)")
+"""A colour (SGR) sequence; captured, so splitting on it keeps it between the pieces."""
 _SEQUENCE = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: cursor moves, erases, modes
     r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: titles, clipboard, links
@@ -47,20 +49,14 @@ def first_line(output: bytes) -> str:
     """The first non-empty line, with colours kept and every other control made visible."""
     text = output.decode("utf-8", "replace").replace("\r\n", "\n")
     line = next((part for part in text.split("\n") if part.strip()), "")
-    colours = _COLOUR.findall(line)
-    pieces = [visible(_SEQUENCE.sub("", piece)) for piece in _COLOUR.split(line)]
-    kept = [pieces[0]]
-    for colour, piece in zip(colours, pieces[1:], strict=True):
-        kept += [colour, piece]
-    return "".join(kept)
+    parts = _COLOUR.split(line)  # text, colour, text, ...: colours at the odd places
+    return "".join(part if at % 2 else visible(_SEQUENCE.sub("", part)) for at, part in enumerate(parts))
 
 
 async def run_status_command(
     command: str, data: Mapping[str, Any], *, cwd: Path, secrets: Secrets, timeout: float
 ) -> StatusOutput:
     """Run ``command`` once with ``data`` as JSON on stdin."""
-    from neocode_tui.agent.sandbox.bubblewrap import secret_free
-
     tree = ProcessTree()
     env = tree.environment(secret_free(os.environ, secrets.keys))
     try:
@@ -80,9 +76,9 @@ async def run_status_command(
         return StatusOutput(problem=f"took over {timeout:g} s and was stopped")
     finally:
         tree.kill()
-    line = secrets(first_line(output))
     if code != 0:
         return StatusOutput(problem=f"exit code {code}")
+    line = secrets(first_line(output))
     return StatusOutput(line=line) if line.strip() else StatusOutput(problem="printed nothing")
 
 
@@ -98,5 +94,11 @@ async def _exchange(process: asyncio.subprocess.Process, data: bytes) -> bytes:
             await stdin.drain()
         stdin.close()
 
-    _, output = await asyncio.gather(feed(), stdout.read(LIMIT))
+    async def read() -> bytes:
+        output = b""
+        while len(output) < LIMIT and (chunk := await stdout.read(LIMIT - len(output))):
+            output += chunk
+        return output
+
+    _, output = await asyncio.gather(feed(), read())
     return output

@@ -13,6 +13,7 @@ from neocode_tui import __version__
 from neocode_tui.vocabulary import PERMISSION_MODES
 
 if TYPE_CHECKING:
+    from neocode_tui.agent.context import ContextFigure
     from neocode_tui.agent.session.agent_session import AgentSession
     from neocode_tui.events import Usage
 
@@ -24,7 +25,7 @@ def status_data(session: AgentSession, *, elapsed: float, vim_mode: str | None =
     """The JSON for one run of the command; ``elapsed``: seconds since the session started."""
     store = session.file.store
     workspace = str(session.workspace)
-    cost = session.meter.cost
+    cost, figure = session.meter.cost, session.meter.context
     data: dict[str, Any] = {
         "hook_event_name": "Status",
         "session_id": session.id or "",
@@ -37,16 +38,16 @@ def status_data(session: AgentSession, *, elapsed: float, vim_mode: str | None =
         "permission_mode": PERMISSION_MODES[session.approval],
         "cost": {"total_cost_usd": float(cost) if cost is not None else 0.0,
                  "total_duration_ms": round(elapsed * 1000)},
-        "context_window": _context(session),
-        "exceeds_200k_tokens": session.meter.context.tokens > LARGE_CONTEXT,
+        "context_window": _context(session, figure),
+        "exceeds_200k_tokens": figure.tokens > LARGE_CONTEXT,
     }
     if vim_mode:
         data["vim"] = {"mode": vim_mode}
     return data
 
 
-def _context(session: AgentSession) -> dict[str, Any]:
-    figure, usage = session.meter.context, session.usage
+def _context(session: AgentSession, figure: ContextFigure) -> dict[str, Any]:
+    usage = session.usage
     window: dict[str, Any] = {
         "total_input_tokens": usage.input_tokens or 0,
         "total_output_tokens": usage.output_tokens or 0,

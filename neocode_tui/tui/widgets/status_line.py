@@ -7,19 +7,15 @@ Each run's line (or, when it failed, why) replaces the last.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.content import Content
 from textual.widgets import Static
 
-from neocode_tui.agent.processes import StatusOutput, run_status_command
-
 if TYPE_CHECKING:
-    from neocode_tui.known_secrets import Secrets
-    from neocode_tui.settings import StatusLine
+    from neocode_tui.agent.processes import StatusOutput
 
 GAP = 0.3
 """Claude Code's rate: at most one run every 300 ms."""
@@ -40,12 +36,12 @@ class StatusLineRow(Static):
     """
 
     def __init__(
-        self, config: StatusLine, data: Callable[[], dict[str, Any]], *, cwd: Path, secrets: Secrets,
+        self, run_once: Callable[[], Awaitable[StatusOutput]], *, refresh_seconds: float | None,
         id: str | None = None,
     ) -> None:
-        """``data``: Claude Code's status-line JSON as it is now, asked at each run."""
+        """``run_once``: one run of the command on the session as it is then."""
         super().__init__("", id=id)
-        self._config, self._data, self._cwd, self._secrets = config, data, cwd, secrets
+        self._run_once, self._refresh = run_once, refresh_seconds
         self._in_flight = self._wanted = False
         self.runs = 0
         """Runs finished, for whoever waits for the line to change."""
@@ -57,8 +53,8 @@ class StatusLineRow(Static):
 
     def on_mount(self) -> None:
         self.changed()
-        if self._config.refresh_seconds:
-            self.set_interval(self._config.refresh_seconds, self.changed)
+        if self._refresh:
+            self.set_interval(self._refresh, self.changed)
 
     def changed(self) -> None:
         """Something the line may show has changed: run the command (again)."""
@@ -70,9 +66,7 @@ class StatusLineRow(Static):
 
     async def _run(self) -> None:
         try:
-            output = await run_status_command(
-                self._config.command, self._data(), cwd=self._cwd, secrets=self._secrets,
-                timeout=self._config.timeout_seconds)
+            output = await self._run_once()
         finally:
             self._in_flight = False
         self.runs += 1
