@@ -23,7 +23,7 @@ REVIEW = """\
 description: Review a file for bugs
 argument-hint: FILE [FOCUS]
 ---
-Review $1 carefully. Focus on: $2.
+Review $0 carefully. Focus on: $ARGUMENTS[1].
 Everything the user typed: $ARGUMENTS
 """
 
@@ -95,6 +95,7 @@ def test_where_commands_come_from_and_which_one_wins(workspace: Path, home: Path
         "frontend:test": ("claude user test", "user"), "fix": ("workspace neocode fix", "project"),
         "project:plan": ("workspace plan", "project"),
     }
+    assert found.short == {"test": "frontend:test"}
     assert found.commands["mine"].description == "# My own"  # no front matter: the first line
     assert found.commands["fix"].label == "workspace neocode fix (project)"
     assert found.problems == []

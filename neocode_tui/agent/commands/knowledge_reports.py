@@ -12,6 +12,7 @@ from neocode_tui.terminal_text import visible
 if TYPE_CHECKING:
     from neocode_tui.agent.commands.host import CommandHost
     from neocode_tui.agent.extensions import MemoryFile
+    from neocode_tui.agent.extensions.skill_front import SkillFront
 
 
 def _home(path: str) -> str:
@@ -29,12 +30,14 @@ async def skills_report(session: CommandHost) -> str:
         where = "yours" if skill.origin == "user" else "this workspace's"
         lines.append(f"  {skill.name}  ({where}: {_home(skill.where)})")
         lines.append(f"      {_shortened(skill.description, 72)}")
+        lines += [f"      {line}" for line in _how_run(skill.front)]
     if not lines:
         lines = ["no skills yet: a skill is a folder with a SKILL.md (name and description in "
                  "its front matter) in .neocode/skills/, .claude/skills/, .agents/skills/, "
                  "~/.agents/skills/ or the skills/ folder of your config"]
     else:
-        lines = ["skills the model can load (it sees the names and descriptions):", "", *lines]
+        lines = ["skills (the model sees the names and descriptions of those it may load; "
+                 "you run one as /name ARGS):", "", *lines]
     if catalogue.problems:
         lines += ["", "not used:", *(f"  {problem}" for problem in catalogue.problems)]
     return visible("\n".join(lines))
@@ -57,6 +60,18 @@ def memory_report(files: list[MemoryFile]) -> str:
         lines.append(f"  {number:>2}  {file.layer:<8} {_home(file.shown):<{width}}  {file.size:>7,} bytes")
     lines += ["", "/memory N opens one in your $EDITOR"]
     return visible("\n".join(lines))
+
+
+def _how_run(front: SkillFront) -> list[str]:
+    """Who may run the skill, when not both, and the front matter fields with no effect."""
+    lines = []
+    if not front.model_invocable:
+        lines.append(f"only you run it (/{front.name}): disable-model-invocation")
+    if not front.user_invocable:
+        lines.append("only the model loads it: user-invocable is false")
+    if front.ignored:
+        lines.append(f"no effect here: {', '.join(front.ignored)} (docs/extending.md)")
+    return lines
 
 
 def _shortened(text: str, width: int) -> str:

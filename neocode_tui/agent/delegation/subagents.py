@@ -114,7 +114,7 @@ class ReadOnlyBash(Bash):
     def __init__(self, parent: Bash) -> None:
         sandbox = parent.sandbox
         super().__init__(parent.output_cap, replace(sandbox, mode="read-only", network=False)
-                         if sandbox.active else sandbox, parent.secrets)
+                         if sandbox.active else sandbox, parent.secrets, skills=parent.skills)
         # Bash's kind is "command" for every call; this one's depends on the sandbox.
         self.kind = "read" if self.sandbox.active else "command"  # type: ignore[assignment]
 

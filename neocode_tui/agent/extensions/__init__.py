@@ -20,7 +20,14 @@ if TYPE_CHECKING:
     from neocode_tui.agent.extensions.mentions import mention_for, typed_part
     from neocode_tui.agent.extensions.prompt_expansion import PromptExpansion
     from neocode_tui.agent.extensions.session_hooks import SessionHooks
-    from neocode_tui.agent.extensions.skills import SKILL_FILE, SkillCatalogue, find_skills, skill_body, skill_files
+    from neocode_tui.agent.extensions.skills import (
+        SKILL_FILE,
+        SkillCatalogue,
+        commands_and_skills,
+        find_skills,
+        skill_body,
+        skill_files,
+    )
 
 __all__ = [
     "mention_for",
@@ -41,6 +48,7 @@ __all__ = [
     "SkillCatalogue",
     "Snapshot",
     "ToolVerdict",
+    "commands_and_skills",
     "find_skills",
     "list_files",
     "load_commands",
@@ -68,5 +76,6 @@ if not TYPE_CHECKING:
         "memory_files": ("MAX_FILE", "MemoryFile", "MemoryFiles",),
         "prompt_expansion": ("PromptExpansion",),
         "session_hooks": ("SessionHooks",),
-        "skills": ("SKILL_FILE", "SkillCatalogue", "find_skills", "skill_body", "skill_files",),
+        "skills": ("SKILL_FILE", "SkillCatalogue", "commands_and_skills", "find_skills", "skill_body",
+                   "skill_files",),
     })

@@ -1,10 +1,13 @@
 """Custom slash commands: a Markdown file is a prompt the user runs as ``/name``.
 
 The format is Claude Code's, so a team's existing commands work unchanged: the file's body is
-the prompt, ``$ARGUMENTS`` (and ``$1``, ``$2``…) take what follows the name, and optional YAML
-front matter gives ``description`` and ``argument-hint``. A file in a subfolder is
-``/folder:name``. They come from the user (``commands/`` in the config folder,
-``~/.claude/commands/``) and from the workspace (``.neocode/commands/``, ``.claude/commands/``).
+the prompt, with Claude Code's substitutions (``arguments``: ``$ARGUMENTS``, ``$0``...), and
+optional YAML front matter gives ``description``, ``argument-hint`` and ``arguments``. A file
+in a subfolder is ``/folder:name``, and answers to its own name too (``/tdd-red`` for
+``tdd/tdd-red.md``) where no other command has it. They come from the user (``commands/`` in
+the config folder, ``~/.claude/commands/``) and from the workspace (``.neocode/commands/``,
+``.claude/commands/``); skills the user may invoke join them (``skills.skill_commands``),
+each before the command files of its owner, as Claude Code lets a skill win over a command.
 
 The user is trusted and the repository is not, so a name the user gave is the user's: a
 workspace file of the same name never replaces it (typing ``/review`` must run what the user
@@ -20,14 +23,14 @@ private file to the model. Its description is one line (a screen shows its contr
 from __future__ import annotations
 
 import re
-import shlex
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from neocode_tui.agent.extensions.arguments import argument_names, substitute, takes_arguments
 from neocode_tui.deferred import lazy
 from neocode_tui.paths import config_dir
 
@@ -40,7 +43,6 @@ FILE_CAP = 100_000
 """Bytes of one command file: a prompt, not a document."""
 COMMANDS_CAP = 500
 """Command files read from one folder."""
-PLACEHOLDER = re.compile(r"\$(ARGUMENTS|[1-9][0-9]?)")
 FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*(?:\r?\n|\Z)", re.DOTALL | re.MULTILINE)
 NAME = re.compile(r"[\w.-]+(?::[\w.-]+)*")
 PROJECT = "project"
@@ -81,35 +83,31 @@ class CustomCommand:
     template: str
     path: Path
     source: Source = "user"
+    names: tuple[str, ...] = ()
+    """The front matter's ``arguments``: ``$name`` is the word at its position."""
+    folder: str = ""
+    """The subfolder it is in (``tdd`` for ``tdd/tdd-red.md``), shown beside where it came from."""
+    skill: Path | None = None
+    """A skill's folder: the command is the skill, run by the user."""
 
     @property
     def label(self) -> str:
-        """The description with where the command came from: "Review a file (project)"."""
-        return f"{self.description} ({self.source})"
+        """The description with where the command came from: "Review a file (project)",
+        "Red phase (project:tdd)", "Deploy (user skill)"."""
+        where = f"{self.source}:{self.folder}" if self.folder else self.source
+        return f"{self.description} ({where}{' skill' if self.skill else ''})"
 
     @property
     def takes_arguments(self) -> bool:
-        return bool(self.argument_hint or PLACEHOLDER.search(self.template))
+        return bool(self.argument_hint or takes_arguments(self.template, self.names))
 
-    def expand(self, arguments: str) -> str:
-        """The prompt with its placeholders filled; arguments given to a prompt that has no
-        placeholder are added at its end rather than silently lost."""
-        arguments = arguments.strip()
-        if not PLACEHOLDER.search(self.template):
-            return f"{self.template}\n\nARGUMENTS: {arguments}" if arguments else self.template
-        try:
-            words = shlex.split(arguments)
-        except ValueError:  # an unclosed quote: words as typed
-            words = arguments.split()
-
-        def fill(match: re.Match[str]) -> str:
-            key = match.group(1)
-            if key == "ARGUMENTS":
-                return arguments
-            number = int(key)
-            return words[number - 1] if number <= len(words) else ""
-
-        return PLACEHOLDER.sub(fill, self.template)
+    def expand(self, arguments: str, variables: Mapping[str, str] | None = None) -> str:
+        """The prompt with its placeholders filled (``arguments.substitute``); words given to
+        a prompt without ``$ARGUMENTS`` are added at its end rather than silently lost."""
+        known = dict(variables or {})
+        if self.skill is not None:
+            known["CLAUDE_SKILL_DIR"] = str(self.skill)
+        return substitute(self.template, arguments, names=self.names, variables=known)
 
 
 @dataclass
@@ -117,6 +115,8 @@ class CustomCommands:
     commands: dict[str, CustomCommand] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     """One line per file that could not be used, each naming the file."""
+    short: dict[str, str] = field(default_factory=dict)
+    """A subfolder's command by its file name alone (``tdd-red``: ``tdd:tdd-red``)."""
 
     def named(self, text: str) -> tuple[CustomCommand, str] | None:
         """The custom command ``text`` runs when it is ``/name args``, with the arguments."""
@@ -124,10 +124,17 @@ class CustomCommands:
         if not stripped.startswith("/"):
             return None
         name, _, arguments = stripped[1:].partition(" ")
-        command = self.commands.get(name.lower())
+        name = name.lower()
+        command = self.commands.get(self.short.get(name, name))
         if command is None or "\n" in name:
             return None
         return command, arguments
+
+    def listed(self) -> list[CustomCommand]:
+        """Every command once, a subfolder's under its short name where it has one."""
+        by_long = {long: short for short, long in self.short.items()}
+        return [replace(command, name=by_long.get(command.name, command.name))
+                for command in self.commands.values()]
 
     def expand(self, text: str) -> str | None:
         """The prompt ``text`` stands for when it is ``/name args`` of a custom command."""
@@ -147,15 +154,21 @@ def command_folders(workspace: Path, home: Path | None = None) -> list[tuple[Pat
 
 
 def load_commands(
-    workspace: Path, reserved: Iterable[str] = (), home: Path | None = None
+    workspace: Path, reserved: Iterable[str] = (), home: Path | None = None,
+    skills: Sequence[CustomCommand] = (),
 ) -> CustomCommands:
-    """Every usable command file; ``reserved`` are the built-in names none may take."""
+    """Every usable command file; ``reserved`` are the built-in names none may take;
+    ``skills``: those the user may invoke, each before its owner's command files."""
     workspace = workspace.resolve()
     reserved = {name.lower() for name in reserved}
     found = CustomCommands()
     named: set[tuple[Source, str]] = set()
     """(owner, name as the file gives it): a later folder of the same owner does not count."""
     for folder, source in command_folders(workspace, home):
+        for skill in skills:
+            if skill.source == source and (source, skill.name) not in named:
+                named.add((source, skill.name))
+                _add_skill(found, skill, reserved)
         for path in _command_files(folder, found.problems):
             name = ":".join(path.relative_to(folder).with_suffix("").parts).lower()
             if (source, name) in named:
@@ -168,11 +181,38 @@ def load_commands(
             elif source == "project" and not path.resolve().is_relative_to(workspace):
                 found.problems.append(f"{path}: not used, it links outside the workspace")
             else:
-                _add(found, path, name, source)
+                _add(found, path, name, source, ":".join(path.relative_to(folder).parent.parts).lower())
+    _give_short_names(found, reserved)
     return found
 
 
-def _add(found: CustomCommands, path: Path, name: str, source: Source) -> None:
+def _add_skill(found: CustomCommands, skill: CustomCommand, reserved: set[str]) -> None:
+    if skill.name in reserved:
+        found.problems.append(f"{skill.path}: the skill /{skill.name} has a built-in command's name; "
+                              "it is not a slash command (the model may still load it)")
+        return
+    name = skill.name
+    if name in found.commands:  # the user's own: the workspace's goes under project:
+        name = f"{PROJECT}:{name}"
+    if name in found.commands:
+        found.problems.append(f"{skill.path}: not used: /{name} is taken by {found.commands[name].path}")
+        return
+    found.commands[name] = replace(skill, name=name)
+
+
+def _give_short_names(found: CustomCommands, reserved: set[str]) -> None:
+    """A subfolder's command answers to its file name where no command has it and no other
+    subfolder's file has the same name."""
+    candidates: dict[str, list[str]] = {}
+    for name, command in found.commands.items():
+        if command.folder:
+            candidates.setdefault(name.rsplit(":", 1)[-1], []).append(name)
+    for short, names in candidates.items():
+        if len(names) == 1 and short not in found.commands and short not in reserved:
+            found.short[short] = names[0]
+
+
+def _add(found: CustomCommands, path: Path, name: str, source: Source, folder: str) -> None:
     """A workspace command whose name the user's own has goes under ``project:``. (The
     user's are all added first, so a name taken here is the user's or the workspace's.)"""
     taken = found.commands.get(name)
@@ -184,7 +224,7 @@ def _add(found: CustomCommands, path: Path, name: str, source: Source) -> None:
         return
     command = _read(path, name, source, found.problems)
     if command is not None:
-        found.commands[name] = command
+        found.commands[name] = replace(command, folder=folder)
 
 
 def _command_files(folder: Path, problems: list[str]) -> list[Path]:
@@ -227,6 +267,7 @@ def _read(path: Path, name: str, source: Source, problems: list[str]) -> CustomC
     if text is None:
         return None
     front = _FrontMatter()
+    names: tuple[str, ...] = ()
     match = FRONT_MATTER.match(text)
     if match:
         text = text[match.end():]
@@ -237,6 +278,7 @@ def _read(path: Path, name: str, source: Source, problems: list[str]) -> CustomC
                 # large to turn into text.
                 front = _FrontMatter.model_validate(
                     {k: str(v) for k, v in data.items() if isinstance(v, str | int | float | bool)})
+                names = argument_names(data.get("arguments"))
         except (yaml.YAMLError, ValidationError) as exc:
             problems.append(f"{path}: front matter is not valid YAML ({_first_line(str(exc))})")
     template = text.strip()
@@ -245,7 +287,7 @@ def _read(path: Path, name: str, source: Source, problems: list[str]) -> CustomC
         return None
     description = _first_line(front.description, 200) or _first_line(template)
     hint = _first_line(front.argument_hint)
-    return CustomCommand(name, description, hint, template, path, source)
+    return CustomCommand(name, description, hint, template, path, source, names)
 
 
 def _first_line(text: str, length: int = 80) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
 from neocode_tui.agent.extensions.custom_commands import CustomCommands
@@ -49,15 +50,26 @@ class ExpansionHost(Protocol):
         """Whether the model takes images (``images``; else they are said not sent)."""
         ...
 
+    @property
+    def id(self) -> str | None:
+        """The session's id, for ``${CLAUDE_SESSION_ID}``."""
+        ...
+
     def notice(self, level: NoticeLevel, message: str) -> None: ...
+
+
+class SkillsInUse(Protocol):
+    def add(self, folder: Path) -> None:
+        """A skill's folder, from now on readable by read_file and in the sandbox."""
 
 
 class PromptExpansion:
     def __init__(
         self, workspace: Workspace, secrets: Secrets, mcp: McpManager, host: ExpansionHost,
+        skills: SkillsInUse,
     ) -> None:
         self._workspace, self._secrets, self._mcp = workspace, secrets, mcp
-        self._host = host
+        self._host, self._skills = host, skills
 
     async def expand(self, typed: str, images: list[Image]) -> ExpandedPrompt:
         """``ToolError`` or ``PromptArgumentsMissing`` when the command's prompt cannot be had."""
@@ -80,7 +92,9 @@ class PromptExpansion:
         command, arguments = found
         if why := self._workspace.hidden(command.path.resolve()):
             raise ToolError(f"/{command.name} was not run: {withheld(str(command.path), why)}")
-        return command.expand(arguments)
+        if command.skill is not None:
+            self._skills.add(command.skill)
+        return command.expand(arguments, {"CLAUDE_SESSION_ID": self._host.id or ""})
 
     def with_context(self, text: str, contexts: Iterable[tuple[str, str]]) -> str:
         """``text`` with each hook's context after it, in a tag named for the hook."""

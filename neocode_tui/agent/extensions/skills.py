@@ -6,8 +6,12 @@ read once, so the listing is the same bytes at every request of a session); its 
 arrives when the model calls ``skill(name)``, with the list of the skill's other files,
 which ``read_file`` may then read even where the skill lives outside the workspace.
 
-The user's skills (their config folder's ``skills/``, ``~/.agents/skills``) are found
-first, so a workspace skill never takes the name of one of theirs. A workspace's skills
+The user's skills (their config folder's ``skills/``, ``~/.claude/skills``,
+``~/.agents/skills``) are found first, so a workspace skill never takes the name of one of
+theirs. A skill the front matter keeps from the model (``disable-model-invocation``) is not
+in its listing and ``skill`` does not load it; every skill the user may invoke is also a
+slash command (``skill_commands``). Loading a skill, either way, opens its folder to
+``read_file`` and binds it read-only into the sandbox, so its bundled scripts run. A workspace's skills
 are the repository's words: they are read as the tools read (no symlink out of the
 workspace, regular files only, bounded), and a skill runs nothing by itself: what it asks
 the model to run goes through the same approvals and folder trust as anything else (its
@@ -20,11 +24,13 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from neocode_tui.agent.extensions.custom_commands import FRONT_MATTER
+from neocode_tui.agent.extensions.custom_commands import FRONT_MATTER, CustomCommand, CustomCommands, load_commands
+from neocode_tui.agent.extensions.skill_front import SkillFront, read_front
 from neocode_tui.agent.workspace import Hidden, PathOutsideWorkspace, Workspace, printable_name, withheld
 from neocode_tui.deferred import lazy
 from neocode_tui.paths import config_dir
@@ -37,7 +43,6 @@ else:  # after the first frame, or on first use (neocode_tui/deferred.py)
 SKILL_FILE = "SKILL.md"
 MAX_SKILL_FILE = 256_000
 MAX_SKILLS = 100
-MAX_DESCRIPTION = 1024
 MAX_LISTING = 12_000
 """Characters of the listing in the system prompt; skills past it are named only in /skills."""
 MAX_FILES = 200
@@ -50,13 +55,20 @@ Origin = Literal["user", "workspace"]
 
 @dataclass(frozen=True)
 class Skill:
-    name: str
-    description: str
+    front: SkillFront
     folder: Path
     """Resolved: the folder read_file may read once the skill is loaded."""
     where: str
     """The folder it was found in, as /skills shows it."""
     origin: Origin
+
+    @property
+    def name(self) -> str:
+        return self.front.name
+
+    @property
+    def description(self) -> str:
+        return self.front.description
 
 
 @dataclass
@@ -66,7 +78,8 @@ class SkillCatalogue:
 
     def listing(self) -> str:
         """The system prompt's section: names and descriptions, bounded."""
-        if not self.skills:
+        listed = [skill for skill in self.skills.values() if skill.front.model_invocable]
+        if not listed:
             return ""
         lines = [
             "# Skills",
@@ -76,10 +89,10 @@ class SkillCatalogue:
             "",
         ]
         size = sum(map(len, lines))
-        for skill in self.skills.values():
+        for skill in listed:
             line = f"- {skill.name}: {skill.description}"
             if size + len(line) > MAX_LISTING:
-                lines.append(f"- … {len(self.skills) - len(lines) + 4} more (the user's /skills lists them)")
+                lines.append(f"- … {len(listed) - len(lines) + 4} more (the user's /skills lists them)")
                 break
             lines.append(line)
             size += len(line) + 1
@@ -91,6 +104,7 @@ def skill_folders(root: Path, home: Path | None = None) -> list[tuple[Path, Orig
     home = home if home is not None else Path.home()
     return [
         (config_dir() / "skills", "user"),
+        (home / ".claude" / "skills", "user"),
         (home / ".agents" / "skills", "user"),
         *((root / folder, "workspace") for folder in WORKSPACE_FOLDERS),
     ]
@@ -149,7 +163,7 @@ def _read_skill(folder: Path, where: str, origin: Origin, problems: list[str]) -
     if text is None:
         return None  # a folder without a SKILL.md is no skill (nor a problem)
     match = FRONT_MATTER.match(text)
-    data: object = None
+    data: object = {}
     if match:
         try:
             data = yaml.safe_load(match.group(1))
@@ -157,20 +171,19 @@ def _read_skill(folder: Path, where: str, origin: Origin, problems: list[str]) -
             problems.append(f"{where}/{SKILL_FILE}: the front matter is not valid YAML "
                             "(a description with ': ' in it needs quotes)")
             return None
+    data = {} if data is None else data
     if not isinstance(data, dict):
-        problems.append(f"{where}/{SKILL_FILE}: no front matter with a name and a description")
+        problems.append(f"{where}/{SKILL_FILE}: the front matter is not a mapping of fields")
         return None
-    name, description = str(data.get("name") or "").strip(), " ".join(str(data.get("description") or "").split())
-    if not NAME.fullmatch(name):
-        problems.append(f"{where}/{SKILL_FILE}: the name {printable_name(name)!r} is not lower-case "
+    front = read_front(data, folder.name, text[match.end():] if match else text)
+    if not NAME.fullmatch(front.name):
+        problems.append(f"{where}/{SKILL_FILE}: the name {printable_name(front.name)!r} is not lower-case "
                         "letters, digits and hyphens (64 at most)")
         return None
-    if not description:
+    if not front.description:
         problems.append(f"{where}/{SKILL_FILE}: the description is missing")
         return None
-    if len(description) > MAX_DESCRIPTION:
-        description = description[: MAX_DESCRIPTION - 1] + "…"
-    return Skill(name, printable_name(description), folder, where, origin)
+    return Skill(front, folder, where, origin)
 
 
 def read_skill_file(folder: Path, relative: str = SKILL_FILE) -> str | None:
@@ -225,3 +238,27 @@ def skill_files(skill: Skill) -> tuple[list[str], int]:
 
     walk(skill.folder, 1)
     return found, more
+
+
+def skill_commands(catalogue: SkillCatalogue) -> list[CustomCommand]:
+    """The skills the user may run as ``/name ARGS``: their bodies as prompts, read now."""
+    commands = []
+    for skill in catalogue.skills.values():
+        if not skill.front.user_invocable:
+            continue
+        body = skill_body(skill)
+        commands.append(CustomCommand(
+            skill.name, _one_line(skill.description), skill.front.argument_hint, body or skill.description,
+            skill.folder / SKILL_FILE, "user" if skill.origin == "user" else "project",
+            skill.front.arguments, skill=skill.folder,
+        ))
+    return commands
+
+
+def _one_line(text: str, length: int = 200) -> str:
+    return text if len(text) <= length else text[: length - 1] + "…"
+
+
+def commands_and_skills(root: Path, reserved: Iterable[str], hidden: Hidden) -> CustomCommands:
+    """The custom commands with the skills the user may run among them."""
+    return load_commands(root, reserved, skills=skill_commands(find_skills(root, hidden=hidden)))

@@ -6,7 +6,8 @@ read-only; the home folder is an empty private one with only toolchains bound ba
 workspace and the agent sockets are replaced by empty unreadable ones; the environment is
 an allow-list (``sandbox_env``); the network is off unless asked for; what git reads as
 configuration or code stays read-only and no repository can be made at the workspace root
-(``sandbox_git``), and so do the workspace's protected files (``sandbox_files``); the
+(``sandbox_git``), and so do the workspace's protected files (``sandbox_files``); a skill
+in use has its folder bound back read-only wherever it lives; the
 command gets no capability and its own process and IPC namespaces, and dies with NeoCode.
 ``read-only`` makes the workspace read-only too.
 
@@ -59,6 +60,9 @@ class Sandbox:
     bwrap: str = "bwrap"
     added: tuple[Path, ...] = ()
     """More folders commands may write, as the workspace (``--add-dir``)."""
+    readable: tuple[Path, ...] = ()
+    """Folders outside the workspace commands may read, bound read-only over whatever hides
+    them (a skill's, while it is in use, so its bundled scripts run)."""
 
     @property
     def active(self) -> bool:
@@ -128,6 +132,8 @@ class Sandbox:
         if self.mode == "workspace-write":
             args += sandbox_git.guard(workspace).mounts()
             args += read_only_mounts(workspace)
+        for folder in self.readable:
+            args += ["--ro-bind", str(folder), str(folder)]
         return args
 
     def failure_hint(self, output: str) -> str:

@@ -27,7 +27,7 @@ from neocode_tui.agent.extensions import (
     PromptCommand,
     PromptExpansion,
     SessionHooks,
-    load_commands,
+    commands_and_skills,
     load_hooks,
 )
 from neocode_tui.agent.loop import AgentLoop
@@ -55,7 +55,7 @@ from neocode_tui.agent.session.title import Titling
 from neocode_tui.agent.session.tools import SessionTools
 from neocode_tui.agent.store import SessionInfo, SessionStore, find_session, list_sessions
 from neocode_tui.agent.tool_runner import AroundCalls
-from neocode_tui.agent.tools import ToolError, ToolRegistry, default_tools
+from neocode_tui.agent.tools import SkillFolders, ToolError, ToolRegistry, default_tools
 from neocode_tui.agent.tools.bash import Bash
 from neocode_tui.agent.tools.web import WebFetch
 from neocode_tui.agent.web import AllowList
@@ -190,13 +190,15 @@ class AgentSession:
             elicitor=self.front.elicitor, open_url=self.front.open_url,
         )
         self._built_in_commands = (*COMMANDS, *built_in_commands)
-        self.commands: CustomCommands = load_commands(self.workspace, self._built_in_commands)
-        self.expansion = PromptExpansion(room, self.secrets, self.mcp, self)
+        self.skill_folders = SkillFolders()
+        """The skills in use: read_file reads their files, the sandbox shows their folders."""
+        self.commands: CustomCommands = self.reload_commands()
+        self.expansion = PromptExpansion(room, self.secrets, self.mcp, self, self.skill_folders)
         """Commands, MCP prompts and resources, and mentions: what a typed prompt becomes."""
 
     def _tools(self, settings: Settings) -> ToolRegistry:
         """The built-in tools as this session runs them, ``task``, then the tool sources."""
-        bash = Bash(sandbox=self.sandbox, secrets=self.secrets.keys, jobs=self.jobs)
+        bash = Bash(sandbox=self.sandbox, secrets=self.secrets.keys, jobs=self.jobs, skills=self.skill_folders)
         web_fetch = WebFetch(AllowList.parse(settings.web_fetch_allow), self.secrets, self.gate)
         return default_tools(bash, web_fetch, more=[TaskTool(self.subagents)], sources=[self.own_tools, self.mcp])
 
@@ -341,11 +343,12 @@ class AgentSession:
 
     def prompt_commands(self) -> list[PromptCommand]:
         """Every command that stands for a prompt: the custom ones, then the MCP servers'."""
-        return [*self.commands.commands.values(), *self.mcp.prompts()]
+        return [*self.commands.listed(), *self.mcp.prompts()]
 
     def reload_commands(self) -> CustomCommands:
-        """Read the command folders again: a file added since shows up."""
-        self.commands = load_commands(self.workspace, self._built_in_commands)
+        """Read the command and skill folders again: a file added since shows up."""
+        self.commands = commands_and_skills(self.workspace, self._built_in_commands,
+                                            self.gate.workspace.hidden)
         return self.commands
 
     async def prompt(self, text: str, images: Sequence[Image] = ()) -> RunFinished:

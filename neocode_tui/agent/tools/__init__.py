@@ -25,7 +25,7 @@ from neocode_tui.chat import ToolSpec
 
 __all__ = [
     "Confinement", "FileTool", "OutputCallback", "Tool", "ToolError", "ToolKind", "ToolOutput",
-    "MAX_TOOLS", "ToolNamed", "ToolRegistry", "ToolSource", "default_tools",
+    "MAX_TOOLS", "SkillFolders", "ToolNamed", "ToolRegistry", "ToolSource", "default_tools",
 ]
 
 ToolNamed = Callable[[str], "Tool[Any] | None"]
@@ -99,7 +99,7 @@ def default_tools(
     """The built-in tools (``bash`` and ``web_fetch`` as the session sets them up), then
     ``more`` of the session's own, then the ``sources``."""
     bash = bash or Bash()  # its background commands are what the two after it read and stop
-    skills = SkillFolders()  # what skill opens, read_file reads
+    skills = bash.skills  # what skill opens, read_file reads and the sandbox shows
     return ToolRegistry(
         [ReadFile(skills), ListDir(), Glob(), Grep(), WriteFile(), EditFile(), bash,
          BashOutput(bash.jobs), KillBash(bash.jobs), web_fetch or WebFetch(), UseSkill(skills), *more],

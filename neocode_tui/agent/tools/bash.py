@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -29,6 +30,7 @@ from neocode_tui.agent.processes import BackgroundJobs, TooManyJobs
 from neocode_tui.agent.sandbox import Sandbox, failure_note
 from neocode_tui.agent.tools.base import Confinement, OutputCallback, Tool, ToolError, ToolOutput
 from neocode_tui.agent.tools.shell import Capture, Ending, RunningCommand
+from neocode_tui.agent.tools.skill import SkillFolders
 from neocode_tui.agent.workspace import Workspace
 
 OUTPUT_CAP = 30_000
@@ -75,8 +77,11 @@ class Bash(Tool[BashArgs]):
     def __init__(
         self, output_cap: int = OUTPUT_CAP, sandbox: Sandbox | None = None,
         secrets: Sequence[str] = (), jobs: BackgroundJobs | None = None,
+        skills: SkillFolders | None = None,
     ) -> None:
         self.output_cap = output_cap
+        self.skills = skills or SkillFolders()
+        """The skills in use, whose folders the sandbox shows read-only."""
         self.jobs = jobs or BackgroundJobs()
         """Where a command started in the background, or sent there, goes on."""
         self.sandbox = sandbox or Sandbox()
@@ -118,6 +123,8 @@ class Bash(Tool[BashArgs]):
         self, args: BashArgs, workspace: Workspace, on_output: OutputCallback | None = None
     ) -> ToolOutput:
         sandbox = Sandbox() if args.unsandboxed else self.sandbox
+        if sandbox.active:
+            sandbox = replace(sandbox, readable=self.skills.outside(workspace.root))
         if args.run_in_background:
             try:
                 self.jobs.check_room()

@@ -21,14 +21,19 @@ from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace, withhel
 
 
 class SkillFolders:
-    """The folders of the skills loaded so far, which read_file may read outside the
-    workspace (through the same no-symlink opens, each folder its own root)."""
+    """The folders of the skills in use (loaded by the model, or run by the user), which
+    read_file may read outside the workspace (through the same no-symlink opens, each
+    folder its own root) and commands find bound read-only in the sandbox."""
 
     def __init__(self) -> None:
         self._folders: dict[Path, Workspace] = {}
 
     def add(self, folder: Path) -> None:
         self._folders.setdefault(folder, Workspace(folder))
+
+    def outside(self, root: Path) -> tuple[Path, ...]:
+        """The folders that are not in ``root`` (those in it the sandbox shows already)."""
+        return tuple(folder for folder in self._folders if not folder.is_relative_to(root))
 
     def find(self, path: str) -> tuple[Workspace, Path] | None:
         """The skill folder holding ``path`` and its resolved form, if any does."""
@@ -73,9 +78,11 @@ class UseSkill(FileTool[SkillArgs]):
     def run_sync(self, args: SkillArgs, workspace: Workspace, deadline: Deadline) -> ToolOutput:
         skills = self.catalogue(workspace).skills
         skill = skills.get(args.name.strip())
-        if skill is None:
-            known = ", ".join(skills) or "none"
-            raise ToolError(f"there is no skill named {args.name!r}; the skills are: {known}")
+        if skill is None or not skill.front.model_invocable:
+            known = ", ".join(name for name, found in skills.items() if found.front.model_invocable)
+            also = f" ({skill.name} is run by the user only, as /{skill.name})" if skill else ""
+            raise ToolError(f"there is no skill named {args.name!r} for you to load{also}; "
+                            f"the skills are: {known or 'none'}")
         if why := workspace.hidden(skill.folder / SKILL_FILE):  # a rule added since
             raise ToolError(withheld(f"the skill {skill.name}", why))
         self.folders.add(skill.folder)
