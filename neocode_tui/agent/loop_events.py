@@ -128,6 +128,8 @@ class Notice(_LoopEvent):
     message: str
     calls_back: bool = False
     """News the user is called back for when not looking (a background command ended)."""
+    call_id: str | None = None
+    """The tool call it is about (a subagent's missing tools): an editor shows it there."""
 
 
 class RunFinished(_LoopEvent):

@@ -1,17 +1,20 @@
 """Subagent definitions: Markdown files with front matter, in Claude Code's format.
 
 A file's body is the child's system prompt; its front matter gives ``name``, ``description``
-(what the parent model reads to choose it), ``tools`` (a comma list, Claude Code's names or
-ours) and ``model`` (a profile name; anything else, ``inherit`` included, is the parent's).
+(what the parent model reads to choose it), ``tools`` and ``disallowedTools`` (a comma list
+or a YAML list, Claude Code's names or ours: ``claude_names``), ``maxTurns`` and ``model``
+(Claude Code's alias or model id, or a profile of the user's; ``inherit`` is the parent's).
+The other fields Claude Code has are named per agent in ``/agents`` as having no effect here.
 They come from the user (``agents/`` in the config folder, ``~/.claude/agents/``) and the
-workspace (``.neocode/agents/``, ``.claude/agents/``).
+workspace (``.neocode/agents/``, ``.claude/agents/``), each folder read with its subfolders.
 
 The user is trusted and the repository is not. A workspace agent is a prompt and a list of
 tools to narrow, never to widen: its child asks the user's approvals like the parent, it may
-not take the name of a user's agent or the built-in ``explore``, and its ``model`` is honoured
-only in a folder the user trusts (a profile changes where requests go and which key they
-carry). Names and descriptions are one short line each, so the task tool's definition stays
-small and a screen shows them escaped.
+not take the name of a user's agent or the built-in ``explore``, and its ``model`` names a
+profile only in a folder the user trusts (a profile changes where requests go and which key
+they carry; a Claude model of the session's own provider does not). Names and descriptions
+are one short line each, so the task tool's definition stays small and a screen shows them
+escaped.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from neocode_tui.agent.delegation.claude_names import Tools, anthropic_model, read_tools
 from neocode_tui.agent.extensions import FRONT_MATTER, markdown_files, read_prompt_file
 from neocode_tui.deferred import lazy
 from neocode_tui.paths import config_dir
@@ -47,11 +51,9 @@ EXPLORE_PROMPT = (
     "concise, self-contained answer with the file paths and facts the other agent needs: "
     "it sees only your final message."
 )
-CLAUDE_TOOLS = {
-    "read": "read_file", "write": "write_file", "edit": "edit_file", "multiedit": "edit_file",
-    "bash": "bash", "glob": "glob", "grep": "grep", "ls": "list_dir",
-}
-"""Claude Code's tool names (lower case) as ours: its agent files work unchanged."""
+IGNORED = ("permissionMode", "skills", "mcpServers", "hooks", "memory", "background", "effort",
+           "isolation", "initialPrompt", "color")
+"""Claude Code's agent fields that have no effect here (docs/extending.md says why, each)."""
 
 Source = Literal["built-in", "user", "project"]
 
@@ -62,12 +64,20 @@ class AgentFile:
     description: str
     prompt: str
     tools: tuple[str, ...] | None = None
-    """Our tool names; None: every tool the parent has but ``task``."""
+    """Our tool names (and MCP patterns); None: every tool the parent has but ``task``."""
     model: str = ""
-    """A profile name, honoured when ``model_allowed``; "" the parent's."""
+    """As the file gives it, honoured when ``model_allowed``; "" the parent's."""
     source: Source = "built-in"
     path: Path | None = None
     model_allowed: bool = True
+    missing: tuple[str, ...] = ()
+    """Tools the file lists, with no equivalent here: never granted, said in /agents and at the
+    agent's first run."""
+    missing_words: str = ""
+    denied: tuple[str, ...] = ()
+    """``disallowedTools``, in our names: taken away from what it would have."""
+    max_turns: int | None = None
+    ignored: tuple[str, ...] = ()
 
 
 EXPLORER = AgentFile(EXPLORE, EXPLORE_DESCRIPTION, EXPLORE_PROMPT, EXPLORE_TOOLS)
@@ -113,7 +123,7 @@ def load_agents(workspace: Path, home: Path | None = None) -> AgentCatalog:
                     where = taken.path or "the built-in agent"
                     catalog.problems.append(f"{path}: not used: {agent.name!r} is taken by {where}")
                 continue
-            if source == "project" and agent.model and not trusted:
+            if source == "project" and agent.model and not trusted and anthropic_model(agent.model) is None:
                 catalog.problems.append(
                     f"{path}: model {agent.model!r} not used, {NOT_TRUSTED}: the agent uses the "
                     "session's model"
@@ -124,7 +134,7 @@ def load_agents(workspace: Path, home: Path | None = None) -> AgentCatalog:
 
 
 def _files(folder: Path, problems: list[str]) -> list[Path]:
-    return markdown_files(folder, problems, cap=AGENTS_CAP, noun="agents")
+    return markdown_files(folder, problems, cap=AGENTS_CAP, noun="agents", nested=True)
 
 
 def _read(path: Path, source: Source, problems: list[str]) -> AgentFile | None:
@@ -158,9 +168,16 @@ def _read(path: Path, source: Source, problems: list[str]) -> AgentFile | None:
         problems.append(f"{path}: an agent needs a description and a prompt")
         return None
     tools = _tools(data.get("tools"), path, problems)
+    denied = _tools(data.get("disallowedTools"), path, problems)
     model = _line(fields.get("model") or "", 60)
     model = "" if model.lower() == "inherit" else model
-    return AgentFile(name, description, prompt, tools, model, source, path)
+    missing = tools.missing if tools is not None else ()
+    return AgentFile(
+        name, description, prompt, tools.granted if tools is not None else None, model, source, path,
+        missing=missing, missing_words=tools.missing_words() if tools is not None else "",
+        denied=denied.granted if denied is not None else (), max_turns=_turns(data.get("maxTurns")),
+        ignored=tuple(key for key in IGNORED if key in data),
+    )
 
 
 def _scalar(value: object) -> str | None:
@@ -171,19 +188,18 @@ def _scalar(value: object) -> str | None:
     return None
 
 
-def _tools(value: object, path: Path, problems: list[str]) -> tuple[str, ...] | None:
+def _tools(value: object, path: Path, problems: list[str]) -> Tools | None:
     if value is None or value == "":
         return None
     names = value if isinstance(value, list) else (_scalar(value) or "").split(",")
-    tools: list[str] = []
-    for item in names:
-        word = (_scalar(item) or "").strip()
-        ours = CLAUDE_TOOLS.get(word.lower(), word)
-        if word and ours not in tools:
-            tools.append(ours)
-    if not tools:
+    tools = read_tools(_scalar(item) or "" for item in names)
+    if not tools.granted and not tools.missing:
         problems.append(f"{path}: tools lists no tool; the agent gets none")
-    return tuple(tools)
+    return tools
+
+
+def _turns(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 def _line(text: str, length: int) -> str:
@@ -199,8 +215,14 @@ def agents_text(catalog: AgentCatalog) -> str:
     for agent in catalog.agents.values():
         where = f"{agent.source}, {agent.path}" if agent.path else agent.source
         tools = ", ".join(agent.tools) if agent.tools is not None else "the session's tools"
+        if agent.denied:
+            tools += f" but {', '.join(agent.denied)}"
         model = agent.model if agent.model and agent.model_allowed else "the session's model"
         lines += [f"{agent.name} ({where})", f"  {agent.description}", f"  tools: {tools} · model: {model}"]
+        if agent.missing:
+            lines.append(f"  not granted, no equivalent here: {agent.missing_words}")
+        if agent.ignored:
+            lines.append(f"  no effect here: {', '.join(agent.ignored)} (docs/extending.md)")
     if catalog.problems:
         lines += ["", "Not used:", *(f"  {problem}" for problem in catalog.problems)]
     lines += ["", "New or changed agent files are read when the next session starts."]

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from neocode_tui.agent.call_context import CURRENT_CALL, RunningCall
 from neocode_tui.agent.context import Budget
 from neocode_tui.agent.delegation.agent_files import EXPLORE, AgentCatalog, AgentFile
+from neocode_tui.agent.delegation.claude_names import matching
 from neocode_tui.agent.loop import AgentLoop, Sink
 from neocode_tui.agent.loop_events import (
     ApprovalDecision,
@@ -42,14 +43,15 @@ from neocode_tui.agent.workspace import Workspace
 from neocode_tui.chat import ToolSpec
 from neocode_tui.events import ErrorInfo, TextDelta, Usage
 from neocode_tui.providers import Provider
-from neocode_tui.vocabulary import ApprovalMode
+from neocode_tui.vocabulary import ApprovalMode, NoticeLevel
 
 CONTINUATIONS = 3
 """Times a SubagentStop hook may send a child back to work in one task."""
 TASK_NAME = "task"
 
-ProviderFor = Callable[[AgentFile], Provider | None]
-"""A provider of its own for an agent whose ``model`` names a profile (None: the parent's)."""
+ProviderFor = Callable[[AgentFile, str], Provider | None]
+"""A provider of its own for an agent whose ``model`` names another model (None: the
+parent's), given the ``task`` call's id, which a word about the model it runs on is about."""
 UsageCounter = Callable[[Usage, str], None]
 """Told each child request's usage and the model it was made with."""
 StopHook = Callable[[str, bool], Any]
@@ -72,14 +74,16 @@ class ChildLoop(AgentLoop, Alone):
 
     def __init__(
         self, parent: AgentLoop, provider: Provider, *, approver: Approver | None = None,
-        budget: Budget | None = None, **options: Any,
+        budget: Budget | None = None, max_turns: int | None = None, **options: Any,
     ) -> None:
+        """``max_turns``: the agent file's, within the parent's."""
         self._parent = parent
         # A task is no way around a deny rule, nor asked again what the user allowed.
         gate = CallGate(parent.workspace, parent.secrets, self, approver=approver,
                         permissions=parent.gate.permissions,
                         allowed_for_session=parent.gate.allowed_for_session)
-        super().__init__(provider, parent.workspace, max_turns=parent.max_turns, secrets=parent.secrets,
+        turns = min(parent.max_turns, max_turns or parent.max_turns)
+        super().__init__(provider, parent.workspace, max_turns=turns, secrets=parent.secrets,
                          host=self, gate=gate, around=parent.runner.around, **options)
         self.budget = budget
         self.meter = None if budget is None else budget.meter.for_child(
@@ -200,6 +204,9 @@ class SubagentHost(Protocol):
     @property
     def budget(self) -> Budget: ...
 
+    def notice(self, level: NoticeLevel, message: str, *, call_id: str | None = None) -> None:
+        """A word to the user about the ``task`` call ``call_id``."""
+
 
 class Subagents:
     """Runs the ``task`` calls of ``host``'s session (it may be made before the session's
@@ -220,6 +227,8 @@ class Subagents:
         """One child's question at a time: concurrent children share the user."""
         self._changing = asyncio.Lock()
         """One child's edit or command at a time (``OneAtATime``)."""
+        self._told: set[str] = set()
+        """The agents whose missing tools were said (once per session each)."""
 
     @property
     def parent(self) -> AgentLoop:
@@ -237,13 +246,15 @@ class Subagents:
                 f"{', '.join(self.catalog.agents)}"
             )
         call = CURRENT_CALL.get() or RunningCall(self.parent.turn, 0, "")
-        own = self.provider_for(agent)
+        own = self.provider_for(agent, call.call_id)
         provider = own or self.parent.provider
         activity = _Activity(on_output, self.parent.tools)
+        tools, unmatched = self._tools(agent)
+        self._say_missing(agent, unmatched, call.call_id)
         child = ChildLoop(
-            self.parent, provider, tools=self._tools(agent),
+            self.parent, provider, tools=tools,
             system_prompt=self._system_prompt(agent), approver=self._approver(agent, call),
-            budget=self.budget,
+            budget=self.budget, max_turns=agent.max_turns,
         )
         child.sink = self._forwarder(call, agent, provider, activity, self._held_to_budget(child))
         try:
@@ -268,19 +279,33 @@ class Subagents:
         answer = cap_text(finished.final_text.strip(), RESULT_CAP) or "(the agent gave no answer)"
         return ToolOutput(f"{answer}\n{spent}")
 
-    def _tools(self, agent: AgentFile) -> ToolRegistry:
-        """What the agent file lists, of what the parent has (never ``task``): a file
-        narrows the parent's tools, it cannot add one."""
-        names = agent.tools if agent.tools is not None else tuple(self.parent.tools.names)
+    def _say_missing(self, agent: AgentFile, unmatched: list[str], call_id: str) -> None:
+        """Once per session and agent: the tools its file lists that it does not get."""
+        words = [part for part in (agent.missing_words, ", ".join(unmatched)) if part]
+        if not words or agent.name in self._told:
+            return
+        self._told.add(agent.name)
+        self._host.notice("info", f"agent {agent.name} runs without {'; '.join(words)}: no such tool "
+                          "here", call_id=call_id)
+
+    def _tools(self, agent: AgentFile) -> tuple[ToolRegistry, list[str]]:
+        """What the agent file lists, of what the parent has (never ``task``), less what
+        it denies, and the names that matched no tool of the session (an MCP server's not
+        connected): a file narrows the parent's tools, it cannot add one."""
+        offered = self.parent.tools.names
+        listed = agent.tools if agent.tools is not None else tuple(offered)
+        unmatched = [pattern for pattern in listed if not matching(pattern, offered)]
+        denied = {name for pattern in agent.denied for name in matching(pattern, offered)}
+        names = dict.fromkeys(name for pattern in listed for name in matching(pattern, offered))
         tools: list[Tool[Any]] = []
         for name in names:
             tool = self.parent.tools.get(name)
-            if tool is None or name == TASK_NAME:
+            if tool is None or name == TASK_NAME or name in denied:
                 continue
             if agent.name == EXPLORE and isinstance(tool, Bash):
                 tool = ReadOnlyBash(tool)
             tools.append(tool if tool.kind == "read" else OneAtATime(tool, self._changing))
-        return ToolRegistry(tools)
+        return ToolRegistry(tools), unmatched
 
     def _system_prompt(self, agent: AgentFile) -> str:
         return (

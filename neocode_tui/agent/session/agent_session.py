@@ -170,7 +170,8 @@ class AgentSession:
         stays the same bytes all session)."""
         self.subagents = Subagents(
             self, self.agents, count=self._count_child, stop_hook=self.hooks.subagent_stopped,
-            provider_for=AgentProviders(profiles, self.secrets, model=lambda: self.model, notice=self.notice),
+            provider_for=AgentProviders(profiles, self.secrets, provider=lambda: self.provider,
+                                        notice=self.notice),
             record=partial(self._write, SessionStore.append_subagent),
         )
         self.child_transcripts: dict[str, list[Message]] = {}
@@ -570,12 +571,14 @@ class AgentSession:
     def _store_problem(self, problem: str) -> None:
         self.notice("warning", problem)
 
-    def notice(self, level: NoticeLevel, message: str, *, calls_back: bool = False) -> None:
+    def notice(self, level: NoticeLevel, message: str, *, calls_back: bool = False,
+               call_id: str | None = None) -> None:
         """The session's own word to the user (a compaction, a restart, a hook), through the
         listener; scrubbed, since it may carry a hook's words, a summary, a server's error.
-        ``calls_back``: news worth a notification when the user looks elsewhere."""
+        ``calls_back``: news worth a notification when the user looks elsewhere; ``call_id``:
+        the tool call it is about."""
         self.emit(Notice(turn=self.turn, level=level, message=self.secrets(message),
-                         calls_back=calls_back))
+                         calls_back=calls_back, call_id=call_id))
 
     def emit(self, event: LoopEvent) -> None:
         """Tell the front end what happened: the loop's events and the session's own, which

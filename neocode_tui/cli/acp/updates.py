@@ -165,7 +165,8 @@ class UpdateTranslator:
             self._flush_all()
         elif isinstance(event, Notice):
             log.info("%s: %s", event.level, event.message)
-            self.put(update_agent_message_text(f"\n\n_{event.message}_\n\n"))
+            if not self._with_its_call(event):
+                self.put(update_agent_message_text(f"\n\n_{event.message}_\n\n"))
         elif isinstance(event, SessionTitled):
             self.put(SessionInfoUpdate(session_update="session_info_update", title=event.title))
         elif isinstance(event, TranscriptReplaced) and event.reason == "resumed":
@@ -203,6 +204,18 @@ class UpdateTranslator:
             ))
 
     # -- tool calls -----------------------------------------------------------------------
+
+    def _with_its_call(self, notice: Notice) -> bool:
+        """A notice about a call (a subagent's missing tools, the model it runs on) is put in
+        that call's output, not in the agent's answer; False when there is no such call."""
+        call = self._calls.by_id(notice.call_id or "")
+        if call is None:
+            return False
+        shown = self._announced(self._shown_of(call))
+        shown.output.feed(f"[{notice.message}]\n")
+        shown.output_changed = True
+        self._send(shown)
+        return True
 
     def _call(self, update: CallUpdate) -> None:
         """One call's update as the client sees it: announced once it has a name (or the

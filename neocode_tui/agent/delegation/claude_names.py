@@ -1,0 +1,94 @@
+"""Claude Code's words in an agent file, as NeoCode's: its tool names and its model names.
+
+A tool of Claude Code's with no NeoCode equivalent is kept apart (``Tools.missing``), so the
+agent is never said to have it; ``Task`` is one for a subagent, which starts no subagent in
+Claude Code either. An MCP tool keeps its name (``mcp__server__tool``; ``mcp__server__*`` and
+``mcp__server`` stand for all of a server's), matched against the tools the session has when
+the agent runs.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+CLAUDE_TOOLS: dict[str, str | None] = {
+    "read": "read_file", "write": "write_file", "edit": "edit_file", "multiedit": "edit_file",
+    "bash": "bash", "glob": "glob", "grep": "grep", "ls": "list_dir", "webfetch": "web_fetch",
+    "todowrite": "todo_write", "bashoutput": "bash_output", "taskoutput": "bash_output",
+    "killshell": "kill_bash", "killbash": "kill_bash", "taskstop": "kill_bash", "skill": "skill",
+    "exitplanmode": "exit_plan_mode", "listmcpresourcestool": "list_mcp_resources",
+    "readmcpresourcetool": "read_mcp_resource",
+    "task": None, "agent": None, "websearch": None, "notebookedit": None, "notebookread": None,
+    "askuserquestion": None, "lsp": None, "slashcommand": None, "enterplanmode": None,
+    "todoread": None,
+}
+"""Claude Code's tool names (lower case) as ours; None: no equivalent for a subagent."""
+OURS = frozenset(name for name in CLAUDE_TOOLS.values() if name)
+WHY_NOT = {"task": "a subagent starts no subagent", "agent": "a subagent starts no subagent"}
+MODEL_ALIASES = {
+    "sonnet": "claude-sonnet-4-5", "opus": "claude-opus-4-1", "haiku": "claude-haiku-4-5",
+    "opusplan": "claude-opus-4-1", "sonnet[1m]": "claude-sonnet-4-5",
+}
+"""Claude Code's model aliases as the Anthropic API's model ids."""
+CLAUDE_MODEL = re.compile(r"claude-[a-z0-9.-]+")
+_ARGUMENT = re.compile(r"\(.*\)\s*$")
+
+
+@dataclass(frozen=True)
+class Tools:
+    granted: tuple[str, ...]
+    """Our names, and MCP patterns, in the order given."""
+    missing: tuple[str, ...] = ()
+    """The names as written that have no equivalent here."""
+
+    def missing_words(self) -> str:
+        """"WebSearch, Task (a subagent starts no subagent)"."""
+        return ", ".join(
+            f"{name} ({WHY_NOT[name.lower()]})" if name.lower() in WHY_NOT else name
+            for name in self.missing)
+
+
+def read_tools(names: Iterable[str]) -> Tools:
+    """Tool names as an agent file gives them: Claude Code's (``Bash(git:*)`` is ``Bash``),
+    ours, or MCP tools."""
+    granted: list[str] = []
+    missing: list[str] = []
+    for written in names:
+        word = _ARGUMENT.sub("", written).strip()
+        if not word:
+            continue
+        ours = _ours(word)
+        if ours is None:
+            if word not in missing:
+                missing.append(word)
+        elif ours not in granted:
+            granted.append(ours)
+    return Tools(tuple(granted), tuple(missing))
+
+
+def _ours(word: str) -> str | None:
+    if word.startswith("mcp__") or word in OURS:
+        return word
+    return CLAUDE_TOOLS.get(word.lower())
+
+
+def matching(pattern: str, names: Iterable[str]) -> list[str]:
+    """The session's tools a granted name stands for: itself, or an MCP server's tools."""
+    names = list(names)
+    if pattern.startswith("mcp__") and pattern.count("__") == 1:
+        pattern += "__*"
+    if "*" in pattern:
+        return [name for name in names if fnmatch.fnmatchcase(name, pattern)]
+    return [pattern] if pattern in names else []
+
+
+def anthropic_model(model: str) -> str | None:
+    """The Anthropic model id an agent file's ``model`` names (an alias or a full id), if it
+    names a Claude model."""
+    lowered = model.strip().lower()
+    if lowered in MODEL_ALIASES:
+        return MODEL_ALIASES[lowered]
+    return lowered if CLAUDE_MODEL.fullmatch(lowered) else None
