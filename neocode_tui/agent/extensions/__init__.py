@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from neocode_tui.agent.extensions.mentions import mention_for, typed_part
     from neocode_tui.agent.extensions.prompt_expansion import PromptExpansion
     from neocode_tui.agent.extensions.session_hooks import SessionHooks
+    from neocode_tui.agent.extensions.shell_lines import ShellLines
     from neocode_tui.agent.extensions.skills import (
         SKILL_FILE,
         SkillCatalogue,
@@ -45,6 +46,7 @@ __all__ = [
     "PromptExpansion",
     "SKILL_FILE",
     "SessionHooks",
+    "ShellLines",
     "SkillCatalogue",
     "Snapshot",
     "ToolVerdict",
@@ -76,6 +78,7 @@ if not TYPE_CHECKING:
         "memory_files": ("MAX_FILE", "MemoryFile", "MemoryFiles",),
         "prompt_expansion": ("PromptExpansion",),
         "session_hooks": ("SessionHooks",),
+        "shell_lines": ("ShellLines",),
         "skills": ("SKILL_FILE", "SkillCatalogue", "commands_and_skills", "find_skills", "skill_body",
                    "skill_files",),
     })

@@ -1,6 +1,7 @@
-"""What a typed prompt becomes before it is sent: a custom command's or an MCP server's
-prompt for ``/name args``, the ``@server:uri`` resources and the ``@file`` mentions after
-it, the mentioned images with it; and, once the hooks have run, their context after it.
+"""What a typed prompt becomes before it is sent: a custom command's (or a skill's, or an MCP
+server's) prompt for ``/name args`` with its ``!`command``` lines run (``shell_lines``), the
+``@server:uri`` resources and the ``@file`` mentions after it, the mentioned images with it;
+and, once the hooks have run, their context after it.
 
 Every piece that comes from the workspace or a server is scrubbed, and every problem is
 said (through ``notice``) rather than sent, so the model gets exactly what the user sees.
@@ -18,6 +19,7 @@ from typing import Protocol
 
 from neocode_tui.agent.extensions.custom_commands import CustomCommands
 from neocode_tui.agent.extensions.mentions import expand_mentions
+from neocode_tui.agent.extensions.shell_lines import ShellLines
 from neocode_tui.agent.images import TEXT_ONLY
 from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.tools import ToolError
@@ -66,14 +68,16 @@ class SkillsInUse(Protocol):
 class PromptExpansion:
     def __init__(
         self, workspace: Workspace, secrets: Secrets, mcp: McpManager, host: ExpansionHost,
-        skills: SkillsInUse,
+        skills: SkillsInUse, shell: ShellLines, *, trusted: bool,
     ) -> None:
+        """``shell``: what runs a command's ``!`command``` lines; ``trusted``: the user
+        trusts the folder, so its command files' lines are judged as any command is."""
         self._workspace, self._secrets, self._mcp = workspace, secrets, mcp
-        self._host, self._skills = host, skills
+        self._host, self._skills, self._shell, self._trusted = host, skills, shell, trusted
 
     async def expand(self, typed: str, images: list[Image]) -> ExpandedPrompt:
         """``ToolError`` or ``PromptArgumentsMissing`` when the command's prompt cannot be had."""
-        text = self._command(typed) or await self._mcp.expand(typed) or typed
+        text = await self._command(typed) or await self._mcp.expand(typed) or typed
         text, problems = await self._mcp.attach(text, self._workspace.hidden)
         mentioned = await asyncio.to_thread(expand_mentions, text, self._workspace, self._secrets)
         for problem in [*problems, *mentioned.problems]:
@@ -83,9 +87,9 @@ class PromptExpansion:
             self._host.notice("warning", f"{len(images)} image(s) not sent: {TEXT_ONLY}; the model is told")
         return ExpandedPrompt(text, mentioned.text, images)
 
-    def _command(self, typed: str) -> str | None:
-        """The custom command's prompt; ``ToolError`` when its file is one the model may
-        not be sent (a deny rule on it, or on the file it links to)."""
+    async def _command(self, typed: str) -> str | None:
+        """The custom command's prompt, its ``!`command``` lines run; ``ToolError`` when its
+        file is one the model may not be sent (a deny rule on it, or on the file it links to)."""
         found = self._host.commands.named(typed)
         if found is None:
             return None
@@ -94,7 +98,8 @@ class PromptExpansion:
             raise ToolError(f"/{command.name} was not run: {withheld(str(command.path), why)}")
         if command.skill is not None:
             self._skills.add(command.skill)
-        return command.expand(arguments, {"CLAUDE_SESSION_ID": self._host.id or ""})
+        text = command.expand(arguments, {"CLAUDE_SESSION_ID": self._host.id or ""})
+        return await self._shell.run(text, ask=command.source == "project" and not self._trusted)
 
     def with_context(self, text: str, contexts: Iterable[tuple[str, str]]) -> str:
         """``text`` with each hook's context after it, in a tag named for the hook."""

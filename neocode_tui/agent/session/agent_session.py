@@ -27,6 +27,7 @@ from neocode_tui.agent.extensions import (
     PromptCommand,
     PromptExpansion,
     SessionHooks,
+    ShellLines,
     commands_and_skills,
     load_hooks,
 )
@@ -67,6 +68,7 @@ from neocode_tui.events import ErrorInfo, Usage
 from neocode_tui.known_secrets import known_secrets
 from neocode_tui.providers import Provider, make_provider
 from neocode_tui.settings.model import Settings
+from neocode_tui.trust import is_trusted
 from neocode_tui.vocabulary import ApprovalMode, Effort, NoticeLevel
 
 if TYPE_CHECKING:
@@ -194,7 +196,10 @@ class AgentSession:
         self.skill_folders = SkillFolders()
         """The skills in use: read_file reads their files, the sandbox shows their folders."""
         self.commands: CustomCommands = self.reload_commands()
-        self.expansion = PromptExpansion(room, self.secrets, self.mcp, self, self.skill_folders)
+        shell = ShellLines(room, self.secrets, self.gate, bash=lambda: self.loop.tools.get("bash"),
+                           turn=lambda: self.turn, emit=self.emit)
+        self.expansion = PromptExpansion(room, self.secrets, self.mcp, self, self.skill_folders, shell,
+                                         trusted=trusted or is_trusted(self.workspace))
         """Commands, MCP prompts and resources, and mentions: what a typed prompt becomes."""
 
     def _tools(self, settings: Settings) -> ToolRegistry:
