@@ -255,7 +255,7 @@ def skill_commands(catalogue: SkillCatalogue) -> list[CustomCommand]:
     return commands
 
 
-def _one_line(text: str, length: int = 200) -> str:
+def _one_line(text: str, length: int = 100) -> str:
     return text if len(text) <= length else text[: length - 1] + "…"
 
 

@@ -122,6 +122,8 @@ class _Shown:
     """Fields changed since the last update sent for this call."""
     shown_input: dict[str, Any] | None = None
     done: bool = False
+    notes: list[str] = field(default_factory=list)
+    """The session's notices about this call, kept above its result."""
 
 
 class UpdateTranslator:
@@ -212,9 +214,10 @@ class UpdateTranslator:
         if call is None:
             return False
         shown = self._announced(self._shown_of(call))
+        shown.notes.append(notice.message)
         shown.output.feed(f"[{notice.message}]\n")
         shown.output_changed = True
-        self._send(shown)
+        self._send(shown, force=True)
         return True
 
     def _call(self, update: CallUpdate) -> None:
@@ -268,8 +271,9 @@ class UpdateTranslator:
         assert end.result is not None
         change = diff_content(end.change)
         printed = shown.output if end.status == "interrupted" and shown.output.total_lines else None
-        shown.pending.update(status=FINISHED.get(end.status, "failed"),
-                             content=result_content(end.result, change, end.status, printed, end.images))
+        notes = [tool_content(text_block(f"_{note}_")) for note in shown.notes]
+        shown.pending.update(status=FINISHED.get(end.status, "failed"), content=[
+            *notes, *result_content(end.result, change, end.status, printed, end.images)])
         shown.output_changed = False  # the result replaces the live output
         shown.done = True
         self._send(shown, force=True)
