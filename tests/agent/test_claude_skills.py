@@ -16,6 +16,7 @@ from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.settings.model import Settings
 from tests.support.claude_sets import NEXTSPARK, copied
 from tests.support.dialects import Dialect
+from tests.support.headless import run
 from tests.support.recorder import Recorder
 
 
@@ -107,3 +108,15 @@ async def test_who_may_invoke_a_skill_follows_its_front_matter(
     assert "deploy is run by the user only, as /deploy" in openai_only.tool_results(2)["c1"]
     assert last_user_text(openai_only, 3) == "Do deploy for staging."
     await session.aclose()
+
+
+async def test_headless_runs_a_skill_by_its_name(openai_only: Dialect, workspace: Path, skills: Path,
+                                                 home: Path) -> None:
+    openai_only.reply("Migrations planned.")
+
+    result = await run(openai_only, workspace, prompt="/database-migrations add a column", HOME=str(home))
+
+    assert result.code == 0, result.err
+    assert result.out == "Migrations planned.\n"
+    sent = last_user_text(openai_only, 1)
+    assert "add a column" in sent and sent != "/database-migrations add a column"
