@@ -36,8 +36,7 @@ async def skills_report(session: CommandHost) -> str:
                  "its front matter) in .neocode/skills/, .claude/skills/, .agents/skills/, "
                  "~/.agents/skills/ or the skills/ folder of your config"]
     else:
-        lines = ["skills (the model sees the names and descriptions of those it may load; "
-                 "you run one as /name ARGS):", "", *lines]
+        lines = ["skills (the model sees names and descriptions; you run one as /name ARGS):", "", *lines]
     if catalogue.problems:
         lines += ["", "not used:", *(f"  {problem}" for problem in catalogue.problems)]
     return visible("\n".join(lines))
