@@ -67,5 +67,6 @@ async def test_a_repository_command_asks_before_its_line_runs(tmp_path: Path, ho
         await screen_shows(app, pilot, "cat .claude/selfish.config.md")
         await pilot.press("y")
         await wait_until(lambda: "Reviewed." in screen_text(app), pause=pilot.pause, what="the answer")
+        await screen_shows(app, pilot, "$ cat .claude/selfish.config.md", "CONFIG_MARKER_4711", "✓ done")
         sent = app.session.messages[0].content
         assert isinstance(sent, str) and "CONFIG_MARKER_4711" in sent and "!`cat" not in sent

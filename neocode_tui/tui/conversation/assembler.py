@@ -99,6 +99,10 @@ JobLookup = Callable[[str], "Job | None"]
 """The session's background command of an id, while it remembers it."""
 
 
+BEFORE_THE_TURN = ("approval_requested", "tool_started", "tool_finished")
+"""The events of calls made before a prompt's first turn starts (a command's lines)."""
+
+
 class Assembler:
     def __init__(
         self, sink: BlockSink, clock: Callable[[], float] = time.monotonic,
@@ -228,6 +232,9 @@ class Assembler:
             return
         if event.turn == self._turn:  # a closed turn's late event never lands in a later one
             self._in_turn(event)
+        elif self._awaiting_run and event.type in BEFORE_THE_TURN and event.turn == (self._turn or 0) + 1:
+            for update in self._calls.feed(event):  # a command's !`command` lines, run first
+                self._call(update)
 
     def _in_turn(self, event: LoopEvent) -> None:
         """An event of the open turn: what it streams, then what it did to its tool calls."""
