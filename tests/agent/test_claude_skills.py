@@ -93,8 +93,9 @@ async def test_who_may_invoke_a_skill_follows_its_front_matter(
         folder = home / ".claude" / "skills" / name
         folder.mkdir(parents=True)
         (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: The {name} skill\n{front}\n---\n"
-                                         f"Do {name} for $ARGUMENTS.\n")
-    openai_only.reply("", [("c1", "skill", json.dumps({"name": "deploy"}))])
+                                         f"Do {name} for $ARGUMENTS, as ${{CLAUDE_SKILL_DIR}}/guide.md says.\n")
+    openai_only.reply("", [("c1", "skill", json.dumps({"name": "deploy"})),
+                           ("c2", "skill", json.dumps({"name": "house-style"}))])
     openai_only.reply("I may not.")
     openai_only.reply("Deploying.")
     session = session_in(openai_only, workspace)
@@ -105,8 +106,11 @@ async def test_who_may_invoke_a_skill_follows_its_front_matter(
 
     system = openai_only.system(1)
     assert "- house-style: The house-style skill" in system and "deploy" not in system
-    assert "deploy is run by the user only, as /deploy" in openai_only.tool_results(2)["c1"]
-    assert last_user_text(openai_only, 3) == "Do deploy for staging."
+    results = openai_only.tool_results(2)
+    assert "deploy is run by the user only, as /deploy" in results["c1"]
+    assert f"as {home / '.claude' / 'skills' / 'house-style'}/guide.md says." in results["c2"]
+    assert last_user_text(openai_only, 3) == (
+        f"Do deploy for staging, as {home / '.claude' / 'skills' / 'deploy'}/guide.md says.")
     await session.aclose()
 
 

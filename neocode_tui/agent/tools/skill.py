@@ -93,4 +93,5 @@ class UseSkill(FileTool[SkillArgs]):
         if more:
             listed += f"\n- … {more} more files not listed"
         extra = f"\n\n## Files of this skill (read them with read_file)\n\n{listed}" if files else ""
-        return ToolOutput(f"# Skill {skill.name} ({where})\n\n{skill_body(skill)}{extra}")
+        body = skill_body(skill).replace("${CLAUDE_SKILL_DIR}", str(skill.folder))
+        return ToolOutput(f"# Skill {skill.name} ({where})\n\n{body}{extra}")
