@@ -61,6 +61,8 @@ class Skill:
     where: str
     """The folder it was found in, as /skills shows it."""
     origin: Origin
+    body: str = ""
+    """SKILL.md after its front matter, as read with it (``skill_body`` reads it anew)."""
 
     @property
     def name(self) -> str:
@@ -158,7 +160,29 @@ def _subfolders(base: Path, workspace: Workspace | None, catalogue: SkillCatalog
     return folders
 
 
+_READ: dict[tuple[Path, str, str, int, int], tuple[Skill | None, tuple[str, ...]]] = {}
+"""Skills read so far, by their file's size and time: a folder read again (completion reads
+them at each "/") parses only what changed, since YAML is slow to parse."""
+READ_CAP = 1_000
+
+
 def _read_skill(folder: Path, where: str, origin: Origin, problems: list[str]) -> Skill | None:
+    try:
+        status = os.stat(folder / SKILL_FILE)
+    except OSError:
+        return None
+    key = (folder, where, origin, status.st_mtime_ns, status.st_size)
+    if key not in _READ:
+        if len(_READ) >= READ_CAP:
+            _READ.clear()
+        found: list[str] = []
+        _READ[key] = (_parse_skill(folder, where, origin, found), tuple(found))
+    skill, said = _READ[key]
+    problems += said
+    return skill
+
+
+def _parse_skill(folder: Path, where: str, origin: Origin, problems: list[str]) -> Skill | None:
     text = read_skill_file(folder)
     if text is None:
         return None  # a folder without a SKILL.md is no skill (nor a problem)
@@ -175,7 +199,8 @@ def _read_skill(folder: Path, where: str, origin: Origin, problems: list[str]) -
     if not isinstance(data, dict):
         problems.append(f"{where}/{SKILL_FILE}: the front matter is not a mapping of fields")
         return None
-    front = read_front(data, folder.name, text[match.end():] if match else text)
+    body = text[match.end():] if match else text
+    front = read_front(data, folder.name, body)
     if not NAME.fullmatch(front.name):
         problems.append(f"{where}/{SKILL_FILE}: the name {printable_name(front.name)!r} is not lower-case "
                         "letters, digits and hyphens (64 at most)")
@@ -183,7 +208,7 @@ def _read_skill(folder: Path, where: str, origin: Origin, problems: list[str]) -
     if not front.description:
         problems.append(f"{where}/{SKILL_FILE}: the description is missing")
         return None
-    return Skill(front, folder, where, origin)
+    return Skill(front, folder, where, origin, body.strip())
 
 
 def read_skill_file(folder: Path, relative: str = SKILL_FILE) -> str | None:
@@ -246,9 +271,8 @@ def skill_commands(catalogue: SkillCatalogue) -> list[CustomCommand]:
     for skill in catalogue.skills.values():
         if not skill.front.user_invocable:
             continue
-        body = skill_body(skill)
         commands.append(CustomCommand(
-            skill.name, _one_line(skill.description), skill.front.argument_hint, body or skill.description,
+            skill.name, _one_line(skill.description), skill.front.argument_hint, skill.body or skill.description,
             skill.folder / SKILL_FILE, "user" if skill.origin == "user" else "project",
             skill.front.arguments, skill=skill.folder,
         ))
