@@ -65,23 +65,30 @@ class UsageError(NeoCodeError):
 def run_headless(args: argparse.Namespace) -> int:
     if sys.stdout is None or sys.stderr is None:
         return EXIT_ERROR  # nowhere to write the answer or say why
+    two_way = getattr(args, "input_format", "text") == "stream-json"
     try:
         refuse_too_wide(Path.cwd())
-        prompt = _read_prompt(args.prompt)
+        if two_way:
+            _check_two_way(args)
+        prompt = "" if two_way else _read_prompt(args.prompt)
         loaded = load_from_args(args, Path.cwd())
         settings = loaded.settings
         options = run_options(args)
         schema = AnswerSchema(Path(args.json_schema)) if getattr(args, "json_schema", None) else None
-        command = _built_in(prompt)
+        command = None if two_way else built_in(prompt)
         needs_model = command is None or COMMANDS[command[0]].long
         if needs_model and settings.fell_back_offline:
             raise NoModel("; the offline model runs only in the app")
     except NeoCodeError as exc:
-        _say(f"neocode: {exc}")
+        say(f"neocode: {exc}")
         return exc.exit_code
     for line in loaded.ignored:
-        _say(f"neocode: warning: {line}")
+        say(f"neocode: warning: {line}")
     try:
+        if two_way:
+            from neocode_tui.cli.two_way import run_two_way  # it builds on this module
+
+            return asyncio.run(run_two_way(args, loaded.settings, options))
         return asyncio.run(_run(args, prompt, loaded.settings, command, options, schema))
     except KeyboardInterrupt:
         return EXIT_SIGNAL[signal.SIGINT]
@@ -91,11 +98,21 @@ def run_headless(args: argparse.Namespace) -> int:
         return EXIT_ERROR
 
 
-def _built_in(prompt: str) -> tuple[str, str] | None:
+def _check_two_way(args: argparse.Namespace) -> None:
+    """``--input-format stream-json`` reads its prompts from stdin and answers in stream-json."""
+    if args.output_format != "stream-json":
+        raise UsageError("--input-format stream-json needs --output-format stream-json")
+    if args.prompt not in (None, "-"):
+        raise UsageError("with --input-format stream-json the prompts come on stdin: give -p alone")
+    if getattr(args, "json_schema", None):
+        raise UsageError("--json-schema works with one prompt, not with --input-format stream-json")
+
+
+def built_in(prompt: str) -> tuple[str, str] | None:
     """The built-in command the prompt is (``/cost``), by name and argument."""
     parsed = parse_command(prompt)
     return parsed if parsed is not None and parsed[0] in COMMANDS else None
-def _say(line: str) -> None:
+def say(line: str) -> None:
     """A line on stderr; it may quote a server or a file, so a terminal sees it escaped."""
     print(for_stream(line, sys.stderr), file=sys.stderr)
 
@@ -139,7 +156,7 @@ async def _run(
     for signum in EXIT_SIGNAL:
         loop.add_signal_handler(signum, stop, signum)
     try:
-        await _open(session, args, settings, command)
+        await open_session(session, args, settings, command)
         resume_collections()  # what lives as long as the run is built
         printer.start(session)
         if command is not None:
@@ -153,21 +170,21 @@ async def _run(
         if checked is not None and checked.problem:
             if stopped_by:
                 name = signal.Signals(stopped_by[0]).name
-                _say(f"neocode: stopped by {name} while the answer was checked against --json-schema")
+                say(f"neocode: stopped by {name} while the answer was checked against --json-schema")
             else:
-                _say(f"neocode: the final answer does not match --json-schema: {checked.problem}")
+                say(f"neocode: the final answer does not match --json-schema: {checked.problem}")
                 return EXIT_SCHEMA
     except NeoCodeError as exc:
-        _say(f"neocode: {exc}")
+        say(f"neocode: {exc}")
         return exc.exit_code
     finally:
         for signum in EXIT_SIGNAL:
             loop.remove_signal_handler(signum)
         await session.aclose()
-    return _exit_code(finished, stopped_by)
+    return exit_code(finished, stopped_by)
 
 
-async def _open(
+async def open_session(
     session: AgentSession, args: argparse.Namespace, settings: Any, command: tuple[str, str] | None,
 ) -> None:
     """What comes before the prompt: the session resumed or created, the MCP servers up."""
@@ -176,7 +193,7 @@ async def _open(
     if command is None:
         session.ensure_saved()  # a command alone leaves no new session behind
     for notice in session.mcp.notices():
-        _say(f"neocode: warning: {notice}")
+        say(f"neocode: warning: {notice}")
     # Nobody can wait for a server later here: its tools are there from the first
     # request. A built-in command needs none, unless it reports on them.
     if command is None or command[0] in ABOUT_SERVERS:
@@ -188,7 +205,7 @@ async def _open(
             raise UsageError(refused)
     for status in session.mcp.status():
         if status.state == "failed":
-            _say(f"neocode: warning: the MCP server {status.name} failed: "
+            say(f"neocode: warning: the MCP server {status.name} failed: "
                  + status.error.replace("\n", "\n    "))
 
 
@@ -209,7 +226,7 @@ async def _answer(
     return finished, checked
 
 
-def _exit_code(finished: RunFinished, stopped_by: list[int]) -> int:
+def exit_code(finished: RunFinished, stopped_by: list[int]) -> int:
     if stopped_by:
         return EXIT_SIGNAL.get(signal.Signals(stopped_by[0]), EXIT_ERROR)
     if finished.reason == "error":
@@ -244,6 +261,10 @@ class _Printer:
     def command(self, name: str, shown: TextOutcome, session: AgentSession) -> None:
         """A built-in command's answer (``-p "/cost"``): its text is the result."""
         print(for_stream(shown.text, self.out), file=self.out, flush=True)
+
+    def json(self, line: dict[str, Any]) -> None:
+        """A line of the run's own (an answer to a control request, a bad input line)."""
+        self._json_line(json.dumps(line, ensure_ascii=False))
 
     def _json_line(self, document: str) -> None:
         print(visible_json(document) if self.live else document, file=self.out, flush=True)
@@ -410,7 +431,7 @@ class _JsonPrinter(_Printer):
         self._json_line(json.dumps(_command_json(name, shown, session), ensure_ascii=False))
 
 
-class _StreamJsonPrinter(_Printer):
+class StreamJsonPrinter(_Printer):
     def start(self, session: AgentSession) -> None:
         header = {
             "type": "session", "session_id": session.id, "provider": session.provider.name,
@@ -440,7 +461,7 @@ def _side_cost(session: AgentSession) -> float | None:
 
 
 def _printer(output_format: str, tools: ToolNamed) -> _Printer:
-    kind = {"json": _JsonPrinter, "stream-json": _StreamJsonPrinter}.get(output_format)
+    kind = {"json": _JsonPrinter, "stream-json": StreamJsonPrinter}.get(output_format)
     return (kind or _TextPrinter)(tools)
 
 

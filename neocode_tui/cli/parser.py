@@ -23,10 +23,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"neocode {__version__}")
     add_setting_flags(parser)
     add_automation_flags(parser)
-    parser.add_argument("-p", "--print", dest="prompt", metavar="PROMPT",
-                        help="run one prompt headless and exit ('-' reads stdin)")
+    parser.add_argument("-p", "--print", dest="prompt", metavar="PROMPT", nargs="?", const="-",
+                        help="run one prompt headless and exit ('-' or nothing: read stdin)")
     parser.add_argument("--output-format", choices=["text", "json", "stream-json"],
                         default="text", help="headless output (with -p)")
+    parser.add_argument("--input-format", choices=["text", "stream-json"], default="text",
+                        help="with -p: stream-json reads user messages as JSON lines on stdin, "
+                        "one session answering each in turn (needs --output-format stream-json)")
+    parser.add_argument("--permission-prompt-tool", choices=["stdio"],
+                        help="with --input-format stream-json: ask about calls that need a yes "
+                        "with a can_use_tool control request on stdout")
     parser.add_argument("--resume", nargs="?", const="", metavar="ID",
                         help="resume a saved session (no ID: pick one from a list; with -p: the latest)")
     parser.add_argument("--continue", dest="continue_", action="store_true",
@@ -135,7 +141,7 @@ def split_initial_prompt(
             break
         if word.startswith("-"):
             takes_value = word in value_flags
-            if word == "--resume":  # an optional value: whatever follows that is not a flag
+            if word in ("--resume", "-p", "--print"):  # an optional value: what follows that is not a flag
                 following = argv[position + 1] if position + 1 < len(argv) else "-"
                 takes_value = not following.startswith("-")
             position += 2 if takes_value else 1

@@ -16,13 +16,14 @@ import logging
 import re
 from typing import Any
 
+from neocode_tui.cli.lines import BoundedLines, LineTooLong
+
 log = logging.getLogger("neocode.acp")
 
 MAX_LINE_BYTES = 50 * 1024 * 1024
 """The longest message taken (the SDK's own limit, ``acp.core.DEFAULT_STDIO_BUFFER_LIMIT_BYTES``,
 room for large embedded files); a longer line is skipped to its end without being kept,
 and answered with an error. Written out: importing the SDK is what ``handshake`` avoids."""
-CHUNK_BYTES = 1 << 16
 READ_AHEAD_BYTES = 1 << 20
 """What the stdin stream buffers ahead of the reader before it stops reading the pipe."""
 PARSE_ERROR = -32700
@@ -44,13 +45,8 @@ class JsonRpcLines:
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                  max_line: int = MAX_LINE_BYTES) -> None:
-        self._reader = reader
+        self._lines = BoundedLines(reader, max_line)
         self._writer = writer
-        self._max_line = max_line
-        self._buffer = bytearray()
-        self._start = 0
-        """Where the next line begins in the buffer."""
-        self._eof = False
         self._sending = asyncio.Lock()
         self._put_back: list[dict[str, Any]] = []
 
@@ -85,36 +81,10 @@ class JsonRpcLines:
         self._writer.close()
 
     async def _next_line(self) -> bytes | None:
-        """One line without its newline, read a chunk at a time and each byte looked at
-        once; a line over the limit is consumed to its end but not kept, so memory stays
-        bounded by the limit whatever comes in."""
-        oversize = False
-        scanned = self._start
-        while True:
-            end = self._buffer.find(b"\n", scanned)
-            if end >= 0:
-                line = bytes(self._buffer[self._start:end])
-                self._start = end + 1
-                if oversize or len(line) > self._max_line:
-                    raise BadMessage(INVALID_REQUEST, f"a message over {self._max_line} bytes")
-                return line
-            del self._buffer[:self._start]  # once a chunk: lines already taken
-            self._start = 0
-            if len(self._buffer) > self._max_line:
-                oversize = True
-                self._buffer.clear()
-            scanned = len(self._buffer)
-            if self._eof:
-                line = bytes(self._buffer)
-                self._buffer.clear()
-                if oversize:
-                    raise BadMessage(INVALID_REQUEST, f"a message over {self._max_line} bytes")
-                return line or None
-            chunk = await self._reader.read(CHUNK_BYTES)
-            if chunk:
-                self._buffer += chunk
-            else:
-                self._eof = True
+        try:
+            return await self._lines.next()
+        except LineTooLong:
+            raise BadMessage(INVALID_REQUEST, f"a message over {self._lines.max_line} bytes") from None
 
 
 def parse_message(line: bytes) -> dict[str, Any]:

@@ -1,0 +1,110 @@
+"""``neocode -p --input-format stream-json``: a program holds a conversation with one
+headless session over stdin and stdout, as Claude Code's Agent SDK does with ``claude``.
+A real subprocess, the scripted model over real HTTP, a real folder."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.support.dialects import Dialect
+from tests.support.headless import start
+from tests.support.waits import PATIENCE
+
+TWO_WAY = ("-p", "--input-format", "stream-json", "--output-format", "stream-json")
+
+
+def user(text: str) -> bytes:
+    return json.dumps({"type": "user", "message": {"role": "user", "content": text},
+                       "session_id": "default", "parent_tool_use_id": None}).encode() + b"\n"
+
+
+def answer(request_id: str, decision: dict[str, Any]) -> bytes:
+    return json.dumps({"type": "control_response", "response": {
+        "subtype": "success", "request_id": request_id, "response": decision}}).encode() + b"\n"
+
+
+def write_call(call_id: str, path: str, content: str) -> tuple[str, str, str]:
+    return (call_id, "write_file", json.dumps({"path": path, "content": content}))
+
+
+class Program:
+    """The program on the other end: writes lines to neocode's stdin, reads its stdout."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.seen: list[dict[str, Any]] = []
+
+    async def send(self, line: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line)
+        await self.process.stdin.drain()
+
+    async def until(self, kind: str) -> dict[str, Any]:
+        """Lines until one of ``type`` ``kind`` (kept in ``seen``); that one."""
+        assert self.process.stdout is not None
+        while True:
+            raw = await asyncio.wait_for(self.process.stdout.readline(), PATIENCE)
+            assert raw, f"stdout ended before a {kind} line: {self.seen[-3:]}"
+            line = json.loads(raw)
+            self.seen.append(line)
+            if line["type"] == kind:
+                return line
+
+    async def end(self) -> tuple[int, str]:
+        assert self.process.stdin is not None and self.process.stderr is not None
+        self.process.stdin.close()
+        err = await asyncio.wait_for(self.process.stderr.read(), PATIENCE)
+        code = await asyncio.wait_for(self.process.wait(), PATIENCE)
+        return code, err.decode()
+
+
+async def test_a_conversation_of_several_messages_with_a_write_allowed_and_one_denied(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    openai_only.reply("", [write_call("w1", "notes.txt", "first\n")])
+    openai_only.reply("Wrote notes.txt.")
+    openai_only.reply("You asked me to write notes.txt.")
+    openai_only.reply("", [write_call("w2", "other.txt", "second\n")])
+    openai_only.reply("Understood, I left other.txt alone.")
+    program = Program(await start(openai_only, workspace, *TWO_WAY, "--permission-prompt-tool",
+                                  "stdio", stdin=True))
+
+    header = await program.until("session")
+    await program.send(user("write notes.txt"))
+    question = await program.until("control_request")
+    assert question["request"]["subtype"] == "can_use_tool"
+    assert question["request"]["tool_name"] == "write_file"
+    assert question["request"]["tool_use_id"] == "w1"
+    assert question["request"]["input"] == {"path": "notes.txt", "content": "first\n"}
+    assert not (workspace / "notes.txt").exists()  # nothing runs before the answer
+    await program.send(answer(question["request_id"], {"behavior": "allow", "updatedInput": {}}))
+    first = await program.until("run_finished")
+    assert first["reason"] == "done" and first["final_text"] == "Wrote notes.txt."
+    assert (workspace / "notes.txt").read_text() == "first\n"
+
+    await program.send(b"this is not json\n")
+    bad = await program.until("input_error")
+    assert bad["line"] == 3 and bad["message"].startswith("not JSON")
+    await program.send(user("what did I ask you?"))
+    second = await program.until("run_finished")
+    assert second["final_text"] == "You asked me to write notes.txt."
+    # The same session: the model is sent the whole conversation so far.
+    said = [m["content"] for m in openai_only.request(3)["messages"] if m["role"] == "user"]
+    assert said[-2:] == ["write notes.txt", "what did I ask you?"]
+
+    await program.send(user("write other.txt"))
+    question = await program.until("control_request")
+    await program.send(answer(question["request_id"], {"behavior": "deny", "message": "not that file"}))
+    third = await program.until("run_finished")
+    assert third["final_text"] == "Understood, I left other.txt alone."
+    assert not (workspace / "other.txt").exists()
+    assert "not that file" in openai_only.tool_results(5)["w2"]
+
+    code, err = await program.end()
+    assert code == 0, err
+    assert {line.get("session_id") for line in program.seen if line["type"] == "session"} == {
+        header["session_id"]}
+    assert "Traceback" not in err
