@@ -76,8 +76,25 @@ async def test_without_a_key_new_sessions_say_how_to_set_one(
     async with editor(env, workspace) as ed:
         with pytest.raises(RequestError) as refused:
             await ed.conn.new_session(cwd=str(workspace))
-    assert refused.value.code == RequestError.auth_required().code
-    assert str(refused.value).startswith("no API key: set OPENAI_API_KEY or ANTHROPIC_API_KEY")
+        with pytest.raises(RequestError) as unauthenticated:
+            await ed.conn.authenticate(method_id="api-key")
+    for error in (refused.value, unauthenticated.value):
+        assert error.code == RequestError.auth_required().code
+        assert str(error).startswith("no API key: set OPENAI_API_KEY or ANTHROPIC_API_KEY")
+
+
+async def test_the_editor_is_told_which_variables_carry_the_key_and_a_set_one_authenticates(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    async with editor(agent_env(model.server.url, home), workspace) as ed:
+        [method] = ed.initialized.auth_methods
+        assert await ed.conn.authenticate(method_id="api-key") is not None
+        with pytest.raises(RequestError) as unknown:
+            await ed.conn.authenticate(method_id="oauth")
+    assert method.type == "env_var" and method.id == "api-key"
+    assert [var.name for var in method.vars] == ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"]
+    assert all(var.secret and var.optional for var in method.vars)
+    assert unknown.value.code == RequestError.invalid_params().code
 
 
 async def test_bad_flags_exit_2_before_speaking_the_protocol(

@@ -22,6 +22,7 @@ from acp.schema import (
     DeniedOutcome,
     FileSystemCapabilities,
     Implementation,
+    InitializeResponse,
     PermissionOption,
     ReadTextFileResponse,
     RequestPermissionResponse,
@@ -114,6 +115,8 @@ class Editor:
     traffic: list[dict[str, Any]]
     """Every JSON-RPC message either way, as sent."""
     stderr: Path
+    initialized: InitializeResponse
+    """The agent's answer to ``initialize``."""
 
     def wire(self) -> str:
         return json.dumps(self.traffic)
@@ -156,11 +159,11 @@ async def editor(
             transport_kwargs={"stderr": err.fileno(), "shutdown_timeout": PATIENCE / 2},
             observers=[observe],
         ) as (conn, process):
-            await asyncio.wait_for(conn.initialize(
+            initialized = await asyncio.wait_for(conn.initialize(
                 protocol_version=PROTOCOL_VERSION,
                 client_capabilities=ClientCapabilities(fs=FileSystemCapabilities(
                     read_text_file=True, write_text_file=True)) if client.buffers is not None
                 else ClientCapabilities(),
                 client_info=Implementation(name="test-editor", version="1"),
             ), PATIENCE)
-            yield Editor(conn, client, process, traffic, stderr)
+            yield Editor(conn, client, process, traffic, stderr, initialized)

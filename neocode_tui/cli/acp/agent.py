@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from acp import (
+    AuthenticateResponse,
     InitializeRequest,
     InitializeResponse,
     LoadSessionResponse,
@@ -72,7 +73,7 @@ from neocode_tui.agent.store import list_sessions
 from neocode_tui.cli.acp.buffers import EditorBuffers, offers_buffers
 from neocode_tui.cli.acp.commands import commands_update, run_built_in
 from neocode_tui.cli.acp.elicitation import ask_editor
-from neocode_tui.cli.acp.handshake import initialize_answer
+from neocode_tui.cli.acp.handshake import AUTH_METHODS, initialize_answer
 from neocode_tui.cli.acp.images import BadImage, has_images, prompt_images
 from neocode_tui.cli.acp.outbox import Outbox
 from neocode_tui.cli.acp.updates import UpdateTranslator, usage_update
@@ -145,6 +146,21 @@ class NeoCodeAgent:
     ) -> InitializeResponse:
         self.client_capabilities = client_capabilities
         return InitializeResponse.model_validate(initialize_answer(protocol_version))
+
+    async def authenticate(self, method_id: str, **_: Any) -> AuthenticateResponse:
+        """``api-key``: whether a key is there now (the editor sets it in the environment
+        it starts neocode in); there is nothing to sign in to."""
+        if method_id != AUTH_METHODS[0]["id"]:
+            raise _error(RequestError.invalid_params,
+                         f"no authentication method {method_id!r}: the one there is, api-key, reads "
+                         "the key from the environment")
+        try:
+            settings = load_from_args(self.args, Path.cwd()).settings
+        except SettingsError as exc:
+            raise _error(RequestError.invalid_params, str(exc)) from None
+        if settings.fell_back_offline:
+            raise _error(RequestError.auth_required, str(NoModel(" where the editor starts neocode")))
+        return AuthenticateResponse()
 
     async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any
                           ) -> NewSessionResponse:

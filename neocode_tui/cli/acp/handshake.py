@@ -28,6 +28,19 @@ _CAPABILITIES = frozenset({*_FLAGS, "terminal", "_meta"})
 _INFO = frozenset({"name", "title", "version", "_meta"})
 
 
+AUTH_METHODS = [{
+    "id": "api-key",
+    "name": "API key in the environment",
+    "description": "NeoCode reads the provider's key from the environment it is started in "
+                   "(or from its config.toml); set one of these before the editor starts it",
+    "vars": [{"name": "OPENAI_API_KEY", "label": "OpenAI-compatible API key", "secret": True,
+              "optional": True},
+             {"name": "ANTHROPIC_API_KEY", "label": "Anthropic API key", "secret": True, "optional": True}],
+    "type": "env_var",
+}]
+"""How an editor gets NeoCode a key (ACP's environment variable method): either will do."""
+
+
 def initialize_answer(requested: int) -> dict[str, Any]:
     """The ``initialize`` result, keys in the order the SDK's models write them."""
     return {
@@ -38,7 +51,7 @@ def initialize_answer(requested: int) -> dict[str, Any]:
             "mcpCapabilities": {"http": True, "sse": False},
             "sessionCapabilities": {"list": {}},
         },
-        "authMethods": [],
+        "authMethods": AUTH_METHODS,
         "agentInfo": {"name": "neocode", "title": "NeoCode", "version": __version__},
     }
 
