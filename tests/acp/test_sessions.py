@@ -195,3 +195,34 @@ async def test_a_session_renamed_with_slash_rename_is_listed_under_its_new_name(
     assert [(s.session_id, s.title) for s in here.sessions] == [(session.session_id, "App tour")]
     assert [(s.session_id, s.title) for s in listed.sessions] == [(session.session_id, "App tour")]
     assert len(model.server.requests) == 1, "the command never reached the model"
+
+
+async def test_resume_continues_a_saved_session_in_its_mode_without_replaying_it_and_close_ends_it(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    env = agent_env(model.server.url, home)
+    model.reply("It greets with hello.")
+    async with editor(env, workspace) as first:
+        assert first.initialized.agent_capabilities.session_capabilities.resume is not None
+        assert first.initialized.agent_capabilities.session_capabilities.close is not None
+        session = await first.conn.new_session(cwd=str(workspace))
+        await first.conn.set_session_mode(session_id=session.session_id, mode_id="plan")
+        await first.conn.prompt(session_id=session.session_id, prompt=[text_block("what does app.py do?")])
+
+    model.reply("Still hello.")
+    async with editor(env, workspace) as second:
+        resumed = await second.conn.resume_session(cwd=str(workspace), session_id=session.session_id)
+        history = [u for u in second.client.updates if isinstance(u, UserMessageChunk | AgentMessageChunk)]
+        again = await asyncio.wait_for(second.conn.prompt(
+            session_id=session.session_id, prompt=[text_block("and now?")]), PATIENCE)
+        await second.conn.close_session(session_id=session.session_id)
+        with pytest.raises(RequestError) as closed:
+            await second.conn.prompt(session_id=session.session_id, prompt=[text_block("more?")])
+
+    assert resumed.modes.current_mode_id == "plan"
+    assert history == []  # the editor already shows it: nothing is sent again
+    assert again.stop_reason == "end_turn"
+    sent = json.dumps(model.request(2)["messages"])
+    assert sent.index("what does app.py do?") < sent.index("It greets") < sent.index("and now?")
+    assert "no open session" in str(closed.value)
+    assert len(model.server.requests) == 2

@@ -32,6 +32,7 @@ from acp.interfaces import Client
 from acp.schema import (
     AllowedOutcome,
     ClientCapabilities,
+    CloseSessionResponse,
     EmbeddedResourceContentBlock,
     HttpMcpServer,
     ListSessionsResponse,
@@ -39,6 +40,7 @@ from acp.schema import (
     PermissionOption,
     RequestPermissionResponse,
     ResourceContentBlock,
+    ResumeSessionResponse,
     SessionInfo,
     SessionMode,
     SessionModeState,
@@ -107,7 +109,7 @@ async def serve(args: argparse.Namespace, lines: JsonRpcLines, greeted: dict[str
     agent = NeoCodeAgent(args, capabilities)
     resume_collections()  # paused since the process started: what lives as long as it is built
     # The SDK routes only the methods an agent has; its Agent protocol lists them all.
-    serving = asyncio.create_task(run_agent(agent, lines))  # type: ignore[arg-type]
+    serving = asyncio.create_task(run_agent(agent, lines, use_unstable_protocol=True))  # type: ignore[arg-type]
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, serving.cancel)
     try:
         await serving
@@ -124,6 +126,8 @@ class _Session:
     core: AgentSession
     outbox: Outbox
     updates: UpdateTranslator
+    quiet: bool = False
+    """Its events are not sent (a resumed history, which the editor already shows)."""
 
 
 class NeoCodeAgent:
@@ -172,22 +176,44 @@ class NeoCodeAgent:
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
                            **_: Any) -> LoadSessionResponse:
+        """The saved session, its history replayed as ``session/update`` notifications."""
+        session = await self._reopen(cwd, session_id, mcp_servers or [], replay=True)
+        return LoadSessionResponse(modes=_modes(session.core.approval))
+
+    async def resume_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
+                             **_: Any) -> ResumeSessionResponse:
+        """The saved session, to go on with, its history not sent again (the editor has it)."""
+        session = await self._reopen(cwd, session_id, mcp_servers or [], replay=False)
+        return ResumeSessionResponse(modes=_modes(session.core.approval))
+
+    async def close_session(self, session_id: str, **_: Any) -> CloseSessionResponse:
+        """Stop what the session runs and let it go; its file stays for a later load."""
+        session = self.sessions.pop(session_id, None)
+        if session is None:
+            raise _error(RequestError.resource_not_found, f"no open session {session_id!r}")
+        await self._close(session)
+        return CloseSessionResponse()
+
+    async def _reopen(self, cwd: str, session_id: str, servers: list[Any], *, replay: bool) -> _Session:
         workspace = _workspace(cwd)
         if session_id in self.sessions:
             await self._close(self.sessions.pop(session_id))
-        session = self._open(workspace, session_id, mcp_servers or [])
+        session = self._open(workspace, session_id, servers)
+        session.quiet = not replay
         try:
-            session.core.resume(session_id)  # its history is replayed through the listener
+            session.core.resume(session_id)  # its history goes through the listener
         except NeoCodeError as exc:
             await self._close(session)
             kind = (RequestError.resource_not_found if isinstance(exc, SessionNotFound)
                     else RequestError.invalid_request)
             raise _error(kind, str(exc)) from None
+        finally:
+            session.quiet = False
         session.outbox.put(commands_update(session.core))
         session.outbox.put(usage_update(session.core.meter))
         await session.outbox.flush()
         self.sessions[session_id] = session
-        return LoadSessionResponse(modes=_modes(session.core.approval))
+        return session
 
     async def list_sessions(self, cwd: str | None = None, **_: Any) -> ListSessionsResponse:
         workspace = _workspace(cwd) if cwd else Path.cwd()
@@ -269,7 +295,8 @@ class NeoCodeAgent:
         buffers = (EditorBuffers(self.client, lambda: session.id, asyncio.get_running_loop())
                    if self.client is not None and offers_buffers(self.client_capabilities) else None)
         front = FrontEnd(
-            listener=updates.event, approver=lambda request: self._ask(session, request),
+            listener=lambda event: None if session.quiet else updates.event(event),
+            approver=lambda request: self._ask(session, request),
             elicitor=lambda question: ask_editor(
                 question, outbox.put, lambda call, options: self._request(session, call, options)),
             plan_review=lambda proposed: self._ask_plan(session, proposed),
