@@ -108,3 +108,29 @@ async def test_a_conversation_of_several_messages_with_a_write_allowed_and_one_d
     assert {line.get("session_id") for line in program.seen if line["type"] == "session"} == {
         header["session_id"]}
     assert "Traceback" not in err
+
+
+async def test_without_the_permission_prompt_tool_a_call_that_needs_a_yes_is_refused_as_in_any_run(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    openai_only.reply("", [write_call("w1", "notes.txt", "x\n")])
+    openai_only.reply("I could not write it.")
+    program = Program(await start(openai_only, workspace, *TWO_WAY, stdin=True))
+    await program.send(user("write notes.txt"))
+    finished = await program.until("run_finished")
+    code, err = await program.end()
+
+    assert code == 0, err
+    assert finished["final_text"] == "I could not write it."
+    assert [line for line in program.seen if line["type"] == "control_request"] == []
+    assert openai_only.tool_results(2)["w1"].startswith("not run: write_file needs approval")
+    assert not (workspace / "notes.txt").exists()
+
+
+async def test_stream_json_input_without_stream_json_output_is_bad_usage(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    process = await start(openai_only, workspace, "-p", "--input-format", "stream-json", stdin=True)
+    out, err = await asyncio.wait_for(process.communicate(user("hi")), PATIENCE)
+    assert process.returncode == 2 and out == b""
+    assert err.decode() == "neocode: --input-format stream-json needs --output-format stream-json\n"
