@@ -66,6 +66,10 @@ def main(argv: list[str] | None = None) -> int:
         pause_collections()  # until the run's session is open (deferred.py)
         from neocode_tui.cli.headless import run_headless
 
+        if args.input_format == "stream-json":  # a conversation, message after message
+            from neocode_tui.cli.two_way import run_two_way
+
+            return run_headless(args, run_two_way)
         return run_headless(args)
     if given := automation_flags_given(args):
         print(f"neocode: {', '.join(given)} work with -p (a headless run) only", file=sys.stderr)

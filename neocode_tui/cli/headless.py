@@ -20,8 +20,9 @@ import json
 import os
 import signal
 import sys
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from neocode_tui.agent import (
     LoopEvent,
@@ -49,6 +50,9 @@ from neocode_tui.errors import NeoCodeError, NoModel
 from neocode_tui.events import StreamRetry, TextDelta
 from neocode_tui.terminal_text import VisibleChunks, for_stream, is_terminal, visible, visible_json
 
+if TYPE_CHECKING:
+    from neocode_tui.settings import Settings
+
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_BUDGET = 0, 1, 2, 3
 EXIT_SIGNAL = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}
 ABOUT_SERVERS = frozenset({"mcp", "context"})
@@ -62,10 +66,15 @@ class UsageError(NeoCodeError):
     exit_code = EXIT_USAGE
 
 
-def run_headless(args: argparse.Namespace) -> int:
+Conversation = Callable[[argparse.Namespace, "Settings", RunOptions], Coroutine[Any, Any, int]]
+"""A run that reads its prompts itself (``--input-format stream-json``: ``two_way``)."""
+
+
+def run_headless(args: argparse.Namespace, conversation: Conversation | None = None) -> int:
+    """One prompt, or with ``conversation`` the messages it reads, each answered in turn."""
     if sys.stdout is None or sys.stderr is None:
         return EXIT_ERROR  # nowhere to write the answer or say why
-    two_way = getattr(args, "input_format", "text") == "stream-json"
+    two_way = conversation is not None
     try:
         refuse_too_wide(Path.cwd())
         if two_way:
@@ -85,10 +94,8 @@ def run_headless(args: argparse.Namespace) -> int:
     for line in loaded.ignored:
         say(f"neocode: warning: {line}")
     try:
-        if two_way:
-            from neocode_tui.cli.two_way import run_two_way  # it builds on this module
-
-            return asyncio.run(run_two_way(args, loaded.settings, options))
+        if conversation is not None:
+            return asyncio.run(conversation(args, loaded.settings, options))
         return asyncio.run(_run(args, prompt, loaded.settings, command, options, schema))
     except KeyboardInterrupt:
         return EXIT_SIGNAL[signal.SIGINT]
