@@ -139,3 +139,36 @@ def test_base_urls_are_shown_without_their_credentials(folder: Path) -> None:
     assert report["settings"]["base_url"]["value"] == report["settings"]["openai_base_url"]["value"] == shown
     for secret in ("alice", "pw-Lz7Rk2Xq9", "q-key-4f8a2b9c"):
         assert secret not in text.stdout + text.stderr + json.dumps(report)
+
+
+def test_keys_lists_every_action_with_its_default_and_yours(tmp_path: Path) -> None:
+    config = Path(os.environ["NEOCODE_CONFIG_DIR"])
+    config.mkdir(parents=True)
+    (config / "config.toml").write_text('[keys]\nsend = "ctrl+s"\nfold = "ctrl+x ctrl+t"\ninterupt = "ctrl+g"\n')
+
+    text = run(tmp_path, "--keys")
+    report = json.loads(run(tmp_path, "--keys", "--json").stdout)
+
+    assert text.returncode == 1, "a problem in the keys fails the check"
+    rows = {line.split()[0]: line.split(None, 1)[1] for line in text.stdout.splitlines()[3:20] if line.strip()}
+    assert rows["send"].split() == ["Enter", "Ctrl+S"]
+    assert rows["fold"].split() == ["Ctrl+T", "Ctrl+X", "Ctrl+T"]
+    assert rows["newline"].split() == ["Alt+Enter,", "Ctrl+J,", "Shift+Enter", "–"]
+    assert rows["copy"].split() == ["(none)", "–"]
+    assert "'interupt' is not an action (did you mean 'interrupt'?)" in text.stdout
+    by_action = {row["action"]: row for row in report["actions"]}
+    assert [row["action"] for row in report["actions"]][:3] == ["send", "newline", "history_search"]
+    assert by_action["send"] | {"meaning": ""} == {"action": "send", "default": ["Enter"], "yours": ["Ctrl+S"],
+                                                   "in_use": ["Ctrl+S"], "meaning": ""}
+    assert by_action["interrupt"]["yours"] is None and by_action["interrupt"]["in_use"] == ["Esc"]
+    assert report["problems"] == [f"{config / 'config.toml'} [keys]: 'interupt' is not an action (did you mean "
+                                  "'interrupt'?); `neocode config --keys` lists them"]
+
+
+def test_keys_with_none_of_yours_is_the_defaults(tmp_path: Path) -> None:
+    done = run(tmp_path, "--keys", "--json")
+
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert all(row["yours"] is None for row in report["actions"]) and report["problems"] == []
+    assert {row["action"]: row["in_use"] for row in report["actions"]}["search"] == ["Ctrl+F"]

@@ -28,6 +28,10 @@ def print_config(args: argparse.Namespace) -> int:
 
         print(settings_reference(), end="")
         return 0
+    if args.keys:  # the user's own, the same in every folder
+        from neocode_tui.cli.keys_report import print_keys
+
+        return print_keys(args)
     workspace = Path.cwd()
     try:
         loaded = load_from_args(args, workspace)

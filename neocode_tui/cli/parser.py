@@ -97,6 +97,8 @@ def _add_config(sub: Commands) -> None:
     config.add_argument("--json", action="store_true", help="print them as JSON")
     config.add_argument("--reference", action="store_true",
                         help="print every setting, its flag, variable, default and meaning (Markdown)")
+    config.add_argument("--keys", action="store_true",
+                        help="list every action's key: the default and yours ([keys] in config.toml)")
     add_setting_flags(config, again=True)
 
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
         setting_variables,
     )
     from neocode_tui.settings.model import NotifyMode, Settings, StatusLine
-    from neocode_tui.settings.user_file import config_file
+    from neocode_tui.settings.user_file import UserFile, config_file, read_user_file
 
 __all__ = [
     "HARMLESS",
@@ -36,9 +36,11 @@ __all__ = [
     "TIGHTENING",
     "TrustRequest",
     "USER_ONLY",
+    "UserFile",
     "WORKSPACE_ENV",
     "config_file",
     "load_settings",
+    "read_user_file",
     "setting_variables",
 ]
 
@@ -58,5 +60,5 @@ if not TYPE_CHECKING:
             "setting_variables",
         ),
         "model": ("NotifyMode", "Settings", "StatusLine",),
-        "user_file": ("config_file",),
+        "user_file": ("UserFile", "config_file", "read_user_file",),
     })

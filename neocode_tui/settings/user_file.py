@@ -46,6 +46,9 @@ class UserFile:
     profile: str | None = None
     """The profile the file itself picks (``profile = "local"``)."""
     problems: list[str] = field(default_factory=list)
+    keys: Any = None
+    """The ``[keys]`` table as written: the app reads it (``neocode_tui.tui.keymap``), and
+    its problems never stop a run."""
 
 
 def read_user_file(path: Path | None = None) -> UserFile:
@@ -67,7 +70,9 @@ def read_user_file(path: Path | None = None) -> UserFile:
             _read_profiles(value, loaded)
         elif key == "permissions":
             continue  # rules, read by neocode_tui.agent.permissions.sources
-        elif _known(key, path, loaded.problems, extra=("profile", "profiles")):
+        elif key == "keys":
+            loaded.keys = value
+        elif _known(key, path, loaded.problems, extra=("profile", "profiles", "keys")):
             loaded.values[key] = value
     return loaded
 

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from textual import events
 from textual.app import App, ComposeResult
-from textual.binding import Binding
 from textual.driver import Driver
 from textual.filter import LineFilter
 from textual.screen import Screen
@@ -26,6 +25,7 @@ from neocode_tui import __version__
 from neocode_tui.agent.commands import parse_command
 from neocode_tui.deferred import lazy
 from neocode_tui.errors import NeoCodeError
+from neocode_tui.tui.app_keys import AppKeys
 from neocode_tui.tui.asking import Asking
 from neocode_tui.tui.attention import notification, waiting_for_user
 from neocode_tui.tui.browser import open_in_browser
@@ -33,7 +33,7 @@ from neocode_tui.tui.commands import SlashCommandsProvider
 from neocode_tui.tui.control_filter import ControlFilter
 from neocode_tui.tui.conversation import ConversationView
 from neocode_tui.tui.image_attach import ImageAttaching
-from neocode_tui.tui.keys import next_mode
+from neocode_tui.tui.key_actions import KeyActions
 from neocode_tui.tui.slash import SlashLine
 from neocode_tui.tui.start_up import StartUp
 from neocode_tui.tui.themes import ThemeChoice, discover_themes
@@ -47,9 +47,9 @@ from neocode_tui.tui.widgets import (
     SlashCompletion,
     StatusBar,
     TodoList,
+    TranscriptSearchBar,
     load_earlier,
 )
-from neocode_tui.vocabulary import ApprovalMode, mode_notice
 
 if TYPE_CHECKING:
     from neocode_tui import agent
@@ -60,20 +60,16 @@ if TYPE_CHECKING:
     from neocode_tui.providers import Provider
     from neocode_tui.settings import Profiles, Settings, TrustRequest
     from neocode_tui.tui import clipboard, editor, screens
-    from neocode_tui.tui.screens import key_help
+    from neocode_tui.tui.keymap import KeyMap
     from neocode_tui.tui.starting import Starting
     from neocode_tui.tui.widgets.status_line import StatusLineRow
 else:  # after the first frame (neocode_tui/deferred.py)
     agent, sessions = lazy("neocode_tui.agent"), lazy("neocode_tui.agent.session")
-    extensions, key_help = lazy("neocode_tui.agent.extensions"), lazy("neocode_tui.tui.screens.key_help")
+    extensions = lazy("neocode_tui.agent.extensions")
     clipboard, editor = lazy("neocode_tui.tui.clipboard"), lazy("neocode_tui.tui.editor")
     screens = lazy("neocode_tui.tui.screens")
 
 CONTROL_FILTER = ControlFilter()
-QUIT_WINDOW = 2.0
-"""Seconds within which a second Ctrl+C quits."""
-
-
 
 class _MainScreen(Screen[None]):
     AUTO_FOCUS = "#prompt"
@@ -81,7 +77,7 @@ class _MainScreen(Screen[None]):
     input (the dialogs keep Textual's default: their first focusable widget)."""
 
 
-class NeoCodeApp(ImageAttaching):
+class NeoCodeApp(KeyActions, ImageAttaching):
     """Run with ``NeoCodeApp(settings, provider).run()``; everything else is optional.
 
     ``clock``, ``version`` and ``blink`` (the cursor's; off also turns animations off) exist
@@ -91,20 +87,7 @@ class NeoCodeApp(ImageAttaching):
     CSS_PATH = "app.tcss"
     TITLE = "NeoCode"
     COMMANDS = App.COMMANDS | {SlashCommandsProvider}
-    BINDINGS = [
-        Binding("escape", "interrupt", "Interrupt", show=False),
-        Binding("ctrl+c", "interrupt_clear_or_quit", "Interrupt / clear / quit", show=False, priority=True),
-        Binding("shift+tab", "cycle_mode", "Cycle mode", show=False, priority=True),
-        Binding("f1", "key_help", "Keys", show=False, priority=True),
-        Binding("ctrl+t", "toggle_latest_fold", "Fold", show=False, priority=True),
-        Binding("ctrl+o", "transcript", "Transcript", show=False, priority=True),
-        Binding("ctrl+b", "background", "Background", show=False, priority=True),
-        Binding("f2", "jobs", "Background commands", show=False, priority=True),
-        # The keyboard stays in the input; these reach the conversation from there.
-        Binding("pageup", "page(-1)", "Scroll up", show=False, priority=True),
-        Binding("pagedown", "page(1)", "Scroll down", show=False, priority=True),
-        Binding("end", "latest", "Latest", show=False, priority=True),
-    ]
+    # The keys (tui/keymap) are bound per app, by ``AppKeys``: the user may have moved them.
     status_line: StatusLineRow | None = None
     """The user's status-line command's row, when one is configured."""
 
@@ -137,6 +120,7 @@ class NeoCodeApp(ImageAttaching):
         what loads them once the first frame is drawn.
         """
         super().__init__()
+        self.keys = AppKeys(self)
         if settings is not None:
             self.settings = settings
         assert settings is not None or starting is not None, "settings, or what loads them"
@@ -172,7 +156,6 @@ class NeoCodeApp(ImageAttaching):
             self.session.resume(resume or None)  # before the screen exists: no event drawn
         self._work: asyncio.Task[None] | None = None
         """The one piece of work in progress (a run or a compaction): Esc cancels it."""
-        self._last_ctrl_c = -QUIT_WINDOW
         self.quit_while_working = False
         """Set on the way out: a turn was still running and was interrupted."""
 
@@ -247,6 +230,8 @@ class NeoCodeApp(ImageAttaching):
         self.todo_list = TodoList(id="todos")
         self.image_chips = ImageChips(id="images")
         search_bar = SearchBar(id="history-search")
+        self.transcript_search = TranscriptSearchBar(
+            lambda: self.conversation.finder, self.prompt_focus, id="transcript-search")
         self.prompt = PromptInput(
             completion, self.slash.complete, unqueue=self.queued.take_last,
             mentions=self.mention_picker, drop_image=self.image_chips.drop_last,
@@ -261,6 +246,7 @@ class NeoCodeApp(ImageAttaching):
         yield self.queued
         yield self.image_chips
         yield search_bar
+        yield self.transcript_search
         yield self.prompt
         yield self.status
 
@@ -292,9 +278,14 @@ class NeoCodeApp(ImageAttaching):
 
     async def on_event(self, event: events.Event) -> None:
         # A key typed while the session is built may need it (F1, /, Enter): it waits.
-        if isinstance(event, events.Key) and self.start_up.holds(event):
+        if isinstance(event, events.Key) and (self.start_up.holds(event) or self.keys.read_chord(event)):
             return
         await super().on_event(event)
+
+    def use_keys(self, keys: KeyMap) -> None:
+        """The user's keys from now on; what is wrong in them is said on screen."""
+        for problem in self.keys.use(keys):
+            self.conversation.add_notice("warning" if problem in keys.problems else "info", problem)
 
     def _show_settings(self, *, context: bool = True) -> None:
         self.status.show_session(self.session)
@@ -451,83 +442,8 @@ class NeoCodeApp(ImageAttaching):
     def _show_context(self) -> None:
         self.status.show_context(self.session)
 
-    def action_interrupt(self) -> None:
-        """Esc: stop the running turn; what was shown stays, marked by the view."""
-        if self.working:
-            self.session.cancel()
-        elif not self.conversation.anchored:
-            self.conversation.scroll_to_latest()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Paging and End belong to the conversation only on the main screen, and End only
-        while the input is empty (otherwise it moves the cursor to the end of the line)."""
-        if action in ("page", "latest") and self.screen is not self.screen_stack[0]:
-            return False
-        if action == "latest":
-            return not self.prompt.text
-        return True
-
-    def action_page(self, direction: int) -> None:
-        view = self.conversation
-        view.scroll_relative(y=direction * max(view.scrollable_content_region.height - 2, 1), animate=False)
-
-    def action_latest(self) -> None:
-        self.conversation.scroll_to_latest()
-
-    def action_interrupt_clear_or_quit(self) -> None:
-        """Ctrl+C, the way terminal agents answer it: clear what is being typed, else stop
-        the turn if one runs, else (twice within a moment) quit. A queued message taken back
-        with Up is dropped this way."""
-        prompt = self.prompt
-        if prompt.text:
-            prompt.clear()
-            return
-        if self.working and self.screen is self.screen_stack[0]:
-            self.session.cancel()
-            self._last_ctrl_c = -QUIT_WINDOW
-            return
-        now = time.monotonic()
-        if now - self._last_ctrl_c < QUIT_WINDOW:
-            self.exit()
-            return
-        self._last_ctrl_c = now
-        running = self.made_session.jobs.running if self.made_session else []
-        stopping = f" {screens.stopping_words(running)}." if running else ""
-        self.notify(f"Press Ctrl+C again to quit.{stopping}", timeout=QUIT_WINDOW, markup=False)
-
-    def action_cycle_mode(self) -> None:
-        if self.screen is not self.screen_stack[0]:
-            return
-        self._set_mode(next_mode(self.session.approval))
-
-    def _set_mode(self, mode: ApprovalMode) -> None:
-        self.session.approval = mode
-        self.status.approval = mode
-        self.conversation.add_notice("info", mode_notice(mode))
-
-    def action_key_help(self) -> None:
-        if not isinstance(self.screen, key_help.KeyHelpScreen):
-            self.push_screen(key_help.KeyHelpScreen(self.slash.table, type_into=self.prompt.insert))
-
-    def on_prompt_input_help_requested(self, _: PromptInput.HelpRequested) -> None:
-        self.action_key_help()
-
     def on_prompt_input_search_missed(self, event: PromptInput.SearchMissed) -> None:
         self.notify(f"No earlier prompt holds {event.query!r}.", timeout=3, markup=False)
-
-    def action_toggle_latest_fold(self) -> None:
-        self.conversation.toggle_latest()
-
-    def action_background(self) -> None:
-        """Ctrl+B: the command running in the foreground goes on in the background (its
-        call returns with its id); /ps lists it."""
-        problem = self.session.jobs.send_to_background()
-        if problem is not None:
-            self.conversation.add_notice("info", f"Ctrl+B: {problem}")
-
-    def action_jobs(self) -> None:
-        """F2: the background commands, live, as /ps shows them."""
-        self.slash.run("/ps")
 
     def _running_commands(self) -> int:
         return len(self.made_session.jobs.running) if self.made_session is not None else 0
@@ -539,10 +455,6 @@ class NeoCodeApp(ImageAttaching):
                 self.exit()
         self.run_worker(leave())
 
-    def action_transcript(self) -> None:
-        expanded = self.conversation.toggle_transcript()
-        self.notify("Transcript: everything unfolded" if expanded else "Folded back", timeout=2)
-
     async def on_unmount(self) -> None:
         # The session records what was running as interrupted and sends nothing more.
         self.quit_while_working = self.working
@@ -552,6 +464,9 @@ class NeoCodeApp(ImageAttaching):
             await asyncio.wait([self._work])
 
     # -- what the slash commands use ------------------------------------------------------
+
+    def prompt_focus(self) -> None:
+        self.prompt.focus()
 
     def prefill_input(self, text: str) -> None:
         self.prompt.load_text(text)

@@ -34,7 +34,9 @@ if TYPE_CHECKING:
     from neocode_tui.agent.session import AgentSession
     from neocode_tui.providers import Provider
     from neocode_tui.settings import Profiles, Settings, TrustRequest
+    from neocode_tui.tui import keymap
     from neocode_tui.tui.conversation import ConversationView, markdown
+    from neocode_tui.tui.keymap import KeyMap
     from neocode_tui.tui.screens import trust as trust_screen
     from neocode_tui.tui.slash import SlashLine
     from neocode_tui.tui.starting import Loaded, Starting
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
 else:
     trust_screen = lazy("neocode_tui.tui.screens.trust")
     markdown = lazy("neocode_tui.tui.conversation.markdown")
+    keymap = lazy("neocode_tui.tui.keymap")
 
 TYPING = frozenset({"backspace", "delete", "left", "right", "home", "end"})
 """Keys that only edit the input's text, like a printable character (but ``/`` and ``@``,
@@ -93,6 +96,8 @@ class StartUpHost(Protocol):
 
     def show_session(self) -> None: ...
 
+    def use_keys(self, keys: KeyMap) -> None: ...
+
     def replace_session(self, settings: Settings) -> None: ...
 
     def start_run(self, prompt: str) -> None: ...
@@ -132,6 +137,9 @@ class StartUp:
         whatever needs it before (which then waits for the thread if it is at it)."""
         self._keys = _HeldKeys(app) if starting is not None else None
         """While the session is built in a thread: what may need it waits."""
+        self._keymap = Once(keymap.load_keymap)
+        """The user's keys, read in the thread with the settings (or on the loop when the
+        app was handed them)."""
 
     @property
     def theme(self) -> str | None:
@@ -161,6 +169,7 @@ class StartUp:
         later = AfterFirstFrame(self._report)
         if not self._session_started:
             if self._keys is not None:
+                later.add("reading your keys", self._keymap, in_thread=True)
                 later.add("loading the settings", self._build_quietly, in_thread=True)
                 later.add("starting the session", self._start_if_usable)
             else:
@@ -237,6 +246,7 @@ class StartUp:
             app.conversation.add_notice("info", f"resumed session {session.id}: {session.title}")
         session.files.refresh()  # in the background: @ has the files when it is typed
         app.themes.keep(app.theme)  # the theme it started with, as when it changes
+        app.use_keys(self._keymap())  # before the keys held meanwhile are read
         if self._keys is not None:
             self._keys.release()
         wanted = self.untrusted.wanted() if self.untrusted is not None else []

@@ -154,7 +154,7 @@ async def test_new_lines_by_backslash_enter_and_ctrl_j_and_help_on_question_mark
         assert app.prompt.text == "one\ntwo\nthree?" and not app.working
         await pilot.press("ctrl+c", "question_mark")
         assert isinstance(app.screen, KeyHelpScreen)
-        await screen_shows(app, pilot, "Shift+Tab", "Ctrl+O", "point at a file")
+        await screen_shows(app, pilot, "Shift+Tab", "Ctrl+O", "search the conversation")
         await pilot.press("escape")
         assert not isinstance(app.screen, KeyHelpScreen)
         await pilot.press("f1")

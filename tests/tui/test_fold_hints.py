@@ -9,15 +9,17 @@ from pathlib import Path
 from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
-from neocode_tui.tui.keys import FOLD_KEY, KEYS
+from neocode_tui.tui.keymap import default_keymap
+from neocode_tui.tui.keys import FOLD_KEY
 from neocode_tui.tui.scenarios import SIZE, Driver, Release, StepProvider, Type
+from neocode_tui.tui.screens.key_help import key_rows
 from tests.support.waits import screen_shows
 
 
 def test_the_hinted_key_is_the_bound_key_and_the_overlay_lists_it() -> None:
-    bound = [binding.key for binding in NeoCodeApp.BINDINGS if binding.action == "toggle_latest_fold"]
-    assert bound == [FOLD_KEY.lower()] == ["ctrl+t"]
-    assert FOLD_KEY in dict(KEYS)
+    keys = default_keymap()
+    assert keys.keys["fold"] == (("ctrl+t",),) and keys.first_label("fold") == FOLD_KEY == "Ctrl+T"
+    assert FOLD_KEY in dict(key_rows(keys))
 
 
 async def test_fold_hints_name_the_key_and_the_key_folds(tmp_path: Path) -> None:

@@ -31,6 +31,7 @@ from neocode_tui.tui.conversation.assembler import Assembler, JobLookup
 from neocode_tui.tui.conversation.block_lines import BlockLines, Env
 from neocode_tui.tui.conversation.blocks import Block
 from neocode_tui.tui.conversation.palette import Palette
+from neocode_tui.tui.conversation.search import TranscriptFinder, restyled
 
 if TYPE_CHECKING:
     from neocode_tui.agent import LoopEvent
@@ -90,6 +91,8 @@ class ConversationView(ScrollView, can_focus=True):
         self._assembler = Assembler(self._lines, clock, jobs)
         self._transcript = False
         """Everything unfolded (Ctrl+O)."""
+        self.finder = TranscriptFinder(self)
+        """The search over the whole conversation (the search bar drives it)."""
 
     # --- the API the app uses ---------------------------------------------------------
 
@@ -141,6 +144,37 @@ class ConversationView(ScrollView, can_focus=True):
         lines.invalidate(0)
         self._layout()
         return self._transcript
+
+    # --- what the search sees -----------------------------------------------------------
+
+    @property
+    def blocks(self) -> list[Block]:
+        return self._lines.blocks
+
+    def plain_lines(self, block: Block) -> list[str]:
+        if self._env is None:
+            return []
+        if self._lines.render(block, self._env, self.app.console):
+            self._lines.invalidate(self._lines.index(block))
+        return ["".join(segment.text for segment in line) for line in block.lines or ()]
+
+    def unfold(self, block: Block) -> None:
+        if block.collapsed and block.toggle():
+            self._lines.touch(block)
+
+    def reveal(self, block: Block, line: int) -> None:
+        """Scrolls so that ``block``'s line ``line`` is a third of the way down the view."""
+        if self._env is None:
+            return
+        self._lines.render_dirty(self._env, self.app.console)
+        self.plain_lines(block)
+        self._recompute()
+        self._anchored = False
+        self._render_visible((block, line - self.scrollable_content_region.height // 3), within=False)
+
+    def marks_changed(self) -> None:
+        self._drawn.clear()
+        self.refresh()
 
     def scroll_to_latest(self) -> None:
         self._anchored = True
@@ -440,10 +474,12 @@ class ConversationView(ScrollView, can_focus=True):
         width = self._env[0] if self._env else self.scrollable_content_region.width
         if not self._anchored and y == self.scrollable_content_region.height - 1:
             if scroll_y < self.max_scroll_y:
-                return self._jump_bar(width)
+                assert self._env is not None
+                return _jump_bar(width, self._env[1])
         line = scroll_y + y
         selection = self.text_selection
-        if selection is None and (drawn := self._drawn.get(line)) is not None:
+        cached = selection is None and not self.finder.active
+        if cached and (drawn := self._drawn.get(line)) is not None:
             return drawn
         if self._base_style is None:
             self._base_style = self.rich_style
@@ -451,30 +487,27 @@ class ConversationView(ScrollView, can_focus=True):
         if segments is None:
             return Strip.blank(width, self._base_style)
         if selection is not None and (span := selection.get_span(line)) is not None:
-            segments = list(self._highlight(Strip(segments), *span))
+            start, end = span
+            style = self.screen.get_component_rich_style("screen--selection")
+            segments = list(restyled(Strip(segments), [(start, end if end != -1 else 10**6)], style))
+        if self.finder.active:
+            segments = self._marked(segments, line)
         segments = Segment.adjust_line_length(segments, width, pad=True)
         strip = Strip(Segment.apply_style(segments, self._base_style), width).apply_offsets(0, line)
-        if selection is None:
+        if cached:
             if len(self._drawn) > _DRAWN_LINES:
                 self._drawn.clear()
             self._drawn[line] = strip
         return strip
 
-    def _highlight(self, strip: Strip, start: int, end: int) -> Strip:
-        length = strip.cell_length
-        end = length if end == -1 else min(end, length)
-        if start >= end:
-            return strip
-        style = self.screen.get_component_rich_style("screen--selection")
-        selected = Strip(Segment.apply_style(strip.crop(start, end), post_style=style))
-        return Strip.join([strip.crop(0, start), selected, strip.crop(end, length)])
-
-    def _jump_bar(self, width: int) -> Strip:
+    def _marked(self, segments: list[Segment], line: int) -> list[Segment]:
+        """The search's matches on ``line`` marked, the one landed on apart."""
         assert self._env is not None
-        palette = self._env[1]
-        style = Style.parse(f"bold {palette.foreground} on {palette.primary}")
-        text = _JUMP_BAR.center(width)[:width]
-        return Strip([Segment(text, style)], width)
+        lines, palette = self._lines, self._env[1]
+        index = lines.block_at(line)
+        current = self.finder.current_line(lines.blocks[index]) == line - lines.start(index)
+        return self.finder.mark(segments, current, Style(bold=True, underline=True),
+                                Style.parse(f"bold black on {palette.warning}"))
 
     # --- selection and clicks -----------------------------------------------------------
 
@@ -515,3 +548,8 @@ class ConversationView(ScrollView, can_focus=True):
             self._anchored = False if self.max_scroll_y > self.scroll_y else self._anchored
             lines.touch(block)
             self._layout()
+
+
+def _jump_bar(width: int, palette: Palette) -> Strip:
+    style = Style.parse(f"bold {palette.foreground} on {palette.primary}")
+    return Strip([Segment(_JUMP_BAR.center(width)[:width], style)], width)

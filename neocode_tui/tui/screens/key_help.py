@@ -1,4 +1,5 @@
-"""The key-help overlay (F1, or ? on an empty prompt): every key and slash command.
+"""The key-help overlay (F1, or ? on an empty prompt): every key, as the user bound it,
+and every slash command.
 
 It is read while typing: a character typed over it closes it and goes into the prompt, so
 a user who opened it to look up a key loses nothing of what they type next."""
@@ -18,7 +19,7 @@ from textual.widgets import Static
 
 from neocode_tui.terminal_text import visible
 from neocode_tui.tui.commands import SlashCommand
-from neocode_tui.tui.keys import KEYS
+from neocode_tui.tui.keymap import ACTIONS, FIXED, KeyMap, label
 
 
 def _table(title: str, rows: list[tuple[str, str]]) -> Table:
@@ -33,6 +34,20 @@ def _table(title: str, rows: list[tuple[str, str]]) -> Table:
     for key, meaning in rows:
         table.add_row(Text(visible(key)), Text(visible(meaning)))  # custom commands come from files
     return table
+
+
+def key_rows(keys: KeyMap) -> list[tuple[str, str]]:
+    """Each action with its keys (the user's marked, with the default they replace), then
+    the keys no one rebinds."""
+    rows = []
+    for action in ACTIONS:
+        meaning = action.meaning
+        if action.name in keys.yours:
+            default = "  ".join(label(tuple(spec.split())) for spec in action.defaults) or "none"
+            meaning += f" · your key (default {default})"
+        rows.append((keys.label(action.name) or "(no key)", meaning))
+        rows += [(key, fixed) for after, key, fixed in FIXED if after == action.name]
+    return rows
 
 
 class KeyHelpScreen(ModalScreen[None]):
@@ -54,10 +69,11 @@ class KeyHelpScreen(ModalScreen[None]):
         Binding("escape,f1,question_mark", "dismiss", "Close", show=False),
     ]
 
-    def __init__(self, commands: Iterable[SlashCommand], type_into: Callable[[str], object]) -> None:
+    def __init__(self, commands: Iterable[SlashCommand], keys: KeyMap, type_into: Callable[[str], object]) -> None:
         """``type_into``: where a character typed over the list goes (the prompt)."""
         super().__init__()
         self.commands = list(commands)
+        self.keys = keys
         self._type_into = type_into
         self._typing_on = False
         """Keys typed fast reach the list until it is gone: one closes it, all are typed."""
@@ -74,6 +90,6 @@ class KeyHelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Static(_table("Keys", list(KEYS)))
+            yield Static(_table("Keys", key_rows(self.keys)))
             yield Static(_table("\nCommands", [(c.usage, c.help) for c in self.commands]))
             yield Static("Esc closes this list; typing goes on into the prompt", classes="hint")

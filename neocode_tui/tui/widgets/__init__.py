@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from neocode_tui.tui.widgets.queue import QueuedPrompts
     from neocode_tui.tui.widgets.status import StatusBar
     from neocode_tui.tui.widgets.todo_list import TodoList
+    from neocode_tui.tui.widgets.transcript_search import TranscriptSearchBar
     from neocode_tui.tui.widgets.vi_keys import ViTextArea
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "SlashCompletion",
     "StatusBar",
     "TodoList",
+    "TranscriptSearchBar",
     "ViTextArea",
     "attachment_lines",
     "load_earlier",
@@ -39,5 +41,6 @@ if not TYPE_CHECKING:
         "queue": ("QueuedPrompts",),
         "status": ("StatusBar",),
         "todo_list": ("TodoList",),
+        "transcript_search": ("TranscriptSearchBar",),
         "vi_keys": ("ViTextArea",),
     })

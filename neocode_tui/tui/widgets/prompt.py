@@ -24,6 +24,7 @@ from textual.widgets.text_area import Selection
 
 from neocode_tui.deferred import lazy
 from neocode_tui.tui.commands import Completion
+from neocode_tui.tui.keymap import KeyMap, default_keymap
 from neocode_tui.tui.user_config import load_user_config
 from neocode_tui.tui.widgets.completion import SlashCompletion
 from neocode_tui.tui.widgets.history import PromptHistory, Search, SearchBar
@@ -45,11 +46,9 @@ class PromptInput(ViTextArea):
     While an ``@`` mention is typed, ``mentions`` does the same with the workspace's files.
     """
 
-    OWN_KEYS: dict[str, str] = {
-        "shift+enter": "newline", "alt+enter": "newline", "ctrl+j": "newline",
-        "ctrl+r": "search_history",
-    }
-    """Keys handled here as they arrive rather than as bindings: a binding runs once the key
+    keys: KeyMap = default_keymap()
+    """Which keys send, break the line and search the history (the app sets the user's).
+    They are read here as they arrive rather than as bindings: a binding runs once the key
     has bubbled up to the app, after the characters typed behind it were inserted, so a
     new line typed fast ("a", Alt+Enter, "b") landed after the "b"."""
 
@@ -78,6 +77,14 @@ class PromptInput(ViTextArea):
         """Ctrl+R found no (further) prompt holding ``query``."""
 
         query: str
+
+    @dataclass
+    class Perform(Message):
+        """A prompt action (send, newline, history_search) whose chord the app read: it
+        comes in order with the keys typed before it."""
+
+        action: str
+        bubble = False
 
     @dataclass
     class Submitted(Message):
@@ -201,20 +208,18 @@ class PromptInput(ViTextArea):
             event.stop()
             event.prevent_default()
             return
-        own = self.OWN_KEYS.get(event.key)
-        if own is not None:
+        own = self.keys.prompt_action(event.key)
+        if own in ("newline", "history_search"):
             event.stop()
             event.prevent_default()
-            await self.run_action(own)
+            self.on_prompt_input_perform(self.Perform(own))
             return
         if self.vi_key(event):
             return
-        if event.key == "enter":
+        if own == "send":
             event.stop()
             event.prevent_default()
-            if self._continues_line():
-                return
-            self.post_message(self.Submitted(self, self.text))
+            self._send()
             return
         if event.key == "escape":
             # The app's (interrupt); an indenting TextArea would move the focus away.
@@ -232,6 +237,18 @@ class PromptInput(ViTextArea):
         if event.key in ("up", "down") and self._walk_history(event.key, event):
             return
         await super()._on_key(event)
+
+    def on_prompt_input_perform(self, message: Perform) -> None:
+        if message.action == "send":
+            self._send()
+        elif message.action == "newline":
+            self.action_newline()
+        elif message.action == "history_search":
+            self.action_search_history()
+
+    def _send(self) -> None:
+        if not self._continues_line():
+            self.post_message(self.Submitted(self, self.text))
 
     def _walk_history(self, key: str, event: events.Key) -> bool:
         """Up on an empty prompt takes the last queued message back; Up at the first line
@@ -298,7 +315,7 @@ class PromptInput(ViTextArea):
         key goes on as usual (an arrow, a key of the app's)."""
         search = self._search
         assert search is not None
-        if event.key == "ctrl+r":
+        if self.keys.prompt_action(event.key) == "history_search":
             self.action_search_history()
         elif event.key == "escape":
             self._end_search()
