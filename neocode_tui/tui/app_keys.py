@@ -8,7 +8,8 @@ pressed at start does what the user bound it to.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual import events
 from textual.app import App
@@ -37,7 +38,9 @@ class KeysHost(Protocol):
 
     def refresh_bindings(self) -> None: ...
 
-    def run_action(self, action: str) -> object: ...
+    async def run_action(self, action: str) -> bool: ...
+
+    def call_next(self, callback: Callable[..., object], *args: Any, **kwargs: Any) -> None: ...
 
 
 class AppKeys:
@@ -87,4 +90,4 @@ class AppKeys:
                 # Queued behind the keys already on their way to the prompt: it acts in order.
                 self._app.prompt.post_message(self._app.prompt.Perform(name))
             return
-        self._app.run_action(action.method)
+        self._app.call_next(self._app.run_action, action.method)

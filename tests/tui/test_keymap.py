@@ -17,7 +17,8 @@ from neocode_tui.tui.keymap import ChordReader, KeyNameError, label, parse_seque
     ("PgDn", ("pagedown",)),
     ("f12", ("f12",)),
     ("ctrl+?", ("ctrl+question_mark",)),
-    ("ctrl++", ("ctrl+plus_sign",)),
+    ("ctrl++", ("ctrl+plus",)),
+    ("ctrl+x /", ("ctrl+x", "slash")),
 ])
 def test_key_names_as_users_write_them(written: str, read: tuple[str, ...]) -> None:
     assert parse_sequence(written) == read
@@ -38,7 +39,7 @@ def test_keys_no_terminal_sends_are_refused_with_the_reason(written: str, said: 
 def test_labels_are_what_the_screen_shows() -> None:
     assert label(("ctrl+x", "ctrl+e")) == "Ctrl+X Ctrl+E"
     assert label(("alt+pagedown",)) == "Alt+PageDown"
-    assert label(("question_mark",)) == "?"
+    assert label(("question_mark",)) == "?" and label(("ctrl+x", "slash")) == "Ctrl+X /"
 
 
 def test_a_user_key_wins_and_the_action_that_lost_it_is_named() -> None:

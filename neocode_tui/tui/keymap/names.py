@@ -9,7 +9,7 @@ other). Modifiers are sorted the way Textual sorts them, so ``shift+ctrl+up`` an
 
 from __future__ import annotations
 
-import unicodedata
+from textual.keys import _character_to_key, format_key
 
 Sequence = tuple[str, ...]
 
@@ -27,8 +27,7 @@ NAMED = {
 }
 SAME_AS = {"ctrl+i": "tab", "ctrl+m": "enter", "ctrl+left_square_bracket": "escape"}
 """Keys a terminal sends as the same bytes as another: the app can only ever see the other."""
-_WORDS = {"pageup": "PageUp", "pagedown": "PageDown", "escape": "Esc", "question_mark": "?",
-          "backspace": "Backspace"}
+_WORDS = {"pageup": "PageUp", "pagedown": "PageDown", "escape": "Esc", "backspace": "Backspace"}
 
 
 class KeyNameError(ValueError):
@@ -71,16 +70,8 @@ def _base(base: str, text: str) -> str:
     if lowered in NAMED:
         return NAMED[lowered]
     if len(base) == 1 and base.isprintable() and not base.isspace():
-        return lowered if base.isalnum() else _character_name(base)
+        return lowered if base.isalnum() else _character_to_key(base)  # "?" is question_mark
     raise KeyNameError(f"{text!r}: no key is called {base!r}")
-
-
-def _character_name(character: str) -> str:
-    """Textual's name for a punctuation key: ``?`` is ``question_mark``."""
-    try:
-        return unicodedata.name(character).lower().replace("-", "_").replace(" ", "_")
-    except ValueError:
-        return character
 
 
 def is_typing(key: str) -> bool:
@@ -96,6 +87,7 @@ def label(sequence: Sequence) -> str:
 
 def _key_label(key: str) -> str:
     *modifiers, base = key.split("+")
-    shown = _WORDS.get(base) or (base.upper() if len(base) == 1 or base[0] == "f" and base[1:].isdigit()
-                                 else base.replace("_", " ").title())
+    character = format_key(base) if len(base) > 1 and base not in NAMED else None
+    shown = _WORDS.get(base) or character or (base.upper() if len(base) == 1 or base[0] == "f" and base[1:].isdigit()
+                                              else base.title())
     return "+".join([*(modifier.title() for modifier in modifiers), shown])

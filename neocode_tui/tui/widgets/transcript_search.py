@@ -1,9 +1,10 @@
 """The bar over the prompt while the conversation is searched (Ctrl+F, or the user's key).
 
 Typing edits the query and says how many matches there are; Enter jumps to the newest and
-from then on ``n`` goes to the next one back, ``N`` to the one after, both wrapping around;
-Up and Down jump to the prompt before or after; ``/`` edits the query again; Esc closes the
-bar and the marks, leaving the conversation where it was scrolled to.
+from then on ``n`` (or Enter) goes to the next one back, ``N`` to the one after, both
+wrapping around; Up and Down jump to the prompt before or after; ``/`` edits the query
+again; Esc closes the bar and the marks, leaving the conversation where it was scrolled to.
+While it jumps the bar itself has the keys, so n and N are not typed into the query.
 """
 
 from __future__ import annotations
@@ -22,26 +23,27 @@ from neocode_tui.terminal_text import visible
 if TYPE_CHECKING:
     from neocode_tui.tui.conversation.search import Found, TranscriptFinder
 
-_EDITING = "Enter jumps to the newest · ↑↓ prompts · Esc closes"
-_BROWSING = "n older · N newer · ↑↓ prompts · / new search · Esc closes"
+_EDITING = "Enter jumps · Esc closes"
+_BROWSING = "n older · N newer · ↑↓ prompts · / edit · Esc closes"
 
 
 class _Query(Input):
-    """The query's input: while browsing, n, N, / and Enter move instead of typing."""
+    """The query as it is typed."""
 
     def __init__(self, bar: TranscriptSearchBar) -> None:
-        super().__init__(placeholder="search the conversation", compact=True, id="transcript-query")
+        super().__init__(placeholder="prompts, answers, output", compact=True, id="transcript-query")
         self._bar = bar
 
     async def _on_key(self, event: events.Key) -> None:
-        if self._bar.key(event.key, event.character):
+        if event.key in ("escape", "enter", "up", "down"):
             event.stop()
             event.prevent_default()
+            self._bar.key(event.key, event.character)
             return
         await super()._on_key(event)
 
 
-class TranscriptSearchBar(Horizontal):
+class TranscriptSearchBar(Horizontal, can_focus=True):
     DEFAULT_CSS = """
     TranscriptSearchBar {
         display: none;
@@ -49,8 +51,10 @@ class TranscriptSearchBar(Horizontal):
         padding: 0 1;
     }
     TranscriptSearchBar.-shown { display: block; }
-    TranscriptSearchBar > #transcript-query { width: 30; border: none; height: 1; padding: 0; }
-    TranscriptSearchBar > #transcript-found { width: 1fr; color: $text-muted; padding: 0 0 0 2; }
+    TranscriptSearchBar > .label { width: auto; color: $text-muted; }
+    TranscriptSearchBar > #transcript-query { width: 26; border: none; height: 1; padding: 0; }
+    TranscriptSearchBar.-browsing > #transcript-query { display: none; }
+    TranscriptSearchBar > #transcript-found { width: 1fr; color: $text-muted; padding: 0 0 0 1; }
     """
 
     def __init__(self, finder: Callable[[], TranscriptFinder], closed: Callable[[], object], *,
@@ -59,13 +63,11 @@ class TranscriptSearchBar(Horizontal):
         super().__init__(id=id)
         self._finder = finder
         self._when_closed = closed
-        self.browsing = False
-        """After Enter: the keys move between matches rather than type."""
         self.query_input = _Query(self)
         self.said = Static(id="transcript-found")
 
     def compose(self) -> ComposeResult:
-        yield Static("search: ", classes="label")
+        yield Static("search:", classes="label")
         yield self.query_input
         yield self.said
 
@@ -73,51 +75,63 @@ class TranscriptSearchBar(Horizontal):
     def is_open(self) -> bool:
         return self.has_class("-shown")
 
+    @property
+    def browsing(self) -> bool:
+        """After Enter: the keys move between matches rather than type."""
+        return self.has_class("-browsing")
+
     def open(self) -> None:
         self.add_class("-shown")
-        self.browsing = False
-        self.query_input.focus()
-        self._say(self._finder().search(self.query_input.value))
+        self._edit()
 
     def close(self) -> None:
-        self.remove_class("-shown")
+        self.remove_class("-shown", "-browsing")
         self._finder().close()
         self._when_closed()
 
+    def _edit(self) -> None:
+        self.remove_class("-browsing")
+        self.query_input.focus()
+        self._say(self._finder().search(self.query_input.value))
+
     def on_input_changed(self, event: Input.Changed) -> None:
         if self.is_open:
-            self.browsing = False
             self._say(self._finder().search(event.value))
 
+    def on_key(self, event: events.Key) -> None:
+        """The keys while the bar jumps (it has the focus then)."""
+        if self.key(event.key, event.character):
+            event.stop()
+            event.prevent_default()
+
     def key(self, key: str, character: str | None) -> bool:
-        """Handles ``key`` for the search; False when the input is to type it."""
+        """Handles ``key``; False when it is none of the search's."""
         finder = self._finder()
         if key == "escape":
             self.close()
         elif key in ("up", "down"):
             self._say(finder.prompt(-1 if key == "up" else 1))
         elif key == "enter" or self.browsing and character in ("n", "N"):
-            self.browsing = bool(finder.query)
+            if finder.query and not self.browsing:
+                self.add_class("-browsing")
+                self.focus()
             self._say(finder.step(1 if character == "N" else -1))
-        elif self.browsing and character == "/":
-            self.browsing = False
-            self.query_input.value = ""
+        elif self.browsing and (character == "/" or key == "backspace"):
+            self._edit()
         else:
-            if self.browsing and (character or key == "backspace"):
-                self.browsing = False
             return False
         return True
 
     def _say(self, found: Found) -> None:
+        query = Content.styled(visible(self.query_input.value), "bold $text")
         if not found.query:
             self.said.update(_EDITING)
-            return
-        if not found.blocks:
+        elif not found.blocks:
             self.said.update(Content.assemble(Content.styled("no match", "$warning"), " · Esc closes"))
-            return
-        places = "place" if found.blocks == 1 else "places"
-        count = f"{found.matches} match{'es' if found.matches != 1 else ''} in {found.blocks} {places}"
-        if self.browsing and found.at is not None:
-            count = f"{found.at} of {found.blocks} {places} ({found.matches} matches)"
-        self.said.update(Content.assemble(Content.styled(visible(count), "bold"), " · ",
-                                          _BROWSING if self.browsing else _EDITING))
+        elif self.browsing:
+            at = f"{found.at} of {found.blocks}" if found.at is not None else f"{found.blocks} places"
+            self.said.update(Content.assemble(query, " · ", Content.styled(at, "bold"), " · ", _BROWSING))
+        else:
+            places = "place" if found.blocks == 1 else "places"
+            count = f"{found.matches} match{'es' if found.matches != 1 else ''}, {found.blocks} {places}"
+            self.said.update(Content.assemble(Content.styled(count, "bold"), " · ", _EDITING))
