@@ -8,6 +8,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from neocode_tui.agent.store.session_store import SessionStore
 from neocode_tui.chat import Message, ToolCall
 from neocode_tui.settings.model import Settings
@@ -118,3 +120,16 @@ async def test_the_search_follows_your_key(workspace: Path, tmp_path: Path) -> N
         await pilot.press("ctrl+x", "slash")
         await screen_shows(app, pilot, "search:")
         assert app.transcript_search.query_input.has_focus
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_transcript_search_screen(size: tuple[int, int], snap_compare, workspace: Path) -> None:
+    app = resumed_app(workspace)
+
+    async def run_before(pilot) -> None:
+        await started(app, pilot)
+        await pilot.press("ctrl+f", *"module 7", "enter")  # the prompt and the answer: the answer first
+        await screen_shows(app, pilot, "module 7 · 1 of 2")
+        await wait_until(lambda: marked(app, "Module 7"), pause=pilot.pause, what="the match marked")
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from neocode_tui.providers.scripted import scripted_reply
 from neocode_tui.tui.scenarios import SIZE, Driver, Release
 from neocode_tui.tui.screens.key_help import KeyHelpScreen
@@ -115,3 +117,16 @@ async def test_the_key_overlay_lists_your_keys(tmp_path: Path) -> None:
         await wait_until(lambda: not isinstance(app.screen, KeyHelpScreen), pause=pilot.pause,
                          what="the overlay to close")  # F1 again closes it
         await screen_shows(app, pilot, gone=["Ctrl+S send;"])
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_key_overlay_with_your_keys_screen(size: tuple[int, int], snap_compare, tmp_path: Path) -> None:
+    user_config(KEYS)
+    app = scripted_app(tmp_path, [scripted_reply("Hi.")])
+
+    async def run_before(pilot) -> None:
+        await started(app, pilot)
+        await pilot.press("f1")
+        await screen_shows(app, pilot, "Ctrl+S send;")
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
