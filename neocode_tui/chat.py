@@ -114,6 +114,9 @@ class Message(BaseModel):
     """For ``role="assistant"``: seconds the model thought, for the screen (never sent)."""
     job: str = ""
     """For ``role="tool"``: the background command the call went on as (its id; never sent)."""
+    model: str = ""
+    """For ``role="assistant"``: the fallback model that wrote it, when the session's model
+    could not (never sent)."""
     notice: bool = False
     """For ``role="user"``: NeoCode's own note to the model (a background command ended),
     not the user's words; a resumed session draws it as a notice."""

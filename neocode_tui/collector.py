@@ -66,6 +66,8 @@ class CollectedTurn(BaseModel):
     dropped_tool_calls: int = 0
     error: ErrorInfo | None = None
     retries: int = 0
+    model: str | None = None
+    """The fallback model that answered, when the one asked could not (a ``retry`` named it)."""
     cancelled: bool = False
     thought_for: float | None = None
     """Seconds from the first piece of thinking to what came after it (None: no clock, or
@@ -222,6 +224,7 @@ class Collector:
         self._clock = clock
         self._acc = _Accumulator()
         self._retries = 0
+        self._model: str | None = None
 
     def _time_thought(self, event: StreamEvent) -> None:
         thought = self._acc.thought
@@ -252,15 +255,16 @@ class Collector:
                 if isinstance(event, StreamRetry):
                     self._acc = _Accumulator()  # the broken attempt is discarded whole
                     self._retries += 1
+                    self._model = event.model or self._model
         finally:
             aclose = getattr(events, "aclose", None)
             if aclose is not None:
                 await aclose()
-        return _finish(self._acc, error, False, self._retries)
+        return _finish(self._acc, error, False, self._retries, self._model)
 
     def partial(self) -> CollectedTurn:
         """The turn as far as it arrived, marked cancelled: for a drain that was cancelled."""
-        return _finish(self._acc, None, True, self._retries)
+        return _finish(self._acc, None, True, self._retries, self._model)
 
 
 async def collect(
@@ -271,7 +275,8 @@ async def collect(
 
 
 def _finish(
-    acc: _Accumulator, error: StreamError | None, cancelled: bool, retries: int
+    acc: _Accumulator, error: StreamError | None, cancelled: bool, retries: int,
+    model: str | None,
 ) -> CollectedTurn:
     """The single exit: everything accumulated is materialised here, exactly once."""
     ended_normally = acc.finish_reason is not None and error is None and not cancelled
@@ -295,6 +300,7 @@ def _finish(
         dropped_tool_calls=dropped,
         error=info,
         retries=retries,
+        model=model,
         cancelled=cancelled,
         thought_for=acc.thought[1] - acc.thought[0] if len(acc.thought) == 2 else None,
     )

@@ -177,9 +177,15 @@ class StreamRetry(_Event):
     """True when the failed attempt had already streamed part of an answer (text, reasoning
     or tool calls) that is now thrown away; False when nothing was shown."""
 
+    model: str | None = None
+    """The model the request goes to from now on, when it is another (a fallback model):
+    what follows is that model's answer, counted at its price."""
+
     def status_line(self) -> str:
         """"retrying 2/4 in 1.5 s: rate limited"."""
         lost = " (partial answer discarded)" if self.discarded else ""
+        if self.model is not None:
+            return f"{self.reason}{lost}"
         return (f"retrying {self.attempt}/{self.max_attempts} in {self.delay:.1f} s: "
                 f"{self.reason}{lost}")
 

@@ -131,6 +131,8 @@ class AgentLoop:
         self._call_index: dict[str, int] = {}
         self._last_text = ""
         self._planned = False
+        self._fallback: str | None = None
+        """The fallback model this run went on with (each prompt tries the model first)."""
         """The last request was made in plan mode: the next one out of it says so."""
         self._work: asyncio.Task[RunFinished] | None = None
         self._stopped: RunFinished | None = None
@@ -151,7 +153,7 @@ class AgentLoop:
         if self.running:
             raise RuntimeError("a run is already in progress")
         self._last_text = ""
-        self._stopped = self.runner.final = None
+        self._stopped = self.runner.final = self._fallback = None
         self._add_notes()  # before the prompt: the user's words stay the newest
         self._add(Message(role="user", content=prompt, images=list(images)))
         self._work = work = asyncio.create_task(self._run_reporting())
@@ -245,7 +247,7 @@ class AgentLoop:
             self.emit(Notice(turn=number, level="warning", message=line))
         sent = self.messages[self.host.sent_from():]
         request = ChatRequest(
-            model=self.provider.model,
+            model=self._fallback or self.provider.model,
             system=self._system_for_mode(),
             messages=sent if self.images else without_images(sent),
             tools=self.tools.specs(),
@@ -296,12 +298,18 @@ class AgentLoop:
         return f"{self.system_prompt}\n\n{PLAN_LEFT}" if left else self.system_prompt
 
     def _finish_turn(self, number: int, turn: CollectedTurn) -> None:
+        if turn.model is not None and turn.model != self._fallback:
+            self._fallback = turn.model
+            self.emit(Notice(turn=number, level="warning", message=(
+                f"{self.provider.model} could not answer: this prompt goes on with {turn.model} "
+                f"(the next one tries {self.provider.model} again)")))
         self._record(turn)
         if turn.finish_reason in CUT_SHORT:
             self.emit(Notice(turn=number, level="warning", message=CUT_SHORT[turn.finish_reason]))
         self.emit(
             TurnFinished(
-                turn=number, finish_reason=turn.finish_reason, usage=turn.usage, error=turn.error
+                turn=number, finish_reason=turn.finish_reason, usage=turn.usage, error=turn.error,
+                model=self._fallback,
             )
         )
 
@@ -329,6 +337,7 @@ class AgentLoop:
                     tool_calls=[as_tool_call(call) for call in turn.tool_calls],
                     status=turn.finish_reason if turn.finish_reason in CUT_SHORT else "",
                     thought_for=None if turn.thought_for is None else round(turn.thought_for, 1),
+                    model=self._fallback or "",
                 )
             )
 

@@ -44,6 +44,8 @@ class TurnFinished(_LoopEvent):
     finish_reason: str | None
     usage: Usage | None = None
     error: ErrorInfo | None = None
+    model: str | None = None
+    """The fallback model that answered the turn, when the session's could not."""
 
 
 class FileChange(BaseModel):

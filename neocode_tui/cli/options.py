@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 SETTING_FLAGS = (
     "provider", "base_url", "model", "approval", "theme", "max_turns", "sandbox",
-    "sandbox_network", "openai_compat", "effort", "small_model", "max_budget_usd",
+    "sandbox_network", "openai_compat", "effort", "small_model", "max_budget_usd", "fallback_models",
 )
 """Flags that are settings: given on the command line, they win over every other source."""
 
@@ -70,6 +70,11 @@ def add_setting_flags(parser: argparse.ArgumentParser, *, again: bool = False) -
     parser.add_argument(
         "--small-model", metavar="MODEL",
         help="a cheaper model of the same provider for side work: titles, summaries", **keep,
+    )
+    parser.add_argument(
+        "--fallback-model", dest="fallback_models", action="append", metavar="MODEL",
+        help="a model of the same provider to go on with when the model is overloaded or "
+        "refused (repeat or separate by commas for more, in order)", **keep,
     )
     parser.add_argument(
         "--max-budget-usd", type=float, metavar="X",

@@ -68,7 +68,7 @@ def make_provider(
         wire, model=settings.resolved_model, base_url=settings.resolved_base_url,
         api_key=settings.api_key, options=HTTPOptions.from_settings(settings), client=client,
         secrets=secrets if secrets is not None else Secrets(keys=settings.secrets),
-        effort=settings.effort,
+        effort=settings.effort, fallback_models=settings.fallback_models,
     )
 
 if TYPE_CHECKING:

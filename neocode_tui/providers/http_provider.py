@@ -9,7 +9,7 @@ parser, which models take an effort and in what field) is the ``Wire``'s, one pe
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -17,6 +17,7 @@ from neocode_tui.chat import ChatRequest
 from neocode_tui.events import StreamError, StreamEvent, StreamRetry
 from neocode_tui.providers.dialect import CallIds, Dialect
 from neocode_tui.providers.effort import explain_rejection
+from neocode_tui.providers.fallback import chain, falling_back
 from neocode_tui.vocabulary import Effort
 
 if TYPE_CHECKING:
@@ -77,7 +78,8 @@ class Wire(Protocol):
 
 class HTTPProvider:
     """A model behind an HTTP API. ``client`` is shared when given (one per app);
-    ``secrets`` (the run's holder, else one of ``api_key``) are scrubbed from its errors."""
+    ``secrets`` (the run's holder, else one of ``api_key``) are scrubbed from its errors;
+    ``fallback_models`` answer, in order, what ``model`` cannot."""
 
     def __init__(
         self,
@@ -90,6 +92,7 @@ class HTTPProvider:
         client: httpx.AsyncClient | None = None,
         secrets: Secrets | None = None,
         effort: Effort | None = None,
+        fallback_models: Sequence[str] = (),
     ) -> None:
         from neocode_tui.known_secrets import Secrets
         from neocode_tui.providers.http import HTTPStreamer  # replay needs the parsers only
@@ -98,6 +101,8 @@ class HTTPProvider:
         self.name = wire.name
         self.model = model
         self.effort = effort
+        self.fallback_models = tuple(fallback_models)
+        """Gone on with, in order, when ``model`` cannot serve a request (``providers.fallback``)."""
         """Changed by ``/effort``; sent only to models that take it (``takes_effort``)."""
         self._url = wire.url(base_url)
         self._headers = wire.headers(api_key)
@@ -107,7 +112,12 @@ class HTTPProvider:
         self._http = HTTPStreamer(options, secrets, client=client)
 
     def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
-        model = request.model or self.model
+        models = chain(request.model or self.model, self.fallback_models)
+        if len(models) == 1:
+            return self._to(request, models[0])
+        return falling_back(lambda model: self._to(request, model), models)
+
+    def _to(self, request: ChatRequest, model: str) -> AsyncGenerator[StreamEvent, None]:
         effort = self.effort if self.takes_effort(model) else None
         events = self._falling_back(request, model, effort)
         return events if effort is None else self._explained(events, effort)

@@ -35,6 +35,16 @@ def _host_list(value: Any) -> Any:
     return [part for part in value.split(",") if part.strip()] if isinstance(value, str) else value
 
 
+def _name_list(value: Any) -> Any:
+    """The environment gives ``a, b`` text; ``config.toml`` a list or the same text; a
+    repeated flag a list of such texts."""
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        return value
+    return [part.strip() for item in value for part in item.split(",") if part.strip()]
+
+
 def _compat(value: Any) -> Any:
     """The environment gives ``key=value,...`` text; code may pass the model or a dict."""
     return parse_compat(value) if isinstance(value, str) else value
@@ -143,6 +153,10 @@ class Settings(BaseModel):
                                          validation_alias="NEOCODE_MAX_BUDGET_USD")
     """Dollars the session may spend: ``-p`` stops before passing it, the app warns at 80 %
     and asks before passing it."""
+    fallback_models: Annotated[list[str], BeforeValidator(_name_list)] = Field(
+        default_factory=list, validation_alias="NEOCODE_FALLBACK_MODELS")
+    """Models of the same provider that take over, in order, when the model is overloaded,
+    rate limited or refused after the retries; the next prompt tries the model again."""
     small_model: str | None = Field(None, validation_alias="NEOCODE_SMALL_MODEL")
     """The model for side work (titles, summaries, explore subagents), same provider."""
     images: bool = Field(True, validation_alias="NEOCODE_IMAGES")

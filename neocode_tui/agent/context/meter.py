@@ -233,10 +233,11 @@ class Meter:
         estimate = Usage(input_tokens=input_tokens, output_tokens=output)
         return request_cost(estimate, model or self._host.model, self._host.settings.resolved_base_url)
 
-    def turn_finished(self, usage: Usage | None) -> None:
-        """A turn's request, as the server counted it, covers the history as it is now."""
+    def turn_finished(self, usage: Usage | None, model: str | None = None) -> None:
+        """A turn's request, as the server counted it, covers the history as it is now;
+        ``model``: the fallback model that answered it, when not the one in use."""
         self._last_usage, self._counted = usage, len(self._host.messages)
-        self.count(usage)
+        self.count(usage, model)
 
     def history_replaced(self, *, costs: bool) -> None:
         """The history is another one now (compacted, resumed, cleared): the last figure no

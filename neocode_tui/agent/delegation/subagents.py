@@ -314,28 +314,28 @@ class Subagents:
             "the other agent reads only that, so make it complete."
         )
 
-    def _held_to_budget(self, child: ChildLoop) -> Callable[[Usage | None], None]:
+    def _held_to_budget(self, child: ChildLoop) -> Callable[[TurnFinished], None]:
         """What to tell the session's budget and the child's meter when one of the child's
         requests ended (each was admitted by the budget first: ``ChildLoop.before_request``)."""
         budget, meter = self.budget, child.meter
         if budget is None or meter is None:
-            return lambda usage: None
+            return lambda turn: None
 
-        def ended(usage: Usage | None) -> None:
-            meter.turn_finished(usage)
-            budget.counted(usage is not None, child)
+        def ended(turn: TurnFinished) -> None:
+            meter.turn_finished(turn.usage, turn.model)
+            budget.counted(turn.usage is not None, child)
 
         return ended
 
     def _forwarder(
         self, call: RunningCall, agent: AgentFile, provider: Provider, activity: _Activity,
-        ended: Callable[[Usage | None], None],
+        ended: Callable[[TurnFinished], None],
     ) -> Sink:
         def forward(event: LoopEvent) -> None:
             if isinstance(event, TurnFinished):
                 if event.usage is not None:
-                    self.count(event.usage, provider.model)
-                ended(event.usage)
+                    self.count(event.usage, event.model or provider.model)
+                ended(event)
             activity.event(event)
             sink = self.parent.sink
             if sink is not None:

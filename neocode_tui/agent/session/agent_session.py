@@ -590,7 +590,7 @@ class AgentSession:
         the parts made before the loop report through here too."""
         self.own_tools.seen(event)
         if isinstance(event, TurnFinished):
-            self.meter.turn_finished(event.usage)
+            self.meter.turn_finished(event.usage, event.model)
             self.budget.counted(event.usage is not None)
         if isinstance(event, TranscriptReplaced):
             self.loop.history_replaced(event.reason)
