@@ -213,6 +213,7 @@ class NeoCodeApp(KeyActions, ImageAttaching):
         front = sessions.FrontEnd(
             listener=self._on_loop_event, approver=asking.approve, elicitor=asking.elicit,
             ask=asking.budget, plan_review=asking.review_plan, open_url=open_in_browser,
+            questions=asking.ask_questions,
         )
         return sessions.AgentSession(
             settings, self.workspace, front, provider=provider,

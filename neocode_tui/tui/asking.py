@@ -1,5 +1,6 @@
 """The questions the session asks the user, each as a dialog over the app: a tool call's
-approval, a request past the budget, a plan's review, an MCP server's question.
+approval, a request past the budget, a plan's review, an MCP server's question, the
+model's own questions (``ask_user``).
 
 The app owns the screen; this piece only opens the dialogs and shows their outcome, so
 it is handed the app (to push screens), the conversation (where a dialog is laid out and
@@ -19,8 +20,9 @@ from neocode_tui.deferred import lazy
 if TYPE_CHECKING:
     from neocode_tui.agent import ApprovalDecision, ApprovalRequested, PlanDecision, PlanProposed
     from neocode_tui.agent.mcp import Answer, Question
+    from neocode_tui.agent.tools import Reply, UserQuestions
     from neocode_tui.tui.conversation import ConversationView
-    from neocode_tui.tui.screens import approval, elicitation, plan_review
+    from neocode_tui.tui.screens import approval, elicitation, plan_review, questions
     from neocode_tui.tui.screens import budget as budget_dialog
     from neocode_tui.tui.widgets import StatusBar
 else:  # after the first frame, or on first use (neocode_tui/deferred.py)
@@ -28,6 +30,7 @@ else:  # after the first frame, or on first use (neocode_tui/deferred.py)
     budget_dialog = lazy("neocode_tui.tui.screens.budget")
     elicitation = lazy("neocode_tui.tui.screens.elicitation")
     plan_review = lazy("neocode_tui.tui.screens.plan_review")
+    questions = lazy("neocode_tui.tui.screens.questions")
 
 
 class Asking:
@@ -78,3 +81,7 @@ class Asking:
         feedback = f": {decision.feedback}" if decision.feedback else ""
         view.add_notice("info", plan_review.DECIDED[decision.mode] + feedback)
         return decision
+
+    async def ask_questions(self, asked: UserQuestions) -> list[Reply] | None:
+        with self._waiting():
+            return await questions.ask_questions(self._app, self._view(), asked)

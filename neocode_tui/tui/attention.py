@@ -57,7 +57,8 @@ def notification(mode: NotifyMode, message: str) -> str:
 
 def waiting_for_user(event: LoopEvent) -> str | None:
     """What to call the user back with when ``event`` leaves the agent waiting for them (a
-    run that ended, a call, the agent's or a subagent's, that waits for approval) or brings
+    run that ended, a call, the agent's or a subagent's, that waits for approval, the agent's
+question) or brings
     news they asked to hear (a background command that ended)."""
     if isinstance(event, agent.RunFinished):
         return RUN_ENDED[event.reason]
@@ -65,6 +66,8 @@ def waiting_for_user(event: LoopEvent) -> str | None:
         return event.message
     if isinstance(event, agent.ApprovalRequested):
         return f"approval needed: {event.summary}"
+    if isinstance(event, agent.ToolStarted) and event.name == "ask_user":
+        return "the agent has a question for you"
     if event.type == "subagent_event" and isinstance(event.event, agent.ApprovalRequested):
         return f"approval needed ({event.agent}): {event.event.summary}"
     return None

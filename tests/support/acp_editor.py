@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from acp import PROTOCOL_VERSION, spawn_agent_process
+from acp import PROTOCOL_VERSION, RequestError, spawn_agent_process
 from acp.client.connection import ClientSideConnection
 from acp.connection import StreamEvent
 from acp.schema import (
@@ -43,7 +43,8 @@ class EditorClient:
 
     answers: list[str] = field(default_factory=list)
     """Option ids to pick, in order; "cancelled" dismisses the question; "hold" leaves it
-    open until ``release`` is set, then dismisses it (an editor after a cancel)."""
+    open until ``release`` is set, then dismisses it (an editor after a cancel); "refuse"
+    answers with an error (an editor that shows no permission requests)."""
     release: asyncio.Event = field(default_factory=asyncio.Event)
     updates: list[Any] = field(default_factory=list)
     permissions: list[ToolCallUpdate] = field(default_factory=list)
@@ -83,6 +84,8 @@ class EditorClient:
             answer = "cancelled"
         if answer == "cancelled":
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        if answer == "refuse":
+            raise RequestError.method_not_found("session/request_permission")
         return RequestPermissionResponse(
             outcome=AllowedOutcome(outcome="selected", option_id=answer)
         )

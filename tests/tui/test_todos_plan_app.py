@@ -6,38 +6,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from neocode_tui.providers.http_provider import HTTPProvider
-from neocode_tui.providers.openai import OpenAIChat
-from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE
 from neocode_tui.tui.screens.approval import ApprovalScreen
 from neocode_tui.tui.screens.plan_review import PlanScreen
 from tests.support.calls import PLAN, plan_call, todo_call
-from tests.support.dialects import API_KEY, FAST
+from tests.support.http_apps import http_app, reply, send
 from tests.support.model_server import Response
 from tests.support.reading import screen_text
 from tests.support.sse import openai_turn
 from tests.support.waits import screen_shows, started, wait_until
 
 LONG = "".join(f"Line {n} of the long answer.\n\n" for n in range(1, 121))
-
-
-def reply(server, text: str = "", calls=(), **kw) -> None:
-    server.enqueue(Response(body=openai_turn(text, [(name, args) for _, name, args in calls],
-                                             call_ids=[c[0] for c in calls] or None), **kw))
-
-
-def http_app(server, workspace: Path, approval: str = "full-auto", **kw) -> NeoCodeApp:
-    provider = HTTPProvider(OpenAIChat(), model="test-model", base_url=server.url + "/v1", api_key=API_KEY,
-                            options=FAST)
-    settings = Settings(provider="openai", base_url=server.url + "/v1", approval=approval, sandbox="off")
-    return NeoCodeApp(settings, provider, workspace, remember_theme=False, blink=False, **kw)
-
-
-async def send(app: NeoCodeApp, pilot, text: str) -> None:
-    await started(app, pilot)
-    await pilot.press(*text, "enter")
 
 
 async def test_the_task_list_stays_pinned_above_the_input_through_a_long_answer(

@@ -36,7 +36,7 @@ from neocode_tui.agent.loop_events import (
 )
 from neocode_tui.agent.loop_host import Alone
 from neocode_tui.agent.permissions import Approver, CallGate
-from neocode_tui.agent.tools import Tool, ToolError, ToolOutput, ToolRegistry
+from neocode_tui.agent.tools import AskUser, Tool, ToolError, ToolOutput, ToolRegistry
 from neocode_tui.agent.tools.base import RESULT_CAP, Confinement, OutputCallback, Preview, cap_text
 from neocode_tui.agent.tools.bash import Bash, BashArgs
 from neocode_tui.agent.workspace import Workspace
@@ -289,9 +289,10 @@ class Subagents:
                           "here", call_id=call_id)
 
     def _tools(self, agent: AgentFile) -> tuple[ToolRegistry, list[str]]:
-        """What the agent file lists, of what the parent has (never ``task``), less what
-        it denies, and the names that matched no tool of the session (an MCP server's not
-        connected): a file narrows the parent's tools, it cannot add one."""
+        """What the agent file lists, of what the parent has (never ``task``, and never
+        ``ask_user``: only the agent the user talks to asks them), less what it denies, and
+        the names that matched no tool of the session (an MCP server's not connected): a
+        file narrows the parent's tools, it cannot add one."""
         offered = self.parent.tools.names
         listed = agent.tools if agent.tools is not None else tuple(offered)
         unmatched = [pattern for pattern in listed if not matching(pattern, offered)]
@@ -300,7 +301,7 @@ class Subagents:
         tools: list[Tool[Any]] = []
         for name in names:
             tool = self.parent.tools.get(name)
-            if tool is None or name == TASK_NAME or name in denied:
+            if tool is None or name in (TASK_NAME, AskUser.name) or name in denied:
                 continue
             if agent.name == EXPLORE and isinstance(tool, Bash):
                 tool = ReadOnlyBash(tool)

@@ -56,7 +56,7 @@ from neocode_tui.agent.session.title import Titling
 from neocode_tui.agent.session.tools import SessionTools
 from neocode_tui.agent.store import SessionInfo, SessionStore, find_session, list_sessions
 from neocode_tui.agent.tool_runner import AroundCalls
-from neocode_tui.agent.tools import SkillFolders, ToolError, ToolRegistry, default_tools
+from neocode_tui.agent.tools import AskUser, SkillFolders, ToolError, ToolRegistry, default_tools
 from neocode_tui.agent.tools.bash import Bash
 from neocode_tui.agent.tools.web import WebFetch
 from neocode_tui.agent.web import AllowList
@@ -206,7 +206,10 @@ class AgentSession:
         """The built-in tools as this session runs them, ``task``, then the tool sources."""
         bash = Bash(sandbox=self.sandbox, secrets=self.secrets.keys, jobs=self.jobs, skills=self.skill_folders)
         web_fetch = WebFetch(AllowList.parse(settings.web_fetch_allow), self.secrets, self.gate)
-        return default_tools(bash, web_fetch, more=[TaskTool(self.subagents)], sources=[self.own_tools, self.mcp])
+        ask = AskUser(self.front.questions, self.secrets,
+                      on_ask=lambda: self.lifecycle.notify("NeoCode has a question for you"))
+        return default_tools(bash, web_fetch, more=[TaskTool(self.subagents), ask],
+                             sources=[self.own_tools, self.mcp])
 
     def _context(self) -> None:
         """What the window holds and costs: the meter, the budget, the small model's side

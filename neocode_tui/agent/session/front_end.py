@@ -4,7 +4,7 @@ The app, headless runs and ACP each build one ``FrontEnd`` and hand it to ``Agen
 as it is made; the session passes each part to the piece that needs it, so no front end
 reaches into the session's parts. A part left out is a question nobody is there to answer:
 approvals are refused, MCP questions declined, the budget stops the run, a plan is the
-run's answer.
+run's answer, the model's questions are refused with a reason it can act on.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from neocode_tui.agent.loop_events import LoopEvent, PlanDecision, PlanProposed
 from neocode_tui.agent.mcp.elicitation import Elicitor
 from neocode_tui.agent.permissions import Approver
+from neocode_tui.agent.tools.ask import Asker
 
 Listener = Callable[[LoopEvent], None]
 BudgetQuestion = Callable[[str], Awaitable[bool]]
@@ -34,6 +35,8 @@ class FrontEnd:
     """Asks whether to go past ``max_budget_usd``."""
     plan_review: PlanReview | None = None
     """Shows a plan mode's plan to the user, who picks the mode to carry it out in."""
+    questions: Asker | None = None
+    """Puts the model's ``ask_user`` questions to the user."""
     open_url: Callable[[str], None] | None = None
     """Opens a page (an MCP server's sign-in) in the user's browser."""
 

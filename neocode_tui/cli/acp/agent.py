@@ -78,6 +78,7 @@ from neocode_tui.cli.acp.elicitation import ask_editor
 from neocode_tui.cli.acp.handshake import AUTH_METHODS, initialize_answer
 from neocode_tui.cli.acp.images import BadImage, has_images, prompt_images
 from neocode_tui.cli.acp.outbox import Outbox
+from neocode_tui.cli.acp.questions import ask_editor as ask_questions
 from neocode_tui.cli.acp.updates import UpdateTranslator, usage_update
 from neocode_tui.cli.acp.wire import JsonRpcLines
 from neocode_tui.cli.options import load_from_args
@@ -300,6 +301,9 @@ class NeoCodeAgent:
             elicitor=lambda question: ask_editor(
                 question, outbox.put, lambda call, options: self._request(session, call, options)),
             plan_review=lambda proposed: self._ask_plan(session, proposed),
+            questions=lambda asked: ask_questions(
+                asked, lambda: updates.shown_call_id(asked.turn, asked.index, asked.call_id, "ask_user"),
+                lambda call, options: self._request(session, call, options)),
         )
         core = AgentSession(settings, workspace, front,
                             mcp_configs=load_configs(workspace, _client_servers(servers)),

@@ -312,6 +312,12 @@ class UpdateTranslator:
             content=[tool_content(text_block(proposed.plan))],
         )
 
+    def shown_call_id(self, turn: int, index: int, call_id: str, name: str) -> str:
+        """The editor's id of a call, sent to it now if it was not yet (a question about it follows)."""
+        call = self._located(None, turn, index, call_id, name)
+        self._send(call, force=True)
+        return call.acp_id
+
     # -- replay ---------------------------------------------------------------------------
 
     def replay(self, messages: list[Message]) -> None:

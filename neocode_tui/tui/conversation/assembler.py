@@ -36,6 +36,7 @@ from neocode_tui.tui.conversation.blocks import (
     UserBlock,
 )
 from neocode_tui.tui.conversation.markdown_split import MarkdownSplitter, Piece
+from neocode_tui.tui.conversation.questions_block import QuestionsBlock
 from neocode_tui.tui.conversation.task_block import TaskBlock
 from neocode_tui.tui.conversation.todo_line import TodoLine
 from neocode_tui.vocabulary import CUT_SHORT, NoticeLevel
@@ -382,7 +383,7 @@ class Assembler:
         self.notice("error", error_message(message, kind))
 
 
-_PANELS: dict[str, type[ToolBlock]] = {"task": TaskBlock, "todo_write": TodoLine}
+_PANELS: dict[str, type[ToolBlock]] = {"task": TaskBlock, "todo_write": TodoLine, "ask_user": QuestionsBlock}
 """The calls drawn otherwise than as a tool panel."""
 
 

@@ -1,0 +1,44 @@
+"""The model's questions (``ask_user``) as SVG snapshots at 80x24 and 120x40 (each was looked
+at before it was committed)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from neocode_tui.providers.scripted import scripted_reply
+from neocode_tui.tui.scenarios import Press, Release, Scenario, Type, play
+from tests.support.calls import QUESTIONS
+
+SCENES = {
+    "ask": Scenario(
+        "ask", "the model's first question, one key per option",
+        lambda: [scripted_reply("I need two decisions from you.",
+                                [("ask_user", json.dumps({"questions": QUESTIONS}))])],
+        (Type("Build the app"), Release()), files={"app.py": "print('hello')\n"}, approval="plan",
+    ),
+    "ask-ticked": Scenario(
+        "ask-ticked", "a multi-select question with two options ticked and an own answer",
+        lambda: [scripted_reply("I need two decisions from you.",
+                                [("ask_user", json.dumps({"questions": QUESTIONS}))])],
+        (Type("Build the app"), Release(), Press("2", "1", "3", "o", *"an audit log", "enter")),
+        files={"app.py": "print('hello')\n"}, approval="plan",
+    ),
+}
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+@pytest.mark.parametrize("name", list(SCENES))
+def test_screen(name: str, size: tuple[int, int], snap_compare, tmp_path: Path) -> None:
+    scenario = SCENES[name]
+    app = scenario.build_app(scenario.prepare(tmp_path))
+
+    async def run_before(pilot) -> None:
+        await play(scenario, pilot)
+        view = app.conversation
+        view.vertical_scrollbar.position = round(view.scroll_y)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
