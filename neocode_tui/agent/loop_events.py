@@ -219,6 +219,21 @@ class CommandsChanged(_LoopEvent):
     type: Literal["commands_changed"] = "commands_changed"
 
 
+GoalState = Literal["active", "met", "stopped", "cleared"]
+
+
+class GoalChanged(_LoopEvent):
+    """The session's goal (``/goal``) was set, judged not met yet, met, stopped by a limit or
+    cleared; ``turns``: the turns it has taken so far."""
+
+    type: Literal["goal"] = "goal"
+    condition: str
+    state: GoalState
+    turns: int = 0
+    reason: str = ""
+    """The judge's latest word, or why it stopped."""
+
+
 LoopEvent = Annotated[
     TurnStarted
     | Streamed
@@ -236,7 +251,8 @@ LoopEvent = Annotated[
     | TodosChanged
     | PlanProposed
     | ModeChanged
-    | CommandsChanged,
+    | CommandsChanged
+    | GoalChanged,
     Field(discriminator="type"),
 ]
 

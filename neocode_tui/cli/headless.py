@@ -5,8 +5,9 @@ Three output formats: ``text`` (the answer on stdout, tool activity on stderr, s
 and ``stream-json`` (a ``session`` line, then one line per event as it happens). Exit
 codes: 0 success (the turn limit included: there is a final answer), 1 the run ended in an
 error, 2 bad usage, 3 stopped by ``--max-budget-usd``, 4 the answer still does not match
-``--json-schema``, 130 Ctrl+C, 143 SIGTERM, 129 SIGHUP. Nobody can approve anything here,
-so calls that would ask are refused with a result telling the model (and the user) why.
+``--json-schema``, 5 ``--goal`` stopped before it was met, 130 Ctrl+C, 143 SIGTERM, 129
+SIGHUP. Nobody can approve anything here, so calls that would ask are refused with a result
+telling the model (and the user) why.
 
 This module must not import Textual: a headless run should start fast.
 """
@@ -53,7 +54,7 @@ from neocode_tui.terminal_text import VisibleChunks, for_stream, is_terminal, vi
 if TYPE_CHECKING:
     from neocode_tui.settings import Settings
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_BUDGET = 0, 1, 2, 3
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_BUDGET, EXIT_GOAL = 0, 1, 2, 3, 5
 EXIT_SIGNAL = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}
 ABOUT_SERVERS = frozenset({"mcp", "context"})
 """The built-in commands that report on the MCP servers (``/context`` counts their tools'
@@ -85,7 +86,7 @@ def run_headless(args: argparse.Namespace, conversation: Conversation | None = N
         options = run_options(args)
         schema = AnswerSchema(Path(args.json_schema)) if getattr(args, "json_schema", None) else None
         command = None if two_way else built_in(prompt)
-        needs_model = command is None or COMMANDS[command[0]].long
+        needs_model = command is None or COMMANDS[command[0]].talks(command[1])
         if needs_model and settings.fell_back_offline:
             raise NoModel("; the offline model runs only in the app")
     except NeoCodeError as exc:
@@ -170,6 +171,8 @@ async def _run(
             shown = await run_as_text(session, *command, answer=settings.approval == "full-auto")
             printer.command(command[0], shown, session)
             return EXIT_OK if shown.level == "info" else EXIT_ERROR
+        if args.goal:
+            session.goal.set(args.goal)
         finished, checked = await _answer(session, prompt, schema)
         if checked is not None:
             printer.structured = checked.value if not checked.problem else None
@@ -188,7 +191,9 @@ async def _run(
         for signum in EXIT_SIGNAL:
             loop.remove_signal_handler(signum)
         await session.aclose()
-    return exit_code(finished, stopped_by)
+    code = exit_code(finished, stopped_by)
+    unmet = args.goal and session.goal.goal is not None and session.goal.goal.state != "met"
+    return EXIT_GOAL if code == EXIT_OK and unmet else code
 
 
 async def open_session(
@@ -431,6 +436,7 @@ class _JsonPrinter(_Printer):
             "sandbox": session.sandbox.describe(),
             "structured_output": self.structured,
             "todos": [todo.model_dump() for todo in session.own_tools.todos],
+            "goal": _goal_json(session),
         }
         self._json_line(json.dumps(output, ensure_ascii=False))
 
@@ -459,6 +465,13 @@ class StreamJsonPrinter(_Printer):
     def command(self, name: str, shown: TextOutcome, session: AgentSession) -> None:
         line = {"type": "command_result", **_command_json(name, shown, session)}
         self._json_line(json.dumps(line, ensure_ascii=False))
+
+
+def _goal_json(session: AgentSession) -> dict[str, Any] | None:
+    goal = session.goal.goal
+    if goal is None:
+        return None
+    return {"condition": goal.condition, "state": goal.state, "turns": goal.turns, "reason": goal.reason}
 
 
 def _side_cost(session: AgentSession) -> float | None:

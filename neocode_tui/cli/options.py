@@ -107,7 +107,7 @@ def load_from_args(
     )
 
 
-AUTOMATION_FLAGS = ("allowed_tools", "disallowed_tools", "append_system_prompt", "add_dir", "json_schema")
+AUTOMATION_FLAGS = ("allowed_tools", "disallowed_tools", "append_system_prompt", "add_dir", "json_schema", "goal")
 """Claude Code's flags for scripted runs (``-p``)."""
 
 
@@ -134,6 +134,11 @@ def add_automation_flags(parser: argparse.ArgumentParser) -> None:
         "--json-schema", metavar="FILE",
         help="the final answer must be JSON matching this JSON Schema; with --output-format "
         "json it is printed as structured_output (exit code 3 if it still does not match)",
+    )
+    parser.add_argument(
+        "--goal", metavar="CONDITION",
+        help="keep working after the prompt, turn after turn, until a judge finds CONDITION holds "
+        "(exit code 5 if a limit stops it first: goal_max_turns, goal_max_minutes, --max-budget-usd)",
     )
 
 

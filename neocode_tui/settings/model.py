@@ -119,6 +119,10 @@ class Settings(BaseModel):
     """What needs your yes: ``ask``, ``auto-edit``, ``full-auto`` or ``plan`` (unset: ``ask``)."""
     max_turns: int = Field(25, ge=1, validation_alias="NEOCODE_MAX_TURNS")
     """Model requests one prompt may take (each tool round is one) before the run stops."""
+    goal_max_turns: int = Field(20, ge=1, le=1_000, validation_alias="NEOCODE_GOAL_MAX_TURNS")
+    """Turns a ``/goal`` may take (each a prompt's whole run) before it stops unmet."""
+    goal_max_minutes: float = Field(120, gt=0, allow_inf_nan=False, validation_alias="NEOCODE_GOAL_MAX_MINUTES")
+    """Minutes a ``/goal`` may keep the agent working before it stops unmet."""
     theme: str | None = Field(None, validation_alias="NEOCODE_THEME")
     """The app's theme by name (unset: the one picked with ``/theme`` last, else ``neocode-dark``)."""
     notify: NotifyMode = Field("bell", validation_alias="NEOCODE_NOTIFY")

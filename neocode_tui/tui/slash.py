@@ -121,7 +121,7 @@ class SlashLine:
             self._app_commands[name](argument)
         elif COMMANDS[name].idle and host.working:
             host.conversation.add_notice("warning", f"/{name} waits for the current answer (Esc interrupts it)")
-        elif COMMANDS[name].long:
+        elif COMMANDS[name].talks(argument):
             host.start_task(self.present(run_command(host.session, name, argument)))
         else:
             host.run_worker(self.present(run_command(host.session, name, argument)), group="command")

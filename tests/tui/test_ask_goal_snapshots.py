@@ -1,5 +1,5 @@
-"""The model's questions (``ask_user``) as SVG snapshots at 80x24 and 120x40 (each was looked
-at before it was committed)."""
+"""The model's questions (``ask_user``) and a goal at work (``/goal``) as SVG snapshots at
+80x24 and 120x40 (each was looked at before it was committed)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,17 @@ from neocode_tui.providers.scripted import scripted_reply
 from neocode_tui.tui.scenarios import Press, Release, Scenario, Type, play
 from tests.support.calls import QUESTIONS
 
+NOT_YET = json.dumps({"met": False, "reason": "the tests were not run, so nothing shows they pass"})
+
 SCENES = {
+    "goal": Scenario(
+        "goal", "a goal on its second turn: the judge's reason said, the goal and turn in the status bar",
+        lambda: [scripted_reply("I fixed the import in app.py.", delta=200),
+                 scripted_reply(NOT_YET, delta=200),
+                 scripted_reply("Running the tests now, then I will fix what fails.", delta=200)],
+        (Type("/goal all tests pass and the lint step is clean"), Release(5)),
+        files={"app.py": "print('hello')\n"}, approval="full-auto",
+    ),
     "ask": Scenario(
         "ask", "the model's first question, one key per option",
         lambda: [scripted_reply("I need two decisions from you.",

@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from neocode_tui.agent.context import Meter
     from neocode_tui.agent.delegation import AgentCatalog
+    from neocode_tui.agent.goal import Pursuit
     from neocode_tui.agent.loop import AgentLoop
+    from neocode_tui.agent.loop_events import RunFinished
     from neocode_tui.agent.mcp import McpManager
     from neocode_tui.agent.permissions import Permissions
     from neocode_tui.agent.processes import BackgroundJobs, Job
@@ -40,6 +42,7 @@ class CommandHost(Protocol):
     restore: Restorer
     mcp: McpManager
     permissions: Permissions
+    goal: Pursuit
     approval: ApprovalMode
     model: str
     effort: Effort | None
@@ -66,6 +69,8 @@ class CommandHost(Protocol):
     async def compact(self, instructions: str = "") -> bool: ...
 
     def clear(self) -> list[Job]: ...
+
+    async def prompt(self, text: str) -> RunFinished: ...
 
     def resume(self, session_id: str | None = None) -> SessionInfo: ...
 

@@ -53,6 +53,12 @@ class Command:
     """Waits for the current answer: it changes the conversation or the files."""
     long: bool = False
     """Talks to the model: a front end runs it as work that Esc / cancel interrupts."""
+    long_with: Callable[[str], bool] | None = None
+    """Talks to the model with some arguments only (``/goal CONDITION``, not ``/goal``)."""
+
+    def talks(self, argument: str) -> bool:
+        """Whether ``/name argument`` is long work (see ``long``)."""
+        return self.long if self.long_with is None else self.long_with(argument)
 
     @property
     def usage(self) -> str:
@@ -65,9 +71,10 @@ COMMANDS: dict[str, Command] = {}
 
 def _command(name: str, help: str, argument: str = "", *,
              choices: Callable[[CommandHost], list[str]] = _no_choices,
-             idle: bool = False, long: bool = False) -> Callable[[Handler], Handler]:
+             idle: bool = False, long: bool = False,
+             long_with: Callable[[str], bool] | None = None) -> Callable[[Handler], Handler]:
     def register(handler: Handler) -> Handler:
-        COMMANDS[name] = Command(name, help, handler, argument, choices, idle, long)
+        COMMANDS[name] = Command(name, help, handler, argument, choices, idle, long, long_with)
         return handler
     return register
 
@@ -213,6 +220,21 @@ async def _rename(session: CommandHost, argument: str) -> Outcome:
     if not session.file.save:
         return Report(f'this session is "{title}" (it is not saved)')
     return Report(f'this session is "{title}"; the name is saved with its first prompt')
+
+
+def _sets_goal(argument: str) -> bool:
+    from neocode_tui.agent.commands.goal_command import sets_goal
+
+    return sets_goal(argument)
+
+
+@_command("goal", "keep working turn after turn until CONDITION holds (judged after each turn); "
+          "no condition: show the goal; clear drops it", "[CONDITION|clear]",
+          choices=lambda _: ["clear"], long_with=_sets_goal)
+async def _goal(session: CommandHost, argument: str) -> Outcome:
+    from neocode_tui.agent.commands.goal_command import goal
+
+    return await goal(session, argument)
 
 
 # -- the context ------------------------------------------------------------------------

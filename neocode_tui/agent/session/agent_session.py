@@ -31,6 +31,7 @@ from neocode_tui.agent.extensions import (
     commands_and_skills,
     load_hooks,
 )
+from neocode_tui.agent.goal import Limits, Pursuit, ask_judge
 from neocode_tui.agent.loop import AgentLoop
 from neocode_tui.agent.loop_events import (
     CommandsChanged,
@@ -134,7 +135,7 @@ class AgentSession:
             append_system_prompt=_addition(added, run.append_system_prompt),
         )
         self.file = SessionFile(self.workspace, self.loop, save=save, on_problem=self._store_problem)
-        self._context()
+        self._context(clock)
 
     def _guards(self, room: Workspace, run: RunOptions, trusted: bool, clock: Callable[[], float]) -> None:
         """Where and how tools work, and who decides what runs: the sandbox, background
@@ -211,9 +212,9 @@ class AgentSession:
         return default_tools(bash, web_fetch, more=[TaskTool(self.subagents), ask],
                              sources=[self.own_tools, self.mcp])
 
-    def _context(self) -> None:
+    def _context(self, clock: Callable[[], float]) -> None:
         """What the window holds and costs: the meter, the budget, the small model's side
-        work, titles and compaction."""
+        work, titles, compaction and the goal the session keeps at."""
         self.meter = Meter(self, system_prompt=self.loop.current_system_prompt, tool_specs=self.loop.tools.specs)
         """The context's fill and the session's cost."""
         self.budget = Budget(self.meter, lambda: self.settings.max_budget_usd, self.notice, ask=self.front.ask)
@@ -228,6 +229,11 @@ class AgentSession:
             notice=self.notice, ended=self._ended,
         )
         self._extensions_told = False
+        self.goal = Pursuit(
+            self, lambda condition, evidence: ask_judge(self.side, self.budget, self.meter, self.secrets,
+                                                    condition, evidence),
+            lambda: Limits(self.settings.goal_max_turns, self.settings.goal_max_minutes), clock)
+        """``/goal``: judged after each prompt's run, which goes on until it holds."""
 
     # -- the loop's host (``LoopHost``) -----------------------------------------------------
 
@@ -278,7 +284,7 @@ class AgentSession:
     @property
     def running(self) -> bool:
         """A prompt or a compaction is in progress."""
-        return self.loop.running or self.compaction.running
+        return self.loop.running or self.compaction.running or self.goal.judging
 
     @property
     def approval(self) -> ApprovalMode:
@@ -367,7 +373,14 @@ class AgentSession:
         model, the session file and the screen get ``[redacted]``."""
         if self.running:
             raise WorkInProgress("the agent is still working on the last prompt")
+        finished = await self._prompt_once(text, images)
+        while (more := await self.goal.after(finished)) is not None:  # a goal still to reach
+            finished = await self._prompt_once(more, ())
+        return finished
+
+    async def _prompt_once(self, text: str, images: Sequence[Image]) -> RunFinished:
         turn = self.turn
+        self.goal.turn_starts()
         finished = await self._prompt(self.secrets(clean_text(text)), list(images))
         await self.titling.settle()  # it ran alongside; a short wait, if any
         if finished.reason != "cancelled" and self.turn != turn:  # a turn ran and stopped
@@ -433,7 +446,7 @@ class AgentSession:
 
     def cancel(self) -> bool:
         """Stop the prompt or compaction in progress; False when nothing was running."""
-        return self.compaction.cancel() or self.loop.cancel()
+        return self.compaction.cancel() or self.loop.cancel() or self.goal.cancel()
 
     async def compact(self, instructions: str = "") -> bool:
         """Replace the older history with a model-written summary, keeping the last turns
@@ -476,6 +489,7 @@ class AgentSession:
         self.restore.forget_unsaved()
         self.emit(TranscriptReplaced(turn=self.turn, reason="cleared"))
         self.own_tools.set_todos([], save=False)
+        self.goal.clear()
         return self.jobs.new_conversation()
 
     def resume(self, session_id: str | None = None) -> SessionInfo:

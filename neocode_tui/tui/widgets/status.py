@@ -62,6 +62,18 @@ def _percent(figure: ContextFigure) -> str:
     return f"~{shown}" if figure.estimated and not shown.startswith("<") else shown
 
 
+GOAL_SHOWN = 24
+"""Characters of a goal's condition the bar shows (``/goal`` shows it whole)."""
+
+
+def _goal_parts(condition: str, turn: int) -> list[tuple[int, Part]]:
+    """"◎ goal: the tests pass · turn 2"; the condition goes first when room runs out."""
+    line = " ".join(visible(condition).split())
+    short = line if len(line) <= GOAL_SHOWN else line[: GOAL_SHOWN - 1] + "…"
+    return [(KEEP, Content.styled("◎ goal", "bold $accent")), (5, Content.styled(f": {short}", "italic")),
+            (KEEP, f" · turn {turn}")]
+
+
 def _elapsed(seconds: float) -> str:
     minutes, secs = divmod(int(max(seconds, 0)), 60)
     return f"{minutes}:{secs:02d}"
@@ -112,6 +124,8 @@ class StatusBar(Widget):
 
     commands = reactive(0)
     """Background commands running."""
+    goal: reactive[tuple[str, int] | None] = reactive(None)
+    """The active ``/goal``'s condition and the turn it is on."""
 
     def __init__(
         self, clock: Callable[[], float], *, commands: Callable[[], int] = lambda: 0,
@@ -165,6 +179,8 @@ class StatusBar(Widget):
         if self.started_at is not None:
             end = now if self.working or self.finished_at is None else self.finished_at
             groups.append([(3, _elapsed(end - self.started_at))])
+        if self.goal is not None:
+            groups.append(_goal_parts(*self.goal))
         if self.commands:
             running = f"{self.commands} command{'s' * (self.commands != 1)} running"
             groups.append([(KEEP, Content.styled(running, "bold $accent")),
@@ -231,7 +247,9 @@ class StatusBar(Widget):
             return
         if self.retrying and event.type in ("stream", "turn_finished"):
             self.retrying = ""  # the new attempt answers
-        if event.type == "turn_started":
+        if event.type == "goal":
+            self.goal = (event.condition, event.turns + 1) if event.state == "active" else None
+        elif event.type == "turn_started":
             self.turn_usage = None
         elif inner is not None and inner.type in ("usage", "message_done") and inner.usage is not None:
             self.turn_usage = inner.usage if self.turn_usage is None else self.turn_usage.merged(inner.usage)
