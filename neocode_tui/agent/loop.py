@@ -22,6 +22,7 @@ from neocode_tui.agent.loop_events import (
     LoopEvent,
     Notice,
     RunFinished,
+    Steered,
     StopReason,
     Streamed,
     ToolFinished,
@@ -210,6 +211,8 @@ class AgentLoop:
             if not turn.ok:
                 return self._failed(turn)
             if not turn.tool_calls and not turn.dropped_tool_calls:
+                if self.host.steering():
+                    continue  # the user spoke while it answered: the turn reads it
                 return self._finished("done")
             await self.runner.run(turn.tool_calls)
             if turn.dropped_tool_calls:
@@ -233,6 +236,13 @@ class AgentLoop:
             lines = "\n".join(f"- {note}" for note in notes)
             self._add(Message(role="user", content=f"{NOTICE_HEADER}\n{lines}", notice=True))
 
+    def _add_steers(self, turn: int) -> None:
+        """The user's words sent while the run worked, as their messages, after what the
+        model has seen (its tool results), so this request reads them."""
+        for text in self.host.take_steers():
+            self._add(Message(role="user", content=text))
+            self.emit(Steered(turn=turn, text=text))
+
     async def _stream_turn(self, tool_choice: Literal["auto", "none"] = "auto") -> CollectedTurn:
         refused = await self.host.before_request()
         if refused is not None:
@@ -241,6 +251,7 @@ class AgentLoop:
         number = self.turn
         self.emit(TurnStarted(turn=number))
         self._add_notes()
+        self._add_steers(number)
         if self.system_prompt is None:
             self.system_prompt = await asyncio.to_thread(self.built_system_prompt)
         for line in self.memory.take_withheld():

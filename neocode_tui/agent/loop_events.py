@@ -219,6 +219,14 @@ class CommandsChanged(_LoopEvent):
     type: Literal["commands_changed"] = "commands_changed"
 
 
+class Steered(_LoopEvent):
+    """Words the user sent while the agent worked joined the running turn: the model reads
+    them with this turn's request (they are a user message of the transcript now)."""
+
+    type: Literal["steered"] = "steered"
+    text: str
+
+
 GoalState = Literal["active", "met", "stopped", "cleared"]
 
 
@@ -252,7 +260,8 @@ LoopEvent = Annotated[
     | PlanProposed
     | ModeChanged
     | CommandsChanged
-    | GoalChanged,
+    | GoalChanged
+    | Steered,
     Field(discriminator="type"),
 ]
 

@@ -29,6 +29,16 @@ class LoopHost(Protocol):
         (which stay as they were sent): background commands that ended."""
         ...
 
+    def steering(self) -> bool:
+        """The user sent words to the running turn that it has not read yet: a turn that
+        would end goes on to read them."""
+        ...
+
+    def take_steers(self) -> list[str]:
+        """The user's words sent to the running turn since its last request, oldest first:
+        they join it as user messages before the next request."""
+        ...
+
 
 class Alone:
     """The host of a loop run on its own (a test, a benchmark, a subagent): it sends the
@@ -44,4 +54,10 @@ class Alone:
         return None
 
     def pending_notes(self) -> list[str]:
+        return []
+
+    def steering(self) -> bool:
+        return False
+
+    def take_steers(self) -> list[str]:
         return []

@@ -36,6 +36,7 @@ from neocode_tui.tui.image_attach import ImageAttaching
 from neocode_tui.tui.key_actions import KeyActions
 from neocode_tui.tui.slash import SlashLine
 from neocode_tui.tui.start_up import StartUp
+from neocode_tui.tui.steering import Steering
 from neocode_tui.tui.themes import ThemeChoice, discover_themes
 from neocode_tui.tui.vi_command import toggle_vi
 from neocode_tui.tui.widgets import (
@@ -228,13 +229,14 @@ class NeoCodeApp(KeyActions, ImageAttaching):
         self.conversation = ConversationView(
             id="conversation", clock=self.clock, jobs=lambda job_id: self.session.jobs.jobs.get(job_id))
         self.queued = QueuedPrompts(id="queued")
+        self.steering = Steering(lambda: self.session, self.queued, lambda: self.conversation)
         self.todo_list = TodoList(id="todos")
         self.image_chips = ImageChips(id="images")
         search_bar = SearchBar(id="history-search")
         self.transcript_search = TranscriptSearchBar(
             lambda: self.conversation.finder, self.prompt_focus, id="transcript-search")
         self.prompt = PromptInput(
-            completion, self.slash.complete, unqueue=self.queued.take_last,
+            completion, self.slash.complete, unqueue=self.steering.take_last,
             mentions=self.mention_picker, drop_image=self.image_chips.drop_last,
             search_bar=search_bar, id="prompt",
         )
@@ -327,6 +329,9 @@ class NeoCodeApp(KeyActions, ImageAttaching):
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         text = self.session.secrets(event.text.strip())  # a pasted key is never echoed
+        if event.later and not text:
+            self.steering.toggle_newest()
+            return
         if not text and not self.image_chips.attachments:
             return
         if parse_command(text) is not None:
@@ -336,11 +341,14 @@ class NeoCodeApp(KeyActions, ImageAttaching):
             return
         self.prompt.remember(text)
         self.prompt.clear_sent(event.text)
-        self.send(text)
+        if event.later:
+            self.steering.later(text)
+        else:
+            self.send(text)
 
     def send(self, text: str) -> None:
         if self.working:
-            self.queued.add(text)  # sent when the agent is done
+            self.steering.send(text)  # into the running turn
             return
         self.start_run(text)
 
@@ -374,17 +382,19 @@ class NeoCodeApp(KeyActions, ImageAttaching):
             self._after_work(finished)
 
     def _after_work(self, finished: object) -> None:
-        """The next queued message goes once a turn ends well; after an interrupt or an
-        error they all come back into the input, for the user to decide."""
+        """What the turn never read goes next once a turn ends well, then what was for after
+        it, one at a time; after an interrupt or an error they all come back into the input,
+        for the user to decide."""
         ended_well = isinstance(finished, agent.RunFinished) and finished.reason in ("done", "turn_limit")
-        if not self.queued.prompts:
+        unread = self.steering.unread()
+        if not unread and not self.queued.prompts:
             return
         if ended_well:
-            next_prompt = self.queued.take_first()
+            next_prompt = "\n\n".join(unread) if unread else self.queued.take_first()
             assert next_prompt is not None
             self.call_later(self.start_run, next_prompt)
             return
-        waiting = "\n\n".join(self.queued.take_all())
+        waiting = "\n\n".join([*unread, *self.queued.take_all()])
         typed = self.prompt.text.strip()
         self.prompt.load_text(f"{waiting}\n\n{typed}" if typed else waiting)
         self.prompt.move_cursor(self.prompt.document.end)
@@ -397,6 +407,9 @@ class NeoCodeApp(KeyActions, ImageAttaching):
             return
         if isinstance(event, agent.TranscriptReplaced):
             self._show_transcript(event.reason, event.messages)
+            return
+        if isinstance(event, agent.Steered):
+            self.steering.read(event.text)
             return
         if event.type == "todo":
             self.todo_list.show(event.todos)

@@ -41,9 +41,10 @@ SCREENS: dict[str, Scenario] = {
         theme="neocode-light",
     ),
     "queued": replace(
-        _fence, name="queued", description="two messages queued while the answer streams",
+        _fence, name="queued",
+        description="while the answer streams: one message on its way into the turn, one for after it",
         steps=(Type("Write a retry helper"), Release(22), Type("Now add tests for it"),
-               Type("and a docstring\nwith an example")),
+               Type("and a docstring\nwith an example", send=False), Press("tab")),
     ),
     "plan": replace(
         _fence, name="plan", description="plan mode switched on with Shift+Tab",

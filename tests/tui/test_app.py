@@ -78,7 +78,7 @@ async def test_escape_interrupts_mid_stream_and_keeps_what_was_shown(tmp_path: P
         assert not partial.content.endswith("tries.")
 
 
-async def test_prompts_sent_while_working_queue_and_go_in_order(tmp_path: Path) -> None:
+async def test_prompts_sent_with_tab_while_working_wait_for_after_the_turn_and_go_in_order(tmp_path: Path) -> None:
     replies = [
         scripted_reply("A first answer that takes a while to stream.", delta=4),
         scripted_reply("Second answer."), scripted_reply("Third."),
@@ -86,10 +86,11 @@ async def test_prompts_sent_while_working_queue_and_go_in_order(tmp_path: Path) 
     app = scripted_app(tmp_path, replies)
     async with app.run_test(size=SIZE) as pilot:
         driver = Driver(pilot)
-        await driver.play([Type("first"), Release(2), Type("second"), Type("third")])
+        await driver.play([Type("first"), Release(2), Type("second", send=False), Press("tab"),
+                           Type("third", send=False), Press("tab")])
         assert app.prompt.text == ""
         assert app.queued.prompts == ["second", "third"]
-        await screen_shows(app, pilot, "queued › second", "queued › third")
+        await screen_shows(app, pilot, "after this › second", "after this › third")
         assert [m.content for m in app.session.messages if m.role == "user"] == ["first"]
         for _ in range(3):
             await driver.play([Release()])
@@ -97,14 +98,14 @@ async def test_prompts_sent_while_working_queue_and_go_in_order(tmp_path: Path) 
         users = [m.content for m in app.session.messages if m.role == "user"]
         assert users == ["first", "second", "third"]
         assert app.session.messages[-1].content == "Third."
-        await screen_shows(app, pilot, "Third.", gone=["queued ›"])
+        await screen_shows(app, pilot, "Third.", gone=["after this ›"])
 
 
 async def test_up_on_an_empty_prompt_takes_the_last_queued_message_back(tmp_path: Path) -> None:
     app = scripted_app(tmp_path, [scripted_reply("One answer, streamed slowly.", delta=4)])
     async with app.run_test(size=SIZE) as pilot:
         driver = Driver(pilot)
-        await driver.play([Type("first"), Release(2), Type("second"), Type("thrid")])
+        await driver.play([Type("first"), Release(2), Type("second", send=False), Press("tab"), Type("thrid")])
         await pilot.press("up")
         assert app.prompt.text == "thrid" and app.queued.prompts == ["second"]
         await pilot.press("ctrl+c")  # dropped: with text in the box, Ctrl+C clears it

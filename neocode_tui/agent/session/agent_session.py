@@ -53,6 +53,7 @@ from neocode_tui.agent.sandbox import choose_sandbox, recover, recovered_note
 from neocode_tui.agent.session.file import SessionFile
 from neocode_tui.agent.session.front_end import NOBODY, FrontEnd
 from neocode_tui.agent.session.side_work import SideWork
+from neocode_tui.agent.session.steering import Steers
 from neocode_tui.agent.session.title import Titling
 from neocode_tui.agent.session.tools import SessionTools
 from neocode_tui.agent.store import SessionInfo, SessionStore, find_session, list_sessions
@@ -229,6 +230,8 @@ class AgentSession:
             notice=self.notice, ended=self._ended,
         )
         self._extensions_told = False
+        self.steers = Steers(lambda text: self.secrets(clean_text(text)))
+        """What the user sent to the running turn (``steer``), until a request reads it."""
         self.goal = Pursuit(
             self, lambda condition, evidence: ask_judge(self.side, self.budget, self.meter, self.secrets,
                                                     condition, evidence),
@@ -248,6 +251,12 @@ class AgentSession:
 
     def pending_notes(self) -> list[str]:
         return self.jobs.take_notes()
+
+    def steering(self) -> bool:
+        return bool(self.steers.waiting)
+
+    def take_steers(self) -> list[str]:
+        return self.steers.take()
 
     # -- what the front ends show ---------------------------------------------------------
 
@@ -443,6 +452,15 @@ class AgentSession:
             self.titling.save_again()  # a title given before the file was made
             self.file.write(lambda store: store.append_mode(self.approval))
         return self.id
+
+    def steer(self, text: str) -> str | None:
+        """Send ``text`` to the work in progress: the running turn reads it at its next
+        model request (a turn about to end goes on to read it); returns it as it is sent,
+        None when nothing runs (send it as a prompt). What no request read when the work
+        ended stays in ``steers.waiting`` for the front end to give back or send."""
+        if not self.running:
+            return None
+        return self.steers.add(text)
 
     def cancel(self) -> bool:
         """Stop the prompt or compaction in progress; False when nothing was running."""

@@ -25,12 +25,12 @@ class Action:
 
 
 ACTIONS: tuple[Action, ...] = (
-    Action("send", ("enter",), "send; while the agent works, queue the message for when it is done",
-           "prompt"),
+    Action("send", ("enter",), "send (while it works: into the running turn)", "prompt"),
     Action("newline", ("alt+enter", "ctrl+j", "shift+enter"),
            "new line (or end the line with \\ and press Enter); Shift+Enter only where the "
            "terminal tells it from Enter (not tmux)", "prompt"),
     Action("history_search", ("ctrl+r",), "search the history (again: older; Esc cancels)", "prompt"),
+    Action("later", ("tab",), "while the agent works: send for after this turn", "prompt"),
     Action("interrupt", ("escape",), "interrupt the running turn (or close this help, a list, a dialog)",
            method="interrupt", first=False),
     Action("cycle_mode", ("shift+tab",), "cycle the mode: ask, auto-edit, plan", method="cycle_mode"),
@@ -58,7 +58,7 @@ RESERVED = {
 
 FIXED: tuple[tuple[str, str, str], ...] = (
     ("newline", "Up / Down", "walk the history, earlier runs' prompts too"),
-    ("history_search", "Up on an empty prompt", "take the last queued message back to edit or drop it"),
+    ("history_search", "Up on an empty prompt", "take back the last waiting message (edit or drop)"),
     ("interrupt", "Ctrl+C", "clear the input; on an empty one, interrupt the turn; twice when idle: quit"),
     ("key_help", "/", "slash commands, completed as you type (Tab fills in, Enter runs)"),
     ("key_help", "@", "point at a file or folder: a fuzzy picker; its content goes with the prompt"),

@@ -4,7 +4,8 @@ A ``TextArea`` rather than an ``Input`` because prompts are often pasted code; t
 keys it takes over are Enter (send), the new-line keys (Shift+Enter where the terminal tells
 it apart, Alt+Enter, Ctrl+J, and a backslash then Enter everywhere), Up/Down at the first/last line
 (history) and ``?`` on an empty prompt (key help), so everything else behaves like an editor.
-Tab indents: it never moves the keyboard away from the prompt. A paste that is only paths of
+Tab indents: it never moves the keyboard away from the prompt; while the agent works it sends
+the text for after the running turn instead (as Codex's Tab does). A paste that is only paths of
 image files (a file dropped on the terminal) attaches them; Ctrl+V attaches the clipboard's
 image, else pastes as before.
 """
@@ -90,6 +91,8 @@ class PromptInput(ViTextArea):
     class Submitted(Message):
         prompt: PromptInput
         text: str
+        later: bool = False
+        """Tab while the agent works: for after this turn, not for the running one."""
 
         @property
         def control(self) -> PromptInput:
@@ -221,6 +224,11 @@ class PromptInput(ViTextArea):
             event.prevent_default()
             self._send()
             return
+        if own == "later" and self.has_class("-busy"):
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.Submitted(self, self.text, later=True))
+            return
         if event.key == "escape":
             # The app's (interrupt); an indenting TextArea would move the focus away.
             event.prevent_default()
@@ -241,6 +249,8 @@ class PromptInput(ViTextArea):
     def on_prompt_input_perform(self, message: Perform) -> None:
         if message.action == "send":
             self._send()
+        elif message.action == "later" and self.has_class("-busy"):
+            self.post_message(self.Submitted(self, self.text, later=True))
         elif message.action == "newline":
             self.action_newline()
         elif message.action == "history_search":
