@@ -110,13 +110,13 @@ async def test_the_key_overlay_lists_your_keys(tmp_path: Path) -> None:
         await started(app, pilot)
         await pilot.press("f1")
         await wait_until(lambda: isinstance(app.screen, KeyHelpScreen), pause=pilot.pause, what="the overlay")
-        text = await screen_shows(app, pilot, "Ctrl+S send;", "Enter  Alt+Enter new line", "Ctrl+X Ctrl+T fold",
+        text = await screen_shows(app, pilot, "Ctrl+S send (while it works", "Enter  Alt+Enter new line", "Ctrl+X Ctrl+T fold",
                                   "F5 cycle the mode: ask, auto-edit, plan · your key (default Shift+Tab)")
         assert "│ Shift+Tab " not in text and "│ F5 " in text  # the key column: yours, not the default
         await pilot.press("f1")
         await wait_until(lambda: not isinstance(app.screen, KeyHelpScreen), pause=pilot.pause,
                          what="the overlay to close")  # F1 again closes it
-        await screen_shows(app, pilot, gone=["Ctrl+S send;"])
+        await screen_shows(app, pilot, gone=["Ctrl+S send (while it works"])
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
@@ -127,6 +127,6 @@ def test_key_overlay_with_your_keys_screen(size: tuple[int, int], snap_compare, 
     async def run_before(pilot) -> None:
         await started(app, pilot)
         await pilot.press("f1")
-        await screen_shows(app, pilot, "Ctrl+S send;")
+        await screen_shows(app, pilot, "Ctrl+S send (while it works")
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
