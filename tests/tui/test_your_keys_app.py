@@ -110,7 +110,8 @@ async def test_the_key_overlay_lists_your_keys(tmp_path: Path) -> None:
         await started(app, pilot)
         await pilot.press("f1")
         await wait_until(lambda: isinstance(app.screen, KeyHelpScreen), pause=pilot.pause, what="the overlay")
-        text = await screen_shows(app, pilot, "Ctrl+S send (while it works", "Enter  Alt+Enter new line", "Ctrl+X Ctrl+T fold",
+        text = await screen_shows(app, pilot, "Ctrl+S send (while it works", "Enter  Alt+Enter new line",
+                                  "Ctrl+X Ctrl+T fold",
                                   "F5 cycle the mode: ask, auto-edit, plan · your key (default Shift+Tab)")
         assert "│ Shift+Tab " not in text and "│ F5 " in text  # the key column: yours, not the default
         await pilot.press("f1")
