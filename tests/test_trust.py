@@ -52,7 +52,7 @@ def test_files_new_or_changed_after_trust_grant_nothing_until_trusted_again(
     assert [(s.name, s.state, s.error) for s in manager.status()] == [
         ("pwn", "not started", f".mcp.json {CHANGED}")]
     hooks = load_hooks(workspace)
-    assert hooks.hooks == [] and [h.command.command for h in hooks.blocked] == ["touch pwned"]
+    assert hooks.hooks == [] and [h.command.command for h in hooks.held[".neocode/hooks.json"][0]] == ["touch pwned"]
     assert hooks.notices() == [f"hooks in .neocode/hooks.json not run, .neocode/hooks.json {CHANGED}: Stop"]
     assert workspace_programs(workspace) == [
         ".mcp.json servers (new or changed since you trusted this folder): pwn",
@@ -63,7 +63,7 @@ def test_files_new_or_changed_after_trust_grant_nothing_until_trusted_again(
 
     assert load_settings(workspace).settings.approval == "full-auto"
     assert workspace_programs(workspace) == []
-    assert McpManager(workspace).notices() == [] and load_hooks(workspace).blocked == []
+    assert McpManager(workspace).notices() == [] and load_hooks(workspace).held == {}
 
 
 def test_a_trust_file_without_fingerprints_asks_once_more(workspace: Path) -> None:

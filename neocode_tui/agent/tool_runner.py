@@ -10,6 +10,7 @@ the loop only through narrow callbacks: ``emit`` for events, ``add`` for the tra
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
@@ -40,8 +41,9 @@ from neocode_tui.live_output import KEPT_OUTPUT_LINES, LineCap, LiveTail
 
 BeforeTool = Callable[[Tool[Any], list[Path]], Awaitable[None]]
 """Told each approved call's tool and the paths it will write, just before it runs."""
-Approve = Callable[[Tool[Any], object, CollectedToolCall, Permission | None], Awaitable[str | None]]
-"""None when the call may run, else the refusal the model is sent."""
+Approve = Callable[[Tool[Any], object, CollectedToolCall, Permission | None, str], Awaitable[str | None]]
+"""None when the call may run, else the refusal the model is sent; told what the PreToolUse
+hooks said (their permission and its reason)."""
 
 
 
@@ -129,9 +131,14 @@ class ToolRunner:
                     self._answer(call, results[call.id], emit=False)
 
     async def _finished_call(self, call: CollectedToolCall) -> ToolFinished:
-        finished = await self._run_call(call)
+        """Validate, approve and run one call; every failure becomes a result for the model."""
+        result = _Results(call, self._turn(), self.secrets, self.clock)
+        cleared = await self._cleared(call, result)
+        if isinstance(cleared, ToolFinished):
+            return cleared
+        finished = await self._execute(cleared, result)
         if finished.status == "ok":
-            finished = await self._post_tool_hooks(call, finished)
+            finished = await self._post_tool_hooks(cleared.call, finished)
         return finished
 
     def _answer(self, call: CollectedToolCall, finished: ToolFinished, *, emit: bool = True) -> None:
@@ -140,24 +147,8 @@ class ToolRunner:
         if emit:
             self._emit(finished)
 
-    async def _run_call(self, call: CollectedToolCall) -> ToolFinished:
-        """Validate, approve and run one call; every failure becomes a result for the model."""
-
-        started: float | None = None
-        turn = self._turn()
-
-        def result(
-            text: str, status: ToolStatus = "error", *, diff: str | None = None,
-            change: FileChange | None = None, images: Sequence[Image] = (), job: str = "",
-        ) -> ToolFinished:
-            duration = None if started is None else round(self.clock() - started, 3)
-            return ToolFinished(
-                turn=turn, index=call.index, call_id=call.id, name=call.name,
-                result=self.secrets(text), is_error=status != "ok", status=status,
-                diff=self.secrets.optional(diff), change=scrubbed_change(self.secrets, change),
-                duration=duration, images=list(images), job=job,
-            )
-
+    async def _cleared(self, call: CollectedToolCall, result: _Results) -> _Cleared | ToolFinished:
+        """The call as it may run (a hook's ``updatedInput`` applied), or why it may not."""
         tool = self.tools.get(call.name)
         if tool is None:
             return result(
@@ -173,30 +164,42 @@ class ToolRunner:
         except ValidationError as exc:
             return result(f"not run: invalid arguments for {tool.name}: {_describe(exc)}")
         verdict = await self._pre_tool_hooks(call)
+        if verdict.stop is not None:
+            self.halt(f"a PreToolUse hook stopped the run: {verdict.stop}")
+            return result(f"not run: a PreToolUse hook stopped the run: {verdict.stop}", "denied")
         if verdict.permission == "deny":
             return result(f"not run: blocked by a PreToolUse hook: {verdict.reason}", "denied")
+        if verdict.updated is not None:
+            call, args = self._updated(call, verdict.updated)
+            if args is None:
+                return result(f"not run: a PreToolUse hook's updatedInput is not valid for {tool.name}: "
+                              f"{call.parse_error}")
         # Asked outside the tool's error handling: an approval that cannot be answered
         # (the program closing) is a cancel, never a failed call followed by a new request.
         try:
-            denial = await self._approve(tool, args, call, verdict.permission)
+            denial = await self._approve(tool, args, call, verdict.permission, verdict.reason)
         except (ToolError, PathOutsideWorkspace) as exc:
             return result(str(exc))
         except OSError as exc:
             return result(f"{tool.name} failed: {exc.strerror or exc}")
         if denial is not None:
             return result(denial, "denied")
+        return _Cleared(tool, args, call, verdict.context)
+
+    async def _execute(self, cleared: _Cleared, result: _Results) -> ToolFinished:
+        tool, args, call = cleared.tool, cleared.args, cleared.call
         try:
             if self.around.before_tool is not None:
                 await self.around.before_tool(tool, tool.writes(args, self.workspace))
             self._emit(
                 ToolStarted(
-                    turn=turn, index=call.index, call_id=call.id, name=call.name,
+                    turn=result.turn, index=call.index, call_id=call.id, name=call.name,
                     arguments=call.arguments_json,
                 )
             )
             printed = self._running[call.id] = LiveTail(keep=KEPT_OUTPUT_LINES)
-            CURRENT_CALL.set(RunningCall(turn, call.index, call.id))
-            started = self.clock()
+            CURRENT_CALL.set(RunningCall(result.turn, call.index, call.id))
+            result.started = self.clock()
             output = await tool.run(args, self.workspace, self._live_output(call, printed))
             self._running.pop(call.id, None)
             output = await self._with_instructions(tool.touches(args, self.workspace), output)
@@ -209,10 +212,30 @@ class ToolRunner:
             return result(f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}")
         if output.final is not None:
             self.final = self.secrets(output.final)
+        added = cleared.context
         return result(
-            output.text, "error" if output.is_error else "ok", diff=output.diff,
+            f"{output.text}\n\n[PreToolUse hook: {added}]" if added else output.text,
+            "error" if output.is_error else "ok", diff=output.diff,
             change=output.change, images=output.images, job=output.job,
         )
+
+    def halt(self, why: str) -> None:
+        """A hook ended the run (``continue: false``): the user is told why, the model not."""
+        self._emit(Notice(turn=self._turn(), level="warning", message=self.secrets(why)))
+        if self.final is None:
+            self.final = ""
+
+    def _updated(self, call: CollectedToolCall, updated: dict[str, Any]) -> tuple[CollectedToolCall, Any]:
+        """The call with a hook's ``updatedInput`` over its arguments, and those validated
+        (None, with the problem as the call's ``parse_error``, when they are not valid)."""
+        arguments = {**(call.arguments_json or {}), **updated}
+        call = call.model_copy(update={"arguments_json": arguments, "arguments": json.dumps(arguments)})
+        tool = self.tools.get(call.name)
+        assert tool is not None
+        try:
+            return call, tool.args_model.model_validate(arguments)
+        except ValidationError as exc:
+            return call.model_copy(update={"parse_error": _describe(exc)}), None
 
     async def _with_instructions(self, paths: list[Path], output: ToolOutput) -> ToolOutput:
         """The instructions of a folder reached for the first time come with the result
@@ -236,18 +259,20 @@ class ToolRunner:
     async def _pre_tool_hooks(self, call: CollectedToolCall) -> ToolVerdict:
         if self.around.hooks is None:
             return ToolVerdict()
-        verdict = await self.around.hooks.pre_tool(call.name, call.arguments_json)
-        return ToolVerdict(verdict.permission, self.secrets(verdict.reason))
+        verdict = await self.around.hooks.pre_tool(call.name, call.arguments_json, call.id)
+        return replace(verdict, reason=self.secrets(verdict.reason), context=self.secrets(verdict.context))
 
     async def _post_tool_hooks(self, call: CollectedToolCall, finished: ToolFinished) -> ToolFinished:
         """What a PostToolUse hook has to say about the result goes to the model with it."""
         if self.around.hooks is None:
             return finished
-        note = await self.around.hooks.post_tool(call.name, call.arguments_json, finished.result)
-        if not note:
+        said = await self.around.hooks.post_tool(call.name, call.arguments_json, call.id, finished.result)
+        if said.stop is not None:
+            self.halt(f"a PostToolUse hook stopped the run: {said.stop}")
+        if not said.note:
             return finished
         return finished.model_copy(
-            update={"result": f"{finished.result}\n\n[PostToolUse hook: {self.secrets(note)}]"}
+            update={"result": f"{finished.result}\n\n[PostToolUse hook: {self.secrets(said.note)}]"}
         )
 
     def _live_output(self, call: CollectedToolCall, printed: LiveTail) -> Callable[[str], None] | None:
@@ -268,6 +293,38 @@ class ToolRunner:
                 emit(ToolOutputDelta(turn=turn, index=call.index, call_id=call.id, text=shown))
 
         return feed
+
+
+@dataclass(frozen=True)
+class _Cleared:
+    """A call that may run, with what it runs with."""
+
+    tool: Tool[Any]
+    args: Any
+    call: CollectedToolCall
+    context: str
+    """What the PreToolUse hooks add for the model to the result."""
+
+
+class _Results:
+    """Makes one call's result, scrubbed, timed from when its tool started."""
+
+    def __init__(self, call: CollectedToolCall, turn: int, secrets: Secrets, clock: Callable[[], float]) -> None:
+        self.call, self.turn, self.secrets, self.clock = call, turn, secrets, clock
+        self.started: float | None = None
+
+    def __call__(
+        self, text: str, status: ToolStatus = "error", *, diff: str | None = None,
+        change: FileChange | None = None, images: Sequence[Image] = (), job: str = "",
+    ) -> ToolFinished:
+        call = self.call
+        duration = None if self.started is None else round(self.clock() - self.started, 3)
+        return ToolFinished(
+            turn=self.turn, index=call.index, call_id=call.id, name=call.name,
+            result=self.secrets(text), is_error=status != "ok", status=status,
+            diff=self.secrets.optional(diff), change=scrubbed_change(self.secrets, change),
+            duration=duration, images=list(images), job=job,
+        )
 
 
 def _printed(tail: LiveTail) -> PrintedOutput | None:

@@ -90,7 +90,7 @@ def workspace_programs(workspace: Path) -> list[str]:
     the user trusts it (again, for a file new or changed since)."""
     from neocode_tui.agent.extensions import load_hooks
     from neocode_tui.agent.mcp import load_configs
-    from neocode_tui.protected_files import HOOKS_FILE, MCP_FILE
+    from neocode_tui.protected_files import MCP_FILE
 
     wanted = []
     configs = load_configs(workspace)
@@ -98,10 +98,9 @@ def workspace_programs(workspace: Path) -> list[str]:
     if servers and configs.untrusted:
         wanted.append(f"{MCP_FILE} servers{_changed(configs.untrusted)}: "
                       f"{', '.join(servers)}")
-    loaded = load_hooks(workspace)
-    events = sorted({hook.event for hook in loaded.blocked})
-    if events:
-        wanted.append(f"{HOOKS_FILE} hooks{_changed(loaded.untrusted)}: {', '.join(events)}")
+    for name, (hooks, why) in load_hooks(workspace).held.items():
+        events = sorted({hook.event for hook in hooks})
+        wanted.append(f"{name} hooks{_changed(why)}: {', '.join(events)}")
     return wanted
 
 

@@ -44,9 +44,11 @@ async def test_a_pre_tool_hook_that_exits_2_blocks_the_call_and_the_model_reads_
     assert dialect.tool_results(2)["c1"] == "not run: blocked by a PreToolUse hook: no rm here"
     [event] = logged(tmp_path, "pre.log")
     assert event == {
-        "session_id": session.id, "cwd": str(workspace), "hook_event_name": "PreToolUse",
-        "tool_name": "bash", "tool_input": {"command": "touch ran.txt"},
+        "session_id": session.id, "transcript_path": str(session.transcript), "cwd": str(workspace),
+        "permission_mode": "bypassPermissions", "hook_event_name": "PreToolUse",
+        "tool_name": "Bash", "tool_input": {"command": "touch ran.txt"}, "tool_use_id": "c1",
     }
+    assert session.transcript is not None and session.transcript.is_file()
     assert "PreToolUse hook" in notices(recorder) and "blocked: no rm here" in notices(recorder)
     await session.aclose()
 
@@ -75,7 +77,7 @@ async def test_a_pre_tool_hook_can_allow_a_call_the_mode_would_ask_about_or_ask_
     assert (workspace / "new.py").read_text() == "x = 1\n"  # written without a question
     assert asked == ["read_file"]  # reading never asks in this mode; the hook asked
     assert openai_only.tool_results(3)["r"] == "the user denied this call: not now"
-    assert [e["tool_name"] for e in logged(tmp_path, "allow.log")] == ["write_file"]
+    assert [e["tool_name"] for e in logged(tmp_path, "allow.log")] == ["Write"]
     await session.aclose()
 
 
@@ -94,9 +96,13 @@ async def test_a_post_tool_hook_sees_the_result_and_what_it_says_on_exit_2_reach
     assert result.endswith("\n\n[PostToolUse hook: lint: E501]")
     assert "'hi'" in (workspace / "app.py").read_text()
     [event] = logged(tmp_path, "post.log")
-    assert event["hook_event_name"] == "PostToolUse" and event["tool_name"] == "edit_file"
-    assert event["tool_input"]["new_string"] == "'hi'"
+    assert event["hook_event_name"] == "PostToolUse" and event["tool_name"] == "Edit"
+    assert event["tool_use_id"] == "e"
+    assert event["tool_input"] == {"file_path": str(workspace / "app.py"), "old_string": "'hello'",
+                                   "new_string": "'hi'"}
     assert event["tool_response"]["output"] == result.split("\n\n[PostToolUse")[0]
+    assert event["tool_response"]["filePath"] == str(workspace / "app.py")
+    assert event["tool_response"]["success"] is True
     await session.aclose()
 
 
@@ -150,7 +156,10 @@ async def test_a_hook_past_its_timeout_is_stopped_with_what_it_started_and_the_r
     finished = await session.prompt("read app.py")
 
     assert finished.final_text == "Read it."
-    assert "greet" in openai_only.tool_results(2)["r"]  # a failed hook decides nothing
+    # A guard that could not answer lets nothing through: nobody is here to say yes.
+    assert openai_only.tool_results(2)["r"] == (
+        f"not run: a PreToolUse hook wants a yes for this call ({command!r} timed out after "
+        f"{TIME_LIMIT} s and was stopped), and nobody can give one in this run")
     assert f"timed out after {TIME_LIMIT} s and was stopped" in notices(recorder)
     assert await wait_dead(int(pids.read_text()))
     await session.aclose()
@@ -169,7 +178,8 @@ async def test_a_failing_or_missing_hook_is_a_notice_never_a_failed_run(
 
     finished = await session.prompt("go")
 
-    assert finished.reason == "done" and "greet" in openai_only.tool_results(2)["r"]
+    assert finished.reason == "done"
+    assert openai_only.tool_results(2)["r"].startswith("not run: a PreToolUse hook wants a yes for this call")
     text = notices(recorder)
     assert "PreToolUse hook 'echo broken >&2; exit 3' failed (exit code 3): broken" in text
     assert "Stop hook" in text and "failed (exit code 127)" in text

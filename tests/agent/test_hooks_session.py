@@ -40,8 +40,9 @@ async def test_session_start_adds_its_context_to_the_first_prompt_of_each_start(
     assert user_messages(openai_only, 1) == ["first\n\n<session-start-hook>\nSprint 12\n</session-start-hook>"]
     assert user_messages(openai_only, 2)[-1] == "second"  # the session had started already
     [event] = logged(tmp_path, "start.log")
-    assert event == {"session_id": session.id, "cwd": str(workspace), "hook_event_name": "SessionStart",
-                     "source": "startup", "model": "gpt-test"}
+    assert event == {"session_id": session.id, "transcript_path": str(session.transcript),
+                     "cwd": str(workspace), "permission_mode": "bypassPermissions",
+                     "hook_event_name": "SessionStart", "source": "startup", "model": "gpt-test"}
     session_id = session.id
     await session.aclose()
 
@@ -141,7 +142,8 @@ async def test_a_permission_request_hook_answers_for_the_user_and_a_notification
     assert asked == ["edit_file"]  # only the call no hook decided reached the user
     [event] = logged(tmp_path, "allow.log")
     assert (event["hook_event_name"], event["tool_name"], event["tool_input"]) == (
-        "PermissionRequest", "write_file", {"path": "new.py", "content": "x = 1\n"})
+        "PermissionRequest", "Write", {"file_path": str(workspace / "new.py"), "content": "x = 1\n"})
+    assert event["permission_mode"] == "default"
     await wait_for_file(tmp_path / "notify.log")
     [told] = logged(tmp_path, "notify.log")
     assert (told["hook_event_name"], told["notification_type"], told["message"]) == (

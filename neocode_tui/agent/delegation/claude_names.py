@@ -14,19 +14,16 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-CLAUDE_TOOLS: dict[str, str | None] = {
-    "read": "read_file", "write": "write_file", "edit": "edit_file", "multiedit": "edit_file",
-    "bash": "bash", "glob": "glob", "grep": "grep", "ls": "list_dir", "webfetch": "web_fetch",
-    "todowrite": "todo_write", "bashoutput": "bash_output", "taskoutput": "bash_output",
-    "killshell": "kill_bash", "killbash": "kill_bash", "taskstop": "kill_bash", "skill": "skill",
-    "exitplanmode": "exit_plan_mode", "listmcpresourcestool": "list_mcp_resources",
-    "readmcpresourcetool": "read_mcp_resource",
-    "task": None, "agent": None, "websearch": None, "notebookedit": None, "notebookread": None,
-    "askuserquestion": None, "lsp": None, "slashcommand": None, "enterplanmode": None,
-    "todoread": None,
-}
-"""Claude Code's tool names (lower case) as ours; None: no equivalent for a subagent."""
-OURS = frozenset(name for name in CLAUDE_TOOLS.values() if name)
+from neocode_tui.claude_tools import TWINS, our_name
+
+TASK = "task"
+UNAVAILABLE = frozenset({
+    "task", "agent", "websearch", "notebookedit", "notebookread", "askuserquestion", "lsp",
+    "slashcommand", "enterplanmode", "todoread",
+})
+"""Claude Code's tools (lower case) with no equivalent for a subagent; the others are
+``neocode_tui.claude_tools``'s."""
+OURS = frozenset(twin.ours for twin in TWINS if twin.ours != TASK)
 WHY_NOT = {"task": "a subagent starts no subagent", "agent": "a subagent starts no subagent"}
 MODEL_ALIASES = {
     "sonnet": "claude-sonnet-4-5", "opus": "claude-opus-4-1", "haiku": "claude-haiku-4-5",
@@ -72,7 +69,7 @@ def read_tools(names: Iterable[str]) -> Tools:
 def _ours(word: str) -> str | None:
     if word.startswith("mcp__") or word in OURS:
         return word
-    return CLAUDE_TOOLS.get(word.lower())
+    return None if word.lower() in UNAVAILABLE else our_name(word)
 
 
 def matching(pattern: str, names: Iterable[str]) -> list[str]:

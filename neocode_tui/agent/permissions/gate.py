@@ -73,12 +73,14 @@ class CallGate:
         self._host = host
 
     async def refusal(
-        self, tool: Tool[Any], args: object, call: CollectedToolCall, hook: Permission | None = None
+        self, tool: Tool[Any], args: object, call: CollectedToolCall, hook: Permission | None = None,
+        hook_reason: str = "",
     ) -> str | None:
         """None when the call may run, else the refusal the model is sent. A deny rule
         refuses whatever the mode or a hook says; a hook's "allow" runs it without asking
-        (unless an ask rule is about it), its "ask" or an ask rule asks whatever the mode
-        (but plan mode holds); an allow rule stops asking as a yes for the session does."""
+        (unless an ask rule is about it), its "ask" (``hook_reason`` why) or an ask rule
+        asks whatever the mode (but plan mode holds); an allow rule stops asking as a yes
+        for the session does."""
         ruled = await self._ruled(tool, args)
         if ruled is not None and ruled.behavior == "deny":
             return f"not run: denied by {ruled.why}"
@@ -104,6 +106,9 @@ class CallGate:
             return None
         preview = await tool.preview(args, self.workspace)
         if self.approver is None:
+            if hook == "ask":
+                why = f" ({hook_reason})" if hook_reason else ""
+                return f"not run: a PreToolUse hook wants a yes for this call{why}, and nobody can give one in this run"
             if asked_by_rule and ruled is not None:
                 return f"not run: {tool.name} asks for approval by {ruled.why}, and nobody can approve it in this run"
             return await asyncio.to_thread(

@@ -36,6 +36,7 @@ from neocode_tui.agent.permissions.command_parts import (
     pattern_matches,
     split_command,
 )
+from neocode_tui.claude_tools import our_name
 from neocode_tui.deferred import lazy
 from neocode_tui.errors import NeoCodeError
 
@@ -47,11 +48,6 @@ else:  # after the first frame, or on first use (neocode_tui/deferred.py)
 Behavior = Literal["allow", "ask", "deny"]
 BEHAVIORS: tuple[Behavior, ...] = ("deny", "ask", "allow")
 """In the order they win."""
-CLAUDE_NAMES = {
-    "Bash": "bash", "Edit": "edit_file", "MultiEdit": "edit_file", "Write": "write_file",
-    "Read": "read_file", "Glob": "glob", "Grep": "grep", "LS": "list_dir",
-    "WebFetch": "web_fetch",
-}
 READ_TOOLS = frozenset({"read_file", "grep", "glob", "list_dir"})
 EDIT_TOOLS = frozenset({"edit_file", "write_file"})
 FAMILIES = {"read_file": READ_TOOLS, "edit_file": EDIT_TOOLS, "write_file": EDIT_TOOLS}
@@ -83,7 +79,7 @@ class Rule:
                 "e.g. bash(npm test:*), edit_file(src/**), web_fetch(domain:example.com)"
             )
         tool, pattern = found.group(1), found.group(2)
-        tool = CLAUDE_NAMES.get(tool, tool)
+        tool = our_name(tool) or tool
         if pattern is not None and pattern.strip() in ("", "*", ":*"):
             pattern = None
         return cls(tool, pattern.strip() if pattern is not None else None, written)

@@ -79,6 +79,11 @@ if TYPE_CHECKING:
 else:
     mcp_prompts = lazy("neocode_tui.agent.mcp.prompts")  # only an MCP prompt needs it
 
+MAX_STOP_RETURNS = 8
+"""How often Stop hooks may send the agent back to work for one prompt."""
+STOP_HOOK_SAYS = "[NeoCode: a Stop hook did not let you stop yet. It says:]"
+"""What comes before a Stop hook's reason, so the model knows the user did not write it."""
+
 
 class AgentSession:
     """A conversation in ``workspace``: prompts in, events out, saved as it goes.
@@ -151,7 +156,7 @@ class AgentSession:
         self.stopped_at_close: list[Job] = []
         """The background commands the end of the session killed (front ends say so)."""
         self.hooks = load_hooks(self.workspace, secrets=self.secrets.keys, trusted=trusted,
-                                report=self.notice, session_id=lambda: self.id)
+                                report=self.notice, host=self)
         self.lifecycle = SessionHooks(self.hooks)
         """SessionStart, SessionEnd, PermissionRequest and Notification."""
         self.permissions = Permissions(room, trusted=trusted, allowed=run.allowed_tools,
@@ -285,6 +290,12 @@ class AgentSession:
         return self.file.id
 
     @property
+    def transcript(self) -> Path | None:
+        """The session file, once there is one (hooks are told it)."""
+        store = self.file.store
+        return store.path if store is not None else None
+
+    @property
     def saving(self) -> bool:
         """The conversation is written to its session file (it can be resumed), or was up to
         ``aclose``."""
@@ -392,8 +403,19 @@ class AgentSession:
         self.goal.turn_starts()
         finished = await self._prompt(self.secrets(clean_text(text)), list(images))
         await self.titling.settle()  # it ran alongside; a short wait, if any
-        if finished.reason != "cancelled" and self.turn != turn:  # a turn ran and stopped
-            await self.hooks.stopped(finished.reason)
+        return await self._stop_hooks(finished, turn)
+
+    async def _stop_hooks(self, finished: RunFinished, turn: int) -> RunFinished:
+        """The Stop hooks, when a turn ran and stopped: one that blocks the stop sends the
+        agent on with its reason, up to ``MAX_STOP_RETURNS`` times a prompt."""
+        returns = 0
+        while finished.reason != "cancelled" and self.turn != turn:
+            turn, again = self.turn, await self.hooks.stopped(finished.reason, returns > 0)
+            if again is None or finished.reason != "done" or returns == MAX_STOP_RETURNS:
+                break
+            returns += 1
+            self.notice("info", self.secrets(f"a Stop hook sends the agent on: {again}"))
+            finished = await self.compaction.run(self.secrets(f"{STOP_HOOK_SAYS}\n{again}"), [])
         return finished
 
     async def _prompt(self, text: str, images: list[Image]) -> RunFinished:
