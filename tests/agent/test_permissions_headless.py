@@ -326,3 +326,40 @@ async def test_a_project_rule_is_never_saved_through_a_symlink_out_of_the_folder
     assert level == "warning" and "could not save the rule bash(npm test:*)" in said
     assert list(elsewhere.iterdir()) == []
     assert permissions.decide("bash", {"command": "npm test"}) is not None  # it holds for now
+
+
+async def test_claude_code_s_local_settings_are_read_like_its_project_settings(
+    openai_only: Dialect, workspace: Path, tmp_path: Path
+) -> None:
+    """``.claude/settings.local.json`` is where Claude Code keeps "don't ask again": its deny
+    rules always hold, its allow rules only in a trusted folder, as the file was trusted."""
+    local = workspace / ".claude" / "settings.local.json"
+    settings_json(local, allow=["Bash(npm test:*)"], deny=["Bash(touch:*)"])
+    env = fake_npm(workspace)
+    openai_only.reply("", [bash("npm", "npm test"), bash("touch", "touch made")])
+    openai_only.reply("Done.")
+
+    untrusted = await run(openai_only, workspace, **env)
+
+    assert untrusted.code == 0, untrusted.err
+    assert "allow rules in .claude/settings.local.json not applied, this folder is not trusted: " \
+           "Bash(npm test:*)" in untrusted.err
+    results = openai_only.tool_results(2)
+    assert results["npm"].startswith("not run: bash needs approval")
+    assert results["touch"] == ("not run: denied by the permission rule 'Bash(touch:*)' "
+                                "(.claude/settings.local.json)")
+
+    trust(workspace)
+    openai_only.reply("", [bash("again", "npm test")])
+    openai_only.reply("Done.")
+    trusted = await run(openai_only, workspace, **env)
+    assert trusted.code == 0, trusted.err
+    assert "npm ran: test" in openai_only.tool_results(4)["again"]
+
+    settings_json(local, allow=["Bash(npm test:*)", "Bash(curl:*)"])  # changed since trusted
+    openai_only.reply("", [bash("changed", "npm test")])
+    openai_only.reply("Done.")
+    changed = await run(openai_only, workspace, **env)
+    assert ".claude/settings.local.json is new or changed since you trusted this folder" in changed.err
+    assert openai_only.tool_results(6)["changed"].startswith("not run: bash needs approval")
+    assert not (workspace / "made").exists()

@@ -2,7 +2,8 @@
 
 The user's own files are trusted whole: ``[permissions]`` of ``config.toml`` and
 ``~/.claude/settings.json``. A project's files (``.neocode/settings.json``,
-``.claude/settings.json``) may always add ``deny`` and ``ask`` rules, which only take
+``.claude/settings.json`` and ``.claude/settings.local.json``, where Claude Code writes
+"don't ask again") may always add ``deny`` and ``ask`` rules, which only take
 power away; their ``allow`` rules count only in a folder the user trusts, and only as
 the file was when they trusted it (``neocode_tui.trust``): otherwise a clone could
 allow itself ``bash(curl:*)``. Rules given on the command line (``--allowed-tools``,
@@ -23,7 +24,7 @@ from neocode_tui.agent.permissions.rules import BEHAVIORS, Behavior, Rule, RuleE
 from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace
 from neocode_tui.json_files import MISSING, read_json
 from neocode_tui.paths import write_private
-from neocode_tui.protected_files import CLAUDE_SETTINGS, NEOCODE_SETTINGS
+from neocode_tui.protected_files import CLAUDE_LOCAL_SETTINGS, CLAUDE_SETTINGS, NEOCODE_SETTINGS
 from neocode_tui.settings.user_file import MAX_CONFIG_FILE, config_file
 from neocode_tui.trust import refresh_fingerprint, untrusted_reason
 
@@ -53,7 +54,7 @@ def load_rules(
     user_claude = Path.home() / CLAUDE_SETTINGS
     entries += _from_json(user_claude, Source(f"~/{CLAUDE_SETTINGS}", user_claude, "json"),
                           loaded.problems)
-    for name in (NEOCODE_SETTINGS, CLAUDE_SETTINGS):
+    for name in (NEOCODE_SETTINGS, CLAUDE_SETTINGS, CLAUDE_LOCAL_SETTINGS):
         path = workspace / name
         if path == user_claude:
             continue
