@@ -42,6 +42,8 @@ class HookRun:
     failure: str = ""
     overflow: bool = False
     """It printed more than ``OUTPUT_CAP`` bytes on stdout: what is kept is cut."""
+    undecodable: bool = False
+    """Its stdout is not UTF-8 (shown with the bad bytes replaced)."""
 
     @property
     def name(self) -> str:
@@ -63,6 +65,8 @@ class HookRun:
         text = self.stdout.strip()
         if self.overflow:
             return f"printed more than {OUTPUT_CAP} bytes"
+        if self.undecodable:
+            return "printed bytes that are not UTF-8"
         if not text.startswith(("{", "[")):
             return ""
         data = _object(text)
@@ -155,7 +159,7 @@ async def _run(hook: ConfiguredHook, data: bytes, workspace: Path, env: Mapping[
         tree.kill()  # on cancel too
         readers.cancel()
     code = None if failure else process.returncode
-    return HookRun(hook, code, stdout.text(), stderr.text(), failure, stdout.over)
+    return HookRun(hook, code, stdout.text(), stderr.text(), failure, stdout.over, not stdout.utf8())
 
 
 async def _feed(stdin: asyncio.StreamWriter, data: bytes) -> None:
@@ -181,6 +185,14 @@ class _Capped:
 
     def text(self) -> str:
         return self.data.decode("utf-8", errors="replace")
+
+    def utf8(self) -> bool:
+        """Whether what was kept is UTF-8 (a character the cut split in two counts as such)."""
+        try:
+            self.data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return self.over and exc.start >= len(self.data) - 3
+        return True
 
 
 def _object(text: str) -> dict[str, Any] | None:
