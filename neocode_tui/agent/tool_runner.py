@@ -137,7 +137,7 @@ class ToolRunner:
         if isinstance(cleared, ToolFinished):
             return cleared
         finished = await self._execute(cleared, result)
-        if finished.status == "ok":
+        if finished.status in ("ok", "error"):
             finished = await self._post_tool_hooks(cleared.call, finished)
         return finished
 
@@ -263,16 +263,20 @@ class ToolRunner:
         return replace(verdict, reason=self.secrets(verdict.reason), context=self.secrets(verdict.context))
 
     async def _post_tool_hooks(self, call: CollectedToolCall, finished: ToolFinished) -> ToolFinished:
-        """What a PostToolUse hook has to say about the result goes to the model with it."""
+        """What a PostToolUse (or, for a call that failed, PostToolUseFailure) hook has to say
+        about the result goes to the model with it."""
         if self.around.hooks is None:
             return finished
-        said = await self.around.hooks.post_tool(call.name, call.arguments_json, call.id, finished.result)
+        hooks, failed = self.around.hooks, finished.status == "error"
+        event = "PostToolUseFailure" if failed else "PostToolUse"
+        said = await (hooks.tool_failed if failed else hooks.post_tool)(
+            call.name, call.arguments_json, call.id, finished.result)
         if said.stop is not None:
-            self.halt(f"a PostToolUse hook stopped the run: {said.stop}")
+            self.halt(f"a {event} hook stopped the run: {said.stop}")
         if not said.note:
             return finished
         return finished.model_copy(
-            update={"result": f"{finished.result}\n\n[PostToolUse hook: {self.secrets(said.note)}]"}
+            update={"result": f"{finished.result}\n\n[{event} hook: {self.secrets(said.note)}]"}
         )
 
     def _live_output(self, call: CollectedToolCall, printed: LiveTail) -> Callable[[str], None] | None:

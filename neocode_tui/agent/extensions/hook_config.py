@@ -33,11 +33,11 @@ USER_FILE = "hooks.json"
 PROJECT_FILES = (HOOKS_FILE, CLAUDE_SETTINGS, CLAUDE_LOCAL_SETTINGS)
 """The workspace's files hooks are read from, in the order they run."""
 Event = Literal[
-    "PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop",
+    "PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "SubagentStop",
     "SessionStart", "SessionEnd", "PreCompact", "Notification", "PermissionRequest",
 ]
 EVENTS: tuple[Event, ...] = (
-    "PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop",
+    "PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "SubagentStop",
     "SessionStart", "SessionEnd", "PreCompact", "Notification", "PermissionRequest",
 )
 

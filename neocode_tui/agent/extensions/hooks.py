@@ -152,6 +152,13 @@ class Hooks:
                 notes.append(str(context))
         return PostVerdict("\n".join(notes), stop)
 
+    async def tool_failed(self, tool: str, arguments: Any, call_id: str, error: str) -> PostVerdict:
+        """PostToolUseFailure: the call ran and failed; what the hooks tell the model of it."""
+        fields = {**await self._tool_fields(tool, arguments, call_id), "error": error, "is_interrupt": False}
+        runs = await self._run("PostToolUseFailure", fields, tool)
+        notes = [str(run.specific["additionalContext"]) for run in runs if run.specific.get("additionalContext")]
+        return PostVerdict("\n".join(notes), next((run.stop for run in runs if run.stop), None))
+
     async def prompt_submitted(self, prompt: str) -> PromptVerdict:
         runs = await self._run("UserPromptSubmit", {"prompt": prompt})
         for run in runs:
