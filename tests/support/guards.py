@@ -60,6 +60,7 @@ def guarded_project(workspace: Path) -> None:
     def git(*args: str) -> None:
         subprocess.run(["git", *args], cwd=workspace, check=True, capture_output=True, timeout=60)
 
+    (workspace / "app.py").write_text("def greet():\n    return 'hello'\n")
     git("init", "-q")
     git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "start")
     git("add", "app.py")
