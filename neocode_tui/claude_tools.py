@@ -75,6 +75,7 @@ TWINS: tuple[Twin, ...] = (
     Twin("KillShell", "kill_bash", {"id": "shell_id"}),
     Twin("Skill", "skill", {"name": "skill"}),
     Twin("ExitPlanMode", "exit_plan_mode"),
+    Twin("AskUserQuestion", "ask_user"),
     Twin("ListMcpResourcesTool", "list_mcp_resources"),
     Twin("ReadMcpResourceTool", "read_mcp_resource"),
 )

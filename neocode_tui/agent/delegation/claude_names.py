@@ -17,13 +17,15 @@ from dataclasses import dataclass
 from neocode_tui.claude_tools import TWINS, our_name
 
 TASK = "task"
+ASK = "ask_user"
+"""A subagent asks the user nothing, in Claude Code either."""
 UNAVAILABLE = frozenset({
     "task", "agent", "websearch", "notebookedit", "notebookread", "askuserquestion", "lsp",
     "slashcommand", "enterplanmode", "todoread",
 })
 """Claude Code's tools (lower case) with no equivalent for a subagent; the others are
 ``neocode_tui.claude_tools``'s."""
-OURS = frozenset(twin.ours for twin in TWINS if twin.ours != TASK)
+OURS = frozenset(twin.ours for twin in TWINS if twin.ours not in (TASK, ASK))
 WHY_NOT = {"task": "a subagent starts no subagent", "agent": "a subagent starts no subagent"}
 MODEL_ALIASES = {
     "sonnet": "claude-sonnet-4-5", "opus": "claude-opus-4-1", "haiku": "claude-haiku-4-5",
