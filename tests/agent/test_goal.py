@@ -15,7 +15,7 @@ from tests.support.calls import bash
 from tests.support.dialects import API_KEY, Dialect
 from tests.support.headless import neocode, run
 from tests.support.recorder import Recorder, notices
-from tests.support.waits import wait_until
+from tests.support.waits import PATIENCE, wait_until
 
 NOT_YET = json.dumps({"met": False, "reason": "the tests were not run"})
 MET = json.dumps({"met": True, "reason": "pytest printed 3 passed"})
@@ -90,7 +90,7 @@ async def test_esc_while_the_judge_is_asked_stops_the_goal(openai_only: Dialect,
     work = asyncio.create_task(run_command(session, "goal", "the tests pass"))
     await wait_until(lambda: session.goal.judging, what="the judge asked")
     assert session.running and session.cancel()
-    await asyncio.wait_for(work, 30)
+    await asyncio.wait_for(work, PATIENCE)
 
     assert "goal stopped after 1 turn: interrupted (Esc)" in notices(recorder)
     assert session.goal.active is None and not session.running

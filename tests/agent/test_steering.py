@@ -13,7 +13,7 @@ from neocode_tui.settings.model import Settings
 from tests.support.calls import bash
 from tests.support.dialects import API_KEY, Dialect
 from tests.support.recorder import Recorder
-from tests.support.waits import wait_until
+from tests.support.waits import PATIENCE, wait_until
 
 
 def session_for(dialect: Dialect, workspace: Path) -> tuple[AgentSession, Recorder]:
@@ -39,7 +39,7 @@ async def test_words_sent_during_a_tool_call_reach_the_next_request_after_its_re
 
     assert session.steer(f"use tabs, not spaces {API_KEY}") == "use tabs, not spaces [redacted]"
     held.set()
-    finished = await asyncio.wait_for(work, 60)
+    finished = await asyncio.wait_for(work, PATIENCE)
 
     assert finished.final_text == "Done, with tabs." and len(dialect.server.requests) == 2
     assert "use tabs, not spaces [redacted]" in last_user_words(dialect, 2)
@@ -66,7 +66,7 @@ async def test_words_sent_while_it_answers_keep_the_turn_going(openai_only: Dial
 
     session.steer("and the README")
     held.set()
-    finished = await asyncio.wait_for(work, 60)
+    finished = await asyncio.wait_for(work, PATIENCE)
 
     assert finished.reason == "done" and finished.final_text == "Also covering the README."
     assert "and the README" in last_user_words(openai_only, 2)
@@ -87,7 +87,7 @@ async def test_words_no_request_read_stay_for_the_front_end_after_an_interrupt(
     session.steer("and say why")
     assert session.steers.take_back("stop after this")
     session.cancel()
-    finished = await asyncio.wait_for(work, 60)
+    finished = await asyncio.wait_for(work, PATIENCE)
 
     assert finished.reason == "cancelled" and session.steers.waiting == ["and say why"]
     await session.aclose()
