@@ -10,7 +10,7 @@ Code ignores them; a line that is none of these is described in one sentence, ne
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -82,11 +82,13 @@ class ControlRequest(_Line):
 
 class Decision(_Line):
     """``can_use_tool``'s answer: ``allow``, or ``deny`` with a ``message`` for the model
-    (``interrupt``: stop the run as well)."""
+    (``interrupt``: stop the run as well). For ``AskUserQuestion`` an ``allow`` carries the
+    answers in ``updatedInput``, as Claude Code's SDK hosts send them."""
 
     behavior: Literal["allow", "deny"]
     message: str = ""
     interrupt: bool = False
+    updatedInput: dict[str, Any] | None = None  # noqa: N815 (Claude Code's name)
 
 
 class ResponseBody(_Line):

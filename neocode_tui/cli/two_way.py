@@ -22,6 +22,7 @@ import os
 import signal
 import stat
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from neocode_tui.agent.commands import run_as_text
 from neocode_tui.agent.images import ImageError, prepare
 from neocode_tui.agent.permissions import RunOptions
 from neocode_tui.agent.session import AgentSession, FrontEnd
+from neocode_tui.agent.tools import Reply, UserQuestions
 from neocode_tui.chat import Image
 from neocode_tui.cli.headless import (
     EXIT_OK,
@@ -50,6 +52,7 @@ from neocode_tui.cli.stream_lines import (
     UserLine,
     parse_line,
 )
+from neocode_tui.cli.stream_questions import TOOL_NAME, question_input, replies_of
 from neocode_tui.deferred import resume_collections
 from neocode_tui.errors import NeoCodeError
 from neocode_tui.settings import Settings
@@ -67,7 +70,8 @@ class TwoWay:
         self.args = args
         self.printer = StreamJsonPrinter(lambda name: self.session.loop.tools.get(name))
         asks = getattr(args, "permission_prompt_tool", None) == "stdio"
-        front = FrontEnd(listener=self.printer.event, approver=self.ask if asks else None)
+        front = FrontEnd(listener=self.printer.event, approver=self.ask if asks else None,
+                         questions=self.ask_user if asks else None)
         self.session = AgentSession(settings, Path.cwd(), front, trusted=args.trust, run=options)
         self.settings = settings
         self.prompts: asyncio.Queue[UserLine | None] = asyncio.Queue()
@@ -209,20 +213,13 @@ class TwoWay:
 
     async def ask(self, request: ApprovalRequested) -> ApprovalDecision:
         """A ``can_use_tool`` control request on stdout, answered by a ``control_response``."""
-        request_id = next(self.ids)
-        question: asyncio.Future[Decision | str] = asyncio.get_running_loop().create_future()
-        self.questions[request_id] = question
         body: dict[str, Any] = {
             "subtype": "can_use_tool", "tool_name": request.name, "input": request.arguments,
             "tool_use_id": request.call_id, "summary": request.summary,
         }
         if request.agent:
             body["agent_id"] = request.agent
-        self.printer.json({"type": "control_request", "request_id": request_id, "request": body})
-        try:
-            answer = await question
-        finally:
-            del self.questions[request_id]
+        answer = await self._request(body)
         if isinstance(answer, str):
             return ApprovalDecision(verdict="no", reason=answer)
         if answer.behavior == "allow":
@@ -230,6 +227,27 @@ class TwoWay:
         if answer.interrupt:
             self.session.cancel()
         return ApprovalDecision(verdict="no", reason=answer.message)
+
+    async def ask_user(self, asked: UserQuestions) -> Sequence[Reply] | None:
+        """The model's questions as Claude Code's hosts get them: ``can_use_tool`` for
+        ``AskUserQuestion``, the answers in ``updatedInput``."""
+        answer = await self._request({
+            "subtype": "can_use_tool", "tool_name": TOOL_NAME, "input": question_input(asked),
+            "tool_use_id": asked.call_id,
+        })
+        if not isinstance(answer, str) and answer.interrupt:
+            self.session.cancel()
+        return replies_of(asked, answer)
+
+    async def _request(self, body: dict[str, Any]) -> Decision | str:
+        request_id = next(self.ids)
+        question: asyncio.Future[Decision | str] = asyncio.get_running_loop().create_future()
+        self.questions[request_id] = question
+        self.printer.json({"type": "control_request", "request_id": request_id, "request": body})
+        try:
+            return await question
+        finally:
+            del self.questions[request_id]
 
 
 def _images(line: UserLine) -> list[Image]:

@@ -8,15 +8,17 @@ from typing import TYPE_CHECKING
 from neocode_tui.deferred import face
 
 if TYPE_CHECKING:
-    from neocode_tui.sdk.session import Approval, Run, Session
+    from neocode_tui.sdk.session import Approval, Item, Questions, Run, Session
 
 __all__ = [
     "Approval",
+    "Item",
+    "Questions",
     "Run",
     "Session",
 ]
 
 if not TYPE_CHECKING:
     __getattr__ = face(__name__, {
-        "session": ("Approval", "Run", "Session"),
+        "session": ("Approval", "Item", "Questions", "Run", "Session"),
     })

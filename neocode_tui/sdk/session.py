@@ -4,13 +4,14 @@ whose events (and the calls that wait for a yes) a ``Run`` yields as they come."
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
 from neocode_tui.agent.loop_events import ApprovalDecision, ApprovalRequested, LoopEvent, RunFinished
 from neocode_tui.agent.session import AgentSession, FrontEnd
+from neocode_tui.agent.tools import AskQuestion, Reply, ToolError, UserQuestions, reply_of
 from neocode_tui.errors import WorkInProgress
 from neocode_tui.settings import Settings, load_settings
 
@@ -35,23 +36,53 @@ class Approval:
             self._answer.set_result(decision)
 
 
+@dataclass
+class Questions:
+    """The model asks the user (``ask_user``): ``answer`` each question by its text, with a
+    label, a list of labels (a multi-select question) or your own words, or ``close()``
+    to leave them all unanswered."""
+
+    asked: UserQuestions
+    _answer: asyncio.Future[Sequence[Reply] | None] = field(repr=False)
+
+    @property
+    def questions(self) -> tuple[AskQuestion, ...]:
+        return self.asked.questions
+
+    def answer(self, answers: Mapping[str, str | Sequence[str]]) -> None:
+        """A question left out of ``answers`` gets no answer."""
+        replies = [reply_of(question, answers[question.question]) if question.question in answers
+                   else Reply() for question in self.questions]
+        if not self._answer.done():
+            self._answer.set_result(replies)
+
+    def close(self) -> None:
+        if not self._answer.done():
+            self._answer.set_result(None)
+
+
+Item = LoopEvent | Approval | Questions
+"""What a run yields: the session's events, and what waits for an answer."""
+
+
 class Run:
     """One prompt's run: iterate it for its events and approvals; ``result`` once it ends."""
 
     def __init__(self) -> None:
-        self._items: asyncio.Queue[LoopEvent | Approval | None] = asyncio.Queue()
+        self._items: asyncio.Queue[Item | None] = asyncio.Queue()
         self._task: asyncio.Task[RunFinished] | None = None
         self.result: RunFinished | None = None
 
-    def __aiter__(self) -> AsyncIterator[LoopEvent | Approval]:
+    def __aiter__(self) -> AsyncIterator[Item]:
         return self._iterate()
 
-    async def _iterate(self) -> AsyncIterator[LoopEvent | Approval]:
+    async def _iterate(self) -> AsyncIterator[Item]:
         while (item := await self._items.get()) is not None:
             yield item
 
     async def wait(self) -> RunFinished:
-        """The run's end, whatever was not iterated (an approval nobody answered is a no)."""
+        """The run's end, whatever was not iterated (an approval nobody answered is a no,
+        questions nobody answered are closed)."""
         assert self._task is not None
         self.result = await self._task
         return self.result
@@ -60,7 +91,7 @@ class Run:
     def running(self) -> bool:
         return self._task is not None and not self._task.done()
 
-    def _put(self, item: LoopEvent | Approval | None) -> None:
+    def _put(self, item: Item | None) -> None:
         self._items.put_nowait(item)
 
 
@@ -71,7 +102,7 @@ class Session:
     def __init__(self, settings: Settings, workspace: Path, *, trusted: bool = False) -> None:
         """Prefer ``start``, which reads the settings for ``workspace`` without blocking."""
         self._run: Run | None = None
-        front = FrontEnd(listener=self._event, approver=self._ask)
+        front = FrontEnd(listener=self._event, approver=self._ask, questions=self._questions)
         self.core = AgentSession(settings, workspace, front, trusted=trusted)
 
     @classmethod
@@ -133,4 +164,11 @@ class Session:
         if self._run is None:
             return ApprovalDecision(verdict="no", reason="nobody is there to answer")
         self._run._put(Approval(request, answer))
+        return await answer
+
+    async def _questions(self, asked: UserQuestions) -> Sequence[Reply] | None:
+        if self._run is None:
+            raise ToolError("not asked: nobody is there to answer")
+        answer: asyncio.Future[Sequence[Reply] | None] = asyncio.get_running_loop().create_future()
+        self._run._put(Questions(asked, answer))
         return await answer

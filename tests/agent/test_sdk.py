@@ -9,6 +9,7 @@ import re
 import sys
 from pathlib import Path
 
+from tests.support.calls import ask_call
 from tests.support.dialects import Dialect
 from tests.support.docs_pages import DOCS
 from tests.support.headless import headless_env
@@ -47,3 +48,50 @@ async def test_the_documented_example_writes_the_file_it_was_allowed_to_and_resu
     # Resumed: the third request carries the first prompt and its answer.
     said = [m["content"] for m in openai_only.request(3)["messages"] if m["role"] in ("user", "assistant")]
     assert "Write hello.txt saying hello" in said and "hello.txt says hello." in said
+
+
+QUESTIONS_PROGRAM = """
+import asyncio
+from neocode_tui.sdk import Questions, Session
+
+async def main():
+    async with await Session.start(".") as session:
+        run = session.send("plan the app")
+        async for item in run:
+            if isinstance(item, Questions):
+                print("asked:", " | ".join(q.question for q in item.questions))
+                item.answer({"Which database should the app use?": "SQLite",
+                             "Which parts should come first?": ["Sign-in", "Export"]})
+        print("answer:", (await run.wait()).final_text)
+        run = session.send("and again")
+        async for item in run:
+            if isinstance(item, Questions):
+                item.close()
+        print("closed:", (await run.wait()).final_text)
+
+asyncio.run(main())
+"""
+
+
+async def test_a_program_answers_the_model_s_questions_and_closes_them(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    openai_only.reply("", [ask_call("q1")])
+    openai_only.reply("SQLite, with sign-in and export first.")
+    openai_only.reply("", [ask_call("q2")])
+    openai_only.reply("I will decide myself.")
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", QUESTIONS_PROGRAM, cwd=workspace, env=headless_env(openai_only),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), PATIENCE)
+
+    assert process.returncode == 0, err.decode()
+    assert out.decode().splitlines() == [
+        "asked: Which database should the app use? | Which parts should come first?",
+        "answer: SQLite, with sign-in and export first.",
+        "closed: I will decide myself.",
+    ]
+    told = openai_only.tool_results(2)["q1"]
+    assert '→ SQLite' in told and '→ Sign-in; Export' in told
+    assert "closed the questions without answering" in openai_only.tool_results(4)["q2"]

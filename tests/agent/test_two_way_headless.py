@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.support.calls import QUESTIONS, ask_call
 from tests.support.dialects import Dialect
 from tests.support.headless import start
 from tests.support.waits import PATIENCE
@@ -134,3 +135,58 @@ async def test_stream_json_input_without_stream_json_output_is_bad_usage(
     out, err = await asyncio.wait_for(process.communicate(user("hi")), PATIENCE)
     assert process.returncode == 2 and out == b""
     assert err.decode() == "neocode: --input-format stream-json needs --output-format stream-json\n"
+
+
+async def test_the_model_s_questions_go_to_the_program_as_claude_code_s_ask_user_question(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    openai_only.reply("", [ask_call("q1")])
+    openai_only.reply("SQLite it is, sign-in and export first.")
+    openai_only.reply("", [ask_call("q2")])
+    openai_only.reply("I will pick myself.")
+    program = Program(await start(openai_only, workspace, *TWO_WAY, "--permission-prompt-tool",
+                                  "stdio", stdin=True))
+
+    await program.send(user("plan the app"))
+    question = await program.until("control_request")
+    asked = question["request"]
+    assert asked["subtype"] == "can_use_tool" and asked["tool_name"] == "AskUserQuestion"
+    assert asked["tool_use_id"] == "q1"
+    assert [q["question"] for q in asked["input"]["questions"]] == [q["question"] for q in QUESTIONS]
+    assert asked["input"]["questions"][1]["multiSelect"] is True
+    await program.send(answer(question["request_id"], {"behavior": "allow", "updatedInput": {
+        **asked["input"], "answers": {"Which database should the app use?": "SQLite",
+                                      "Which parts should come first?": "Sign-in, Export"}}}))
+    first = await program.until("run_finished")
+    assert first["final_text"] == "SQLite it is, sign-in and export first."
+    told = openai_only.tool_results(2)["q1"]
+    assert '"Which database should the app use?" → SQLite' in told
+    assert '"Which parts should come first?" → Sign-in; Export' in told
+
+    await program.send(user("and the rest?"))
+    question = await program.until("control_request")
+    await program.send(answer(question["request_id"], {"behavior": "deny", "message": "later"}))
+    second = await program.until("run_finished")
+    assert second["final_text"] == "I will pick myself."
+    assert "closed the questions without answering" in openai_only.tool_results(4)["q2"]
+    code, err = await program.end()
+    assert code == 0 and "Traceback" not in err
+
+
+async def test_an_answer_without_answers_tells_the_model_nobody_answered(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    openai_only.reply("", [ask_call("q1")])
+    openai_only.reply("I chose PostgreSQL myself.")
+    program = Program(await start(openai_only, workspace, *TWO_WAY, "--permission-prompt-tool",
+                                  "stdio", stdin=True))
+    await program.send(user("plan the app"))
+    question = await program.until("control_request")
+    await program.send(answer(question["request_id"], {"behavior": "allow", "updatedInput": {}}))
+    finished = await program.until("run_finished")
+    assert finished["final_text"] == "I chose PostgreSQL myself."
+    told = openai_only.tool_results(2)["q1"]
+    assert told.startswith("not asked: the program driving NeoCode could not answer the questions")
+    assert "updatedInput.answers" in told
+    code, err = await program.end()
+    assert code == 0 and "Traceback" not in err

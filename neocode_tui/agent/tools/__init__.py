@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from neocode_tui.agent.tools.ask import Asker, AskOption, AskQuestion, AskUser, Reply, UserQuestions
+from neocode_tui.agent.tools.ask import Asker, AskOption, AskQuestion, AskUser, Reply, UserQuestions, reply_of
 from neocode_tui.agent.tools.base import (
     Confinement,
     FileTool,
@@ -26,7 +26,7 @@ from neocode_tui.chat import ToolSpec
 
 __all__ = [
     "Confinement", "FileTool", "OutputCallback", "Tool", "ToolError", "ToolKind", "ToolOutput",
-    "AskOption", "AskQuestion", "AskUser", "Asker", "Reply", "UserQuestions",
+    "AskOption", "AskQuestion", "AskUser", "Asker", "Reply", "UserQuestions", "reply_of",
     "MAX_TOOLS", "SkillFolders", "ToolNamed", "ToolRegistry", "ToolSource", "default_tools",
 ]
 

@@ -148,6 +148,17 @@ class AskUser(Tool[AskArgs]):
         })
 
 
+def reply_of(question: AskQuestion, given: str | Sequence[str]) -> Reply:
+    """An answer given by a program: a label, several labels (a multi-select question), or
+    anything else as the user's own words."""
+    said = [given] if isinstance(given, str) else [str(part) for part in given]
+    said = [part.strip() for part in said if part.strip()]
+    labels = {option.label for option in question.options}
+    if said and all(part in labels for part in said) and (question.multiSelect or len(said) == 1):
+        return Reply(tuple(said))
+    return Reply(other=", ".join(said))
+
+
 def answers_text(questions: Sequence[AskQuestion], replies: Sequence[Reply]) -> str:
     """What the model is sent: each question with the user's answer, in order."""
     lines = ["The user answered your questions:"]
