@@ -18,7 +18,7 @@ USER_VARIABLES = ("OPENAI_", "ANTHROPIC_", "NEOCODE_")
 @pytest.fixture(autouse=True)
 def isolated_user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test runs in a folder of its own, with config and data folders of its own and
-    none of the developer's keys or settings: nothing a test runs can read or touch the user's own files (the
+    none of the developer's keys, settings or home: nothing a test runs can read or touch the user's own files (the
     ``NEOCODE_*_DIR`` overrides work on every platform, unlike XDG variables)."""
     for name, value in list(os.environ.items()):
         # The developer's tokens too: NeoCode would scrub them, holding back streamed text.
@@ -28,6 +28,11 @@ def isolated_user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     # real terminal (tmux, a pty) would take them over the terminal's own size.
     monkeypatch.delenv("COLUMNS", raising=False)
     monkeypatch.delenv("LINES", raising=False)
+    # A home of its own: the developer's ~/.claude (hooks, a status line, agents) is not the test's.
+    monkeypatch.setenv("HOME", str(tmp_path / "user-home"))  # made by a test that needs it
+    for role in ("AUTHOR", "COMMITTER"):  # git's identity came from the developer's ~/.gitconfig
+        monkeypatch.setenv(f"GIT_{role}_NAME", "NeoCode Tests")
+        monkeypatch.setenv(f"GIT_{role}_EMAIL", "tests@neocode.invalid")
     monkeypatch.setenv("NEOCODE_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("NEOCODE_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.chdir(tmp_path)  # no .env or sessions of the checkout's own

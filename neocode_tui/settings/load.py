@@ -1,7 +1,8 @@
 """Settings from their sources, in order, with every problem reported at once.
 
 Flags win over the user's environment, which wins over the workspace's ``.env``, which
-wins over the user's ``config.toml``, which wins over the defaults. The workspace is not
+wins over the user's ``config.toml``, which wins over Claude Code's ``statusLine``
+(``claude_status``), which wins over the defaults. The workspace is not
 the user: unless the user trusted its folder (``neocode_tui.trust``), its ``.env`` may set
 only what grants no power (the model name, the theme), and each line it may not set is
 reported, so nothing is ignored silently.
@@ -28,6 +29,7 @@ from neocode_tui.deferred import lazy
 from neocode_tui.errors import SettingsError
 from neocode_tui.protected_files import ENV_FILE
 from neocode_tui.redact import redact_url
+from neocode_tui.settings.claude_status import claude_status_line
 from neocode_tui.settings.model import Settings
 from neocode_tui.settings.user_file import UserFile, read_user_file
 from neocode_tui.trust import NOT_TRUSTED, is_trusted, untrusted_reason
@@ -155,6 +157,9 @@ def load_settings(
     problems = list(user_file.problems)
     chosen = profile or user_file.profile
     profile_values = _profile_values(user_file, chosen, bool(profile), problems)
+    claude_ignored: list[str] = []
+    claude_values, claude_file = claude_status_line(workspace, vouched_for, claude_ignored)
+    layers.put(claude_values, lambda _: Origin("config", claude_file))
     path = str(user_file.path)
     layers.put(user_file.values, lambda _: Origin("config", path))
     in_profile = Origin("profile", chosen or "", path)
@@ -176,7 +181,7 @@ def load_settings(
     settings = layers.validated(problems)
     picked_by = ("/model" if profile_wins else "--profile") if profile else path
     return LoadedSettings(
-        settings, trusted, workspace_layer.ignored, workspace_layer.ignored_names, layers.origins,
+        settings, trusted, [*workspace_layer.ignored, *claude_ignored], workspace_layer.ignored_names, layers.origins,
         chosen, picked_by if chosen else "", user_file,
     )
 
