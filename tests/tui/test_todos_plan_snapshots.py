@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from neocode_tui.providers.scripted import scripted_reply
-from neocode_tui.tui.scenarios import Release, Scenario, Type, play
+from neocode_tui.tui.scenarios import Release, Scenario, Type
 from tests.support.calls import TODOS
+from tests.support.scene_snapshots import scene_matches
 
 ANSWER = "".join(
     f"{n}. Step {n} of the change: the flag is parsed, checked and passed on to `greet`.\n"
@@ -50,15 +51,4 @@ SCENES = {
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 @pytest.mark.parametrize("name", list(SCENES))
 def test_screen(name: str, size: tuple[int, int], snap_compare, tmp_path: Path) -> None:
-    scenario = SCENES[name]
-    app = scenario.build_app(scenario.prepare(tmp_path))
-
-    async def run_before(pilot) -> None:
-        await play(scenario, pilot)
-        # Textual moves a scrollbar's thumb only when the offset changes: one that grew while
-        # the view followed the stream is synced, so the frame does not depend on timing.
-        view = app.conversation
-        view.vertical_scrollbar.position = round(view.scroll_y)
-        await pilot.pause()
-
-    assert snap_compare(app, terminal_size=size, run_before=run_before)
+    assert scene_matches(SCENES[name], size, snap_compare, tmp_path)
