@@ -20,7 +20,7 @@ class NoModel(NeoCodeError):
     def __init__(self, where: str) -> None:
         super().__init__(
             "no API key: set OPENAI_API_KEY or ANTHROPIC_API_KEY (or NEOCODE_PROVIDER and "
-            f"NEOCODE_BASE_URL for a local server){where}"
+            f"NEOCODE_BASE_URL for a local server){where}, or run neocode login"
         )
 
 

@@ -4,14 +4,27 @@ command asked for; heavy imports stay lazy so ``neocode --help`` and ``neocode r
 
 from __future__ import annotations
 
+import argparse
+import importlib
 import os
 import sys
 import types
+from collections.abc import Callable
 
 from neocode_tui.cli.options import automation_flags_given
 from neocode_tui.cli.parser import build_parser, split_initial_prompt
 from neocode_tui.deferred import pause_collections
 from neocode_tui.paths import folder_problem
+
+SUBCOMMANDS = {
+    "demo": ("neocode_tui.cli.demo", "run_demo"),
+    "sessions": ("neocode_tui.cli.sessions", "print_sessions"),
+    "config": ("neocode_tui.cli.config_report", "print_config"),
+    "serve": ("neocode_tui.cli.serve", "run_serve"),
+    "login": ("neocode_tui.cli.login", "run_login"),
+}
+"""The commands that take their arguments and nothing else: where each one's code is,
+imported only when it runs."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,27 +49,15 @@ def main(argv: list[str] | None = None) -> int:
         from neocode_tui.cli.replay import run_replay
 
         return run_replay(args)
-    if args.command == "demo":
-        from neocode_tui.cli.demo import run_demo
-
-        return run_demo(args)
-    if args.command == "sessions":
-        from neocode_tui.cli.sessions import print_sessions
-
-        return print_sessions(args)
-    if args.command == "config":
-        from neocode_tui.cli.config_report import print_config
-
-        return print_config(args)
     if args.command == "acp":
         pause_collections()  # until the agent is built (deferred.py)
         from neocode_tui.cli.acp import run_acp
 
         return run_acp(args)
-    if args.command == "serve":
-        from neocode_tui.cli.serve import run_serve
-
-        return run_serve(args)
+    if args.command in SUBCOMMANDS:
+        module, function = SUBCOMMANDS[args.command]
+        run: Callable[[argparse.Namespace], int] = getattr(importlib.import_module(module), function)
+        return run(args)
     # Served by textual-serve, the app draws through Textual's web driver: a browser tab is
     # its screen, though stdin is a pipe.
     has_screen = (sys.stdin is not None and sys.stdin.isatty()) or "TEXTUAL_DRIVER" in os.environ

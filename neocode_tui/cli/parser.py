@@ -46,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     acp = sub.add_parser("acp", help="serve the Agent Client Protocol on stdio (for Zed and other editors)")
     add_setting_flags(acp, again=True)
     _add_serve(sub)
+    sub.add_parser("login", help="set the model provider and its API key (asked in the terminal, kept in config.toml)")
     return parser
 
 
@@ -121,7 +122,7 @@ def _number(what: str, most: int) -> argparse._ActionType:
     return parse
 
 
-COMMANDS = ("replay", "demo", "sessions", "config", "acp", "serve")
+COMMANDS = ("replay", "demo", "sessions", "config", "acp", "serve", "login")
 
 
 def split_initial_prompt(

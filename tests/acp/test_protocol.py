@@ -87,7 +87,7 @@ async def test_the_editor_is_told_which_variables_carry_the_key_and_a_set_one_au
     model: Dialect, workspace: Path, home: Path
 ) -> None:
     async with editor(agent_env(model.server.url, home), workspace) as ed:
-        [method] = ed.initialized.auth_methods
+        method = next(method for method in ed.initialized.auth_methods if method.id == "api-key")
         assert await ed.conn.authenticate(method_id="api-key") is not None
         with pytest.raises(RequestError) as unknown:
             await ed.conn.authenticate(method_id="oauth")

@@ -153,12 +153,13 @@ class NeoCodeAgent:
         return InitializeResponse.model_validate(initialize_answer(protocol_version))
 
     async def authenticate(self, method_id: str, **_: Any) -> AuthenticateResponse:
-        """``api-key``: whether a key is there now (the editor sets it in the environment
-        it starts neocode in); there is nothing to sign in to."""
-        if method_id != AUTH_METHODS[0]["id"]:
+        """``api-key`` or ``login``: whether a key is there now (in the environment the
+        editor starts neocode in, or saved by ``neocode login``); there is nothing to sign
+        in to here."""
+        if method_id not in {method["id"] for method in AUTH_METHODS}:
             raise _error(RequestError.invalid_params,
-                         f"no authentication method {method_id!r}: the one there is, api-key, reads "
-                         "the key from the environment")
+                         f"no authentication method {method_id!r}: api-key reads the key from the "
+                         "environment, login from what neocode login saved")
         try:
             settings = load_from_args(self.args, Path.cwd()).settings
         except SettingsError as exc:

@@ -28,7 +28,7 @@ _CAPABILITIES = frozenset({*_FLAGS, "terminal", "_meta"})
 _INFO = frozenset({"name", "title", "version", "_meta"})
 
 
-AUTH_METHODS = [{
+AUTH_METHODS: list[dict[str, Any]] = [{
     "id": "api-key",
     "name": "API key in the environment",
     "description": "NeoCode reads the provider's key from the environment it is started in "
@@ -37,8 +37,17 @@ AUTH_METHODS = [{
               "optional": True},
              {"name": "ANTHROPIC_API_KEY", "label": "Anthropic API key", "secret": True, "optional": True}],
     "type": "env_var",
+}, {
+    "id": "login",
+    "name": "Log in in a terminal",
+    "description": "neocode login asks for the model provider and its API key and keeps them "
+                   "in NeoCode's config.toml, readable by you only",
+    "args": ["login"],
+    "env": {},
+    "type": "terminal",
 }]
-"""How an editor gets NeoCode a key (ACP's environment variable method): either will do."""
+"""How an editor gets NeoCode a key: ACP's environment variable method, or its terminal
+method (``neocode login``, what the ACP registry asks an agent to offer)."""
 
 
 def initialize_answer(requested: int) -> dict[str, Any]:
