@@ -42,6 +42,18 @@ def folder_problem() -> str | None:
     return None
 
 
+WORKTREES = Path(".neocode") / "worktrees"
+"""Where ``neocode --worktree`` makes its worktrees, under the repository's top folder."""
+
+
+def worktree_project(folder: Path) -> Path | None:
+    """The project a NeoCode worktree (``<project>/.neocode/worktrees/NAME``) was made in;
+    None for any other folder."""
+    if folder.parent.parent.name == WORKTREES.parts[0] and folder.parent.name == WORKTREES.parts[1]:
+        return folder.parent.parent.parent
+    return None
+
+
 FILE_MODE = 0o600
 FOLDER_MODE = 0o700
 """NeoCode's files hold every prompt, answer and command output: the user's alone, whatever

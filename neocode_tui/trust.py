@@ -11,7 +11,9 @@ would then start, unsandboxed, at the next launch. So trusting a folder also rec
 fingerprint (SHA-256) of each file trust gates (``TRUST_GATED``: ``.env``, ``.mcp.json``,
 ``.neocode/hooks.json``) as it is then; a file that is new or changed since is treated as
 a folder not trusted (its settings ignored, its servers and hooks not started, each said),
-until the user trusts the folder again, which the app asks.
+until the user trusts the folder again, which the app asks. A worktree NeoCode made in a
+trusted folder (``neocode --worktree``) is inside it, so trusted the same, and its gated
+files are trusted when they hold what the project's trusted ones held.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from neocode_tui.paths import config_dir, write_private
+from neocode_tui.paths import config_dir, worktree_project, write_private
 from neocode_tui.protected_files import TRUST_GATED
 
 TRUST_FILE = "trusted-folders.json"
@@ -76,8 +78,12 @@ def untrusted_reason(workspace: Path, name: str, raw: bytes | None) -> str:
         return NOT_TRUSTED
     if raw is None:
         return ""
-    recorded = _fingerprints(_read()).get(str(workspace.resolve() / name))
-    if recorded == fingerprint(raw):
+    recorded = _fingerprints(_read())
+    folder = workspace.resolve()
+    keys = [folder / name]
+    if (project := worktree_project(folder)) is not None:
+        keys.append(project / name)  # a worktree holds what its project's trusted file held
+    if any(recorded.get(str(key)) == fingerprint(raw) for key in keys):
         return ""
     return f"{name} is new or changed since you trusted this folder"
 

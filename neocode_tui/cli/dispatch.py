@@ -38,6 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is not None and (given := automation_flags_given(args)):
         print(f"neocode: {', '.join(given)} work with -p (a headless run) only", file=sys.stderr)
         return 2
+    if args.command is not None and args.worktree is not None:
+        print("neocode: --worktree works with the app and -p only", file=sys.stderr)
+        return 2
     if problem := folder_problem():
         print(f"neocode: {problem}", file=sys.stderr)
         return 2
@@ -58,6 +61,15 @@ def main(argv: list[str] | None = None) -> int:
         module, function = SUBCOMMANDS[args.command]
         run: Callable[[argparse.Namespace], int] = getattr(importlib.import_module(module), function)
         return run(args)
+    if args.worktree is not None:
+        from neocode_tui.cli.worktree_run import in_worktree
+
+        return in_worktree(args.worktree, lambda: _front_end(args, initial_prompt))
+    return _front_end(args, initial_prompt)
+
+
+def _front_end(args: argparse.Namespace, initial_prompt: str | None) -> int:
+    """The app, or a headless run when asked for or when there is no terminal."""
     # Served by textual-serve, the app draws through Textual's web driver: a browser tab is
     # its screen, though stdin is a pipe.
     has_screen = (sys.stdin is not None and sys.stdin.isatty()) or "TEXTUAL_DRIVER" in os.environ

@@ -37,6 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="resume a saved session (no ID: pick one from a list; with -p: the latest)")
     parser.add_argument("--continue", dest="continue_", action="store_true",
                         help="continue the most recent session in this folder")
+    parser.add_argument("-w", "--worktree", nargs="?", const="", metavar="NAME",
+                        help="work in a new git worktree, .neocode/worktrees/NAME on branch "
+                        "worktree-NAME (no NAME: one is made up); removed on quitting if nothing changed")
     parser.set_defaults(initial_prompt=None)  # a bare prompt: see split_initial_prompt
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     _add_replay(sub)
@@ -123,6 +126,8 @@ def _number(what: str, most: int) -> argparse._ActionType:
 
 
 COMMANDS = ("replay", "demo", "sessions", "config", "acp", "serve", "login")
+OPTIONAL_VALUES = ("--resume", "-p", "--print", "-w", "--worktree")
+"""Flags whose value may be left out."""
 
 
 def split_initial_prompt(
@@ -144,7 +149,7 @@ def split_initial_prompt(
             break
         if word.startswith("-"):
             takes_value = word in value_flags
-            if word in ("--resume", "-p", "--print"):  # an optional value: what follows that is not a flag
+            if word in OPTIONAL_VALUES:  # an optional value: what follows that is not a flag
                 following = argv[position + 1] if position + 1 < len(argv) else "-"
                 takes_value = not following.startswith("-")
             position += 2 if takes_value else 1

@@ -349,6 +349,13 @@ async def _diff(session: CommandHost, _: str) -> Outcome:
     return ShowDiff(title, diff.text)
 
 
+@_command("worktree", "the git worktree this session works in (neocode --worktree) and what it holds")
+async def _worktree(session: CommandHost, _: str) -> Outcome:
+    from neocode_tui.agent.worktrees import worktree_report
+
+    return Report(await worktree_report(session.workspace))
+
+
 # -- tool servers -----------------------------------------------------------------------
 
 

@@ -1,0 +1,37 @@
+"""``neocode --worktree [NAME]``: the session runs in a new git worktree of the project and,
+once it ends, the worktree is removed if nothing changed in it, or kept and said where."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from neocode_tui.errors import NeoCodeError
+from neocode_tui.terminal_text import for_stream
+
+
+def in_worktree(name: str, run: Callable[[], int]) -> int:
+    """``run`` (a front end, which works in the current folder) inside a new worktree named
+    ``name`` ("" for a generated name)."""
+    from neocode_tui.agent.worktrees import finish, make_worktree
+
+    home = Path.cwd()
+    try:
+        tree = asyncio.run(make_worktree(home, name or None))
+    except NeoCodeError as exc:
+        _say(f"neocode: {exc}")
+        return exc.exit_code
+    _say(f"neocode: working in worktree {tree.name} at {tree.path} (branch {tree.branch})")
+    os.chdir(tree.path)
+    try:
+        return run()
+    finally:
+        os.chdir(home)
+        _say(f"neocode: {asyncio.run(finish(tree))}")
+
+
+def _say(line: str) -> None:
+    print(for_stream(line, sys.stderr), file=sys.stderr, flush=True)
