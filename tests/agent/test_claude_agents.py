@@ -63,7 +63,8 @@ def test_claude_code_tool_names_are_ours_and_the_missing_ones_are_never_granted(
     architect = catalog.agents["selfish-architect"]
     assert architect.tools == ("read_file", "write_file", "grep", "glob", "bash")
     assert architect.missing == ("Task", "WebSearch")
-    assert catalog.agents["selfish-security"].ignored == ("skills", "memory", "isolation")
+    security = catalog.agents["selfish-security"]
+    assert (security.ignored, security.isolation) == (("skills", "memory"), "worktree")
     # explore, NextSpark's but one, selfish-pipeline's: Claude Code also needs front matter
     assert len(catalog.agents) == 1 + 21 + 2
     [problem] = catalog.problems
@@ -82,6 +83,9 @@ async def test_agents_names_what_each_agent_does_not_get(
     assert ("  not granted, no equivalent here: Task (a subagent starts no subagent), WebSearch\n"
             "  no effect here: skills, memory (docs/extending.md)") in report
     assert "AskUserQuestion" not in report.split("not granted")[0]
+    lines = report.splitlines()
+    [security] = [number for number, line in enumerate(lines) if line.startswith("selfish-security (user, ")]
+    assert lines[security + 3] == "  works in a git worktree of its own (isolation: worktree)"
     await session.aclose()
 
 

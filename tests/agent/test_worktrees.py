@@ -83,7 +83,7 @@ async def test_no_repository_or_a_taken_name_is_a_clear_refusal(openai_only: Dia
     taken = await neocode(openai_only, project, "-w", "taken", "-p", "hi")
     bad_name = await neocode(openai_only, project, "-w", "../out", "-p", "hi")
 
-    assert no_repository.code == 2 and "--worktree needs a git repository" in no_repository.err
+    assert no_repository.code == 2 and "a worktree needs a git repository" in no_repository.err
     assert taken.code == 2 and "the worktree taken already exists" in taken.err
     assert bad_name.code == 2 and "'../out' is not a worktree name" in bad_name.err
     assert "Traceback" not in no_repository.err + taken.err + bad_name.err

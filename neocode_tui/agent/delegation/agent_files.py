@@ -52,7 +52,7 @@ EXPLORE_PROMPT = (
     "it sees only your final message."
 )
 IGNORED = ("permissionMode", "skills", "mcpServers", "hooks", "memory", "background", "effort",
-           "isolation", "initialPrompt", "color")
+           "initialPrompt", "color")
 """Claude Code's agent fields that have no effect here (docs/extending.md says why, each)."""
 
 Source = Literal["built-in", "user", "project"]
@@ -78,6 +78,8 @@ class AgentFile:
     """``disallowedTools``, in our names: taken away from what it would have."""
     max_turns: int | None = None
     ignored: tuple[str, ...] = ()
+    isolation: Literal["", "worktree"] = ""
+    """``worktree``: each run works in a git worktree of its own (Claude Code's field)."""
 
 
 EXPLORER = AgentFile(EXPLORE, EXPLORE_DESCRIPTION, EXPLORE_PROMPT, EXPLORE_TOOLS)
@@ -172,11 +174,17 @@ def _read(path: Path, source: Source, problems: list[str]) -> AgentFile | None:
     model = _line(fields.get("model") or "", 60)
     model = "" if model.lower() == "inherit" else model
     missing = tools.missing if tools is not None else ()
+    isolation = _scalar(data.get("isolation")) or ""
+    if isolation not in ("", "worktree"):
+        problems.append(f"{path}: isolation {isolation!r} is not one NeoCode knows (only worktree); "
+                        "the agent works in the workspace itself")
+        isolation = ""
     return AgentFile(
         name, description, prompt, tools.granted if tools is not None else None, model, source, path,
         missing=missing, missing_words=tools.missing_words() if tools is not None else "",
         denied=denied.granted if denied is not None else (), max_turns=_turns(data.get("maxTurns")),
         ignored=tuple(key for key in IGNORED if key in data),
+        isolation="worktree" if isolation == "worktree" else "",
     )
 
 
@@ -219,6 +227,8 @@ def agents_text(catalog: AgentCatalog) -> str:
             tools += f" but {', '.join(agent.denied)}"
         model = agent.model if agent.model and agent.model_allowed else "the session's model"
         lines += [f"{agent.name} ({where})", f"  {agent.description}", f"  tools: {tools} · model: {model}"]
+        if agent.isolation:
+            lines.append("  works in a git worktree of its own (isolation: worktree)")
         if agent.missing:
             lines.append(f"  not granted, no equivalent here: {agent.missing_words}")
         if agent.ignored:

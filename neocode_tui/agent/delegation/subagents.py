@@ -23,6 +23,7 @@ from neocode_tui.agent.call_context import CURRENT_CALL, RunningCall
 from neocode_tui.agent.context import Budget
 from neocode_tui.agent.delegation.agent_files import EXPLORE, AgentCatalog, AgentFile
 from neocode_tui.agent.delegation.claude_names import matching
+from neocode_tui.agent.delegation.isolation import child_worktree, worktree_words
 from neocode_tui.agent.loop import AgentLoop, Sink
 from neocode_tui.agent.loop_events import (
     ApprovalDecision,
@@ -74,16 +75,19 @@ class ChildLoop(AgentLoop, Alone):
 
     def __init__(
         self, parent: AgentLoop, provider: Provider, *, approver: Approver | None = None,
-        budget: Budget | None = None, max_turns: int | None = None, **options: Any,
+        budget: Budget | None = None, max_turns: int | None = None, workspace: Workspace | None = None,
+        **options: Any,
     ) -> None:
-        """``max_turns``: the agent file's, within the parent's."""
+        """``max_turns``: the agent file's, within the parent's; ``workspace``: its own
+        (a worktree), else the parent's."""
         self._parent = parent
+        workspace = workspace or parent.workspace
         # A task is no way around a deny rule, nor asked again what the user allowed.
-        gate = CallGate(parent.workspace, parent.secrets, self, approver=approver,
+        gate = CallGate(workspace, parent.secrets, self, approver=approver,
                         permissions=parent.gate.permissions,
                         allowed_for_session=parent.gate.allowed_for_session)
         turns = min(parent.max_turns, max_turns or parent.max_turns)
-        super().__init__(provider, parent.workspace, max_turns=turns, secrets=parent.secrets,
+        super().__init__(provider, workspace, max_turns=turns, secrets=parent.secrets,
                          host=self, gate=gate, around=parent.runner.around, **options)
         self.budget = budget
         self.meter = None if budget is None else budget.meter.for_child(
@@ -251,10 +255,12 @@ class Subagents:
         activity = _Activity(on_output, self.parent.tools)
         tools, unmatched = self._tools(agent)
         self._say_missing(agent, unmatched, call.call_id)
+        tree, workspace = (await child_worktree(self.parent.workspace, agent.name, call.call_id)
+                           if agent.isolation == "worktree" else (None, self.parent.workspace))
         child = ChildLoop(
             self.parent, provider, tools=tools,
-            system_prompt=self._system_prompt(agent), approver=self._approver(agent, call),
-            budget=self.budget, max_turns=agent.max_turns,
+            system_prompt=self._system_prompt(agent, workspace), approver=self._approver(agent, call),
+            budget=self.budget, max_turns=agent.max_turns, workspace=workspace,
         )
         child.sink = self._forwarder(call, agent, provider, activity, self._held_to_budget(child))
         try:
@@ -270,8 +276,11 @@ class Subagents:
             self._done(call, agent, child)
             if own is not None:
                 await own.aclose()
+            kept = await worktree_words(tree) if tree is not None else ""
         usage = child.usage
         spent = f"[{agent.name}: {usage.input_tokens or 0:,} input and {usage.output_tokens or 0:,} output tokens]"
+        if kept:
+            spent += f"\n[{agent.name}: {kept}]"
         if finished.reason == "error":
             problem = finished.error.message if finished.error else "it failed"
             partial = cap_text(finished.final_text, RESULT_CAP)
@@ -308,10 +317,10 @@ class Subagents:
             tools.append(tool if tool.kind == "read" else OneAtATime(tool, self._changing))
         return ToolRegistry(tools), unmatched
 
-    def _system_prompt(self, agent: AgentFile) -> str:
+    def _system_prompt(self, agent: AgentFile, workspace: Workspace) -> str:
         return (
             f"{agent.prompt}\n\nYou are the {agent.name} agent, working for another agent in "
-            f"the workspace {self.parent.workspace.root}. Your last message is your answer: "
+            f"the workspace {workspace.root}. Your last message is your answer: "
             "the other agent reads only that, so make it complete."
         )
 

@@ -58,12 +58,12 @@ async def make_worktree(folder: Path, name: str | None = None) -> Worktree:
                             "at most 64, starting with a letter or digit")
     top = await run_git(None, folder, "rev-parse", "--path-format=absolute", "--show-toplevel")
     if not top or not top.strip():
-        raise WorktreeError(f"--worktree needs a git repository, and {folder} is not in one "
+        raise WorktreeError(f"a worktree needs a git repository, and {folder} is not in one "
                             "(or git is not installed)")
     project = Path(top.strip())
     base = (await run_git(None, project, "rev-parse", "--verify", "--quiet", "HEAD^{commit}") or "").strip()
     if not base:
-        raise WorktreeError("--worktree needs a commit to start from, and this repository has none yet")
+        raise WorktreeError("a worktree needs a commit to start from, and this repository has none yet")
     chosen = name or await _free_name(project)
     tree = Worktree(chosen, project / FOLDER / chosen, BRANCH_PREFIX + chosen, base, project)
     await _check_free(tree)
