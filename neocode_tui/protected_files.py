@@ -37,6 +37,8 @@ CLAUDE_SETTINGS = ".claude/settings.json"
 the user trusted the file."""
 CLAUDE_LOCAL_SETTINGS = ".claude/settings.local.json"
 """Where Claude Code writes the rules a user allowed for one project: read like ``CLAUDE_SETTINGS``."""
+PROJECT_CONFIG = ".neocode/config.toml"
+"""The project's language servers (``[lsp.NAME]``): started only as the user trusted the file."""
 FALLBACK_INSTRUCTIONS_FILE = "CLAUDE.md"
 """Read for a folder's instructions where it has no ``AGENTS.md``."""
 
@@ -52,7 +54,8 @@ MAX_WALKED = 5000
 """Entries of the root's protected folders looked at for links out of them."""
 UNWALKED = frozenset({"objects", "lfs"})
 """Folders of ``.git`` with data only: no links that matter, and maybe millions of files."""
-TRUST_GATED = (ENV_FILE, MCP_FILE, HOOKS_FILE, NEOCODE_SETTINGS, CLAUDE_SETTINGS, CLAUDE_LOCAL_SETTINGS)
+TRUST_GATED = (ENV_FILE, MCP_FILE, HOOKS_FILE, NEOCODE_SETTINGS, CLAUDE_SETTINGS, CLAUDE_LOCAL_SETTINGS,
+               PROJECT_CONFIG)
 """What a folder's trust lets grant power (settings, servers, hooks): each counts as
 trusted only with the content it had when the user trusted the folder."""
 

@@ -41,6 +41,8 @@ from neocode_tui.live_output import KEPT_OUTPUT_LINES, LineCap, LiveTail
 
 BeforeTool = Callable[[Tool[Any], list[Path]], Awaitable[None]]
 """Told each approved call's tool and the paths it will write, just before it runs."""
+AfterChange = Callable[[str, str], Awaitable[str]]
+"""Told a changed file's path and new content; words to add to the call's result ("": none)."""
 Approve = Callable[[Tool[Any], object, CollectedToolCall, Permission | None, str], Awaitable[str | None]]
 """None when the call may run, else the refusal the model is sent; told what the PreToolUse
 hooks said (their permission and its reason)."""
@@ -55,6 +57,9 @@ class AroundCalls:
     """The user's PreToolUse and PostToolUse hooks, run around each call."""
     before_tool: BeforeTool | None = None
     """Checkpoints hook in here, to save what a call is about to change."""
+    after_change: AfterChange | None = None
+    """The language servers hook in here: what they find wrong in a file a call changed
+    goes to the model with its result."""
 
 
 CONCURRENT_CALLS = 4
@@ -203,6 +208,7 @@ class ToolRunner:
             output = await tool.run(args, self.workspace, self._live_output(call, printed))
             self._running.pop(call.id, None)
             output = await self._with_instructions(tool.touches(args, self.workspace), output)
+            output = await self._with_diagnostics(output)
         except (ToolError, PathOutsideWorkspace) as exc:
             return result(str(exc))
         except OSError as exc:
@@ -255,6 +261,13 @@ class ToolRunner:
             for entry in arrived
         )
         return replace(output, text=output.text + notes) if notes else output
+
+    async def _with_diagnostics(self, output: ToolOutput) -> ToolOutput:
+        """A changed file's errors, as its language server sees them now, join the result."""
+        if output.is_error or output.change is None or self.around.after_change is None:
+            return output
+        words = await self.around.after_change(output.change.path, output.change.after)
+        return replace(output, text=f"{output.text}\n\n{words}") if words else output
 
     async def _pre_tool_hooks(self, call: CollectedToolCall) -> ToolVerdict:
         if self.around.hooks is None:

@@ -68,11 +68,11 @@ def read_user_file(path: Path | None = None) -> UserFile:
                 loaded.problems.append(f"{path}: profile must be a profile's name in quotes")
         elif key == "profiles":
             _read_profiles(value, loaded)
-        elif key == "permissions":
-            continue  # rules, read by neocode_tui.agent.permissions.sources
+        elif key in ("permissions", "lsp"):
+            continue  # rules (agent.permissions.sources) and language servers (agent.lsp)
         elif key == "keys":
             loaded.keys = value
-        elif _known(key, path, loaded.problems, extra=("profile", "profiles", "keys")):
+        elif _known(key, path, loaded.problems, extra=("profile", "profiles", "keys", "lsp")):
             loaded.values[key] = value
     return loaded
 

@@ -15,7 +15,7 @@ import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -23,7 +23,6 @@ from neocode_tui.agent.call_context import CURRENT_CALL, RunningCall
 from neocode_tui.agent.context import Budget
 from neocode_tui.agent.delegation.agent_files import EXPLORE, AgentCatalog, AgentFile
 from neocode_tui.agent.delegation.claude_names import matching
-from neocode_tui.agent.delegation.isolation import child_worktree, worktree_words
 from neocode_tui.agent.loop import AgentLoop, Sink
 from neocode_tui.agent.loop_events import (
     ApprovalDecision,
@@ -42,9 +41,15 @@ from neocode_tui.agent.tools.base import RESULT_CAP, Confinement, OutputCallback
 from neocode_tui.agent.tools.bash import Bash, BashArgs
 from neocode_tui.agent.workspace import Workspace
 from neocode_tui.chat import ToolSpec
+from neocode_tui.deferred import lazy
 from neocode_tui.events import ErrorInfo, TextDelta, Usage
 from neocode_tui.providers import Provider
 from neocode_tui.vocabulary import ApprovalMode, NoticeLevel
+
+if TYPE_CHECKING:
+    from neocode_tui.agent.delegation import isolation
+else:  # only an agent with isolation: worktree needs git's worktrees
+    isolation = lazy("neocode_tui.agent.delegation.isolation")
 
 CONTINUATIONS = 3
 """Times a SubagentStop hook may send a child back to work in one task."""
@@ -255,7 +260,7 @@ class Subagents:
         activity = _Activity(on_output, self.parent.tools)
         tools, unmatched = self._tools(agent)
         self._say_missing(agent, unmatched, call.call_id)
-        tree, workspace = (await child_worktree(self.parent.workspace, agent.name, call.call_id)
+        tree, workspace = (await isolation.child_worktree(self.parent.workspace, agent.name, call.call_id)
                            if agent.isolation == "worktree" else (None, self.parent.workspace))
         child = ChildLoop(
             self.parent, provider, tools=tools,
@@ -276,7 +281,7 @@ class Subagents:
             self._done(call, agent, child)
             if own is not None:
                 await own.aclose()
-            kept = await worktree_words(tree) if tree is not None else ""
+            kept = await isolation.worktree_words(tree) if tree is not None else ""
         usage = child.usage
         spent = f"[{agent.name}: {usage.input_tokens or 0:,} input and {usage.output_tokens or 0:,} output tokens]"
         if kept:

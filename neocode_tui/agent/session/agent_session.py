@@ -44,6 +44,7 @@ from neocode_tui.agent.loop_events import (
     TranscriptReplaced,
     TurnFinished,
 )
+from neocode_tui.agent.lsp import LanguageServers, LspTool, load_server_configs
 from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.mcp.config import Configs
 from neocode_tui.agent.permissions import CallGate, Permissions, RunOptions
@@ -136,7 +137,8 @@ class AgentSession:
         self.loop = AgentLoop(
             self.provider, room, sink=self.emit, approval=settings.approval or "ask",
             max_turns=settings.max_turns, tools=self._tools(settings), secrets=self.secrets,
-            host=self, gate=self.gate, around=AroundCalls(self.hooks, self.restore.before_tool),
+            host=self, gate=self.gate,
+            around=AroundCalls(self.hooks, self.restore.before_tool, self.language.after_change),
             clock=clock, images=settings.images,
             append_system_prompt=_addition(added, run.append_system_prompt),
         )
@@ -199,6 +201,10 @@ class AgentSession:
             on_change=lambda: self.emit(CommandsChanged(turn=self.turn)),
             elicitor=self.front.elicitor, open_url=self.front.open_url,
         )
+        servers = load_server_configs(self.workspace, trusted=trusted)
+        self.language: LanguageServers = LanguageServers(
+            self.workspace, servers, self.sandbox, self.secrets.keys, trusted=trusted)
+        """The language servers: the ``lsp`` tool's, and each edit's diagnostics."""
         self._built_in_commands = (*COMMANDS, *built_in_commands)
         self.skill_folders = SkillFolders()
         """The skills in use: read_file reads their files, the sandbox shows their folders."""
@@ -215,7 +221,7 @@ class AgentSession:
         web_fetch = WebFetch(AllowList.parse(settings.web_fetch_allow), self.secrets, self.gate)
         ask = AskUser(self.front.questions, self.secrets,
                       on_ask=lambda: self.lifecycle.notify("NeoCode has a question for you"))
-        return default_tools(bash, web_fetch, more=[TaskTool(self.subagents), ask],
+        return default_tools(bash, web_fetch, more=[TaskTool(self.subagents), ask, LspTool(self.language)],
                              sources=[self.own_tools, self.mcp])
 
     def _context(self, clock: Callable[[], float]) -> None:
@@ -614,6 +620,7 @@ class AgentSession:
         await self.lifecycle.end(reason)
         self.file.end()
         await self.mcp.aclose()
+        await self.language.aclose()
         await self.side.aclose()
         await self.provider.aclose()
 
