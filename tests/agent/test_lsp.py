@@ -197,3 +197,25 @@ def test_built_in_servers_are_the_ones_on_path(workspace: Path, monkeypatch: pyt
     assert configs.servers["pylsp"].command == ("pylsp",)
     assert configs.for_file(workspace / "app.py") == "pylsp"
     assert "typescript" not in configs.servers and "gopls" not in configs.servers
+
+
+async def test_a_server_gets_no_key_in_its_environment(
+    openai_only: Dialect, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-lsp-secret-0123456789")
+    monkeypatch.setenv("UPLOAD_TOKEN_FOR_TESTS", "sk-lsp-secret-0123456789")
+    tell = ("import os, sys, time; sys.stderr.write('seen: ' + ','.join(sorted(name for name in os.environ "
+            "if 'API_KEY' in name or 'UPLOAD_TOKEN' in name) or ['nothing']) + '\\n'); sys.stderr.flush(); "
+            "time.sleep(600)")
+    user_servers(command_table("python", [sys.executable, "-c", tell], [".py"]))
+    monkeypatch.setattr(lsp_server, "START_LIMIT", 2.0)
+    openai_only.reply("", [call("n", "lsp", operation="symbols", path="app.py")])
+    openai_only.reply("Done.")
+    agent = AgentSession(Settings(provider="openai", openai_api_key="sk-lsp-secret-0123456789", approval="auto-edit"),
+                         workspace, FrontEnd(), provider=openai_only.provider(), save=False)
+
+    await agent.prompt("outline app.py")
+    await agent.aclose()
+
+    assert openai_only.tool_results(2)["n"] == ("the language server python did not start within 2 s; "
+                                                "it wrote: seen: nothing")
