@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from neocode_tui.paths import write_private
-from neocode_tui.settings.user_file import config_file
+from neocode_tui.settings import config_file
 
 EXIT_NOTHING_SAVED = 1
 EXIT_NO_TERMINAL = 2
