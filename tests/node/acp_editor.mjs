@@ -5,7 +5,8 @@
 //   node acp_editor.mjs SCRIPT.json -- neocode acp
 //
 // SCRIPT: {"cwd": DIR, "buffers": {ABS_PATH: TEXT}, "mode": MODE?, "answer": OPTION_ID,
-//          "prompts": [TEXT, ...], "load": SESSION_ID?}
+//          "prompts": [TEXT, ...], "load": SESSION_ID?, "resume": SESSION_ID?,
+//          "options": [{"configId": ID, "value": VALUE}, ...]}
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
@@ -57,7 +58,10 @@ try {
     });
     say("initialized", { response: init });
     let sessionId = script.load;
-    if (sessionId) {
+    if (script.resume) {
+      sessionId = script.resume;
+      say("resumed", { response: await ctx.request(methods.agent.session.resume, { sessionId, cwd: script.cwd }) });
+    } else if (sessionId) {
       say("loaded", { response: await ctx.request(methods.agent.session.load, { sessionId, cwd: script.cwd, mcpServers: [] }) });
     } else {
       const made = await ctx.request(methods.agent.session.new, { cwd: script.cwd, mcpServers: [] });
@@ -66,6 +70,9 @@ try {
     }
     if (script.mode) {
       await ctx.request(methods.agent.session.setMode, { sessionId, modeId: script.mode });
+    }
+    for (const option of script.options ?? []) {
+      say("configured", { response: await ctx.request(methods.agent.session.setConfigOption, { sessionId, ...option }) });
     }
     for (const text of script.prompts ?? []) {
       const response = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });

@@ -57,7 +57,7 @@ from neocode_tui.agent.session.side_work import SideWork
 from neocode_tui.agent.session.steering import Steers
 from neocode_tui.agent.session.title import Titling
 from neocode_tui.agent.session.tools import SessionTools
-from neocode_tui.agent.store import SessionInfo, SessionStore, find_session, list_sessions
+from neocode_tui.agent.store import LoadedSession, SessionInfo, SessionStore, find_session, list_sessions
 from neocode_tui.agent.tool_runner import AroundCalls
 from neocode_tui.agent.tools import AskUser, SkillFolders, ToolError, ToolRegistry, default_tools
 from neocode_tui.agent.tools.bash import Bash
@@ -330,7 +330,9 @@ class AgentSession:
 
     @model.setter
     def model(self, name: str) -> None:
-        """Takes effect at the next request."""
+        """Takes effect at the next request; the session file keeps it for a resume."""
+        if name != self.provider.model:
+            self.file.write(lambda store: store.append_model(self.provider.name, name))
         self.provider.model = name
 
     @property
@@ -339,7 +341,13 @@ class AgentSession:
 
     @effort.setter
     def effort(self, effort: Effort | None) -> None:
-        """Takes effect at the next request (the provider reads it as it builds one)."""
+        """Takes effect at the next request (the provider reads it as it builds one); the
+        session file keeps it for a resume."""
+        if effort != self.settings.effort:
+            self.file.write(lambda store: store.append_effort(effort))
+        self._use_effort(effort)
+
+    def _use_effort(self, effort: Effort | None) -> None:
         self.settings = self.settings.model_copy(update={"effort": effort})
         if hasattr(self.provider, "effort"):
             self.provider.effort = effort
@@ -562,6 +570,7 @@ class AgentSession:
         )
         self.own_tools.set_todos(loaded.todos, save=False)
         self._resume_mode(loaded.mode)
+        self._resume_choices(loaded)
         self.lifecycle.restart("resume")
         return loaded.info
 
@@ -576,6 +585,14 @@ class AgentSession:
             return
         self.approval = saved
         self.emit(ModeChanged(turn=self.loop.turn, mode=saved))
+
+    def _resume_choices(self, loaded: LoadedSession) -> None:
+        """Back on the model and effort chosen in the session: a model only on the provider
+        it was chosen on (a name means nothing to another server)."""
+        if loaded.model is not None and loaded.model[0] == self.provider.name:
+            self.provider.model = loaded.model[1]
+        if loaded.effort is not None:
+            self._use_effort(None if loaded.effort == "off" else loaded.effort)
 
     # -- taking back what the agent did (the files: ``self.restore``) ------------------------
 

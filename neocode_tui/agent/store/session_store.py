@@ -2,9 +2,9 @@
 
 One record per line (a header, then each message, tool result and usage report), written
 the moment it exists, so a kill at any point loses at most the line being written. Records
-hold the transcript only: no setting, URL or key. A compaction is a record too: the
-transcript it starts replaces what came before on loading, while the file keeps the whole
-history (and the first prompt, the title) above it.
+hold the transcript and the choices made in it (mode, model, effort): no URL or key. A
+compaction is a record too: the transcript it starts replaces what came before on loading,
+while the file keeps the whole history (and the first prompt, the title) above it.
 
 Nothing on disk can stop a run. Reading skips what it cannot use (a torn or garbled line,
 a record of the wrong shape, a folder or device named like a session) and says how much;
@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Literal
 
 from pydantic import ValidationError
 
@@ -47,7 +47,7 @@ from neocode_tui.deferred import collections_paused
 from neocode_tui.errors import SessionBusy, SessionNotFound
 from neocode_tui.events import Usage
 from neocode_tui.paths import data_dir, open_private
-from neocode_tui.vocabulary import APPROVAL_MODES, SESSION_ID_CHARACTERS, ApprovalMode
+from neocode_tui.vocabulary import APPROVAL_MODES, EFFORTS, SESSION_ID_CHARACTERS, ApprovalMode, Effort
 
 FORMAT_VERSION = 1
 SHOWN_LINES = 5
@@ -74,6 +74,10 @@ class LoadedSession:
     """The subagents' transcripts, by the parent's ``task`` call id."""
     mode: ApprovalMode | None = None
     """The approval mode it was last in (None: a file from before that was kept)."""
+    model: tuple[str, str] | None = None
+    """``(provider, model)`` last chosen in it (``/model``, an editor's menu); None: never."""
+    effort: Effort | Literal["off"] | None = None
+    """The effort last chosen in it ("off": none sent); None: never chosen."""
 
 
 class SessionStore:
@@ -174,6 +178,10 @@ class SessionStore:
             store.append_todos(session.todos)
         if session.mode is not None:
             store.append_mode(session.mode)
+        if session.model is not None:
+            store.append_model(*session.model)
+        if session.effort is not None:
+            store.append_effort(None if session.effort == "off" else session.effort)
         return store, list(session.messages)
 
     def append_message(self, message: Message) -> None:
@@ -208,6 +216,14 @@ class SessionStore:
     def append_mode(self, mode: ApprovalMode) -> None:
         """The approval mode from here on: a resumed session comes back in it."""
         self._write({"type": "mode", "mode": mode})
+
+    def append_model(self, provider: str, model: str) -> None:
+        """The model chosen from here on: a resumed session on the same provider goes back to it."""
+        self._write({"type": "model", "provider": provider, "model": model})
+
+    def append_effort(self, effort: Effort | None) -> None:
+        """The effort chosen from here on (None: none sent), for a resumed session."""
+        self._write({"type": "effort", "effort": effort or "off"})
 
     def append_run_end(self, ended: RunEnd) -> None:
         """The run ended after the last message written, as ``ended`` says (loading puts it
@@ -412,6 +428,10 @@ def _load(info: SessionInfo) -> LoadedSession:
                     session.todos = [Todo.model_validate(todo) for todo in record.get("todos") or []]
                 elif record.get("type") == "mode" and record.get("mode") in APPROVAL_MODES:
                     session.mode = record["mode"]
+                elif record.get("type") == "model" and _names(record, "provider", "model"):
+                    session.model = (record["provider"], record["model"])
+                elif record.get("type") == "effort" and record.get("effort") in (*EFFORTS, "off"):
+                    session.effort = record["effort"]
                 elif record.get("type") == "usage":
                     session.usage = session.usage + Usage.model_validate(record.get("usage"))
             except ValidationError:
@@ -426,3 +446,8 @@ def _load(info: SessionInfo) -> LoadedSession:
     session.messages = repaired.messages
     session.problems = [p for p in (reader.problem(), *repaired.notes, *lost) if p]
     return session
+
+
+def _names(record: dict[str, Any], *keys: str) -> bool:
+    """Whether each of ``keys`` holds a name (a short, non-empty string)."""
+    return all(isinstance(record.get(key), str) and 0 < len(record[key]) <= 200 for key in keys)

@@ -25,9 +25,11 @@ from acp import (
     NewSessionResponse,
     PromptResponse,
     RequestError,
+    SetSessionConfigOptionResponse,
     SetSessionModeResponse,
     run_agent,
 )
+from acp.helpers import update_current_mode
 from acp.interfaces import Client
 from acp.schema import (
     AllowedOutcome,
@@ -74,6 +76,14 @@ from neocode_tui.agent.session import AgentSession, FrontEnd
 from neocode_tui.agent.store import list_sessions
 from neocode_tui.cli.acp.buffers import EditorBuffers, offers_buffers
 from neocode_tui.cli.acp.commands import commands_update, run_built_in
+from neocode_tui.cli.acp.config_options import (
+    MODE_NAMES,
+    BadOption,
+    config_options,
+    options_update,
+    sentence,
+    set_option,
+)
 from neocode_tui.cli.acp.elicitation import ask_editor
 from neocode_tui.cli.acp.handshake import AUTH_METHODS, initialize_answer
 from neocode_tui.cli.acp.images import BadImage, has_images, prompt_images
@@ -89,10 +99,6 @@ from neocode_tui.vocabulary import APPROVAL_MODES, MODE_DESCRIPTIONS, ApprovalMo
 
 log = logging.getLogger("neocode.acp")
 
-MODE_NAMES: dict[ApprovalMode, str] = {
-    "ask": "Ask", "auto-edit": "Auto-edit", "full-auto": "Full auto", "plan": "Plan",
-}
-"""How an editor's mode menu names each mode (its description is the app's own)."""
 VERDICTS: dict[str, Verdict] = {"allow": "yes", "allow-always": "session", "reject": "no"}
 """Permission option ids to NeoCode's approval verdicts."""
 PLAN_OPTIONS = [
@@ -174,19 +180,22 @@ class NeoCodeAgent:
         self.sessions[session.id] = session
         # Queued now, sent once this response has gone out (the editor knows the id by then).
         session.outbox.put(commands_update(session.core))
-        return NewSessionResponse(session_id=session.id, modes=_modes(session.core.approval))
+        return NewSessionResponse(session_id=session.id, modes=_modes(session.core.approval),
+                                  config_options=list(config_options(session.core)))
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
                            **_: Any) -> LoadSessionResponse:
         """The saved session, its history replayed as ``session/update`` notifications."""
         session = await self._reopen(cwd, session_id, mcp_servers or [], replay=True)
-        return LoadSessionResponse(modes=_modes(session.core.approval))
+        return LoadSessionResponse(modes=_modes(session.core.approval),
+                                   config_options=list(config_options(session.core)))
 
     async def resume_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
                              **_: Any) -> ResumeSessionResponse:
         """The saved session, to go on with, its history not sent again (the editor has it)."""
         session = await self._reopen(cwd, session_id, mcp_servers or [], replay=False)
-        return ResumeSessionResponse(modes=_modes(session.core.approval))
+        return ResumeSessionResponse(modes=_modes(session.core.approval),
+                                     config_options=list(config_options(session.core)))
 
     async def close_session(self, session_id: str, **_: Any) -> CloseSessionResponse:
         """Stop what the session runs and let it go; its file stays for a later load."""
@@ -233,7 +242,23 @@ class NeoCodeAgent:
             raise _error(RequestError.invalid_params,
                          f"no mode {mode_id!r}: the modes are {', '.join(APPROVAL_MODES)}")
         session.core.approval = mode_id
+        session.outbox.put(options_update(session.core))  # an editor drawing the options too
+        await session.outbox.flush()
         return SetSessionModeResponse()
+
+    async def set_config_option(self, config_id: str, session_id: str, value: str | bool, **_: Any
+                                ) -> SetSessionConfigOptionResponse:
+        """Mode, model or effort, kept with the session; the answer is the whole set."""
+        session = self._session(session_id)
+        mode = session.core.approval
+        try:
+            set_option(session.core, config_id, value)
+        except BadOption as exc:
+            raise _error(RequestError.invalid_params, str(exc)) from None
+        if session.core.approval != mode:  # an editor drawing the older mode menu
+            session.outbox.put(update_current_mode(session.core.approval))
+            await session.outbox.flush()
+        return SetSessionConfigOptionResponse(config_options=list(config_options(session.core)))
 
     async def prompt(self, prompt: list[Any], session_id: str, **_: Any) -> PromptResponse:
         session = self._session(session_id)
@@ -292,7 +317,7 @@ class NeoCodeAgent:
             raise _error(RequestError.auth_required, str(NoModel(" where the editor starts neocode")))
         outbox = Outbox(lambda update: self._notify(session.id, update))
         updates = UpdateTranslator(workspace, lambda name: core.loop.tools.get(name), outbox.put,
-                                   lambda: commands_update(core))
+                                   lambda: commands_update(core), lambda: options_update(core))
         trusted = bool(self.args.trust)  # --trust: the folder of every session of this run
         buffers = (EditorBuffers(self.client, lambda: session.id, asyncio.get_running_loop())
                    if self.client is not None and offers_buffers(self.client_capabilities) else None)
@@ -431,15 +456,11 @@ def _workspace(cwd: str) -> Path:
     return path
 
 
-def _sentence(words: str) -> str:
-    return words[:1].upper() + words[1:]
-
-
 def _modes(current: ApprovalMode) -> SessionModeState:
     return SessionModeState(
         current_mode_id=current,
         available_modes=[
-            SessionMode(id=mode, name=name, description=_sentence(MODE_DESCRIPTIONS[mode]))
+            SessionMode(id=mode, name=name, description=sentence(MODE_DESCRIPTIONS[mode]))
             for mode, name in MODE_NAMES.items()
         ],
     )

@@ -33,6 +33,7 @@ from acp.schema import (
 
 from neocode_tui.agent.commands import COMMANDS, Confirm, Report, as_text, respond, run_command
 from neocode_tui.agent.session import AgentSession
+from neocode_tui.cli.acp.config_options import config_options, options_update
 from neocode_tui.cli.acp.updates import Update, fenced
 
 Ask = Callable[[ToolCallUpdate, list[PermissionOption]], Awaitable[RequestPermissionResponse | None]]
@@ -63,8 +64,9 @@ def _input(hint: str) -> AvailableCommandInput | None:
 async def run_built_in(core: AgentSession, name: str, argument: str,
                        put: Callable[[Update], None], ask: Ask) -> None:
     """Run ``/name argument`` and put what it answers as the agent's message; a mode it
-    changed (``/approval``) is the editor's current mode from then on."""
-    mode = core.approval
+    changed (``/approval``) is the editor's current mode from then on, and a mode, model or
+    effort it changed is in the editor's config options."""
+    mode, options = core.approval, config_options(core)
     outcome = await run_command(core, name, argument)
     while isinstance(outcome, Confirm):
         outcome = await respond(outcome, await _confirm(outcome, put, ask))
@@ -76,6 +78,8 @@ async def run_built_in(core: AgentSession, name: str, argument: str,
         put(update_agent_message_text(text))
     if core.approval != mode:
         put(update_current_mode(core.approval))
+    if config_options(core) != options:
+        put(options_update(core))
 
 
 async def _confirm(outcome: Confirm, put: Callable[[Update], None], ask: Ask) -> str | None:

@@ -131,11 +131,13 @@ class UpdateTranslator:
 
     def __init__(
         self, workspace: Path, tool_named: ToolNamed, put: Callable[[Update], None],
-        commands: Callable[[], Update] | None = None,
+        commands: Callable[[], Update] | None = None, options: Callable[[], Update] | None = None,
     ) -> None:
         """``tool_named``: the session's tool of that name; ``commands``: the editor's
-        command list, sent again when it changes."""
+        command list, sent again when it changes; ``options``: its config options, sent
+        again when the mode changes."""
         self.commands = commands
+        self.options = options
         self.workspace = Workspace(workspace)
         self.tool_named = tool_named
         self.put = put
@@ -179,6 +181,8 @@ class UpdateTranslator:
             self.put(plan_update(event))
         elif isinstance(event, ModeChanged):
             self.put(update_current_mode(event.mode))
+            if self.options is not None:
+                self.put(self.options())
         elif isinstance(event, CommandsChanged) and self.commands is not None:
             self.put(self.commands())
 
