@@ -22,6 +22,8 @@ SUBCOMMANDS = {
     "config": ("neocode_tui.cli.config_report", "print_config"),
     "serve": ("neocode_tui.cli.serve", "run_serve"),
     "login": ("neocode_tui.cli.login", "run_login"),
+    "export": ("neocode_tui.cli.trajectories", "run_export"),
+    "import": ("neocode_tui.cli.trajectories", "run_import"),
 }
 """The commands that take their arguments and nothing else: where each one's code is,
 imported only when it runs."""
@@ -45,13 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"neocode: {problem}", file=sys.stderr)
         return 2
     if args.command == "replay":
-        if args.tui:
-            from neocode_tui.cli.replay_tui import run_replay_tui
-
-            return run_replay_tui(args)
-        from neocode_tui.cli.replay import run_replay
-
-        return run_replay(args)
+        return _run_replay(args)
     if args.command == "acp":
         pause_collections()  # until the agent is built (deferred.py)
         from neocode_tui.cli.acp import run_acp
@@ -90,6 +86,16 @@ def _front_end(args: argparse.Namespace, initial_prompt: str | None) -> int:
     from neocode_tui.cli.app import run_app
 
     return run_app(args)
+
+
+def _run_replay(args: argparse.Namespace) -> int:
+    if args.tui:
+        from neocode_tui.cli.replay_tui import run_replay_tui
+
+        return run_replay_tui(args)
+    from neocode_tui.cli.replay import run_replay
+
+    return run_replay(args)
 
 
 def _hold_standard_descriptors() -> None:

@@ -50,7 +50,19 @@ def build_parser() -> argparse.ArgumentParser:
     add_setting_flags(acp, again=True)
     _add_serve(sub)
     sub.add_parser("login", help="set the model provider and its API key (asked in the terminal, kept in config.toml)")
+    _add_trajectories(sub)
     return parser
+
+
+def _add_trajectories(sub: Commands) -> None:
+    export = sub.add_parser("export", help="write a saved session as an ATIF trajectory (or Markdown)")
+    export.add_argument("session", metavar="SESSION", nargs="?", default="",
+                        help="the session's id or id prefix (default: the latest in this folder)")
+    export.add_argument("--format", choices=["atif", "markdown"], default="atif",
+                        help="atif: the Agent Trajectory Interchange Format (JSON); markdown: to read")
+    export.add_argument("-o", "--output", metavar="FILE", help="write FILE (never over one) instead of stdout")
+    imported = sub.add_parser("import", help="save a Claude Code or Codex session file as a NeoCode session")
+    imported.add_argument("file", metavar="FILE", help="a Claude Code session (.jsonl) or a Codex rollout (.jsonl)")
 
 
 def _add_replay(sub: Commands) -> None:
@@ -125,7 +137,7 @@ def _number(what: str, most: int) -> argparse._ActionType:
     return parse
 
 
-COMMANDS = ("replay", "demo", "sessions", "config", "acp", "serve", "login")
+COMMANDS = ("replay", "demo", "sessions", "config", "acp", "serve", "login", "export", "import")
 OPTIONAL_VALUES = ("--resume", "-p", "--print", "-w", "--worktree")
 """Flags whose value may be left out."""
 

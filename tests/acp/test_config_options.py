@@ -10,9 +10,9 @@ import pytest
 from acp import RequestError, text_block
 from acp.schema import ConfigOptionUpdate, CurrentModeUpdate
 
-from tests.acp.test_ts_editor import run_editor
 from tests.support.acp_editor import agent_env, editor
 from tests.support.dialects import Dialect
+from tests.support.ts_editor import run_editor
 
 
 def _current(options: list) -> dict[str, str]:

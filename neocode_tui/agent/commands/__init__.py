@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 from neocode_tui.deferred import face
 
 if TYPE_CHECKING:
+    from neocode_tui.agent.commands.export import conversation_markdown
     from neocode_tui.agent.commands.outcomes import Confirm, Outcome, PickSession, Report, ShowDiff, ShowJobs
     from neocode_tui.agent.commands.table import (
         COMMANDS,
@@ -26,6 +27,7 @@ __all__ = [
     "ShowJobs",
     "TextOutcome",
     "as_text",
+    "conversation_markdown",
     "parse_command",
     "respond",
     "run_as_text",
@@ -34,6 +36,7 @@ __all__ = [
 
 if not TYPE_CHECKING:
     __getattr__ = face(__name__, {
+        "export": ("conversation_markdown",),
         "outcomes": ("Confirm", "Outcome", "PickSession", "Report", "ShowDiff", "ShowJobs"),
         "table": (
             "COMMANDS",

@@ -9,7 +9,7 @@ if TYPE_CHECKING:
     from neocode_tui.agent.context.compactor import Compactor
     from neocode_tui.agent.context.figure import ContextFigure, about, estimate_tokens
     from neocode_tui.agent.context.meter import Meter
-    from neocode_tui.agent.context.pricing import find_model, format_cost
+    from neocode_tui.agent.context.pricing import find_model, format_cost, request_cost
 
 __all__ = [
     "Budget",
@@ -21,6 +21,7 @@ __all__ = [
     "estimate_tokens",
     "find_model",
     "format_cost",
+    "request_cost",
     "unpriced",
 ]
 
@@ -30,5 +31,5 @@ if not TYPE_CHECKING:
         "compactor": ("Compactor",),
         "figure": ("ContextFigure", "about", "estimate_tokens",),
         "meter": ("Meter",),
-        "pricing": ("find_model", "format_cost",),
+        "pricing": ("find_model", "format_cost", "request_cost",),
     })

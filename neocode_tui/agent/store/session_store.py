@@ -121,7 +121,7 @@ class SessionStore:
             "version": FORMAT_VERSION,
             "id": session_id,
             "workspace": str(workspace.resolve()),
-            "created": datetime.now().astimezone().isoformat(timespec="seconds"),
+            "created": _now(),
             "provider": provider,
             "model": model,
         }
@@ -185,7 +185,9 @@ class SessionStore:
         return store, list(session.messages)
 
     def append_message(self, message: Message) -> None:
-        self._write({"type": "message", "message": stored(message)})
+        """The message, with when it was written (a trajectory's step times) after it: a
+        listing knows a user message by how its line begins."""
+        self._write({"type": "message", "message": stored(message), "at": _now()})
 
     def append_prompt(self, prompt: str) -> None:
         """The first line of a prompt as the user sent it, for listings (the message sent
@@ -400,6 +402,16 @@ def find_session(workspace: Path, session_id: str | None) -> SessionInfo:
     return found[0]
 
 
+def session_records(info: SessionInfo) -> Iterator[dict[str, Any]]:
+    """Every usable record of the file as written, in order (what a trajectory is made of);
+    ``SessionNotFound`` when it cannot be read."""
+    try:
+        for _, record in _Reader(info.path).records():
+            yield record
+    except OSError as exc:
+        raise SessionNotFound(f"cannot read session {info.id}: {exc.strerror or exc}") from None
+
+
 def load_session(info: SessionInfo) -> LoadedSession:
     """The session's transcript, repaired, and its token totals. Raises ``SessionNotFound``
     when the file cannot be read at all."""
@@ -451,3 +463,7 @@ def _load(info: SessionInfo) -> LoadedSession:
 def _names(record: dict[str, Any], *keys: str) -> bool:
     """Whether each of ``keys`` holds a name (a short, non-empty string)."""
     return all(isinstance(record.get(key), str) and 0 < len(record[key]) <= 200 for key in keys)
+
+
+def _now() -> str:
+    return datetime.now().astimezone().isoformat(timespec="seconds")
