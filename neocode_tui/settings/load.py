@@ -49,7 +49,7 @@ TIGHTENING = {
 }
 """Values an untrusted workspace may also set: they only take power away (the user's own
 environment and flags still win), never the sandbox off or the network on."""
-USER_ONLY = frozenset({"NEOCODE_WEB_FETCH_ALLOW"})
+USER_ONLY = frozenset({"NEOCODE_WEB_FETCH_ALLOW", "NEOCODE_ENABLE_TELEMETRY"})
 """What no workspace sets, trusted or not: which of the user's own machines and networks
 the agent may reach is the user's word (the repository would point it at their servers)."""
 

@@ -165,6 +165,11 @@ class Settings(BaseModel):
     """The model for side work (titles, summaries, explore subagents), same provider."""
     images: bool = Field(True, validation_alias="NEOCODE_IMAGES")
     """Whether the model takes images; ``false`` sends a line in place of each one."""
+    telemetry: bool = Field(False, validation_alias="NEOCODE_ENABLE_TELEMETRY")
+    """OpenTelemetry metrics, events and traces of turns, tokens, cost and tool calls, sent
+    over OTLP/HTTP to ``OTEL_EXPORTER_OTLP_ENDPOINT``; needs ``neocode-tui[telemetry]``.
+    Prompts are left out unless ``OTEL_LOG_USER_PROMPTS=1``. Yours only: a workspace never
+    turns it on."""
     status_line: Annotated[StatusLine | None, BeforeValidator(_status_line)] = Field(
         None, validation_alias="NEOCODE_STATUS_LINE")
     """A command whose first line the app draws under its status bar, given Claude Code's

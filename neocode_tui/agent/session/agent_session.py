@@ -76,6 +76,7 @@ from neocode_tui.vocabulary import ApprovalMode, Effort, NoticeLevel
 
 if TYPE_CHECKING:
     from neocode_tui.agent.mcp import prompts as mcp_prompts
+    from neocode_tui.agent.telemetry import Recorder
     from neocode_tui.settings.load import Profiles
 else:
     mcp_prompts = lazy("neocode_tui.agent.mcp.prompts")  # only an MCP prompt needs it
@@ -129,6 +130,7 @@ class AgentSession:
         self.secrets = known_secrets(settings)
         """Every secret this conversation knows, the one holder everything scrubs with."""
         self.provider = provider or make_provider(settings, secrets=self.secrets)
+        self.telemetry: Recorder | None = None
         run = run or RunOptions()
         room = Workspace(self.workspace, buffers)
         added = [room.add(folder) for folder in run.add_dirs]
@@ -144,6 +146,11 @@ class AgentSession:
         )
         self.file = SessionFile(self.workspace, self.loop, save=save, on_problem=self._store_problem)
         self._context(clock)
+        if settings.telemetry:  # off, not even its module is loaded
+            from neocode_tui.agent.telemetry import start_telemetry
+
+            self.telemetry = start_telemetry(settings, lambda: self.id, lambda: self.model,
+                                             lambda words: self.notice("warning", words))
 
     def _guards(self, room: Workspace, run: RunOptions, trusted: bool, clock: Callable[[], float]) -> None:
         """Where and how tools work, and who decides what runs: the sandbox, background
@@ -450,6 +457,8 @@ class AgentSession:
             message = f"the prompt was blocked by a UserPromptSubmit hook: {submitted.blocked}"
             return self._ended("error", ErrorInfo(kind="bad_request", message=self.secrets(message)))
         self.file.write(SessionStore.append_prompt, text)
+        if self.telemetry is not None:
+            self.telemetry.prompted(text)
         try:
             await asyncio.to_thread(self.restore.checkpoints.begin, text, len(self.messages))
         except OSError as exc:
@@ -640,6 +649,8 @@ class AgentSession:
         await self.language.aclose()
         await self.side.aclose()
         await self.provider.aclose()
+        if self.telemetry is not None:  # what is left goes out; off the event loop, it blocks
+            await asyncio.to_thread(self.telemetry.shutdown)
 
     # -- inside ---------------------------------------------------------------------------
 
@@ -670,6 +681,8 @@ class AgentSession:
         """Tell the front end what happened: the loop's events and the session's own, which
         the parts made before the loop report through here too."""
         self.own_tools.seen(event)
+        if self.telemetry is not None:
+            self.telemetry.observe(event)
         if isinstance(event, TurnFinished):
             self.meter.turn_finished(event.usage, event.model)
             self.budget.counted(event.usage is not None)
