@@ -191,6 +191,10 @@ async def _run(
         for signum in EXIT_SIGNAL:
             loop.remove_signal_handler(signum)
         await session.aclose()
+        if args.trajectory and session.id:  # the file is whole once the session is closed
+            from neocode_tui.cli.trajectories import write_trajectory
+
+            await asyncio.to_thread(write_trajectory, session.id, Path(args.trajectory))
     code = exit_code(finished, stopped_by)
     unmet = args.goal and session.goal.goal is not None and session.goal.goal.state != "met"
     return EXIT_GOAL if code == EXIT_OK and unmet else code

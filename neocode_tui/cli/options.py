@@ -107,7 +107,8 @@ def load_from_args(
     )
 
 
-AUTOMATION_FLAGS = ("allowed_tools", "disallowed_tools", "append_system_prompt", "add_dir", "json_schema", "goal")
+AUTOMATION_FLAGS = ("allowed_tools", "disallowed_tools", "append_system_prompt", "add_dir", "json_schema", "goal",
+                    "trajectory")
 """Claude Code's flags for scripted runs (``-p``)."""
 
 
@@ -139,6 +140,10 @@ def add_automation_flags(parser: argparse.ArgumentParser) -> None:
         "--goal", metavar="CONDITION",
         help="keep working after the prompt, turn after turn, until a judge finds CONDITION holds "
         "(exit code 5 if a limit stops it first: goal_max_turns, goal_max_minutes, --max-budget-usd)",
+    )
+    parser.add_argument(
+        "--trajectory", metavar="FILE",
+        help="at the end of the run, write its session as an ATIF trajectory to FILE (never over one)",
     )
 
 

@@ -31,17 +31,33 @@ def run_export(args: argparse.Namespace) -> int:
     if not args.output:
         sys.stdout.write(text if args.format == "atif" else for_stream(text, sys.stdout))
         return 0
-    try:
-        with Path(args.output).open("x", encoding="utf-8") as handle:
-            handle.write(text)
-    except FileExistsError:
-        print(f"neocode: {args.output} exists; it was left as it is", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(f"neocode: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
+    if not _write_new(Path(args.output), text):
         return 1
     print(f"session {info.id} written to {args.output} ({args.format})", file=sys.stderr)
     return 0
+
+
+def write_trajectory(session_id: str, path: Path) -> bool:
+    """``-p --trajectory FILE``: the run's session as ATIF in a new file; a problem is said."""
+    try:
+        text = json.dumps(trajectory(find_session(Path.cwd(), session_id)), ensure_ascii=False, indent=2)
+    except SessionNotFound as exc:
+        print(f"neocode: no trajectory written: {exc}", file=sys.stderr)
+        return False
+    return _write_new(path, text + "\n")
+
+
+def _write_new(path: Path, text: str) -> bool:
+    try:
+        with path.open("x", encoding="utf-8") as handle:
+            handle.write(text)
+    except FileExistsError:
+        print(f"neocode: {path} exists; it was left as it is", file=sys.stderr)
+        return False
+    except OSError as exc:
+        print(f"neocode: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
+        return False
+    return True
 
 
 def run_import(args: argparse.Namespace) -> int:

@@ -18,8 +18,9 @@ async def test_a_run_exported_as_atif_is_a_valid_trajectory_with_calls_results_t
 ) -> None:
     openai_only.reply("Reading.", [("r1", "read_file", '{"path": "app.py"}')])
     openai_only.reply("It prints hello.")
+    at_end = tmp_path / "at-end.json"
     run = await neocode(openai_only, workspace, "-p", "what does app.py print?", "--model", "gpt-4o",
-                        "--output-format", "json")
+                        "--output-format", "json", "--trajectory", str(at_end))
     assert run.code == 0, run.err
     target = tmp_path / "trajectory.json"
 
@@ -27,6 +28,7 @@ async def test_a_run_exported_as_atif_is_a_valid_trajectory_with_calls_results_t
     again = await neocode(openai_only, workspace, "export", "-o", str(target))
 
     assert exported.code == 0, exported.err
+    assert at_end.read_text() == target.read_text()  # -p --trajectory writes the same file
     trajectory = Trajectory.model_validate_json(target.read_text())
     assert trajectory.schema_version == "ATIF-v1.8"
     assert trajectory.session_id == json.loads(run.out)["session_id"]

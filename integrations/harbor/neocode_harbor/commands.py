@@ -2,8 +2,8 @@
 reads back from the agent's log folder (Harbor's ``/logs/agent``, the trial's
 ``agent/`` folder on the host).
 
-A run is ``neocode -p`` with the task's instruction, its JSON result kept in the log folder,
-then ``neocode export --format atif`` writing the trajectory beside it. The container is the
+A run is ``neocode -p`` with the task's instruction, its JSON result kept in the log folder
+and its ATIF trajectory written beside it as it ends (``--trajectory``). The container is the
 sandbox: commands run without bubblewrap (which a container seldom allows) and without
 asking. Keys reach the run in its environment, never on a command line.
 """
@@ -35,12 +35,11 @@ def install_command(version: str | None = None) -> str:
 
 
 def run_command(instruction: str, logs: str = LOGS, neocode: str = "neocode") -> str:
-    """The task, headless, then its trajectory; the run's exit code is the command's."""
+    """The task, headless, leaving its result and its trajectory; its exit code is the command's."""
     result, trajectory = shlex.quote(f"{logs}/{RESULT}"), shlex.quote(f"{logs}/{TRAJECTORY}")
     return (f'export PATH="$HOME/.local/bin:$PATH"; mkdir -p {shlex.quote(logs)}; '
             f"{neocode} -p {shlex.quote(instruction)} --output-format json --approval full-auto "
-            f"--sandbox off > {result}; code=$?; "
-            f"{neocode} export --format atif -o {trajectory} || true; exit $code")
+            f"--sandbox off --trajectory {trajectory} > {result}")
 
 
 def run_env(model_name: str | None, environ: Mapping[str, str]) -> dict[str, str]:
