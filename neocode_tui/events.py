@@ -181,13 +181,69 @@ class StreamRetry(_Event):
     """The model the request goes to from now on, when it is another (a fallback model):
     what follows is that model's answer, counted at its price."""
 
-    def status_line(self) -> str:
-        """"retrying 2/4 in 1.5 s: rate limited"."""
+    @property
+    def waits_for_reset(self) -> bool:
+        """A rate limit's told wait, long enough to count down rather than just say."""
+        return self.kind == "rate_limit" and self.delay >= LONG_WAIT
+
+    def status_line(self, left: float | None = None) -> str:
+        """"retrying 2/4 in 1.5 s: rate limited", or for a long rate-limit wait "rate
+        limited: waiting 4:32 for the limit to reset (retry 2/4)"; ``left``: seconds still to
+        wait, for a countdown (the whole delay if not given)."""
         lost = " (partial answer discarded)" if self.discarded else ""
         if self.model is not None:
             return f"{self.reason}{lost}"
+        if self.waits_for_reset:
+            wait = clock_time(self.delay if left is None else left)
+            return (f"rate limited: waiting {wait} for the limit to reset "
+                    f"(retry {self.attempt}/{self.max_attempts}){lost}")
         return (f"retrying {self.attempt}/{self.max_attempts} in {self.delay:.1f} s: "
                 f"{self.reason}{lost}")
+
+
+LONG_WAIT = 10.0
+"""Seconds of a rate limit's wait from which it is counted down."""
+
+
+def clock_time(seconds: float) -> str:
+    """"4:05", "1:02:03": a wait as a clock shows it, rounded up to the second."""
+    whole = max(0, int(-(-seconds // 1)))
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+class RateLimitWindow(BaseModel):
+    """One limit the server counts the key against (requests or tokens a minute, a plan's
+    five hours): how much of it is left and when it starts afresh. ``None``: not said."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    name: str
+    """``requests``, ``tokens``, ``input_tokens``, ``output_tokens``, ``five_hour``, ``seven_day``."""
+    limit: int | None = None
+    remaining: int | None = None
+    used: float | None = None
+    """The share used, 0 to 1, when the server says it as a share rather than counts."""
+    resets_at: float | None = None
+    """Unix time, in seconds, when the window resets."""
+
+    @property
+    def left(self) -> float | None:
+        """The share still left, 0 to 1."""
+        if self.used is not None:
+            return max(0.0, 1.0 - self.used)
+        if self.limit and self.remaining is not None:
+            return max(0.0, min(1.0, self.remaining / self.limit))
+        return None
+
+
+class RateLimits(_Event):
+    """What a reply's headers said of the key's rate limits (every attempt's reply, a 429
+    too): the headroom the status bar, ``/cost`` and a status-line script read."""
+
+    type: Literal["rate_limits"] = "rate_limits"
+    windows: tuple[RateLimitWindow, ...]
 
 
 StreamEvent = Annotated[
@@ -201,7 +257,8 @@ StreamEvent = Annotated[
     | UsageEvent
     | MessageDone
     | StreamError
-    | StreamRetry,
+    | StreamRetry
+    | RateLimits,
     Field(discriminator="type"),
 ]
 

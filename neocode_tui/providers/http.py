@@ -27,6 +27,7 @@ import httpx
 from neocode_tui import __version__
 from neocode_tui.events import (
     ErrorKind,
+    RateLimits,
     ReasoningDelta,
     RefusalDelta,
     StreamError,
@@ -46,6 +47,7 @@ from neocode_tui.providers.dialect import (
     short_text,
 )
 from neocode_tui.providers.prompt_cache import REFUSED as BREAKPOINTS_REFUSED
+from neocode_tui.providers.rate_limits import exhausted_until, rate_limits
 from neocode_tui.providers.read_ahead import ReadAhead
 from neocode_tui.redact import redact_url, url_host
 
@@ -79,6 +81,9 @@ class HTTPOptions:
     backoff_max: float = 8.0
     max_retry_after: float = 60.0
     """A server asking for a longer wait than this gets an error instead of a hidden wait."""
+    rate_limit_max_wait: float = 300.0
+    """A 429's told wait up to this is waited for (counted down on screen) rather than failed;
+    other told waits are bounded by ``max_retry_after``."""
     max_event_bytes: int = 16 << 20
     """The longest SSE line or event; a line without an end past this is an error."""
     max_body_bytes: int = 256 << 20
@@ -94,6 +99,7 @@ class HTTPOptions:
             idle_timeout=settings.idle_timeout,
             request_timeout=settings.request_timeout,
             max_retries=settings.max_retries,
+            rate_limit_max_wait=settings.rate_limit_max_wait,
         )
 
     def backoff(self, failed_attempt: int) -> float:
@@ -151,11 +157,14 @@ class HTTPStreamer:
                 message = self._secrets.provider_message(failure.error.message)
                 error = failure.error.model_copy(update={"message": message})
                 retry_after = failure.retry_after
-            if retry_after is not None and retry_after > self.options.max_retry_after:
+            limited = error.kind == "rate_limit"
+            longest = self.options.rate_limit_max_wait if limited else self.options.max_retry_after
+            if retry_after is not None and retry_after > longest:
+                named = " (rate_limit_max_wait)" if limited else ""
                 yield error.model_copy(update={
                     "retryable": False,
-                    "message": f"{error.message} (the server asks to wait {retry_after:g} s; "
-                               "try again later)"})
+                    "message": f"{error.message} (the server asks to wait {retry_after:.0f} s, longer "
+                               f"than the {longest:g} s NeoCode waits{named}; try again later)"})
                 return
             allowed = attempts if error.status else min(
                 attempts, _ATTEMPTS_PER_KIND.get(error.kind, attempts))
@@ -193,10 +202,13 @@ class HTTPStreamer:
         except httpx.HTTPError as exc:
             raise _AttemptFailed(_connect_error(host, exc)) from None
         try:
+            limits = rate_limits(response.headers, time.time())
+            if limits is not None:
+                yield limits
             if 300 <= response.status_code < 400:
                 raise _AttemptFailed(_redirected(response, url, host))
             if response.status_code >= 400 or "json" in response.headers.get("content-type", ""):
-                raise await self._status_error(response, host)
+                raise await self._status_error(response, host, limits)
             chunks = ReadAhead(decoded(response, options.max_body_bytes), closing=lambda: response.is_closed)
             events = self._events(chunks, dialect, host, (first_deadline, overall), no_response)
             try:
@@ -272,7 +284,8 @@ class HTTPStreamer:
         return _error("timeout", f"the stream stalled: nothing received from {host} for "
                       f"{options.idle_timeout:g} s", retryable=True)
 
-    async def _status_error(self, response: httpx.Response, host: str) -> _AttemptFailed:
+    async def _status_error(self, response: httpx.Response, host: str,
+                            limits: RateLimits | None) -> _AttemptFailed:
         text = await self._error_body(response)
         status = response.status_code
         detail = server_message(text) or response.reason_phrase or "no details"
@@ -285,7 +298,11 @@ class HTTPStreamer:
             detail += f" — {IMAGES_HINT}"
         error = _error(kind, f"{label} (HTTP {status} from {host}): {detail}",
                        retryable=retryable, status=status)
-        return _AttemptFailed(error, _retry_after(response.headers) if retryable else None)
+        wait = _retry_after(response.headers) if retryable else None
+        reset = exhausted_until(limits) if status == 429 else None
+        if wait is None and reset is not None:
+            wait = max(0.0, reset - time.time())  # no retry-after: the used-up window's reset
+        return _AttemptFailed(error, wait)
 
     async def _error_body(self, response: httpx.Response) -> str:
         """At most ``max_error_body_bytes`` of the body (decompressed), or what came in time."""

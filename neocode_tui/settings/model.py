@@ -108,6 +108,10 @@ class Settings(BaseModel):
     """The longest one request (one attempt) may take, however the server trickles."""
     max_retries: int = Field(3, ge=0, le=10, validation_alias="NEOCODE_MAX_RETRIES")
     """Attempts after the first one, for retryable failures (timeouts get one retry at most)."""
+    rate_limit_max_wait: float = Field(300.0, ge=0, le=86_400, allow_inf_nan=False,
+                                       validation_alias="NEOCODE_RATE_LIMIT_MAX_WAIT")
+    """Seconds a rate-limited request (HTTP 429) may wait for the reset the server names
+    (counted down, Esc stops it); a longer wait fails at once instead."""
     openai_compat: Annotated[OpenAICompat, BeforeValidator(_compat)] = Field(
         default_factory=OpenAICompat, validation_alias="NEOCODE_OPENAI_COMPAT")
     """What an OpenAI-compatible server needs done differently, e.g.

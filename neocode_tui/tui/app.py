@@ -241,7 +241,8 @@ class NeoCodeApp(KeyActions, ImageAttaching):
             search_bar=search_bar, id="prompt",
         )
         self.prompt.cursor_blink = self.blink
-        self.status: StatusBar = StatusBar(self.clock, commands=self._running_commands, id="status")
+        self.status: StatusBar = StatusBar(self.clock, commands=self._running_commands,
+                                               key_of=lambda name: self.keys.keymap.first_label(name), id="status")
         yield self.conversation
         yield completion
         yield self.mention_picker

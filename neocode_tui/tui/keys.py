@@ -10,8 +10,6 @@ FOLD_KEY = "Ctrl+T"
 FOLD_HINT = f"{FOLD_KEY} or click"
 BACKGROUND_KEY = "Ctrl+B"
 """Sends the running command to the background: a running command's panel names it."""
-JOBS_KEY = "F2"
-"""Opens the background commands' live view: the status bar names it while one runs."""
 
 MODE_CYCLE: tuple[ApprovalMode, ...] = ("ask", "auto-edit", "plan")
 """What Shift+Tab steps through. ``full-auto`` is never one key away: choose it with

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from neocode_tui.agent.context import Meter
+    from neocode_tui.agent.context import Headroom, Meter
     from neocode_tui.agent.delegation import AgentCatalog
     from neocode_tui.agent.goal import Pursuit
     from neocode_tui.agent.loop import AgentLoop
@@ -37,6 +37,7 @@ class CommandHost(Protocol):
     file: SessionFile
     agents: AgentCatalog
     meter: Meter
+    rate_limits: Headroom
     titling: Titling
     jobs: BackgroundJobs
     restore: Restorer

@@ -55,7 +55,8 @@ def cost_report(session: CommandHost) -> str:
     counted = sum((entry.usage for entry in entries), Usage())
     earlier = (session.usage.input_tokens or 0) - (counted.input_tokens or 0)
     if not entries and earlier <= 0:
-        return "cost: no requests yet in this session"
+        return "\n\n".join(["cost: no requests yet in this session",
+                            "\n".join(session.rate_limits.report())]).strip()
     lines = ["cost of this session's requests, per model:", ""]
     names = {id(entry): entry.model + (" (side work)" if entry.side else "") for entry in entries}
     width = max((len(name) for name in names.values()), default=0)
@@ -71,4 +72,6 @@ def cost_report(session: CommandHost) -> str:
     if any(entry.cost is None for entry in entries):
         lines.append("  – : no known price for this model (local or unlisted), so no dollar figure")
     lines.append(f"  prices: genai-prices {version('genai-prices')}")
+    if limits := session.rate_limits.report():
+        lines += ["", *limits]
     return "\n".join(lines)

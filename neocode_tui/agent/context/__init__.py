@@ -8,6 +8,7 @@ if TYPE_CHECKING:
     from neocode_tui.agent.context.budget import TITLE, Budget, unpriced
     from neocode_tui.agent.context.compactor import Compactor
     from neocode_tui.agent.context.figure import ContextFigure, about, estimate_tokens
+    from neocode_tui.agent.context.headroom import Headroom
     from neocode_tui.agent.context.meter import Meter
     from neocode_tui.agent.context.pricing import find_model, format_cost, request_cost
 
@@ -15,6 +16,7 @@ __all__ = [
     "Budget",
     "Compactor",
     "ContextFigure",
+    "Headroom",
     "Meter",
     "TITLE",
     "about",
@@ -30,6 +32,7 @@ if not TYPE_CHECKING:
         "budget": ("Budget", "TITLE", "unpriced",),
         "compactor": ("Compactor",),
         "figure": ("ContextFigure", "about", "estimate_tokens",),
+        "headroom": ("Headroom",),
         "meter": ("Meter",),
         "pricing": ("find_model", "format_cost", "request_cost",),
     })

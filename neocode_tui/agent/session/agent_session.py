@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from neocode_tui.agent.buffers import Buffers
 from neocode_tui.agent.commands import COMMANDS
-from neocode_tui.agent.context import Budget, Compactor, Meter
+from neocode_tui.agent.context import Budget, Compactor, Headroom, Meter
 from neocode_tui.agent.delegation import AgentProviders, Subagents, TaskTool, load_agents
 from neocode_tui.agent.extensions import (
     CustomCommands,
@@ -41,6 +41,7 @@ from neocode_tui.agent.loop_events import (
     RunFinished,
     SessionTitled,
     StopReason,
+    Streamed,
     TranscriptReplaced,
     TurnFinished,
 )
@@ -67,7 +68,7 @@ from neocode_tui.agent.workspace import Workspace, refuse_too_wide
 from neocode_tui.chat import Image, Message, clean_text
 from neocode_tui.deferred import lazy
 from neocode_tui.errors import WorkInProgress
-from neocode_tui.events import ErrorInfo, Usage
+from neocode_tui.events import ErrorInfo, RateLimits, Usage
 from neocode_tui.known_secrets import known_secrets
 from neocode_tui.providers import Provider, make_provider
 from neocode_tui.settings.model import Settings
@@ -239,6 +240,8 @@ class AgentSession:
         self.budget = Budget(self.meter, lambda: self.settings.max_budget_usd, self.notice, ask=self.front.ask)
         """``max_budget_usd``, over every request of the session (its subagents' and side
         work too)."""
+        self.rate_limits = Headroom()
+        """The rate limits the provider's replies reported last."""
         self.side = SideWork(self, self.meter, self.secrets, self.budget)
         """The small model's work (titles, summaries); ``side.provider()`` for subagents."""
         self.titling = Titling(self.side, told=self._titled, save=partial(self._write, SessionStore.append_title))
@@ -688,6 +691,8 @@ class AgentSession:
             self.budget.counted(event.usage is not None)
         if isinstance(event, TranscriptReplaced):
             self.loop.history_replaced(event.reason)
+        if isinstance(event, Streamed) and isinstance(event.event, RateLimits):
+            self.rate_limits.seen(event.event)
         if self.front.listener is not None:
             self.front.listener(event)
 

@@ -41,6 +41,8 @@ def status_data(session: AgentSession, *, elapsed: float, vim_mode: str | None =
         "context_window": _context(session, figure),
         "exceeds_200k_tokens": figure.tokens > LARGE_CONTEXT,
     }
+    if limits := session.rate_limits.status_json():
+        data["rate_limits"] = limits
     if vim_mode:
         data["vim"] = {"mode": vim_mode}
     return data

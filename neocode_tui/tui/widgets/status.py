@@ -17,14 +17,16 @@ from textual.widget import Widget
 
 from neocode_tui.agent.context import format_cost
 from neocode_tui.terminal_text import visible
-from neocode_tui.tui.keys import JOBS_KEY
 from neocode_tui.vocabulary import is_offline
 
 if TYPE_CHECKING:
     from neocode_tui.agent import LoopEvent
-    from neocode_tui.agent.context import ContextFigure
+    from neocode_tui.agent.context import ContextFigure, Headroom
     from neocode_tui.agent.session import AgentSession
-    from neocode_tui.events import Usage
+    from neocode_tui.events import StreamRetry, Usage
+
+KEYS = {"jobs": "F2", "interrupt": "Esc"}
+"""The keys the bar names, until the app says which the user's keymap has."""
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 OFFLINE_LABEL = "offline scripted model — set OPENAI_API_KEY or ANTHROPIC_API_KEY"
@@ -126,22 +128,31 @@ class StatusBar(Widget):
     """Background commands running."""
     goal: reactive[tuple[str, int] | None] = reactive(None)
     """The active ``/goal``'s condition and the turn it is on."""
+    limit = reactive("")
+    """The tightest rate limit, when little of it is left, with its reset."""
 
     def __init__(
         self, clock: Callable[[], float], *, commands: Callable[[], int] = lambda: 0,
-        id: str | None = None,
+        key_of: Callable[[str], str] = KEYS.__getitem__, id: str | None = None,
     ) -> None:
         """``commands``: how many background commands run, read at each tick (a count
-        that changes while nothing else does, when one ends)."""
+        that changes while nothing else does, when one ends); ``key_of``: the key an
+        action has now, by its name (``jobs``, ``interrupt``)."""
         super().__init__(id=id)
         self._clock = clock
         self._commands = commands
+        self._key_of = key_of
+        self._headroom: Headroom | None = None
+        self._wait: tuple[StreamRetry, float] | None = None
+        """A rate limit's long wait: its retry event and when on the clock it ends."""
 
     def on_mount(self) -> None:
         self.set_interval(0.1, self._tick)
 
     def _tick(self) -> None:
         self.commands = self._commands()  # drawn again only when it changes
+        if self._headroom is not None:
+            self.limit = self._headroom.warning()
         if self.working:
             self.refresh()
 
@@ -184,7 +195,9 @@ class StatusBar(Widget):
         if self.commands:
             running = f"{self.commands} command{'s' * (self.commands != 1)} running"
             groups.append([(KEEP, Content.styled(running, "bold $accent")),
-                           (4, Content.styled(f" · {JOBS_KEY}", "dim"))])
+                           (4, Content.styled(f" · {self._key_of('jobs')}", "dim"))])
+        if self.limit:
+            groups.append([(KEEP, Content.styled(f"⚠ {self.limit}", "bold $warning"))])
         if self.working:
             groups.append([(KEEP, self._state(now))])
         return groups
@@ -193,6 +206,11 @@ class StatusBar(Widget):
         if self.waiting:
             return Content.styled("waiting for you", "bold $warning")
         spinner = SPINNER[int(now * 10) % len(SPINNER)]
+        if self._wait is not None:
+            retry, until = self._wait
+            stop = self._key_of("interrupt")
+            line = retry.status_line(left=until - now) + (f" · {stop} stops" if stop else "")
+            return Content.styled(f"{spinner} {visible(line)}", "bold $warning")
         label = visible(self.retrying) or "working"
         return Content.styled(f"{spinner} {label}", "bold $warning" if self.retrying else "bold $accent")
 
@@ -244,9 +262,14 @@ class StatusBar(Widget):
         inner = event.event if event.type == "stream" else None
         if inner is not None and inner.type == "retry":
             self.retrying = inner.status_line()
+            self._wait = (inner, self._clock() + inner.delay) if inner.waits_for_reset else None
             return
-        if self.retrying and event.type in ("stream", "turn_finished"):
-            self.retrying = ""  # the new attempt answers
+        if inner is not None and inner.type == "rate_limits":
+            self._headroom = session.rate_limits
+            self.limit = session.rate_limits.warning()
+            return  # the headers came: the attempt has not answered yet
+        if self.retrying and event.type in ("stream", "turn_finished", "run_finished"):
+            self.retrying, self._wait = "", None  # the new attempt answers, or the run ended
         if event.type == "goal":
             self.goal = (event.condition, event.turns + 1) if event.state == "active" else None
         elif event.type == "turn_started":
