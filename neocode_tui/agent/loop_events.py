@@ -124,10 +124,26 @@ class ApprovalRequested(_LoopEvent):
     parent_call_id: str = ""
 
 
+class Compaction(BaseModel):
+    """What a compaction did: how many messages it summarised into how much, and the summary
+    the model reads from now on (a screen folds it under one line)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    reason: str
+    summarised: int
+    kept: int
+    tokens_before: int
+    tokens_after: int
+    summary: str
+
+
 class Notice(_LoopEvent):
     type: Literal["notice"] = "notice"
     level: NoticeLevel = "info"
     message: str
+    compaction: Compaction | None = None
+    """A compaction's notice: its figures and summary, which ``message`` also says in words."""
     calls_back: bool = False
     """News the user is called back for when not looking (a background command ended)."""
     call_id: str | None = None

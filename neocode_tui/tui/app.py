@@ -241,8 +241,7 @@ class NeoCodeApp(KeyActions, ImageAttaching):
             search_bar=search_bar, id="prompt",
         )
         self.prompt.cursor_blink = self.blink
-        self.status: StatusBar = StatusBar(self.clock, commands=self._running_commands,
-                                               key_of=lambda name: self.keys.keymap.first_label(name), id="status")
+        self.status: StatusBar = StatusBar(self.clock, commands=self._running_commands, id="status")
         yield self.conversation
         yield completion
         yield self.mention_picker
@@ -265,11 +264,10 @@ class NeoCodeApp(KeyActions, ImageAttaching):
         """The first frame. Without the settings yet (``starting``) it shows what is known
         without them: the version line, the input, the status bar with the flag's approval
         (else "ask"); the rest follows them, right after the frame."""
-        self.conversation.add_notice(
-            "info",
-            f"NeoCode {self.version} in {self.workspace.name or self.workspace} · "
-            "type a task and press Enter · F1 keys · / commands · Esc interrupts",
-        )
+        where = f"NeoCode {self.version} in {self.workspace.name or self.workspace}"
+        self.conversation.add_keyed_notice("info", lambda keys: " · ".join(filter(None, [
+            where, "type a task and press Enter", keys.press("key_help", "keys"), "/ commands",
+            keys.press("interrupt", "interrupts")])))
         self.start_up.first_frame()
         self.theme_changed_signal.subscribe(self, lambda _: self.themes.keep(self.theme))
         self.prompt.focus()
@@ -288,6 +286,10 @@ class NeoCodeApp(KeyActions, ImageAttaching):
 
     def use_keys(self, keys: KeyMap) -> None:
         """The user's keys from now on; what is wrong in them is said on screen."""
+        names = keys.names()
+        self.status.keys = names
+        self.queued.later_key = names.later
+        self.conversation.use_keys(names)
         for problem in self.keys.use(keys):
             self.conversation.add_notice("warning" if problem in keys.problems else "info", problem)
 
@@ -420,7 +422,10 @@ class NeoCodeApp(KeyActions, ImageAttaching):
             self.call_attention(waiting)
         if isinstance(event, agent.Notice) and not self.session.loop.running:
             # The session's own word (a compaction, a resume): no run's turn to belong to.
-            self.conversation.add_notice(event.level, event.message)
+            if event.compaction is not None:
+                self.conversation.add_compaction(event.compaction)
+            else:
+                self.conversation.add_notice(event.level, event.message)
             return
         self.conversation.post(event)
         self.status.track(event, self.session)
@@ -466,7 +471,7 @@ class NeoCodeApp(KeyActions, ImageAttaching):
     def _quit(self, _: str) -> None:
         """/quit: asked first when background commands would stop with it."""
         async def leave() -> None:
-            if await screens.confirm_quit(self, self.session.jobs.running):
+            if await screens.confirm_quit(self, self.session.jobs.running, self.status.keys.jobs):
                 self.exit()
         self.run_worker(leave())
 

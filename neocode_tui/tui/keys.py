@@ -3,13 +3,34 @@ does what, and the user's own keys, are ``tui/keymap``'s."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from neocode_tui.vocabulary import ApprovalMode
 
-FOLD_KEY = "Ctrl+T"
-"""The key that folds the latest tool output or thinking: the fold hints name it."""
-FOLD_HINT = f"{FOLD_KEY} or click"
-BACKGROUND_KEY = "Ctrl+B"
-"""Sends the running command to the background: a running command's panel names it."""
+
+@dataclass(frozen=True)
+class KeyNames:
+    """The keys the screen's hints name (a fold hint, a running command's panel, the status
+    bar, the welcome line): the defaults until the user's keymap says others; "" for an
+    action the user left without a key."""
+
+    fold: str = "Ctrl+T"
+    background: str = "Ctrl+B"
+    jobs: str = "F2"
+    interrupt: str = "Esc"
+    key_help: str = "F1"
+    later: str = "Tab"
+
+    @property
+    def fold_hint(self) -> str:
+        """"Ctrl+T or click": what folds a block."""
+        return f"{self.fold} or click" if self.fold else "click"
+
+    def press(self, name: str, words: str) -> str:
+        """"Esc interrupts": a key and what it does, or "" when the action has no key."""
+        key = getattr(self, name)
+        return f"{key} {words}" if key else ""
+
 
 MODE_CYCLE: tuple[ApprovalMode, ...] = ("ask", "auto-edit", "plan")
 """What Shift+Tab steps through. ``full-auto`` is never one key away: choose it with

@@ -120,7 +120,9 @@ class SlashLine:
         elif command.kind == "app":
             self._app_commands[name](argument)
         elif COMMANDS[name].idle and host.working:
-            host.conversation.add_notice("warning", f"/{name} waits for the current answer (Esc interrupts it)")
+            stop = host.conversation.keys.press("interrupt", "interrupts it")
+            host.conversation.add_notice("warning", f"/{name} waits for the current answer"
+                                         + (f" ({stop})" if stop else ""))
         elif COMMANDS[name].talks(argument):
             host.start_task(self.present(run_command(host.session, name, argument)))
         else:

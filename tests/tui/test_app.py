@@ -308,6 +308,8 @@ async def test_compact_replaces_the_history_with_the_summary(tmp_path: Path) -> 
         await driver.settle()
         assert len(app.session.messages) == 2
         assert "The user asked for a haiku" in app.session.messages[0].content
+        await screen_shows(app, pilot, "compacted 2 messages", gone=["The user asked for a haiku"])
+        await pilot.press("ctrl+t")  # the summary is folded under its line
         await screen_shows(app, pilot, "The user asked for a haiku")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from neocode_tui.agent.store.session_store import find_session, load_session
 from neocode_tui.events import Usage
 from neocode_tui.providers.http_provider import HTTPProvider
 from neocode_tui.providers.openai import OpenAIChat
@@ -67,6 +68,32 @@ async def test_compact_keeps_the_history_on_screen_above_the_marker(tmp_path: Pa
         driver = Driver(pilot)
         await driver.play([Type("first question"), Release(), Type("second question"), Release()])
         await driver.play([Type("/compact the questions"), Release()])
-        await screen_shows(app, pilot, "first question", "Answer 1.", "── compacted (on request) ──",
-                           "the last 2 kept as they were")
+        await screen_shows(app, pilot, "first question", "Answer 1.",
+                           "⇣ compacted 2 messages (~", "tokens), on request · Ctrl+T or click to read the summary",
+                           gone=["two questions were answered"])
         assert app.session.messages[0].content.endswith("Summary: two questions were answered.")
+
+
+async def test_the_compaction_unfolds_to_its_summary_and_uncompact_brings_the_history_back(tmp_path: Path) -> None:
+    app = scripted_app(tmp_path, [*turns(500, 600), scripted_reply("Summary again."), scripted_reply("Answer 3.")])
+    async with app.run_test(size=SIZE) as pilot:
+        driver = Driver(pilot)
+        await driver.play([Type("first question"), Release(), Type("second question"), Release()])
+        before = list(app.session.messages)
+        await driver.play([Type("/compact the questions"), Release()])
+        await screen_shows(app, pilot, "⇣ compacted 2 messages")
+        summary_request = app.session.provider.inner.requests[-1]
+        assert "the questions" in str(summary_request.messages[-1].content)  # the focus is asked for
+
+        await pilot.press("ctrl+t")
+        await screen_shows(app, pilot, "Summary: two questions were answered.", "to fold it",
+                           "/uncompact brings it back until you send again")
+        await driver.play([Type("/uncompact")])
+        await screen_shows(app, pilot, "uncompacted: the 2 summarised messages are back")
+        assert app.session.messages == before
+        saved = load_session(find_session(app.workspace, app.session.id))
+        assert saved.messages == before  # resuming brings the whole history back too
+
+        await driver.play([Type("/compact"), Release(), Type("third question"), Release(), Type("/uncompact")])
+        await screen_shows(app, pilot, "Answer 3.",
+                           "nothing to uncompact: the conversation went on after the compaction")

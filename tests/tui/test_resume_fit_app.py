@@ -36,7 +36,7 @@ async def test_a_resumed_session_too_long_reads_what_will_be_sent_and_is_compact
         assert len(app.session.messages) == total
 
         await Driver(pilot).play([Type("now fix them all"), Release()])
-        await screen_shows(app, pilot, "compacted (the history is more than fits the window)",
+        await screen_shows(app, pilot, "compacted 1,992 messages", "the history is more than fits the window",
                            "All fixed.")
         await wait_until(lambda: not app.working, pause=pilot.pause, what="the run's end")
         after = app.session.meter.context

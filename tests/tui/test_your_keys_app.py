@@ -131,3 +131,24 @@ def test_key_overlay_with_your_keys_screen(size: tuple[int, int], snap_compare, 
         await screen_shows(app, pilot, "Ctrl+S send (while it works")
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+HINT_KEYS = """
+[keys]
+key_help = "f5"
+interrupt = "ctrl+g"
+fold = "f6"
+"""
+
+
+async def test_every_hint_names_the_keys_you_bound(tmp_path: Path) -> None:
+    user_config(HINT_KEYS)
+    app = scripted_app(tmp_path, [scripted_reply("Done.", reasoning="Think it over.")])
+    async with app.run_test(size=(120, 30)) as pilot:
+        await started(app, pilot)
+        text = await screen_shows(app, pilot, "type a task and press Enter · F5 keys · / commands · Ctrl+G interrupts")
+        assert "F1 keys" not in text and "Esc interrupts" not in text
+        await pilot.press(*"think", "enter")
+        await Driver(pilot).step(Release())
+        text = await screen_shows(app, pilot, "Done.", "F6 or click to expand")
+        assert "Ctrl+T" not in text

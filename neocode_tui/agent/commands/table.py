@@ -250,6 +250,13 @@ async def _compact(session: CommandHost, argument: str) -> Outcome:
     return Report("")  # the session's own notices say how it went
 
 
+@_command("uncompact", "bring back the history from before the last compaction, if nothing was said since",
+          idle=True)
+async def _uncompact(session: CommandHost, _: str) -> Outcome:
+    session.uncompact()
+    return Report("")  # the session's notice says what came back, or why nothing did
+
+
 @_command("context", "what fills the model's context window")
 async def _context(session: CommandHost, _: str) -> Outcome:
     from neocode_tui.agent.commands.reports import context_report

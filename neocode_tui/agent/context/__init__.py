@@ -11,6 +11,8 @@ if TYPE_CHECKING:
     from neocode_tui.agent.context.headroom import Headroom
     from neocode_tui.agent.context.meter import Meter
     from neocode_tui.agent.context.pricing import find_model, format_cost, request_cost
+    from neocode_tui.agent.context.told import compaction_headline, compaction_words
+    from neocode_tui.agent.context.uncompact import Uncompact
 
 __all__ = [
     "Budget",
@@ -19,7 +21,10 @@ __all__ = [
     "Headroom",
     "Meter",
     "TITLE",
+    "Uncompact",
     "about",
+    "compaction_headline",
+    "compaction_words",
     "estimate_tokens",
     "find_model",
     "format_cost",
@@ -30,9 +35,11 @@ __all__ = [
 if not TYPE_CHECKING:
     __getattr__ = face(__name__, {
         "budget": ("Budget", "TITLE", "unpriced",),
+        "told": ("compaction_headline", "compaction_words",),
         "compactor": ("Compactor",),
         "figure": ("ContextFigure", "about", "estimate_tokens",),
         "headroom": ("Headroom",),
         "meter": ("Meter",),
         "pricing": ("find_model", "format_cost", "request_cost",),
+        "uncompact": ("Uncompact",),
     })

@@ -17,7 +17,7 @@ from neocode_tui.agent.context.budget import SUMMARY, Budget
 from neocode_tui.agent.context.figure import ASSUMED_WINDOW, CHARS_PER_TOKEN, about, estimate_tokens, is_overflow
 from neocode_tui.agent.context.meter import Meter
 from neocode_tui.agent.context.summary import compact_messages
-from neocode_tui.agent.loop_events import RunFinished, StopReason
+from neocode_tui.agent.loop_events import Compaction, RunFinished, StopReason
 from neocode_tui.agent.session import SideWork
 from neocode_tui.chat import Image, Message
 from neocode_tui.events import ErrorInfo, Usage
@@ -54,17 +54,20 @@ class Compactor:
         self, host: CompactionHost, meter: Meter, budget: Budget, side: SideWork, secrets: Secrets, *,
         run: Callable[[str, Sequence[Image]], Awaitable[RunFinished]],
         pre_compact: PreCompact, counted: Callable[[Usage], None],
-        replaced: Callable[[list[Message]], None], notice: Callable[[NoticeLevel, str], None],
+        replaced: Callable[[list[Message]], None], told: Callable[[Compaction], None],
+        notice: Callable[[NoticeLevel, str], None],
         ended: Callable[[StopReason, ErrorInfo | None], RunFinished],
     ) -> None:
         """``counted``: a summary's usage, for the session's totals and file; ``replaced``:
-        the history is now these messages; ``ended``: the end of a prompt not sent."""
+        the history is now these messages; ``told``: what the compaction did, for the user;
+        ``ended``: the end of a prompt not sent."""
         self._meter, self._budget, self._side, self._secrets = meter, budget, side, secrets
         self._host = host
         self._run = run
         self._pre_compact = pre_compact
         self._counted = counted
         self._replaced = replaced
+        self._told = told
         self._notice = notice
         self._ended = ended
         self._work: asyncio.Task[bool] | None = None
@@ -218,12 +221,7 @@ class Compactor:
             self._notice("error", f"could not compact: {result.error}")
             return False
         self._replaced(result.messages)
-        kept = f", the last {result.kept} kept as they were" if result.kept else ""
-        self._notice(
-            "info",
-            f"── compacted ({reason}) ──\n{result.summarised} earlier messages were summarised"
-            f"{kept}: {about(before)} → {about(self._meter.context.tokens)} tokens. The session file "
-            f"keeps the whole history; the model now reads this summary:\n\n"
-            f"{result.summary}",
-        )
+        self._told(Compaction(reason=reason, summarised=result.summarised, kept=result.kept,
+                              tokens_before=before, tokens_after=self._meter.context.tokens,
+                              summary=result.summary))
         return True

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from neocode_tui.agent.buffers import Buffers
 from neocode_tui.agent.commands import COMMANDS
-from neocode_tui.agent.context import Budget, Compactor, Headroom, Meter
+from neocode_tui.agent.context import Budget, Compactor, Headroom, Meter, Uncompact, compaction_words
 from neocode_tui.agent.delegation import AgentProviders, Subagents, TaskTool, load_agents
 from neocode_tui.agent.extensions import (
     CustomCommands,
@@ -35,6 +35,7 @@ from neocode_tui.agent.goal import Limits, Pursuit, ask_judge
 from neocode_tui.agent.loop import AgentLoop
 from neocode_tui.agent.loop_events import (
     CommandsChanged,
+    Compaction,
     LoopEvent,
     ModeChanged,
     Notice,
@@ -248,8 +249,10 @@ class AgentSession:
         self.compaction = Compactor(
             self, self.meter, self.budget, self.side, self.secrets, run=self.loop.run,
             pre_compact=self.hooks.pre_compact, counted=self._count_usage, replaced=self._compacted,
-            notice=self.notice, ended=self._ended,
+            told=self._told_compaction, notice=self.notice, ended=self._ended,
         )
+        self.undo_compaction = Uncompact()
+        """The history before the last compaction, for ``/uncompact``."""
         self._extensions_told = False
         self.steers = Steers(lambda text: self.secrets(clean_text(text)))
         """What the user sent to the running turn (``steer``), until a request reads it."""
@@ -530,6 +533,7 @@ class AgentSession:
 
     def _compacted(self, messages: list[Message]) -> None:
         """The history is a summary now; the file records it, the front ends show it."""
+        self.undo_compaction.compacted(self.loop.messages, messages)
         self.loop.messages[:] = messages
         self.lifecycle.restart("compact")
         self.meter.history_replaced(costs=False)
@@ -671,14 +675,37 @@ class AgentSession:
     def _store_problem(self, problem: str) -> None:
         self.notice("warning", problem)
 
+    def _told_compaction(self, what: Compaction) -> None:
+        self.undo_compaction.told(what)
+        shown = what.model_copy(update={"summary": self.secrets(what.summary)})
+        self.notice("info", compaction_words(shown), compaction=shown)
+
+    def uncompact(self) -> bool:
+        """The history from before the last compaction, back on screen, in the window and in
+        the session file, when nothing was said since; False (and why, said) otherwise."""
+        self.require_idle("/uncompact")
+        before = self.undo_compaction.history(self.messages)
+        if isinstance(before, str):
+            self.notice("info", before)
+            return False
+        words = self.undo_compaction.restored_words()
+        self.undo_compaction.restored()
+        self.loop.messages[:] = before
+        self.meter.history_replaced(costs=False)
+        self.file.write(SessionStore.append_compaction, before)
+        self.emit(TranscriptReplaced(turn=self.turn, reason="resumed", messages=list(before),
+                                     session_id=self.id, title=self.title))
+        self.notice("info", words)
+        return True
+
     def notice(self, level: NoticeLevel, message: str, *, calls_back: bool = False,
-               call_id: str | None = None) -> None:
+               call_id: str | None = None, compaction: Compaction | None = None) -> None:
         """The session's own word to the user (a compaction, a restart, a hook), through the
         listener; scrubbed, since it may carry a hook's words, a summary, a server's error.
         ``calls_back``: news worth a notification when the user looks elsewhere; ``call_id``:
         the tool call it is about."""
         self.emit(Notice(turn=self.turn, level=level, message=self.secrets(message),
-                         calls_back=calls_back, call_id=call_id))
+                         calls_back=calls_back, call_id=call_id, compaction=compaction))
 
     def emit(self, event: LoopEvent) -> None:
         """Tell the front end what happened: the loop's events and the session's own, which

@@ -35,6 +35,7 @@ from neocode_tui.tui.conversation.blocks import (
     ToolBlock,
     UserBlock,
 )
+from neocode_tui.tui.conversation.compaction_block import CompactionBlock
 from neocode_tui.tui.conversation.markdown_split import MarkdownSplitter, Piece
 from neocode_tui.tui.conversation.questions_block import QuestionsBlock
 from neocode_tui.tui.conversation.task_block import TaskBlock
@@ -42,11 +43,12 @@ from neocode_tui.tui.conversation.todo_line import TodoLine
 from neocode_tui.vocabulary import CUT_SHORT, NoticeLevel
 
 if TYPE_CHECKING:
-    from neocode_tui.agent import LoopEvent, RunFinished, SubagentDone, SubagentEvent
+    from neocode_tui.agent import Compaction, LoopEvent, RunFinished, SubagentDone, SubagentEvent
     from neocode_tui.agent.processes import Job
     from neocode_tui.chat import Message, RunEnd
     from neocode_tui.events import StreamEvent
     from neocode_tui.tui.attachments import Attachment
+    from neocode_tui.tui.keys import KeyNames
 
 _HINTS = {
     "auth": "Check your API key (OPENAI_API_KEY or ANTHROPIC_API_KEY) and send again.",
@@ -142,9 +144,15 @@ class Assembler:
         self._awaiting_run = True
         self._sink.append(UserBlock(text, attachments))
 
-    def notice(self, level: NoticeLevel, message: str) -> None:
-        """Notices belong to no stream attempt: a retry never takes one back."""
-        self._sink.append(NoticeBlock(level, message))
+    def notice(self, level: NoticeLevel, message: str,
+               keyed: Callable[[KeyNames], str] | None = None) -> None:
+        """Notices belong to no stream attempt: a retry never takes one back; ``keyed``:
+        see ``NoticeBlock``."""
+        self._sink.append(NoticeBlock(level, message, keyed))
+
+    def compaction(self, what: Compaction) -> None:
+        """A compaction's folded line, the summary under it."""
+        self._sink.append(CompactionBlock(what))
 
     def transcript(self, messages: list[Message], children: dict[str, list[Message]] | None = None) -> None:
         """A resumed session: every message settled, rendered lazily by the view;
@@ -226,7 +234,10 @@ class Assembler:
             return
         in_run = event.turn == self._turn or (self._turn is None and self._awaiting_run)
         if event.type == "notice" and in_run:
-            self.notice(event.level, event.message)
+            if event.compaction is not None:
+                self.compaction(event.compaction)
+            else:
+                self.notice(event.level, event.message)
             return
         if event.type == "run_finished" and in_run:
             self._run_finished(event)

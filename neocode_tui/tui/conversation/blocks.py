@@ -26,14 +26,16 @@ from neocode_tui.tui.conversation.background import Backgrounded, output_so_far
 from neocode_tui.tui.conversation.diff import diff_text
 from neocode_tui.tui.conversation.markdown_split import CodeChunk, Piece
 from neocode_tui.tui.conversation.palette import Palette
-from neocode_tui.tui.keys import BACKGROUND_KEY, FOLD_HINT
 from neocode_tui.tui.widgets import attachment_lines
 from neocode_tui.vocabulary import NoticeLevel
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rich.syntax import Syntax
 
     from neocode_tui.tui.attachments import Attachment
+    from neocode_tui.tui.keys import KeyNames
 
 
 COLLAPSED_LINES = 8
@@ -226,8 +228,8 @@ class ReasoningBlock(Block):
             header = Text(f"∴ Thinking… ({_lines(lines)}){took}", style=style)
             return Group(header, _indent(Text(visible(self.text.tail(LIVE_TAIL_LINES)), style=style)))
         if self.collapsed:
-            return Text(f"∴ Thought for {_lines(lines)}{took} · {FOLD_HINT} to expand", style=style)
-        header = Text(f"∴ Thought{took} · {FOLD_HINT} to collapse", style=style)
+            return Text(f"∴ Thought for {_lines(lines)}{took} · {palette.keys.fold_hint} to expand", style=style)
+        header = Text(f"∴ Thought{took} · {palette.keys.fold_hint} to collapse", style=style)
         return Group(header, _indent(Text(visible(self.text.text.strip()), style=style)))
 
     def estimate(self, width: int) -> int:
@@ -249,17 +251,22 @@ class RefusalBlock(Block):
 class NoticeBlock(Block):
     _ICONS: ClassVar[dict[str, str]] = {"info": "ℹ", "warning": "⚠", "error": "✖"}
 
-    def __init__(self, level: NoticeLevel, message: str) -> None:
+    def __init__(self, level: NoticeLevel, message: str,
+                 keyed: Callable[[KeyNames], str] | None = None) -> None:
+        """``keyed``: the words from the keys in use, for a notice that names keys and may
+        be drawn before the user's keys are read (``message``: its words meanwhile)."""
         super().__init__()
         self.level = level
         self.message = message
+        self.keyed = keyed
 
     def renderable(self, palette: Palette) -> RenderableType:
         color = {"info": palette.primary, "warning": palette.warning, "error": palette.error}[
             self.level
         ]
         icon = (f"{self._ICONS[self.level]} ", f"bold {color}")
-        return Text.assemble(icon, (visible(self.message), color))
+        message = self.keyed(palette.keys) if self.keyed is not None else self.message
+        return Text.assemble(icon, (visible(message), color))
 
     def estimate(self, width: int) -> int:
         return _estimate_text(self.message, width)
@@ -356,7 +363,7 @@ class ToolBlock(Block):
             icon, words, colour_name = background.state()
         else:
             icon, words, colour_name = _STATUS[self.status]
-            words += self._time_words()
+            words += self._time_words(palette.keys)
         colour = getattr(palette, colour_name)
         title = Text.assemble((f" {visible(self.name) or 'tool'} ", f"bold {palette.foreground}"))
         subtitle = Text(f" {icon} {words} ", style=colour)
@@ -424,7 +431,7 @@ class ToolBlock(Block):
         body.append(visible("\n".join(output.lines)))
         return body
 
-    def _time_words(self) -> str:
+    def _time_words(self, keys: KeyNames) -> str:
         """How long a command ran (``ran 8.2 s``), or has run so far while it runs."""
         if not self._is_command:
             return ""
@@ -432,7 +439,7 @@ class ToolBlock(Block):
             return "" if self.duration is None else f" · ran {seconds(self.duration)}"
         if self.status != "running":
             return ""
-        hint = f" · {BACKGROUND_KEY} sends it to the background" if self.name == "bash" else ""
+        hint = f" · {keys.background} sends it to the background" if self.name == "bash" and keys.background else ""
         return _took(self.took) + hint
 
     @property
@@ -452,11 +459,11 @@ class ToolBlock(Block):
         note = f"italic {palette.muted}"
         body = diff_text(shown, palette) if self.diff else Text("\n".join(shown), style=palette.foreground)
         if hidden:
-            body.append(f"\n… {hidden} more lines · {FOLD_HINT} to expand", style=note)
+            body.append(f"\n… {hidden} more lines · {palette.keys.fold_hint} to expand", style=note)
             if tail:
                 body.append("\n" + "\n".join(tail), style=palette.foreground)
         elif self.can_collapse:
-            body.append(f"\n({FOLD_HINT} to collapse)", style=note)
+            body.append(f"\n({palette.keys.fold_hint} to collapse)", style=note)
         return body
 
     def estimate(self, width: int) -> int:

@@ -6,10 +6,12 @@ are read here once per theme and handed to every renderer; a theme switch re-ren
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from rich.theme import Theme as RichTheme
+
+from neocode_tui.tui.keys import KeyNames
 
 
 @dataclass(frozen=True)
@@ -23,9 +25,11 @@ class Palette:
     warning: str
     error: str
     panel: str
+    keys: KeyNames = field(default_factory=KeyNames)
+    """The keys the blocks' hints name."""
 
     @classmethod
-    def from_variables(cls, variables: dict[str, str], dark: bool) -> Palette:
+    def from_variables(cls, variables: dict[str, str], dark: bool, keys: KeyNames | None = None) -> Palette:
         def pick(name: str, fallback: str) -> str:
             value = variables.get(name, fallback)
             return value if value.startswith("#") else fallback
@@ -40,6 +44,7 @@ class Palette:
             warning=pick("warning", "#FEA62B"),
             error=pick("error", "#B93C5B"),
             panel=pick("panel", "#242F38" if dark else "#D8D8D8"),
+            keys=keys or KeyNames(),
         )
 
     @property

@@ -32,9 +32,10 @@ from neocode_tui.tui.conversation.block_lines import BlockLines, Env
 from neocode_tui.tui.conversation.blocks import Block
 from neocode_tui.tui.conversation.palette import Palette
 from neocode_tui.tui.conversation.search import TranscriptFinder, restyled
+from neocode_tui.tui.keys import KeyNames
 
 if TYPE_CHECKING:
-    from neocode_tui.agent import LoopEvent
+    from neocode_tui.agent import Compaction, LoopEvent
     from neocode_tui.chat import Message
     from neocode_tui.tui.attachments import Attachment
 
@@ -79,6 +80,7 @@ class ConversationView(ScrollView, can_focus=True):
         self._undrawn = False
         self._waiters: list[asyncio.Future[None]] = []
         self._env: Env | None = None
+        self._keys = KeyNames()
         self._palette: Palette | None = None
         self._palette_theme = ""
         self._base_style: Style | None = None
@@ -110,6 +112,24 @@ class ConversationView(ScrollView, can_focus=True):
 
     def add_notice(self, level: Literal["info", "warning", "error"], message: str) -> None:
         self._enqueue(lambda: self._assembler.notice(level, message))
+
+    def add_compaction(self, what: Compaction) -> None:
+        self._enqueue(lambda: self._assembler.compaction(what))
+
+    def add_keyed_notice(self, level: Literal["info", "warning", "error"],
+                         words: Callable[[KeyNames], str]) -> None:
+        """A notice naming keys, drawn with the keys in use (the user's, once read)."""
+        self._enqueue(lambda: self._assembler.notice(level, words(self._keys), words))
+
+    @property
+    def keys(self) -> KeyNames:
+        """The keys hints name now."""
+        return self._keys
+
+    def use_keys(self, keys: KeyNames) -> None:
+        """The keys hints name from now on: every block is drawn again with them."""
+        self._keys = keys
+        self._theme_changed()
 
     def clear(self) -> None:
         self._enqueue(self._clear_now)
@@ -296,7 +316,7 @@ class ConversationView(ScrollView, can_focus=True):
     def _current_env(self) -> Env:
         app = self.app
         if self._palette is None or self._palette_theme != app.theme:
-            self._palette = Palette.from_variables(app.theme_variables, app.current_theme.dark)
+            self._palette = Palette.from_variables(app.theme_variables, app.current_theme.dark, self._keys)
             self._palette_theme = app.theme
         return max(self.scrollable_content_region.width, 10), self._palette
 

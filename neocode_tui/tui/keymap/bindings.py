@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from neocode_tui.tui.keymap.actions import ACTIONS, BY_NAME, RESERVED, Action
 from neocode_tui.tui.keymap.names import KeyNameError, Sequence, is_typing, label, parse_sequence
+from neocode_tui.tui.keys import KeyNames
 
 
 @dataclass
@@ -56,6 +57,10 @@ class KeyMap:
         command that does the same when it has none."""
         sequences = self.keys[name]
         return label(sequences[0]) if sequences else ""
+
+    def names(self) -> KeyNames:
+        """The keys the screen's hints name, as this keymap has them."""
+        return KeyNames(**{name: self.first_label(name) for name in KeyNames.__dataclass_fields__})
 
 
 def default_keymap() -> KeyMap:

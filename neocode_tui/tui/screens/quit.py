@@ -36,21 +36,24 @@ class QuitScreen(ModalScreen[bool]):
         Binding("n,escape", "decide(False)", "Stay", show=False),
     ]
 
-    def __init__(self, jobs: list[Job]) -> None:
+    def __init__(self, jobs: list[Job], jobs_key: str = "F2") -> None:
+        """``jobs_key``: the key that shows them, as the user's keymap has it."""
         super().__init__()
         self.jobs = jobs
+        self.jobs_key = jobs_key
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static("Quit NeoCode?", id="title")
             yield Static(stopping_words(self.jobs) + ".", id="body", markup=False)
+            shows = f" ({self.jobs_key} shows them)" if self.jobs_key else ""
             yield Static(Content.from_markup(
-                "[b]y[/b] quit and stop them   [b]n[/b] / [b]esc[/b] stay (F2 shows them)"), id="keys")
+                "[b]y[/b] quit and stop them   [b]n[/b] / [b]esc[/b] stay$shows", shows=shows), id="keys")
 
     def action_decide(self, leave: bool) -> None:
         self.dismiss(leave)
 
 
-async def confirm_quit(app: App[Any], jobs: list[Job]) -> bool:
+async def confirm_quit(app: App[Any], jobs: list[Job], jobs_key: str = "F2") -> bool:
     """Whether to quit, asked only when ``jobs`` (the running ones) would stop."""
-    return not jobs or await answer_of(app, QuitScreen(jobs), False)
+    return not jobs or await answer_of(app, QuitScreen(jobs, jobs_key), False)

@@ -42,6 +42,8 @@ class QueuedPrompts(Static):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.waiting: list[Waiting] = []
+        self.later_key = "Tab"
+        """The key that keeps a message for after this turn (the app sets the user's)."""
 
     @property
     def prompts(self) -> list[str]:
@@ -95,7 +97,8 @@ class QueuedPrompts(Static):
             for item in self.waiting
         ]
         if lines:
-            hint = "Tab: the newest for after this (or back) · Up on an empty prompt edits the last"
+            later = f"{self.later_key}: the newest for after this (or back) · " if self.later_key else ""
+            hint = f"{later}Up on an empty prompt edits the last"
             lines.append(Content.styled(hint, "dim italic"))
         self.update(Content("\n").join(lines))
 

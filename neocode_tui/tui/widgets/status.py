@@ -17,6 +17,7 @@ from textual.widget import Widget
 
 from neocode_tui.agent.context import format_cost
 from neocode_tui.terminal_text import visible
+from neocode_tui.tui.keys import KeyNames
 from neocode_tui.vocabulary import is_offline
 
 if TYPE_CHECKING:
@@ -25,8 +26,6 @@ if TYPE_CHECKING:
     from neocode_tui.agent.session import AgentSession
     from neocode_tui.events import StreamRetry, Usage
 
-KEYS = {"jobs": "F2", "interrupt": "Esc"}
-"""The keys the bar names, until the app says which the user's keymap has."""
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 OFFLINE_LABEL = "offline scripted model — set OPENAI_API_KEY or ANTHROPIC_API_KEY"
@@ -133,15 +132,15 @@ class StatusBar(Widget):
 
     def __init__(
         self, clock: Callable[[], float], *, commands: Callable[[], int] = lambda: 0,
-        key_of: Callable[[str], str] = KEYS.__getitem__, id: str | None = None,
+        id: str | None = None,
     ) -> None:
         """``commands``: how many background commands run, read at each tick (a count
-        that changes while nothing else does, when one ends); ``key_of``: the key an
-        action has now, by its name (``jobs``, ``interrupt``)."""
+        that changes while nothing else does, when one ends)."""
         super().__init__(id=id)
         self._clock = clock
         self._commands = commands
-        self._key_of = key_of
+        self.keys = KeyNames()
+        """The keys the bar names (the app sets the user's)."""
         self._headroom: Headroom | None = None
         self._wait: tuple[StreamRetry, float] | None = None
         """A rate limit's long wait: its retry event and when on the clock it ends."""
@@ -194,8 +193,8 @@ class StatusBar(Widget):
             groups.append(_goal_parts(*self.goal))
         if self.commands:
             running = f"{self.commands} command{'s' * (self.commands != 1)} running"
-            groups.append([(KEEP, Content.styled(running, "bold $accent")),
-                           (4, Content.styled(f" · {self._key_of('jobs')}", "dim"))])
+            jobs = [(4, Content.styled(f" · {self.keys.jobs}", "dim"))] if self.keys.jobs else []
+            groups.append([(KEEP, Content.styled(running, "bold $accent")), *jobs])
         if self.limit:
             groups.append([(KEEP, Content.styled(f"⚠ {self.limit}", "bold $warning"))])
         if self.working:
@@ -208,8 +207,8 @@ class StatusBar(Widget):
         spinner = SPINNER[int(now * 10) % len(SPINNER)]
         if self._wait is not None:
             retry, until = self._wait
-            stop = self._key_of("interrupt")
-            line = retry.status_line(left=until - now) + (f" · {stop} stops" if stop else "")
+            stop = self.keys.press("interrupt", "stops")
+            line = retry.status_line(left=until - now) + (f" · {stop}" if stop else "")
             return Content.styled(f"{spinner} {visible(line)}", "bold $warning")
         label = visible(self.retrying) or "working"
         return Content.styled(f"{spinner} {label}", "bold $warning" if self.retrying else "bold $accent")
