@@ -55,7 +55,7 @@ async def test_a_status_line_script_reads_rate_limits_as_claude_code_names_them(
     model_server.enqueue(Response(headers=LOW, body=openai_turn("Done.")))
     seen = tmp_path / "seen.json"
     script = tmp_path / "statusline"
-    script.write_text(f"#!/bin/sh\ncat > {seen}\necho ok\n")
+    script.write_text(f"#!/bin/sh\ncat > {seen}.part && mv {seen}.part {seen}\necho ok\n")
     script.chmod(0o755)
     app = limits_app(tmp_path, model_server.url, status_line={"command": str(script)})
     async with app.run_test(size=SIZE) as pilot:
