@@ -64,7 +64,8 @@ def test_claude_code_tool_names_are_ours_and_the_missing_ones_are_never_granted(
     assert architect.tools == ("read_file", "write_file", "grep", "glob", "bash")
     assert architect.missing == ("Task", "WebSearch")
     security = catalog.agents["selfish-security"]
-    assert (security.ignored, security.isolation) == (("skills", "memory"), "worktree")
+    assert (security.ignored, security.isolation) == (("memory",), "worktree")
+    assert architect.skills == ("docs/critic-loop-rules.md", "docs/phase-gate-protocol.md")
     # explore, NextSpark's but one, selfish-pipeline's: Claude Code also needs front matter
     assert len(catalog.agents) == 1 + 21 + 2
     [problem] = catalog.problems
@@ -80,8 +81,9 @@ async def test_agents_names_what_each_agent_does_not_get(
 
     assert ("  tools: bash, glob, grep, read_file, edit_file, write_file, todo_write, bash_output, "
             "kill_bash · model: sonnet\n  not granted, no equivalent here: AskUserQuestion") in report
-    assert ("  not granted, no equivalent here: Task (a subagent starts no subagent), WebSearch\n"
-            "  no effect here: skills, memory (docs/extending.md)") in report
+    assert ("  skills preloaded: docs/critic-loop-rules.md, docs/phase-gate-protocol.md\n"
+            "  not granted, no equivalent here: Task (a subagent starts no subagent), WebSearch\n"
+            "  no effect here: memory (docs/extending.md)") in report
     assert "AskUserQuestion" not in report.split("not granted")[0]
     lines = report.splitlines()
     [security] = [number for number, line in enumerate(lines) if line.startswith("selfish-security (user, ")]
@@ -162,3 +164,42 @@ async def test_headless_says_the_missing_tools_once_on_stderr(
     assert result.out.endswith("Both endpoints are there.\n")
     assert result.err.count("agent backend-developer runs without AskUserQuestion: no such tool here") == 1
     assert result.err.count("asks for the model 'sonnet'") == 1
+
+
+async def test_an_agent_starts_with_the_skills_its_file_lists_and_says_the_ones_not_found(
+    openai_only: Dialect, installed: Path
+) -> None:
+    skill = copied(NEXTSPARK / "skills" / "rate-limiting", installed / ".claude" / "skills" / "rate-limiting")
+    (installed / ".claude" / "agents" / "api-reviewer.md").write_text(
+        "---\nname: api-reviewer\ndescription: Reviews API endpoints\ntools: Read, Grep\n"
+        "skills: rate-limiting, no-such-skill\n---\nReview the endpoint you are given.\n")
+    openai_only.reply("", [("t1", "task", task("api-reviewer", "review GET /orders")),
+                           ("t2", "task", task("selfish-architect", "sketch the design"))])
+    openai_only.reply("Rate limited.")
+    openai_only.reply("Designed.")
+    openai_only.reply("Both done.")
+    recorder = Recorder()
+    session = AgentSession(Settings(provider="openai", approval="full-auto"), installed,
+                           FrontEnd(listener=recorder), provider=openai_only.provider(), save=False)
+
+    await session.prompt(PARENT_PROMPT)
+
+    systems = {json.dumps(request.json["messages"][1:]): request.json["messages"][0]["content"]
+               for request in openai_only.server.requests if PARENT_PROMPT not in json.dumps(request.json)}
+    [reviewer] = [system for asked, system in systems.items() if "review GET /orders" in asked]
+    [architect] = [system for asked, system in systems.items() if "sketch the design" in asked]
+    assert reviewer.startswith("Review the endpoint you are given.\n\n# Skill rate-limiting (.claude/skills/")
+    body = (skill / "SKILL.md").read_text().split("---\n", 2)[2].strip()
+    assert body.startswith("# Rate Limiting Skill") and body[:400] in reviewer
+    assert "# Skill " not in architect
+    notes = sorted(n.message for n in recorder.of(Notice) if "starts without" in n.message)
+    assert notes == [
+        "agent api-reviewer starts without some of its skills: there is no skill named 'no-such-skill' "
+        "for you to load",
+        "agent selfish-architect starts without some of its skills: there is no skill named "
+        "'docs/critic-loop-rules.md' for you to load; there is no skill named "
+        "'docs/phase-gate-protocol.md' for you to load",
+    ]
+    report = (await run_as_text(session, "agents", "", answer=False)).text
+    assert "  skills preloaded: rate-limiting, no-such-skill\n" in report
+    await session.aclose()

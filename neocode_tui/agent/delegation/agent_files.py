@@ -3,8 +3,9 @@
 A file's body is the child's system prompt; its front matter gives ``name``, ``description``
 (what the parent model reads to choose it), ``tools`` and ``disallowedTools`` (a comma list
 or a YAML list, Claude Code's names or ours: ``claude_names``), ``maxTurns`` and ``model``
-(Claude Code's alias or model id, or a profile of the user's; ``inherit`` is the parent's).
-The other fields Claude Code has are named per agent in ``/agents`` as having no effect here.
+(Claude Code's alias or model id, or a profile of the user's; ``inherit`` is the parent's)
+and ``skills`` (skills whose whole instructions the child starts with). The other fields
+Claude Code has are named per agent in ``/agents`` as having no effect here.
 They come from the user (``agents/`` in the config folder, ``~/.claude/agents/``) and the
 workspace (``.neocode/agents/``, ``.claude/agents/``), each folder read with its subfolders.
 
@@ -51,7 +52,7 @@ EXPLORE_PROMPT = (
     "concise, self-contained answer with the file paths and facts the other agent needs: "
     "it sees only your final message."
 )
-IGNORED = ("permissionMode", "skills", "mcpServers", "hooks", "memory", "background", "effort",
+IGNORED = ("permissionMode", "mcpServers", "hooks", "memory", "background", "effort",
            "initialPrompt", "color")
 """Claude Code's agent fields that have no effect here (docs/extending.md says why, each)."""
 
@@ -80,6 +81,8 @@ class AgentFile:
     ignored: tuple[str, ...] = ()
     isolation: Literal["", "worktree"] = ""
     """``worktree``: each run works in a git worktree of its own (Claude Code's field)."""
+    skills: tuple[str, ...] = ()
+    """Skills preloaded into its system prompt, as the file names them."""
 
 
 EXPLORER = AgentFile(EXPLORE, EXPLORE_DESCRIPTION, EXPLORE_PROMPT, EXPLORE_TOOLS)
@@ -183,7 +186,7 @@ def _read(path: Path, source: Source, problems: list[str]) -> AgentFile | None:
         name, description, prompt, tools.granted if tools is not None else None, model, source, path,
         missing=missing, missing_words=tools.missing_words() if tools is not None else "",
         denied=denied.granted if denied is not None else (), max_turns=_turns(data.get("maxTurns")),
-        ignored=tuple(key for key in IGNORED if key in data),
+        ignored=tuple(key for key in IGNORED if key in data), skills=_names(data.get("skills")),
         isolation="worktree" if isolation == "worktree" else "",
     )
 
@@ -199,11 +202,21 @@ def _scalar(value: object) -> str | None:
 def _tools(value: object, path: Path, problems: list[str]) -> Tools | None:
     if value is None or value == "":
         return None
-    names = value if isinstance(value, list) else (_scalar(value) or "").split(",")
-    tools = read_tools(_scalar(item) or "" for item in names)
+    tools = read_tools(_listed(value))
     if not tools.granted and not tools.missing:
         problems.append(f"{path}: tools lists no tool; the agent gets none")
     return tools
+
+
+def _names(value: object) -> tuple[str, ...]:
+    """Each name once, one short line each."""
+    return tuple(dict.fromkeys(filter(None, (_line(name, 64) for name in _listed(value)))))
+
+
+def _listed(value: object) -> list[str]:
+    """A comma list or a YAML list, as its items' text."""
+    items = value if isinstance(value, list) else (_scalar(value) or "").split(",")
+    return [_scalar(item) or "" for item in items]
 
 
 def _turns(value: object) -> int | None:
@@ -229,6 +242,8 @@ def agents_text(catalog: AgentCatalog) -> str:
         lines += [f"{agent.name} ({where})", f"  {agent.description}", f"  tools: {tools} · model: {model}"]
         if agent.isolation:
             lines.append("  works in a git worktree of its own (isolation: worktree)")
+        if agent.skills:
+            lines.append(f"  skills preloaded: {', '.join(agent.skills)}")
         if agent.missing:
             lines.append(f"  not granted, no equivalent here: {agent.missing_words}")
         if agent.ignored:

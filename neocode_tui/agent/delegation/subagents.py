@@ -36,7 +36,7 @@ from neocode_tui.agent.loop_events import (
 )
 from neocode_tui.agent.loop_host import Alone
 from neocode_tui.agent.permissions import Approver, CallGate
-from neocode_tui.agent.tools import AskUser, Tool, ToolError, ToolOutput, ToolRegistry
+from neocode_tui.agent.tools import AskUser, Tool, ToolError, ToolOutput, ToolRegistry, UseSkill
 from neocode_tui.agent.tools.base import RESULT_CAP, Confinement, OutputCallback, Preview, cap_text
 from neocode_tui.agent.tools.bash import Bash, BashArgs
 from neocode_tui.agent.workspace import Workspace
@@ -262,9 +262,10 @@ class Subagents:
         self._say_missing(agent, unmatched, call.call_id)
         tree, workspace = (await isolation.child_worktree(self.parent.workspace, agent.name, call.call_id)
                            if agent.isolation == "worktree" else (None, self.parent.workspace))
+        skills = await self._preloaded(agent, call.call_id)
         child = ChildLoop(
             self.parent, provider, tools=tools,
-            system_prompt=self._system_prompt(agent, workspace), approver=self._approver(agent, call),
+            system_prompt=self._system_prompt(agent, workspace, skills), approver=self._approver(agent, call),
             budget=self.budget, max_turns=agent.max_turns, workspace=workspace,
         )
         child.sink = self._forwarder(call, agent, provider, activity, self._held_to_budget(child))
@@ -322,10 +323,25 @@ class Subagents:
             tools.append(tool if tool.kind == "read" else OneAtATime(tool, self._changing))
         return ToolRegistry(tools), unmatched
 
-    def _system_prompt(self, agent: AgentFile, workspace: Workspace) -> str:
+    async def _preloaded(self, agent: AgentFile, call_id: str) -> list[str]:
+        """The skills the agent file lists, loaded as ``skill`` loads them (which opens
+        their folders); the ones that could not be are said once per session and agent."""
+        tool = self.parent.tools.get(UseSkill.name)
+        if not agent.skills or not isinstance(tool, UseSkill):
+            return []
+        loaded, problems = await asyncio.to_thread(tool.preload, agent.skills, self.parent.workspace)
+        told = f"{agent.name} skills"
+        if problems and told not in self._told:
+            self._told.add(told)
+            self._host.notice("warning", f"agent {agent.name} starts without some of its skills: "
+                              f"{'; '.join(problems)}", call_id=call_id)
+        return loaded
+
+    def _system_prompt(self, agent: AgentFile, workspace: Workspace, skills: list[str]) -> str:
+        preloaded = "".join(f"{skill}\n\n" for skill in skills)
         return (
-            f"{agent.prompt}\n\nYou are the {agent.name} agent, working for another agent in "
-            f"the workspace {workspace.root}. Your last message is your answer: "
+            f"{agent.prompt}\n\n{preloaded}You are the {agent.name} agent, working for another "
+            f"agent in the workspace {workspace.root}. Your last message is your answer: "
             "the other agent reads only that, so make it complete."
         )
 

@@ -27,7 +27,7 @@ from neocode_tui.chat import ToolSpec
 __all__ = [
     "Confinement", "FileTool", "OutputCallback", "Tool", "ToolError", "ToolKind", "ToolOutput",
     "AskOption", "AskQuestion", "AskUser", "Asker", "Reply", "UserQuestions", "reply_of",
-    "MAX_TOOLS", "SkillFolders", "ToolNamed", "ToolRegistry", "ToolSource", "default_tools",
+    "MAX_TOOLS", "SkillFolders", "UseSkill", "ToolNamed", "ToolRegistry", "ToolSource", "default_tools",
 ]
 
 ToolNamed = Callable[[str], "Tool[Any] | None"]

@@ -4,6 +4,7 @@ The catalogue is read once per session (the first prompt), so what the model was
 the skills are and what ``skill`` finds are the same. Loading a skill opens its folder to
 ``read_file`` (``SkillFolders``) and to nothing else: a skill's scripts and references may
 live in the user's home, outside the workspace, and the rest of the home stays closed.
+A subagent whose file lists ``skills`` starts with them loaded the same way (``preload``).
 """
 
 from __future__ import annotations
@@ -95,3 +96,13 @@ class UseSkill(FileTool[SkillArgs]):
         extra = f"\n\n## Files of this skill (read them with read_file)\n\n{listed}" if files else ""
         body = skill_body(skill).replace("${CLAUDE_SKILL_DIR}", str(skill.folder))
         return ToolOutput(f"# Skill {skill.name} ({where})\n\n{body}{extra}")
+
+    def preload(self, names: tuple[str, ...], workspace: Workspace) -> tuple[list[str], list[str]]:
+        """Each named skill as ``skill`` loads it, and why each one that could not be was not."""
+        loaded, problems = [], []
+        for name in names:
+            try:
+                loaded.append(self.run_sync(SkillArgs(name=name), workspace, Deadline()).text)
+            except ToolError as exc:
+                problems.append(str(exc).split(";")[0])
+        return loaded, problems
