@@ -8,9 +8,12 @@ import json
 import secrets
 from pathlib import Path
 
+from textual.widgets import Static
+
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE
+from neocode_tui.tui.screens.jobs import JobsScreen
 from tests.support.model_server import ModelServer, Response
 from tests.support.processes import sleepers
 from tests.support.reading import screen_text, toast_text
@@ -70,6 +73,44 @@ async def test_ctrl_b_sends_the_running_command_to_the_background_and_ps_stops_i
         assert sleepers(token) == []
         await pilot.press("ctrl+b")  # nothing runs now: said, and nothing breaks
         await screen_shows(app, pilot, "Ctrl+B: no command is running in the foreground")
+
+
+async def test_f2_and_ps_show_a_background_command_s_output_as_it_comes(
+    tmp_path: Path, model_server: ModelServer
+) -> None:
+    token = f"37{secrets.randbelow(10**6)}"
+    command = f"echo first line; while [ ! -e go ]; do sleep 0.05; done; echo second line; sleep {token}"
+    call = json.dumps({"command": command, "run_in_background": True})
+    model_server.enqueue(Response(body=openai_turn("", [("bash", call)])),
+                         Response(body=openai_turn("Started.")))
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    app = app_on(model_server, workspace, [0.0])
+
+    def view() -> str:
+        """What the live view lists, read off it (the panel behind it shows the tail too)."""
+        assert isinstance(app.screen, JobsScreen), "the live view is open"
+        return str(app.screen.query_one("#body", Static).render())
+
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+        await pilot.press(*"start it", "enter")
+        await screen_shows(app, pilot, "Started.", "◐ running in the background as b1")
+        await pilot.press("f2")
+        await wait_until(lambda: "first line" in view(), pause=pilot.pause, what="the first line in F2's view")
+        assert "second line" not in view()
+        (workspace / "go").touch()  # the command prints its next line while the view is open
+        await wait_until(lambda: "second line" in view(), pause=pilot.pause, what="the next line, as it came")
+        await wait_until(lambda: len(sleepers(token)) == 1, pause=pilot.pause, what="the sleeper")
+        await pilot.press("escape")
+
+        await pilot.press(*"/ps", "enter")  # the same view
+        await wait_until(lambda: "first line" in view() and "second line" in view(), pause=pilot.pause,
+                         what="/ps showing both lines")
+        await screen_shows(app, pilot, "Background commands · 1 running", "› b1 ◐ running")
+        await pilot.press("k")
+        await screen_shows(app, pilot, "Background commands · 0 running", "⏹ stopped by the user")
+        assert sleepers(token) == []
 
 
 async def test_quitting_stops_background_commands_and_the_exit_line_says_so(
