@@ -84,7 +84,7 @@ async def test_a_resumed_session_shows_the_task_folded_with_its_transcript(tmp_p
     async with app.run_test(size=(100, 32)) as pilot:
         await play(FOLDED, pilot, [Type(f"/resume {saved}")])
         await screen_shows(app, pilot, "task · explore: find --verbose handling", "`--verbose` is not handled yet",
-                           "ctrl+t: transcript (4 messages)", "✓ done · ran 0.0 s · 1 tool")
+                           "ctrl+t: transcript (4 messages)", "✓ done · ran 0.0 s · 1 tool · 1,920 tokens")
         await pilot.press("ctrl+t")
         await screen_shows(app, pilot, "› Where is the --verbose flag handled in src?")
 

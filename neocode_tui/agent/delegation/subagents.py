@@ -23,6 +23,7 @@ from neocode_tui.agent.call_context import CURRENT_CALL, RunningCall
 from neocode_tui.agent.context import Budget
 from neocode_tui.agent.delegation.agent_files import EXPLORE, AgentCatalog, AgentFile
 from neocode_tui.agent.delegation.claude_names import matching
+from neocode_tui.agent.delegation.spent import spent_line
 from neocode_tui.agent.loop import AgentLoop, Sink
 from neocode_tui.agent.loop_events import (
     ApprovalDecision,
@@ -284,7 +285,7 @@ class Subagents:
                 await own.aclose()
             kept = await isolation.worktree_words(tree) if tree is not None else ""
         usage = child.usage
-        spent = f"[{agent.name}: {usage.input_tokens or 0:,} input and {usage.output_tokens or 0:,} output tokens]"
+        spent = spent_line(agent.name, usage)
         if kept:
             spent += f"\n[{agent.name}: {kept}]"
         if finished.reason == "error":

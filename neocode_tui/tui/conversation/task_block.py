@@ -17,6 +17,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from neocode_tui.agent.delegation import spent_tokens
 from neocode_tui.agent.processes import seconds
 from neocode_tui.terminal_text import visible
 from neocode_tui.tui.conversation.blocks import _STATUS, ToolBlock, _estimate_text, _took
@@ -74,6 +75,7 @@ class TaskBlock(ToolBlock):
 
     def finish(self, result: str, diff: str | None) -> None:
         super().finish(result, diff)
+        self.tokens = self.tokens or spent_tokens(result)  # a resumed session's child
         self.collapsed = True
 
     @property
