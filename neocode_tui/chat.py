@@ -120,6 +120,10 @@ class Message(BaseModel):
     notice: bool = False
     """For ``role="user"``: NeoCode's own note to the model (a background command ended),
     not the user's words; a resumed session draws it as a notice."""
+    ran: list[Message] = Field(default_factory=list)
+    """For ``role="user"``: a command's ``!`command``` lines, run before it was sent (their
+    output is in ``content``): an assistant message of their ``bash`` calls, then each one's
+    result, so a resumed session draws them as they were shown (never sent)."""
 
 
 class ToolSpec(BaseModel):

@@ -15,7 +15,7 @@ before pydantic has loaded (its first frame does not wait for it).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -318,23 +318,31 @@ class CallTracker:
 def replayed(messages: list[Message]) -> Iterator[Message | CallBegin | CallEnd]:
     """A stored transcript as it would have been told live: each user and assistant message,
     and after an assistant message each of its calls begun whole and ended as saved
-    (``interrupted``, without a result, if none was saved). Tool results are not repeated."""
+    (``interrupted``, without a result, if none was saved); after a user message the calls
+    its command ran first (``Message.ran``). Tool results are not repeated."""
     results = {m.tool_call_id: m for m in messages if m.role == "tool" and m.tool_call_id}
     for message in messages:
         if message.role not in ("user", "assistant"):
             continue
         yield message
-        for index, stored in enumerate(message.tool_calls):
-            call = Call(0, index, stored.id, stored.name)
-            call.arguments.feed(stored.arguments)
-            yield CallBegin(call)
-            result = results.get(stored.id)
-            if result is None:
-                call.status = "interrupted"
-                yield CallEnd(call, call.status)
-            else:
-                call.status = _saved_status(result)
-                yield CallEnd(call, call.status, result.content, duration=result.duration,
+        yield from _calls(message, results)
+        ran = {m.tool_call_id: m for m in message.ran if m.tool_call_id}
+        for first in message.ran:
+            yield from _calls(first, ran)
+
+
+def _calls(message: Message, results: Mapping[str, Message]) -> Iterator[CallBegin | CallEnd]:
+    for index, stored in enumerate(message.tool_calls):
+        call = Call(0, index, stored.id, stored.name)
+        call.arguments.feed(stored.arguments)
+        yield CallBegin(call)
+        result = results.get(stored.id)
+        if result is None:
+            call.status = "interrupted"
+            yield CallEnd(call, call.status)
+        else:
+            call.status = _saved_status(result)
+            yield CallEnd(call, call.status, result.content, duration=result.duration,
                           output=result.output, job=result.job, images=tuple(result.images))
 
 

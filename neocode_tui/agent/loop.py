@@ -142,8 +142,9 @@ class AgentLoop:
     def running(self) -> bool:
         return self._work is not None and not self._work.done()
 
-    async def run(self, prompt: str, images: Sequence[Image] = ()) -> RunFinished:
-        """Run ``prompt`` until the model stops calling tools, an error, or the turn limit.
+    async def run(self, prompt: str, images: Sequence[Image] = (), ran: Sequence[Message] = ()) -> RunFinished:
+        """Run ``prompt`` until the model stops calling tools, an error, or the turn limit;
+        ``ran``: the calls run before it (a command's lines), kept on it for the screen.
 
         However a run ends, the partial answer is kept and every call not run gets a
         result, so the transcript stays valid, and ``RunFinished`` is emitted. ``cancel()``
@@ -156,7 +157,7 @@ class AgentLoop:
         self._last_text = ""
         self._stopped = self.runner.final = self._fallback = None
         self._add_notes()  # before the prompt: the user's words stay the newest
-        self._add(Message(role="user", content=prompt, images=list(images)))
+        self._add(Message(role="user", content=prompt, images=list(images), ran=list(ran)))
         self._work = work = asyncio.create_task(self._run_reporting())
         try:
             return await work

@@ -70,3 +70,10 @@ async def test_a_repository_command_asks_before_its_line_runs(tmp_path: Path, ho
         await screen_shows(app, pilot, "$ cat .claude/selfish.config.md", "CONFIG_MARKER_4711", "✓ done")
         sent = app.session.messages[0].content
         assert isinstance(sent, str) and "CONFIG_MARKER_4711" in sent and "!`cat" not in sent
+
+    resumed = NeoCodeApp(Settings(provider="scripted"), ScriptedProvider([]), tmp_path / "project",
+                         remember_theme=False, resume="")
+    async with resumed.run_test(size=SIZE) as pilot:  # --continue: the command's line, as it ran
+        shown = await screen_shows(resumed, pilot, "$ cat .claude/selfish.config.md", "CONFIG_MARKER_4711",
+                                   "✓ done", "Reviewed.")
+        assert shown.index("$ cat .claude/selfish.config.md") < shown.index("Reviewed.")

@@ -52,7 +52,7 @@ PreCompact = Callable[[Literal["manual", "auto"], str], Awaitable[str | None]]
 class Compactor:
     def __init__(
         self, host: CompactionHost, meter: Meter, budget: Budget, side: SideWork, secrets: Secrets, *,
-        run: Callable[[str, Sequence[Image]], Awaitable[RunFinished]],
+        run: Callable[[str, Sequence[Image], Sequence[Message]], Awaitable[RunFinished]],
         pre_compact: PreCompact, counted: Callable[[Usage], None],
         replaced: Callable[[list[Message]], None], told: Callable[[Compaction], None],
         notice: Callable[[NoticeLevel, str], None],
@@ -154,10 +154,11 @@ class Compactor:
         self._done_in_run = True
         await self._compact("", f"the context passed {self._threshold_words} during the run")
 
-    async def run(self, text: str, images: list[Image]) -> RunFinished:
-        """The run; when the server says the context overflowed, the history is compacted
-        and the prompt sent again, once: a history that overflows after that will not fit."""
-        finished = await self._run(text, images)
+    async def run(self, text: str, images: list[Image], ran: Sequence[Message] = ()) -> RunFinished:
+        """The run (``ran``: the calls run before the prompt, kept on it); when the server says
+        the context overflowed, the history is compacted and the prompt sent again, once: a
+        history that overflows after that will not fit."""
+        finished = await self._run(text, images, ran)
         if finished.reason != "error" or not is_overflow(finished.error):
             return finished
         messages = self._host.messages
@@ -172,8 +173,8 @@ class Compactor:
                 messages.append(unanswered)
             return finished
         if unanswered is None:
-            return await self._run(CONTINUE_AFTER_OVERFLOW, ())
-        return await self._run(text, images)
+            return await self._run(CONTINUE_AFTER_OVERFLOW, (), ())
+        return await self._run(text, images, ran)
 
     @property
     def _threshold_words(self) -> str:

@@ -24,7 +24,7 @@ from neocode_tui.agent.images import TEXT_ONLY
 from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.tools import ToolError
 from neocode_tui.agent.workspace import Workspace, withheld
-from neocode_tui.chat import Image
+from neocode_tui.chat import Image, Message
 from neocode_tui.known_secrets import Secrets
 from neocode_tui.settings.model import Settings
 from neocode_tui.vocabulary import NoticeLevel
@@ -37,6 +37,8 @@ class ExpandedPrompt:
     text: str
     """What the model gets: the mentions' content added too."""
     images: list[Image] = field(default_factory=list)
+    ran: list[Message] = field(default_factory=list)
+    """The command's ``!`command``` calls, as ``Message.ran`` keeps them."""
 
 
 class ExpansionHost(Protocol):
@@ -77,7 +79,8 @@ class PromptExpansion:
 
     async def expand(self, typed: str, images: list[Image]) -> ExpandedPrompt:
         """``ToolError`` or ``PromptArgumentsMissing`` when the command's prompt cannot be had."""
-        text = await self._command(typed) or await self._mcp.expand(typed) or typed
+        command, ran = await self._command(typed)
+        text = command or await self._mcp.expand(typed) or typed
         text, problems = await self._mcp.attach(text, self._workspace.hidden)
         mentioned = await asyncio.to_thread(expand_mentions, text, self._workspace, self._secrets)
         for problem in [*problems, *mentioned.problems]:
@@ -85,14 +88,14 @@ class PromptExpansion:
         images = images + mentioned.images
         if images and not self._host.settings.images:
             self._host.notice("warning", f"{len(images)} image(s) not sent: {TEXT_ONLY}; the model is told")
-        return ExpandedPrompt(text, mentioned.text, images)
+        return ExpandedPrompt(text, mentioned.text, images, ran)
 
-    async def _command(self, typed: str) -> str | None:
+    async def _command(self, typed: str) -> tuple[str | None, list[Message]]:
         """The custom command's prompt, its ``!`command``` lines run; ``ToolError`` when its
         file is one the model may not be sent (a deny rule on it, or on the file it links to)."""
         found = self._host.commands.named(typed)
         if found is None:
-            return None
+            return None, []
         command, arguments = found
         if why := self._workspace.hidden(command.path.resolve()):
             raise ToolError(f"/{command.name} was not run: {withheld(str(command.path), why)}")

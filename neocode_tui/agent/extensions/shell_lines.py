@@ -4,21 +4,24 @@ prompt is sent and its output takes its place, as in Claude Code.
 Each one is a ``bash`` call like the model's: the same permission rules, approval mode and
 sandbox decide it, the user is asked where they would be, and it shows as a call of its own
 (front ends draw it as any ``bash`` call, before the answer). One that is not run is replaced
-by a line saying why. A command file from a folder the user has not trusted runs nothing
+by a line saying why. What ran is kept on the prompt's message (``Message.ran``), so a
+resumed session draws the same calls. A command file from a folder the user has not trusted runs nothing
 without the user's yes, whatever the mode: the repository's words start no process alone.
 ``!`` must begin a line or follow a space, so ``Password: `pa55!``` is no command.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from neocode_tui.agent.loop_events import LoopEvent, ToolFinished, ToolStarted
+from neocode_tui.agent.loop_events import LoopEvent, ToolFinished, ToolStarted, ToolStatus
 from neocode_tui.agent.tools import Tool, ToolError
 from neocode_tui.agent.workspace import Workspace
+from neocode_tui.chat import Message, ToolCall
 from neocode_tui.collector import CollectedToolCall
 from neocode_tui.known_secrets import Secrets
 
@@ -50,26 +53,33 @@ class ShellLines:
         self._workspace, self._secrets, self._gate = workspace, secrets, gate
         self._bash, self._turn, self._emit = bash, turn, emit
 
-    async def run(self, text: str, *, ask: bool) -> str:
+    async def run(self, text: str, *, ask: bool) -> tuple[str, list[Message]]:
         """``text`` with each ``!`command``` replaced by its output, or by why it did not
-        run; ``ask``: the user says yes to each (a command file of an untrusted folder)."""
+        run, and the calls as ``Message.ran`` keeps them; ``ask``: the user says yes to each
+        (a command file of an untrusted folder)."""
         found = list(LINE.finditer(text))
         if not found:
-            return text
-        parts, last = [], 0
+            return text, []
+        parts, last, calls, results = [], 0, [], []
         for number, match in enumerate(found):
             parts.append(text[last:match.start()])
-            parts.append(await self._one(match.group(1), number, ask))
+            output, ran = await self._one(match.group(1), number, ask)
+            parts.append(output)
+            if ran is not None:
+                calls.append(ran[0])
+                results.append(ran[1])
             last = match.end()
         parts.append(text[last:])
-        return "".join(parts)
+        kept = [Message(role="assistant", tool_calls=calls), *results] if calls else []
+        return "".join(parts), kept
 
-    async def _one(self, command: str, number: int, ask: bool) -> str:
+    async def _one(self, command: str, number: int, ask: bool) -> tuple[str, tuple[ToolCall, Message] | None]:
+        """What takes the line's place, and the call and its result when it was shown as one."""
         bash = self._bash()
         if bash is None:
-            return f"[!`{command}` was not run: there is no bash tool in this session]"
+            return f"[!`{command}` was not run: there is no bash tool in this session]", None
         if number >= MAX_COMMANDS:
-            return f"[!`{command}` was not run: only {MAX_COMMANDS} commands run for one prompt]"
+            return f"[!`{command}` was not run: only {MAX_COMMANDS} commands run for one prompt]", None
         arguments = {"command": command}
         call = CollectedToolCall(index=INDEX_BASE + number, id=f"inline-{secrets.token_hex(4)}",
                                  name=bash.name, arguments="", arguments_json=arguments)
@@ -86,10 +96,12 @@ class ShellLines:
             result, failed = f"[!`{command}` was not run: {why.removeprefix('not run: ')}]", True
         else:
             result, failed = await self._output(bash, args)
+        status: ToolStatus = "denied" if why else "error" if failed else "ok"
         self._emit(ToolFinished(turn=turn, index=call.index, call_id=call.id, name=bash.name,
-                                result=result, is_error=failed,
-                                status="denied" if why else "error" if failed else "ok"))
-        return result
+                                result=result, is_error=failed, status=status))
+        return result, (ToolCall(id=call.id, name=bash.name, arguments=json.dumps(arguments)),
+                        Message(role="tool", content=result, tool_call_id=call.id, name=bash.name,
+                                is_error=failed, status=status))
 
     async def _output(self, bash: Tool[Any], args: object) -> tuple[str, bool]:
         try:

@@ -471,7 +471,7 @@ class AgentSession:
             self.notice("warning", f"could not save a checkpoint: {exc.strerror or exc}")
         sent = self.expansion.with_context(self.restore.take_note() + prompt.text, (
             ("session-start-hook", started), ("user-prompt-submit-hook", submitted.context)))
-        return await self.compaction.run(sent, prompt.images)
+        return await self.compaction.run(sent, prompt.images, prompt.ran)
 
     def _say_once(self, prompt: str) -> None:
         """What the first prompt brings: the sandbox's absence, the title, the problems of
