@@ -50,6 +50,7 @@ if TYPE_CHECKING:
         TurnStarted,
         Verdict,
     )
+    from neocode_tui.agent.notes import notice_words
     from neocode_tui.agent.workspace import PathOutsideWorkspace, Workspace, WorkspaceTooWide, refuse_too_wide
 
 __all__ = [
@@ -71,6 +72,7 @@ __all__ = [
     "CallUpdate",
     "CommandsChanged",
     "FINAL_ANSWER_REQUEST",
+    "notice_words",
     "FileChange",
     "GoalChanged",
     "LoopEvent",
@@ -120,6 +122,7 @@ if not TYPE_CHECKING:
             "replayed",
         ),
         "loop": ("FINAL_ANSWER_REQUEST",),
+        "notes": ("notice_words",),
         "loop_events": (
             "ApprovalDecision",
             "ApprovalRequested",

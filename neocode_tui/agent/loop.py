@@ -31,6 +31,7 @@ from neocode_tui.agent.loop_events import (
     TurnStarted,
 )
 from neocode_tui.agent.loop_host import Alone, LoopHost
+from neocode_tui.agent.notes import notes_message
 from neocode_tui.agent.permissions import Approver, CallGate
 from neocode_tui.agent.session import PLAN_LEFT, PLAN_MODE, build_system_prompt
 from neocode_tui.agent.store import SessionStore
@@ -53,7 +54,6 @@ FINAL_ANSWER_REQUEST = (
     "Answer now, without tools: what you did, what is left to do, and how to continue."
 )
 TURN_LIMIT_RESULT = "not run: the turn limit was reached"
-NOTICE_HEADER = "[NeoCode's notice, not the user's words; the user's message, if any, follows:]"
 """Heads the notes the model is told between messages (a background command ended)."""
 
 
@@ -234,8 +234,7 @@ class AgentLoop:
         """What the model is to hear of (the host's ``pending_notes``), as a message marked as NeoCode's
         own, never as the user's words."""
         if notes := self.host.pending_notes():
-            lines = "\n".join(f"- {note}" for note in notes)
-            self._add(Message(role="user", content=f"{NOTICE_HEADER}\n{lines}", notice=True))
+            self._add(Message(role="user", content=notes_message(notes), notice=True))
 
     def _add_steers(self, turn: int) -> None:
         """The user's words sent while the run worked, as their messages, after what the

@@ -7,6 +7,7 @@ import asyncio
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from acp import RequestError, text_block
@@ -175,6 +176,42 @@ async def test_load_replays_the_lines_a_stopped_command_had_printed(
     sent = json.dumps(model.request(2)["messages"])  # after the load: the same as live
     assert "stopped and may have done part of its work" in sent and "where?" in sent
     assert "step 300 of 300" not in sent  # the editor's, never the model's
+
+
+async def test_load_replays_the_note_of_a_background_command_s_end_as_neocode_s_not_the_user_s(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    """The note the model was sent with the next prompt is shown as it was live: an aside of
+    the agent's, after which the user's own words follow."""
+    call = json.dumps({"command": "echo built", "run_in_background": True})
+    model.reply("", [("b", "bash", call)])
+    model.reply("Building.")
+    model.reply("The build finished.")
+    env = agent_env(model.server.url, home)
+    ended = "background command b1 (echo built) ended: exit code 0"
+
+    def said(client: Any) -> list[str]:
+        return [u.content.text for u in client.updates if isinstance(u, AgentMessageChunk)]
+
+    async with editor(env, workspace) as first:
+        session = await first.conn.new_session(cwd=str(workspace))
+        await first.conn.set_session_mode(session_id=session.session_id, mode_id="full-auto")
+        await first.conn.prompt(session_id=session.session_id, prompt=[text_block("build it")])
+        await first.client.wait_for(lambda: any(ended in text for text in said(first.client)))
+        await first.conn.prompt(session_id=session.session_id, prompt=[text_block("done yet?")])
+    [asked] = [r.json for r in model.server.requests if "done yet?" in json.dumps(r.json)]
+    assert ended in json.dumps(asked["messages"]), "the model was told"
+
+    async with editor(env, workspace) as second:
+        await second.conn.load_session(cwd=str(workspace), session_id=session.session_id)
+        replayed = list(second.client.updates)
+
+    users = [u.content.text for u in replayed if isinstance(u, UserMessageChunk)]
+    assert users == ["build it", "done yet?"]
+    [note] = [text for text in said(second.client) if ended in text]
+    assert note.startswith(f"\n\n_{ended}; bash_output b1 reads the rest of its output")
+    texts = [u.content.text for u in replayed if isinstance(u, AgentMessageChunk | UserMessageChunk)]
+    assert texts.index(note) < texts.index("done yet?") < texts.index("The build finished.")
 
 
 async def test_a_session_renamed_with_slash_rename_is_listed_under_its_new_name(

@@ -9,7 +9,7 @@ import json
 import math
 from pathlib import Path
 
-from neocode_tui.agent.loop import NOTICE_HEADER
+from neocode_tui.agent.notes import NOTICE_HEADER
 from neocode_tui.agent.store.session_store import SessionStore
 from neocode_tui.chat import Message, ToolCall
 from neocode_tui.providers.scripted import ScriptedProvider, scripted_reply

@@ -73,6 +73,7 @@ from neocode_tui.agent import (
     TurnFinished,
     TurnStarted,
     Workspace,
+    notice_words,
     replayed,
 )
 from neocode_tui.agent.context import Meter
@@ -170,7 +171,7 @@ class UpdateTranslator:
         elif isinstance(event, Notice):
             log.info("%s: %s", event.level, event.message)
             if not self._with_its_call(event):
-                self.put(update_agent_message_text(f"\n\n_{event.message}_\n\n"))
+                self.put(update_agent_message_text(notice_text(event.message)))
         elif isinstance(event, SessionTitled):
             self.put(SessionInfoUpdate(session_update="session_info_update", title=event.title))
         elif isinstance(event, TranscriptReplaced) and event.reason == "resumed":
@@ -331,8 +332,10 @@ class UpdateTranslator:
                 self._replay_call(item)
             elif isinstance(item, CallBegin):
                 continue  # sent whole once it has ended
+            elif item.role == "user" and item.notice:  # NeoCode's note, shown as it was live
+                self.put(update_agent_message_text(notice_text(notice_words(item.content))))
             elif item.role == "user":
-                if item.content != FINAL_ANSWER_REQUEST and not item.notice:  # the user's words only
+                if item.content != FINAL_ANSWER_REQUEST:  # the user's words only
                     self.put(update_user_message_text(item.content))
             else:
                 if item.reasoning:
@@ -520,3 +523,8 @@ def fenced(text: str, language: str = "") -> str:
     while fence in text:
         fence += "`"
     return f"{fence}{language}\n{text.rstrip(chr(10))}\n{fence}"
+
+
+def notice_text(message: str) -> str:
+    """A notice of the session's as the editor's thread shows it: an aside of the agent's."""
+    return f"\n\n_{message}_\n\n"

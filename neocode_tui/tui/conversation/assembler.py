@@ -22,6 +22,7 @@ from neocode_tui.agent import (
     CallRunning,
     CallTracker,
     CallUpdate,
+    notice_words,
     replayed,
 )
 from neocode_tui.live_output import LiveTail
@@ -180,7 +181,7 @@ class Assembler:
             self._replayed_notices(pending)
             pending = _notices_after(item, ends.get(id(item)))
             if item.role == "user" and item.notice:
-                self._sink.append(NoticeBlock("info", _notice_words(item.content)), render=False)
+                self._sink.append(NoticeBlock("info", notice_words(item.content)), render=False)
             elif item.role == "user":
                 chips = [Attachment(image) for image in item.images] if item.images else None
                 self._sink.append(UserBlock(item.content, chips), render=False)
@@ -400,12 +401,6 @@ _PANELS: dict[str, type[ToolBlock]] = {"task": TaskBlock, "todo_write": TodoLine
 
 def _panel(call: Call) -> ToolBlock:
     return _PANELS.get(call.name, ToolBlock)(call)
-
-
-def _notice_words(content: str) -> str:
-    """A note NeoCode sent the model, as the user was told it: its lines, without its head."""
-    _, _, lines = content.partition("\n")
-    return "\n".join(line.removeprefix("- ") for line in lines.splitlines())
 
 
 def _notices_after(message: Message, ended: RunEnd | None) -> list[tuple[NoticeLevel, str]]:
