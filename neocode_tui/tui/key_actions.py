@@ -94,7 +94,7 @@ class KeyActions(App[None]):
         self._last_ctrl_c = now
         running = self.made_session.jobs.running if self.made_session else []
         stopping = f" {screens.stopping_words(running)}." if running else ""
-        self.notify(f"Press Ctrl+C again to quit.{stopping}", timeout=QUIT_WINDOW, markup=False)
+        self.status.say(f"Press Ctrl+C again to quit.{stopping}", QUIT_WINDOW)
 
     def action_cycle_mode(self) -> None:
         if self.on_main_screen:

@@ -148,7 +148,7 @@ async def test_a_command_with_no_argument_shows_the_choices_instead_of_taking_th
 async def test_a_toast_covers_neither_the_input_nor_the_status_bar(tmp_path: Path) -> None:
     app = app_in(tmp_path)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await pilot.press("ctrl+c")  # "Press Ctrl+C again to quit."
+        await pilot.press("ctrl+o")  # "Transcript: everything unfolded"
         await wait_until(lambda: bool(app.query(Toast)) and app.query_one(Toast).region.area > 0,
                          pause=pilot.pause, what="a toast")
         toast = app.query_one(Toast).region

@@ -1,5 +1,5 @@
 """The status bar at the widths the app is used at: what stays when it is narrow (the model,
-the mode, the state) and what goes first (totals, cost, time, the provider)."""
+the mode, the state) and what goes first (totals, cost, the provider, then the time)."""
 
 from __future__ import annotations
 
@@ -60,6 +60,7 @@ async def test_at_80_columns_the_model_is_whole_and_totals_go_first() -> None:
     assert "Σ" not in idle
     working = await status_line(80, working=True)
     assert "gpt-4o-2024-08-06" in working and "working" in working, working
+    assert "│  0:00  │" in working, "the run's time stays when the provider's name goes"
 
 
 async def test_grants_show_as_a_count_and_leave_room_at_120_columns() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import Decimal
+from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.content import Content
@@ -33,7 +34,10 @@ SEPARATOR = ("  │  ", "dim")
 Part = Content | str
 KEEP = 99
 PROVIDER_RANK = 3
-"""The provider's name goes with the elapsed time, before the turn's tokens."""
+"""The provider's name goes after the totals, cost and turn's tokens."""
+ELAPSED_RANK = 4
+"""The run's time stays after the provider's name goes, and goes before the sandbox's label,
+the effort and the key of the background commands' view."""
 
 
 def _width(part: Part) -> int:
@@ -91,6 +95,7 @@ class StatusBar(Widget):
         color: $foreground;
         padding: 0 1;
     }
+    StatusBar.-hint { height: auto; max-height: 3; }
     """
 
     provider = reactive("")
@@ -125,6 +130,8 @@ class StatusBar(Widget):
 
     commands = reactive(0)
     """Background commands running."""
+    hint = reactive("")
+    """Words for a moment in place of the rest (``say``)."""
     goal: reactive[tuple[str, int] | None] = reactive(None)
     """The active ``/goal``'s condition and the turn it is on."""
     limit = reactive("")
@@ -144,6 +151,19 @@ class StatusBar(Widget):
         self._headroom: Headroom | None = None
         self._wait: tuple[StreamRetry, float] | None = None
         """A rate limit's long wait: its retry event and when on the clock it ends."""
+
+    def say(self, words: str, seconds: float) -> None:
+        """``words`` in place of the bar for ``seconds`` (a key's "press it again"), where
+        Claude Code's footer says them too: below the input, never over the conversation."""
+        self.hint = words
+        self.set_timer(seconds, partial(self._unsay, words))
+
+    def _unsay(self, words: str) -> None:
+        if self.hint == words:  # not a later one
+            self.hint = ""
+
+    def watch_hint(self, hint: str) -> None:
+        self.set_class(bool(hint), "-hint")
 
     def on_mount(self) -> None:
         self.set_interval(0.1, self._tick)
@@ -175,25 +195,25 @@ class StatusBar(Widget):
         it goes when the bar is too narrow (``KEEP``: never)."""
         turn_in, turn_out = _counts(self.turn_usage)
         session_in, session_out = _counts(self.session_usage)
-        effort = [(4, f"  effort: {self.effort}")] if self.effort else []
+        effort = [(5, f"  effort: {self.effort}")] if self.effort else []
         groups: list[list[tuple[int, Part]]] = [
-            [(KEEP, f"approval: {self.approval}"), *effort, (6, self._allowed())],
+            [(KEEP, f"approval: {self.approval}"), *effort, (7, self._allowed())],
             [(2, f"↑{turn_in} ↓{turn_out}"), (0, Content.styled(f"  Σ ↑{session_in} ↓{session_out}", "dim"))],
         ]
         if self.sandbox:
             unconfined = not self.sandbox.startswith("sandbox:")  # "no sandbox", "sandbox off"
-            groups.insert(1, [(KEEP if unconfined else 4, Content.styled(
+            groups.insert(1, [(KEEP if unconfined else 5, Content.styled(
                 self.sandbox, "bold $warning" if unconfined else ""))])
         groups.append(self._context_and_cost())
         now = self._clock()
         if self.started_at is not None:
             end = now if self.working or self.finished_at is None else self.finished_at
-            groups.append([(3, _elapsed(end - self.started_at))])
+            groups.append([(ELAPSED_RANK, _elapsed(end - self.started_at))])
         if self.goal is not None:
             groups.append(_goal_parts(*self.goal))
         if self.commands:
             running = f"{self.commands} command{'s' * (self.commands != 1)} running"
-            jobs = [(4, Content.styled(f" · {self.keys.jobs}", "dim"))] if self.keys.jobs else []
+            jobs = [(5, Content.styled(f" · {self.keys.jobs}", "dim"))] if self.keys.jobs else []
             groups.append([(KEEP, Content.styled(running, "bold $accent")), *jobs])
         if self.limit:
             groups.append([(KEEP, Content.styled(f"⚠ {self.limit}", "bold $warning"))])
@@ -224,7 +244,7 @@ class StatusBar(Widget):
         warn = fraction >= self.warn_at
         cached: list[tuple[int, Part]] = (
             [(0, Content.styled(f" cache {self.cache_rate:.0%}", "dim"))] if self.cache_rate else [])
-        return [(KEEP if warn else 5, Content.styled(f"ctx {_percent(figure)}", "bold $warning" if warn else "")),
+        return [(KEEP if warn else 6, Content.styled(f"ctx {_percent(figure)}", "bold $warning" if warn else "")),
                 (1, "  " + format_cost(self.cost)), *cached]
 
     # -- kept in step by the app ---------------------------------------------------------
@@ -284,6 +304,8 @@ class StatusBar(Widget):
     def render(self) -> Content:
         """What fits: the lowest-ranked parts go first, then the model's name is cut; the
         mode, an unconfined sandbox, a context near full and the state always stay."""
+        if self.hint:
+            return Content.styled(visible(self.hint), "bold $warning")
         provider, model, needed = self._left()
         groups = self._groups()
         ranked = sorted(({rank for group in groups for rank, _ in group} | {PROVIDER_RANK}) - {KEEP})
