@@ -107,10 +107,12 @@ async def test_claude_md_is_read_where_there_is_no_agents_md_and_imports_stay_in
     assert system.count("[not imported:") == 4
     lines = report.text.splitlines()
     assert lines[0].startswith("instruction files the model reads")
-    assert any(line.split()[:3] == ["1", "user", str(user / "AGENTS.md")] for line in lines)
+    [mine] = [line.split() for line in lines if line.split()[:2] == ["1", "user"]]
+    assert str(user / "AGENTS.md").endswith(mine[2].removeprefix("…"))  # a long path's start cut
     assert any(line.split()[1:3] == ["project", "CLAUDE.md"] for line in lines)
     assert any(line.split()[1:3] == ["import", "docs/style.md"] and line.endswith("21 bytes") for line in lines)
-    assert any(line.split()[1:3] == ["import", str(user / "personal.md")] for line in lines)
+    imported = [line.split() for line in lines if line.split()[1:2] == ["import"]]
+    assert any(str(user / "personal.md").endswith(words[2].removeprefix("…")) for words in imported)
     assert lines[-1] == "/memory N opens one in your $EDITOR"
 
 
@@ -154,3 +156,24 @@ async def test_a_cleared_conversation_gets_a_folders_instructions_again_with_the
     await session.aclose()
     assert "SUB RULES" in openai_only.tool_results(2)["r1"]
     assert "SUB RULES" in openai_only.tool_results(4)["r2"], "the fresh conversation had not seen them"
+
+
+async def test_memory_lists_one_file_a_row_at_80_columns_however_deep_its_folder(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    deep = workspace / "packages" / "storefront-web" / "src" / "components" / "checkout" / "validation"
+    deep.mkdir(parents=True)
+    (workspace / "AGENTS.md").write_text("ROOT RULES\n")
+    (deep / "AGENTS.md").write_text("VALIDATION RULES\n" * 80)
+    (deep / "rules.ts").write_text("export {}\n")
+    openai_only.reply("", [call("r1", "read_file", path=str((deep / "rules.ts").relative_to(workspace)))])
+    openai_only.reply("Read.")
+    session, _ = session_in(openai_only, workspace)
+    await session.prompt("read the rules")
+
+    rows = (await run_command(session, "memory")).text.splitlines()
+    [root, folder] = [row for row in rows if row.endswith(" bytes")]
+    assert root.startswith("   1  project  AGENTS.md ") and root.endswith("    11 bytes")
+    assert folder.startswith("   2  folder   …") and folder.endswith("/checkout/validation/AGENTS.md    1,360 bytes")
+    assert all(len(row) <= 76 for row in rows[1:]), "a row fits 80 columns beside the notice's mark"
+    await session.aclose()

@@ -15,6 +15,10 @@ if TYPE_CHECKING:
     from neocode_tui.agent.extensions.skill_front import SkillFront
 
 
+MEMORY_PATH_WIDTH = 44
+"""A path's room in /memory's rows, so that one file is one row at 80 columns."""
+
+
 def _home(path: str) -> str:
     home = str(Path.home())
     return "~" + path[len(home):] if path.startswith(home + "/") else path
@@ -53,10 +57,11 @@ def memory_report(files: list[MemoryFile]) -> str:
     if not files:
         return ("no instruction files loaded: AGENTS.md (or CLAUDE.md) in the workspace, in "
                 "a folder the agent works in, or AGENTS.md in your config folder for every project")
-    width = max(len(_home(file.shown)) for file in files)
+    shown = [_start_cut(_home(file.shown), MEMORY_PATH_WIDTH) for file in files]
+    width = max(map(len, shown))
     lines = ["instruction files the model reads (a folder's joined when work reached it):", ""]
-    for number, file in enumerate(files, 1):
-        lines.append(f"  {number:>2}  {file.layer:<8} {_home(file.shown):<{width}}  {file.size:>7,} bytes")
+    for number, (file, path) in enumerate(zip(files, shown, strict=True), 1):
+        lines.append(f"  {number:>2}  {file.layer:<8} {path:<{width}}  {file.size:>7,} bytes")
     lines += ["", "/memory N opens one in your $EDITOR"]
     return visible("\n".join(lines))
 
@@ -71,6 +76,11 @@ def _how_run(front: SkillFront) -> list[str]:
     if front.ignored:
         lines.append(f"no effect here: {', '.join(front.ignored)} (docs/extending.md)")
     return lines
+
+
+def _start_cut(text: str, width: int) -> str:
+    """``text`` cut from its start, where a path says least: ``…/cli/AGENTS.md``."""
+    return text if len(text) <= width else "…" + text[len(text) - width + 1:]
 
 
 def _shortened(text: str, width: int) -> str:
