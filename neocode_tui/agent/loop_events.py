@@ -150,6 +150,14 @@ class Notice(_LoopEvent):
     """The tool call it is about (a subagent's missing tools): an editor shows it there."""
 
 
+class PromptImages(_LoopEvent):
+    """The images a prompt's ``@`` mentions attached, found as it was expanded: the front
+    end shows them with the prompt it echoed, as it shows pasted ones."""
+
+    type: Literal["prompt_images"] = "prompt_images"
+    images: list[Image]
+
+
 class RunFinished(_LoopEvent):
     type: Literal["run_finished"] = "run_finished"
     reason: StopReason
@@ -267,6 +275,7 @@ LoopEvent = Annotated[
     | ToolFinished
     | ApprovalRequested
     | Notice
+    | PromptImages
     | RunFinished
     | SessionTitled
     | TranscriptReplaced

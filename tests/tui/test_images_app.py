@@ -8,6 +8,7 @@ import io
 import os
 from pathlib import Path
 
+import pytest
 from PIL import Image as PIL
 from textual import events
 
@@ -97,6 +98,47 @@ def test_the_image_chip_at_80x24(snap_compare, tmp_path: Path) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+async def test_an_image_mentioned_with_at_shows_as_a_chip_under_the_prompt(
+    tmp_path: Path, model_server: ModelServer
+) -> None:
+    workspace = project(tmp_path)
+    screenshot(workspace / "shot.png")
+    model_server.enqueue(Response(body=openai_turn("A landscape.")))
+    settings = Settings(provider="openai", base_url=model_server.url + "/v1", openai_api_key="sk-test",
+                        max_retries=0)
+    app = NeoCodeApp(settings, None, workspace, remember_theme=False)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await started(app, pilot)
+        await pilot.press(*"what is @shot.png", "escape", "enter")  # Esc: the picker closed, as typed
+        shown = await screen_shows(app, pilot, "› what is @shot.png", "▣ shot.png · 1600×900", "A landscape.")
+        assert shown.index("▣ shot.png") < shown.index("A landscape."), "with the prompt, not after the answer"
+    [message] = [m for m in model_server.requests[0].json["messages"] if m["role"] == "user"]
+    assert [part["type"] for part in message["content"]] == ["text", "image_url"]
+
+
+def mentioned_app(workspace: Path) -> NeoCodeApp:
+    screenshot(workspace / "shot.png")
+    provider = ScriptedProvider([[TextDelta(text="It is a landscape: sky over grass."),
+                                  MessageDone(finish_reason="stop")]])
+    return NeoCodeApp(Settings(provider="scripted"), provider, workspace, clock=lambda: 0.0,
+                      version=PINNED_VERSION, remember_theme=False, blink=False)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_the_chip_of_an_image_mentioned_with_at(size: tuple[int, int], snap_compare, tmp_path: Path) -> None:
+    app = mentioned_app(project(tmp_path))
+
+    async def run_before(pilot) -> None:
+        await started(app, pilot)
+        await pilot.press(*"what is @shot.png", "escape", "enter")
+        await screen_shows(app, pilot, "▣ shot.png", "sky over grass")
+        await wait_until(lambda: not app.working, pause=pilot.pause)
+        await app.conversation.settled()
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
 WL_PASTE = """#!{python}

@@ -39,6 +39,7 @@ from neocode_tui.agent.loop_events import (
     LoopEvent,
     ModeChanged,
     Notice,
+    PromptImages,
     RunFinished,
     SessionTitled,
     StopReason,
@@ -454,6 +455,8 @@ class AgentSession:
             prompt = await self.expansion.expand(text, images)
         except (ToolError, mcp_prompts.PromptArgumentsMissing) as exc:
             return self._ended("error", ErrorInfo(kind="bad_request", message=self.secrets(str(exc))))
+        if mentioned := prompt.images[len(images):]:  # after the ones the front end sent
+            self.emit(PromptImages(turn=self.turn, images=mentioned))
         not_sent = await self.compaction.before_prompt(prompt.text)
         if not_sent is not None:
             return not_sent

@@ -46,7 +46,7 @@ from neocode_tui.vocabulary import CUT_SHORT, NoticeLevel
 if TYPE_CHECKING:
     from neocode_tui.agent import Compaction, LoopEvent, RunFinished, SubagentDone, SubagentEvent
     from neocode_tui.agent.processes import Job
-    from neocode_tui.chat import Message, RunEnd
+    from neocode_tui.chat import Image, Message, RunEnd
     from neocode_tui.events import StreamEvent
     from neocode_tui.tui.attachments import Attachment
     from neocode_tui.tui.keys import KeyNames
@@ -117,6 +117,8 @@ class Assembler:
         self._jobs = jobs
         self._turn: int | None = None
         self._awaiting_run = False
+        self._echoed: UserBlock | None = None
+        """The prompt echoed last, which the images its mentions attach join."""
         self._calls = CallTracker()
         self._background: list[ToolBlock] = []
         """Panels of calls that went on in the background and still run: drawn on each tick."""
@@ -143,7 +145,8 @@ class Assembler:
     def user_message(self, text: str, attachments: list[Attachment] | None = None) -> None:
         self._close_open_text()
         self._awaiting_run = True
-        self._sink.append(UserBlock(text, attachments))
+        self._echoed = UserBlock(text, attachments)
+        self._sink.append(self._echoed)
 
     def notice(self, level: NoticeLevel, message: str,
                keyed: Callable[[KeyNames], str] | None = None) -> None:
@@ -233,6 +236,9 @@ class Assembler:
             self._turn = event.turn
             self._reset_turn()
             return
+        if event.type == "prompt_images" and self._awaiting_run and self._echoed is not None:
+            self._with_the_prompt(event.images)
+            return
         in_run = event.turn == self._turn or (self._turn is None and self._awaiting_run)
         if event.type == "notice" and in_run:
             if event.compaction is not None:
@@ -248,6 +254,15 @@ class Assembler:
         elif self._awaiting_run and event.type in BEFORE_THE_TURN and event.turn == (self._turn or 0) + 1:
             for update in self._calls.feed(event):  # a command's !`command` lines, run first
                 self._call(update)
+
+    def _with_the_prompt(self, images: list[Image]) -> None:
+        """The images its ``@`` mentions attached, as chips under the prompt echoed."""
+        from neocode_tui.tui.attachments import Attachment  # pydantic is loaded by now
+
+        assert self._echoed is not None
+        self._echoed.attachments += [Attachment(image) for image in images]
+        self._echoed.changed()
+        self._sink.touch(self._echoed)
 
     def _in_turn(self, event: LoopEvent) -> None:
         """An event of the open turn: what it streams, then what it did to its tool calls."""
