@@ -37,7 +37,6 @@ from neocode_tui.agent.loop_events import (
     CommandsChanged,
     Compaction,
     LoopEvent,
-    ModeChanged,
     Notice,
     PromptImages,
     RunFinished,
@@ -52,15 +51,16 @@ from neocode_tui.agent.mcp import McpManager
 from neocode_tui.agent.mcp.config import Configs
 from neocode_tui.agent.permissions import CallGate, Permissions, RunOptions
 from neocode_tui.agent.processes import BackgroundJobs, Job, seconds, stopped_words
-from neocode_tui.agent.restore import Restored, Restorer, UndoPreview
+from neocode_tui.agent.restore import Restorer
 from neocode_tui.agent.sandbox import choose_sandbox, recover, recovered_note
 from neocode_tui.agent.session.file import SessionFile
 from neocode_tui.agent.session.front_end import NOBODY, FrontEnd
+from neocode_tui.agent.session.history import ConversationChanges
 from neocode_tui.agent.session.side_work import SideWork
 from neocode_tui.agent.session.steering import Steers
 from neocode_tui.agent.session.title import Titling
 from neocode_tui.agent.session.tools import SessionTools
-from neocode_tui.agent.store import LoadedSession, SessionInfo, SessionStore, find_session, list_sessions
+from neocode_tui.agent.store import SessionInfo, SessionStore, list_sessions
 from neocode_tui.agent.tool_runner import AroundCalls
 from neocode_tui.agent.tools import AskUser, SkillFolders, ToolError, ToolRegistry, default_tools
 from neocode_tui.agent.tools.bash import Bash
@@ -90,7 +90,7 @@ STOP_HOOK_SAYS = "[NeoCode: a Stop hook did not let you stop yet. It says:]"
 """What comes before a Stop hook's reason, so the model knows the user did not write it."""
 
 
-class AgentSession:
+class AgentSession(ConversationChanges):
     """A conversation in ``workspace``: prompts in, events out, saved as it goes.
 
     ``save=False`` keeps it in memory (demos, benchmarks). The session file is created on
@@ -519,128 +519,6 @@ class AgentSession:
     def cancel(self) -> bool:
         """Stop the prompt or compaction in progress; False when nothing was running."""
         return self.compaction.cancel() or self.loop.cancel() or self.goal.cancel()
-
-    async def compact(self, instructions: str = "") -> bool:
-        """Replace the older history with a model-written summary, keeping the last turns
-        verbatim; ``instructions`` say what the summary must keep. False when it could not.
-
-        The session file keeps the whole history and records the compaction, so resuming
-        continues from the summary and the title stays the first prompt.
-        """
-        if self.running:
-            raise WorkInProgress("compaction waits for the current answer")
-        if not self.messages:
-            self.notice("info", "nothing to compact yet")
-            return False
-        return await self.compaction.compact(instructions)
-
-    def _compacted(self, messages: list[Message]) -> None:
-        """The history is a summary now; the file records it, the front ends show it."""
-        self.undo_compaction.compacted(self.loop.messages, messages)
-        self.loop.messages[:] = messages
-        self.lifecycle.restart("compact")
-        self.meter.history_replaced(costs=False)
-        self.file.write(SessionStore.append_compaction, messages)
-        self.emit(
-            TranscriptReplaced(
-                turn=self.turn, reason="compacted", messages=list(messages),
-                session_id=self.id, title=self.title,
-            )
-        )
-
-    def clear(self) -> list[Job]:
-        """Start a fresh conversation; the current one stays saved. The background commands
-        keep running (``BackgroundJobs.new_conversation``): the ones that do."""
-        self.require_idle("/clear")
-        self.lifecycle.restart("clear")  # while the id is still the ended session's
-        self.file.forget()
-        self.loop.messages.clear()
-        self.child_transcripts = {}
-        self.loop.usage = Usage.unknown()
-        self.meter.history_replaced(costs=True)
-        self.titling.restore("", "")
-        self.restore.forget_unsaved()
-        self.emit(TranscriptReplaced(turn=self.turn, reason="cleared"))
-        self.own_tools.set_todos([], save=False)
-        self.goal.clear()
-        return self.jobs.new_conversation()
-
-    def resume(self, session_id: str | None = None) -> SessionInfo:
-        """Continue a saved session (by id or id prefix; the latest here when None).
-
-        Raises ``SessionNotFound``. Calls left unanswered by a crash get results first, so
-        the next request is valid.
-        """
-        self.require_idle("/resume")
-        loaded = self.file.resume(find_session(self.workspace, session_id))
-        messages = loaded.messages
-        for problem in loaded.problems:
-            self.notice("warning", problem)
-        self.loop.messages[:] = messages
-        self.child_transcripts = loaded.subagents
-        self.loop.usage = loaded.usage
-        self.meter.history_replaced(costs=True)
-        self.titling.restore(loaded.info.title, loaded.info.title_by)
-        self.emit(
-            TranscriptReplaced(
-                turn=self.turn, reason="resumed", messages=list(messages),
-                session_id=loaded.info.id, title=self.title, subagents=loaded.subagents,
-            )
-        )
-        self.own_tools.set_todos(loaded.todos, save=False)
-        self._resume_mode(loaded.mode)
-        self._resume_choices(loaded)
-        self.lifecycle.restart("resume")
-        return loaded.info
-
-    def _resume_mode(self, saved: ApprovalMode | None) -> None:
-        """Back in the mode the session was left in (a plan stays a plan), but never in
-        ``full-auto``: that is chosen anew in each run, never one resume away."""
-        if saved is None or saved == self.approval:
-            return
-        if saved == "full-auto":
-            self.notice("info", f"this session was left in full-auto; it goes on in {self.approval} "
-                        "(/approval full-auto to choose it again)")
-            return
-        self.approval = saved
-        self.emit(ModeChanged(turn=self.loop.turn, mode=saved))
-
-    def _resume_choices(self, loaded: LoadedSession) -> None:
-        """Back on the model and effort chosen in the session: a model only on the provider
-        it was chosen on (a name means nothing to another server)."""
-        if loaded.model is not None and loaded.model[0] == self.provider.name:
-            self.provider.model = loaded.model[1]
-        if loaded.effort is not None:
-            self._use_effort(None if loaded.effort == "off" else loaded.effort)
-
-    # -- taking back what the agent did (the files: ``self.restore``) ------------------------
-
-    async def rewind(self, preview: UndoPreview, *, files: bool) -> tuple[str, Restored]:
-        """Take the conversation back to just before ``preview``'s prompt (and the files,
-        if ``files``); returns that prompt, to edit and send again, and what was done to the
-        files. The conversation goes on in a new session file; the old one stays whole."""
-        self.require_idle("/rewind")
-        checkpoint, store = preview.checkpoint, self.restore.checkpoints
-        result = Restored([], [])
-        if files:
-            result = await self.restore.write_back(preview)
-        kept = self.messages[: checkpoint.message_index]
-        self.loop.messages[:] = kept
-        self.meter.history_replaced(costs=False)
-        fork = None if self.id is None else (self.id, checkpoint.number)
-        self.file.forget()
-        if not kept:
-            self.titling.restore("", "")
-        self.ensure_saved(fork)
-        self.file.begin_with(kept, self.own_tools.todos)
-        await self.restore.rewound(store, checkpoint.number, self.id)
-        self.emit(
-            TranscriptReplaced(
-                turn=self.turn, reason="resumed", messages=list(kept), session_id=self.id,
-                title=self.title,
-            )
-        )
-        return checkpoint.prompt, result
 
     async def aclose(self, reason: str = "other") -> None:
         """Stop whatever runs (the pending call is recorded as interrupted), run the SessionEnd
