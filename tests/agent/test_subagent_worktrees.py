@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.agent.test_subagents import PARENT_PROMPT, agent_file, make_session, task
 from tests.support.dialects import Dialect
+from tests.support.subagent_sessions import PARENT_PROMPT, agent_file, make_session, task
 
 
 @pytest.fixture(autouse=True)

@@ -21,40 +21,21 @@ from neocode_tui.agent.loop_events import (
     TranscriptReplaced,
 )
 from neocode_tui.agent.permissions.session_rules import RunOptions
-from neocode_tui.agent.session import FrontEnd
-from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.agent.transcript import STOPPED
 from neocode_tui.paths import config_dir
 from neocode_tui.settings.model import Settings
 from neocode_tui.trust import trust
 from tests.support.dialects import API_KEY, Dialect
 from tests.support.model_server import Response
-from tests.support.recorder import Recorder
+from tests.support.subagent_sessions import PARENT_PROMPT, agent_file, make_session, task
 from tests.support.transcripts import assert_transcript_valid
 from tests.support.waits import wait_until
-
-PARENT_PROMPT = "plan the work on the greeting"
 
 
 @pytest.fixture(autouse=True)
 def own_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No agent of the developer's ``~/.claude/agents`` reaches a test."""
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-
-
-def make_session(dialect: Dialect, workspace: Path, **options: Any) -> tuple[AgentSession, Recorder]:
-    recorder = Recorder()
-    settings = Settings(provider=dialect.name, approval=options.pop("approval", "ask"))
-    front = FrontEnd(listener=recorder, approver=options.pop("approver", None))
-    session = AgentSession(settings, workspace, front, provider=dialect.provider(), **options)
-    return session, recorder
-
-
-def task(description: str, prompt: str, agent: str | None = None) -> str:
-    arguments = {"description": description, "prompt": prompt}
-    if agent:
-        arguments["agent"] = agent
-    return json.dumps(arguments)
 
 
 def user_texts(dialect: Dialect, body: dict[str, Any]) -> list[str]:
@@ -78,11 +59,6 @@ def tool_names(dialect: Dialect, body: dict[str, Any]) -> list[str]:
 
 def child_requests(dialect: Dialect) -> list[dict[str, Any]]:
     return [r.json for r in dialect.server.requests if PARENT_PROMPT not in json.dumps(r.json)]
-
-
-def agent_file(folder: Path, name: str, front: str, body: str = "You check things.") -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{name}.md").write_text(f"---\nname: {name}\n{front}\n---\n{body}\n")
 
 
 async def test_two_tasks_run_at_once_with_fresh_contexts_and_answer_the_parent(

@@ -11,8 +11,8 @@ import pytest
 from neocode_tui.tui import key_actions
 from neocode_tui.tui.scenarios import play
 from tests.support.reading import screen_text
+from tests.support.subagent_scenes import FOLDED
 from tests.support.waits import wait_until
-from tests.tui.test_subagents_app import FOLDED
 
 
 @pytest.fixture(autouse=True)
