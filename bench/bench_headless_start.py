@@ -13,7 +13,9 @@ schedstat``, nanoseconds on CPU of every thread) at the moment the job is done:
 - **-p base**: ``python -c "import httpx; httpx.post(...)"``, the same request from a bare
   httpx client: the floor for a Python program that talks HTTP;
 - **acp**: ``neocode acp`` sent ``initialize`` on stdin, read when its answer line arrives;
-- **acp base**: the ACP SDK's own minimal agent (``acp.run_agent``) answering the same.
+- **acp base**: the ACP SDK's own minimal agent (``acp.run_agent``) answering the same;
+- **--version**, **--help**: the whole command, to its exit (the kernel's count for the
+  ended child), beside ``python -c pass``, the interpreter's own start.
 
 Goal: each of ours at most 250 ms of CPU (the ratio says how far from the floor it is).
 Contenders take turns, so noise on a shared machine hits them alike; medians are printed.
@@ -25,7 +27,9 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import shutil
+import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -124,6 +128,17 @@ async def to_first_request(model: ModelServer, argv: list[str]) -> float:
     return read[0]
 
 
+def to_exit(argv: list[str]) -> float:
+    """CPU seconds ``argv`` spent from its start to its exit, all its threads (the runs
+    take turns, so the only child ended meanwhile is this one)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with scratch() as (work, env):
+        subprocess.run(argv, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, check=True, timeout=TIMEOUT)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
 async def to_initialize(argv: list[str]) -> float:
     """CPU seconds of ``argv``'s process when its answer to ``initialize`` arrives on stdout."""
     with scratch() as (work, env):
@@ -142,6 +157,10 @@ async def to_initialize(argv: list[str]) -> float:
     return spent
 
 
+async def exited(argv: list[str]) -> float:
+    return await asyncio.to_thread(to_exit, argv)
+
+
 def line(what: str, ours: float, base: float, floor: str) -> str:
     verdict = "within" if ours <= GOAL_S else "over"
     return (f"{what:<28}{ours * 1e3:6.0f} ms CPU  {floor} {base * 1e3:5.0f} ms  ratio {ours / base:4.2f}x  "
@@ -158,10 +177,15 @@ async def main() -> None:
             "-p base": lambda: to_first_request(model, [sys.executable, "-c", HTTPX_CLIENT, model.url]),
             "acp": lambda: to_initialize([NEOCODE, "acp"]),
             "acp base": lambda: to_initialize([sys.executable, "-c", SDK_AGENT]),
+            "--version": lambda: exited([NEOCODE, "--version"]),
+            "--help": lambda: exited([NEOCODE, "--help"]),
+            "pass": lambda: exited([sys.executable, "-c", "pass"]),
         })
     print(f"bench_headless_start: CPU of a fresh process until its job is done, median of {args.runs} runs")
     print(line("neocode -p, first request", spent["-p"], spent["-p base"], "bare httpx"))
     print(line("neocode acp, initialize", spent["acp"], spent["acp base"], "SDK agent"))
+    print(line("neocode --version, to exit", spent["--version"], spent["pass"], "python -c pass"))
+    print(line("neocode --help, to exit", spent["--help"], spent["pass"], "python -c pass"))
 
 
 if __name__ == "__main__":

@@ -133,3 +133,17 @@ async def test_https_proxy_carries_the_requests_to_the_server(
     assert code == 0, err
     assert out.strip() == "Hello through the proxy."
     assert seen == [f"CONNECT {url.removeprefix('https://').removesuffix('/v1')}"]
+
+
+async def test_a_plain_http_model_behind_an_https_proxy_gets_there_with_the_certificates(
+    model_server: ModelServer, certificate: tuple[Path, Path], workspace: Path
+) -> None:
+    model_server.enqueue(answer("Hello over plain HTTP, through TLS to the proxy."))
+    async with behind_tls(model_server, certificate) as proxy_url:
+        proxy = proxy_url.removesuffix("/v1")
+        code, out, err = await neocode(workspace, model_server.url + "/v1", HTTP_PROXY=proxy,
+                                       SSL_CERT_FILE=str(certificate[0]))
+    assert code == 0, err
+    assert out.strip() == "Hello over plain HTTP, through TLS to the proxy."
+    [request] = model_server.requests
+    assert request.path == model_server.url + "/v1/chat/completions"  # a proxy's absolute form

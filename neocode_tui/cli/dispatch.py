@@ -32,6 +32,7 @@ imported only when it runs."""
 def main(argv: list[str] | None = None) -> int:
     _hold_standard_descriptors()
     _skip_httpx_command_line()
+    _skip_pydantic_plugins()
     parser = build_parser()
     argv, initial_prompt = split_initial_prompt(sys.argv[1:] if argv is None else argv, parser)
     args = parser.parse_args(argv)
@@ -115,3 +116,14 @@ def _skip_httpx_command_line() -> None:
     installed, as it is beside uvicorn. NeoCode never runs it, and it is a third of what
     importing httpx costs: an empty module in its place makes httpx define a stub instead."""
     sys.modules.setdefault("httpx._main", types.ModuleType("httpx._main"))
+
+
+def _skip_pydantic_plugins() -> None:
+    """pydantic looks for plugins (entry points of every installed package, importing
+    ``importlib.metadata`` and reading each one's metadata) when it builds its first model;
+    NeoCode uses none, and the search costs a start as much as pydantic's own import. A
+    stand-in loader that finds none is what ``PYDANTIC_DISABLE_PLUGINS=__all__`` does,
+    without the import, and without setting a variable every child process would inherit."""
+    loader = types.ModuleType("pydantic.plugin._loader")
+    loader.get_plugins = tuple  # type: ignore[attr-defined]  # no plugins: an empty tuple
+    sys.modules.setdefault("pydantic.plugin._loader", loader)

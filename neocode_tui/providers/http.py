@@ -39,6 +39,7 @@ from neocode_tui.events import (
     joined,
 )
 from neocode_tui.http_body import ACCEPT_ENCODING, BodyError, BodyTooLarge, decoded
+from neocode_tui.providers.clients import Clients
 from neocode_tui.providers.dialect import (
     Dialect,
     EventPump,
@@ -133,8 +134,7 @@ class HTTPStreamer:
         client: httpx.AsyncClient | None = None,
     ) -> None:
         self.options = options or HTTPOptions()
-        self._client = client
-        self._owns_client = client is None
+        self._clients = Clients(client)
         self._secrets = secrets
 
     async def stream(
@@ -221,7 +221,7 @@ class HTTPStreamer:
             await response.aclose()
 
     async def _send(self, url: str, headers: dict[str, str], body: dict[str, Any]) -> httpx.Response:
-        client = self._get_client()
+        client = self._clients.for_url(url)
         connect = self.options.connect_timeout
         request = client.build_request(
             "POST", url, json=body,
@@ -316,15 +316,8 @@ class HTTPStreamer:
             pass
         return bytes(body).decode("utf-8", "replace")
 
-    def _get_client(self) -> httpx.AsyncClient:
-        if self._client is None:
-            self._client = httpx.AsyncClient()
-        return self._client
-
     async def aclose(self) -> None:
-        if self._owns_client and self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        await self._clients.aclose()
 
 
 
