@@ -26,16 +26,17 @@ imports only the subcommand asked for, ``providers.make_provider`` only the dial
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import importlib
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
+
+if TYPE_CHECKING:
+    import asyncio
 
 T = TypeVar("T")
 
@@ -70,6 +71,10 @@ def lazy(name: str) -> Any:
     if name not in _LAZY:
         _LAZY.append(name)
     return _LazyModule(name)
+
+
+if not TYPE_CHECKING:
+    asyncio = lazy("asyncio")  # only ``AfterFirstFrame.run`` needs it: not ``neocode --version``
 
 
 def face(package: str, names: dict[str, tuple[str, ...]]) -> Callable[[str], Any]:
@@ -127,8 +132,7 @@ class Once(Generic[T]):
         return self._value  # type: ignore[return-value]
 
 
-@dataclass(frozen=True)
-class _Piece:
+class _Piece(NamedTuple):
     what: str
     work: Callable[[], object]
     in_thread: bool

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.support.acp_editor import agent_env
 from tests.support.dialects import Dialect
@@ -85,3 +88,24 @@ async def test_acp_answers_initialize_before_it_imports_the_sdk_or_the_core(
     assert forbidden(modules, allowed=("neocode_tui.cli.acp",)) == []
     assert "neocode_tui.agent.session" not in modules
     assert len(modules) <= INITIALIZE_BUDGET
+
+
+WHOLE_RUN = """
+import atexit, sys
+atexit.register(lambda: sys.stderr.write("\\n".join(sorted(sys.modules))))
+sys.argv = ["neocode", *sys.argv[1:]]
+from neocode_tui.cli import main
+raise SystemExit(main())
+"""
+"""``neocode ARGS`` as the entry point runs it, writing every module it imported as it exits."""
+
+
+@pytest.mark.parametrize("flag", ["--version", "--help"])
+def test_version_and_help_print_without_the_event_loop_or_pydantic(flag: str, tmp_path: Path) -> None:
+    run = subprocess.run([sys.executable, "-c", WHOLE_RUN, flag], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=PATIENCE, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("neocode " if flag == "--version" else "usage: neocode")
+    modules = run.stderr.split("\n")
+    assert forbidden(modules) == []
+    assert [name for name in ("asyncio", "pydantic", "httpx") if name in modules] == []
