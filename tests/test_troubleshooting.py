@@ -135,12 +135,16 @@ async def test_https_proxy_carries_the_requests_to_the_server(
     assert seen == [f"CONNECT {url.removeprefix('https://').removesuffix('/v1')}"]
 
 
-async def test_a_plain_http_model_behind_an_https_proxy_gets_there_with_the_certificates(
+async def test_a_plain_http_model_behind_an_https_proxy_checks_the_proxy_against_the_bundle(
     model_server: ModelServer, certificate: tuple[Path, Path], workspace: Path
 ) -> None:
     model_server.enqueue(answer("Hello over plain HTTP, through TLS to the proxy."))
     async with behind_tls(model_server, certificate) as proxy_url:
         proxy = proxy_url.removesuffix("/v1")
+        refused = await neocode(workspace, model_server.url + "/v1", HTTP_PROXY=proxy)
+        assert refused[0] != 0 and not model_server.requests
+        assert "certificate verify failed" in refused[2]
+
         code, out, err = await neocode(workspace, model_server.url + "/v1", HTTP_PROXY=proxy,
                                        SSL_CERT_FILE=str(certificate[0]))
     assert code == 0, err
