@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import compileall
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -11,6 +12,18 @@ import pytest
 from neocode_tui.known_secrets import named_secrets
 from tests.support.dialects import Dialect
 from tests.support.model_server import ModelServer
+
+PACKAGE = Path(__file__).resolve().parents[1] / "neocode_tui"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Compiles NeoCode's modules once, as an install does: the suite starts hundreds of
+    ``neocode`` processes, and with ``PYTHONDONTWRITEBYTECODE`` set (as on some machines)
+    a checkout is never compiled, so each of them compiled every module again (two thirds
+    more instructions to a headless run's first request). ``__pycache__`` is ignored by git;
+    a module already compiled and unchanged is skipped."""
+    compileall.compile_dir(PACKAGE, quiet=1)
+
 
 USER_VARIABLES = ("OPENAI_", "ANTHROPIC_", "NEOCODE_")
 
