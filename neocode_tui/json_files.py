@@ -4,8 +4,9 @@ is no file, and any other failure is one line naming the file (and the line, for
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import IO, Any, NamedTuple
 
 
 class Missing:
@@ -40,3 +41,24 @@ def read_json(path: Path) -> JsonRead:
         return JsonRead(
             None, f"{path} line {exc.lineno}, column {exc.colno}: not valid JSON ({exc.msg})", raw
         )
+
+
+def json_records(handle: IO[bytes], limit: int) -> Iterator[tuple[int, dict[str, Any] | None]]:
+    """Each non-blank line of a JSON Lines file with its number: the object, or None for a
+    line that is none (not JSON, not an object, or longer than ``limit`` bytes, which is
+    skipped without being held whole)."""
+    number = 0
+    while line := handle.readline(limit + 1):
+        number += 1
+        if len(line) > limit and not line.endswith(b"\n"):
+            while (rest := handle.readline(limit)) and not rest.endswith(b"\n"):
+                pass
+            yield number, None
+            continue
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line.decode("utf-8", "replace"))
+        except (ValueError, RecursionError):
+            record = None
+        yield number, record if isinstance(record, dict) else None

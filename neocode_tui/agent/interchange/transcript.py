@@ -11,6 +11,7 @@ from typing import Any
 
 from neocode_tui.chat import Message, ToolCall
 from neocode_tui.events import Usage
+from neocode_tui.json_files import json_records
 
 MAX_LINE = 16 * 1024 * 1024
 """Longest line read (a pasted screenshot's base64 fits); a longer one is skipped."""
@@ -58,22 +59,11 @@ def json_lines(path: Path, imported: Imported) -> Iterator[dict[str, Any]]:
     """Each JSON object line of ``path``; what is not one is counted in ``skipped``.
     Raises ``OSError`` when the file cannot be read."""
     with path.open("rb") as handle:
-        while line := handle.readline(MAX_LINE + 1):
-            if len(line) > MAX_LINE and not line.endswith(b"\n"):
-                while (rest := handle.readline(MAX_LINE)) and not rest.endswith(b"\n"):
-                    pass
+        for _, record in json_records(handle, MAX_LINE):
+            if record is None:
                 imported.skipped += 1
-                continue
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line.decode("utf-8", "replace"))
-            except (ValueError, RecursionError):
-                record = None
-            if isinstance(record, dict):
-                yield record
             else:
-                imported.skipped += 1
+                yield record
 
 
 def number(value: object) -> int | None:

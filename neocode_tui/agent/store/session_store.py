@@ -46,6 +46,7 @@ from neocode_tui.chat import Message, RunEnd
 from neocode_tui.deferred import collections_paused
 from neocode_tui.errors import SessionBusy, SessionNotFound
 from neocode_tui.events import Usage
+from neocode_tui.json_files import json_records
 from neocode_tui.paths import data_dir, open_private
 from neocode_tui.vocabulary import APPROVAL_MODES, EFFORTS, SESSION_ID_CHARACTERS, ApprovalMode, Effort
 
@@ -326,24 +327,11 @@ class _Reader:
         """Each usable record with its line number. Raises ``OSError`` only when the file
         cannot be opened or read at all."""
         with self.path.open("rb") as handle:
-            number = 0
-            while line := handle.readline(MAX_RECORD + 1):
-                number += 1
-                if len(line) > MAX_RECORD and not line.endswith(b"\n"):
-                    while (rest := handle.readline(MAX_RECORD)) and not rest.endswith(b"\n"):
-                        pass
+            for number, record in json_records(handle, MAX_RECORD):
+                if record is None:
                     self.damaged.append(number)
-                    continue
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line.decode("utf-8", "replace"))
-                except (ValueError, RecursionError):
-                    record = None
-                if isinstance(record, dict):
-                    yield number, record
                 else:
-                    self.damaged.append(number)
+                    yield number, record
 
     def problem(self) -> str | None:
         if not self.damaged:
