@@ -12,6 +12,7 @@ from neocode_tui.agent.store.session_store import list_sessions
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import Driver, Release, Type, play
 from neocode_tui.tui.screens.session_picker import SessionPicker
+from tests.support.reading import screen_text
 from tests.support.screens import PICKER_NOW, SCREENS, write_saved_sessions
 from tests.support.waits import screen_shows, wait_until
 
@@ -34,6 +35,9 @@ def picker_app(tmp_path: Path) -> tuple[NeoCodeApp, list[str]]:
 async def open_picker(pilot, app: NeoCodeApp) -> None:
     await play(SCREENS["session-picker"], pilot)
     await wait_until(lambda: isinstance(app.screen, SessionPicker), pause=pilot.pause, what="the picker")
+    # The rows are read off the disk after the picker opens: the newest one, a fork, is drawn.
+    await wait_until(lambda: "↳ Flaky retry test fix" in screen_text(app), pause=pilot.pause,
+                     what="the picker's rows")
     await pilot.pause()
 
 
