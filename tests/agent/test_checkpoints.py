@@ -4,7 +4,6 @@ the loopback model, on real files and real git repositories in temporary folders
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from neocode_tui.agent.session.agent_session import AgentSession
 from neocode_tui.agent.store.session_store import find_session, load_session
 from neocode_tui.settings.model import Settings
 from tests.support.dialects import Dialect
+from tests.support.git_repo import git
 from tests.support.recorder import Recorder
 
 
@@ -34,13 +34,6 @@ def write(call_id: str, path: str, content: str) -> tuple[str, str, str]:
 
 def edit(call_id: str, path: str, old: str, new: str) -> tuple[str, str, str]:
     return (call_id, "edit_file", json.dumps({"path": path, "old_string": old, "new_string": new}))
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=root, check=True, capture_output=True, text=True,
-    ).stdout
 
 
 async def test_undo_puts_back_the_files_the_last_prompt_changed(

@@ -4,20 +4,13 @@ real git, real repositories, a program that would leave a line outside the works
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from neocode_tui.agent.restore import git_state
 from neocode_tui.agent.restore.git_run import find_repository
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=root, check=True, capture_output=True, text=True,
-    ).stdout
+from tests.support.git_repo import git
 
 
 @pytest.fixture

@@ -4,12 +4,12 @@ its changes kept on its branch and said in the task's result; real git, the loop
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.support.dialects import Dialect
+from tests.support.git_repo import git
 from tests.support.subagent_sessions import PARENT_PROMPT, agent_file, make_session, task
 
 
@@ -17,11 +17,6 @@ from tests.support.subagent_sessions import PARENT_PROMPT, agent_file, make_sess
 def own_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No agent of the developer's ``~/.claude/agents`` reaches a test."""
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-                          cwd=root, check=True, capture_output=True, text=True).stdout
 
 
 def isolated_writer(workspace: Path) -> None:

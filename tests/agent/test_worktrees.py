@@ -4,7 +4,6 @@ real folders, the real ``neocode`` command."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,14 +11,8 @@ import pytest
 from neocode_tui.agent.worktrees import make_worktree
 from neocode_tui.trust import trust, untrusted_reason
 from tests.support.dialects import Dialect
+from tests.support.git_repo import git
 from tests.support.headless import neocode
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=root, check=True, capture_output=True, text=True,
-    ).stdout
 
 
 @pytest.fixture
