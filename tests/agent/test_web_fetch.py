@@ -375,3 +375,21 @@ async def test_a_page_nested_too_deep_gives_its_text_and_a_note_within_the_time_
     assert "top words" in endless and "w" in endless.split("top words", 1)[1]
     # Bounded, it ends near its limit (the rest is room for a busy machine).
     assert took < 30, f"the endless fetch took {took:.1f}s, past its limit of 2 s"
+
+
+async def test_a_page_read_after_its_time_for_converting_has_gone_still_gives_its_first_words(
+    openai_only: Dialect, workspace: Path, site: WebServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What a busy machine does to a short limit: the page arrives when converting it is already late.
+    monkeypatch.setenv("NEOCODE_WEB_FETCH_ALLOW", "127.0.0.1")
+    monkeypatch.setattr("neocode_tui.agent.web.page.CONVERT_MARGIN", 600.0)
+    site.pages["/long"] = Page(b"<main><h1>Title words</h1><p>first words</p>" + b"<p>more</p>" * 50_000)
+    openai_only.reply("", [fetch("long", f"{site.url}/long")])
+    openai_only.reply("Read.")
+    session, _ = session_for(openai_only, workspace)
+    await session.prompt("read the long one")
+    await session.aclose()
+    long = openai_only.tool_results(2)["long"]
+    assert "Note: converting the page took longer than the time limit for a fetch" in long
+    assert "# Title words" in long and "first words" in long
+    assert long.count("more") < 1000, "past its first piece, a late conversion stops"

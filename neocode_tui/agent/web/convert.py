@@ -17,6 +17,8 @@ from markdownify import MarkdownConverter
 
 PARSE_STEP = 16_384
 """Characters html.parser is fed between looks at the clock."""
+FIRST_TAGS = 200
+"""Tags converted whatever the clock says: the page's first words, at a cost of milliseconds."""
 PARSE_SHARE = 0.6
 """Of the time, what parsing may take: the steps after it cost less than it per element
 (taking out the unwanted, flattening), and converting stops at the deadline itself."""
@@ -42,8 +44,8 @@ class Clock:
 
 class PacedBuilder(HTMLParserTreeBuilder):
     """html.parser fed ``PARSE_STEP`` characters at a time, ending with the tree so far
-    once its share of the time has gone: the tree is built as it goes, so that is the
-    page's start."""
+    once its share of the time has gone (after the first step, whatever the time): the
+    tree is built as it goes, so that is the page's start."""
 
     def __init__(self, clock: Clock) -> None:
         super().__init__()
@@ -56,7 +58,7 @@ class PacedBuilder(HTMLParserTreeBuilder):
         parser = _parser_class(self.soup, *args, **kwargs)
         try:
             for start in range(0, len(markup), PARSE_STEP):
-                if self.clock.passed(PARSE_SHARE):
+                if start and self.clock.passed(PARSE_SHARE):
                     break
                 parser.feed(markup[start:start + PARSE_STEP])
             parser.close()
@@ -99,14 +101,17 @@ def flatten(soup: BeautifulSoup, depth: int) -> bool:
 
 
 class Converter(MarkdownConverter):
-    """markdownify's converter that converts nothing more once the clock has passed."""
+    """markdownify's converter that converts nothing more once the clock has passed,
+    past its first ``FIRST_TAGS`` tags."""
 
     def __init__(self, clock: Clock, **options: Any) -> None:
         super().__init__(**options)
         self.clock = clock
+        self.converted = 0
 
     def process_tag(self, node: Any, parent_tags: set[str] | None = None) -> str:
-        if self.clock.passed():
+        self.converted += 1
+        if self.converted > FIRST_TAGS and self.clock.passed():
             return ""
         # markdownify's stub leaves out the method every element goes through
         return str(super().process_tag(node, parent_tags=parent_tags))  # type: ignore[misc]

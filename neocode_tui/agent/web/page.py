@@ -80,14 +80,34 @@ async def fetch_page(url: str, allow: AllowList, *, time_limit: float = TIME_LIM
     deadline = time.monotonic() + time_limit
     try:
         async with asyncio.timeout(time_limit):
-            return await _fetch(url, allow, onward, deadline)
+            body = await _fetch(url, allow, onward)
     except TimeoutError:
         raise Refused(f"stopped after {time_limit:g}s, the time limit for a fetch") from None
     except httpx.HTTPError as exc:
         raise Refused(f"the fetch failed: {type(exc).__name__}: {exc or 'no details'}") from None
+    if not body.is_html:
+        return Page(body.url, body.content_type, clean(body.raw.decode(_codec(body.charset), "replace")),
+                    body.truncated)
+    # A thread cannot be stopped: it stops itself, in time for the fetch to end within its limit,
+    # with at least the page's first words converted however late it starts.
+    markdown = await asyncio.to_thread(html_to_markdown, body.raw, body.charset, deadline - CONVERT_MARGIN)
+    return Page(body.url, body.content_type or "text/html", clean(markdown.text), body.truncated,
+                markdown.notes)
 
 
-async def _fetch(text: str, allow: AllowList, onward: Onward | None, deadline: float) -> Page:
+@dataclass(frozen=True)
+class _Body:
+    """What the server sent, read and decoded to bytes, before it is converted."""
+
+    url: str
+    content_type: str
+    is_html: bool
+    raw: bytes
+    charset: str | None
+    truncated: bool
+
+
+async def _fetch(text: str, allow: AllowList, onward: Onward | None) -> _Body:
     url = parse_url(text)
     async with httpx.AsyncClient(
         trust_env=False, follow_redirects=False, timeout=httpx.Timeout(15.0),
@@ -106,7 +126,7 @@ async def _fetch(text: str, allow: AllowList, onward: Onward | None, deadline: f
             try:
                 location = response.headers.get("location") if response.is_redirect else None
                 if location is None:
-                    return await _read(response, str(url), deadline)
+                    return await _read(response, str(url))
             finally:
                 await response.aclose()
             url = await _redirect(url, location, onward)
@@ -123,7 +143,7 @@ async def _redirect(url: httpx.URL, location: str, onward: Onward | None) -> htt
     return target
 
 
-async def _read(response: httpx.Response, url: str, deadline: float) -> Page:
+async def _read(response: httpx.Response, url: str) -> _Body:
     if response.status_code >= 400:
         raise Refused(f"{url} answered {response.status_code} {response.reason_phrase}")
     content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -140,12 +160,7 @@ async def _read(response: httpx.Response, url: str, deadline: float) -> Page:
         truncated = True
     except BodyError as exc:
         raise Refused(f"{url} could not be read: {exc}") from None
-    charset = response.charset_encoding
-    if not is_html:
-        return Page(url, content_type, clean(bytes(body).decode(_codec(charset), "replace")), truncated)
-    # A thread cannot be stopped: it stops itself, in time for the fetch to end within its limit.
-    markdown = await asyncio.to_thread(html_to_markdown, bytes(body), charset, deadline - CONVERT_MARGIN)
-    return Page(url, content_type or "text/html", clean(markdown.text), truncated, markdown.notes)
+    return _Body(url, content_type, is_html, bytes(body), response.charset_encoding, truncated)
 
 
 def _codec(charset: str | None) -> str:
@@ -160,7 +175,8 @@ def _codec(charset: str | None) -> str:
 def html_to_markdown(raw: bytes, charset: str | None = None, deadline: float | None = None) -> Markdown:
     """The page's main content as Markdown: its ``<main>`` or ``<article>`` if it has one,
     else its body, without scripts, styles, navigation, headers, footers and forms. It
-    stops at ``deadline`` (``time.monotonic``) with what it has, and tags nested deeper
+    stops at ``deadline`` (``time.monotonic``) with what it has (its first piece is always
+    converted, so a page read late still gives its first words), and tags nested deeper
     than ``MAX_DEPTH`` are their text: the converter recurses, and costs the depth at
     every element."""
     from bs4 import BeautifulSoup
