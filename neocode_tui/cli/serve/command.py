@@ -17,8 +17,9 @@ from pathlib import Path
 from urllib.parse import quote
 
 from neocode_tui.cli.options import add_setting_flags, load_from_args
-from neocode_tui.cli.serve.token import remove_if_ours, take_token, url_file, write_private
+from neocode_tui.cli.serve.token import remove_if_ours, take_token, url_file
 from neocode_tui.errors import NeoCodeError
+from neocode_tui.paths import write_private
 from neocode_tui.terminal_text import for_stream
 
 
@@ -78,7 +79,7 @@ def run_serve(args: argparse.Namespace) -> int:
 def _announce(url: str, saved: Path, max_sessions: int) -> None:
     """Once the server listens: the URL to open, saved for the user to find again."""
     try:
-        write_private(saved, url + "\n")
+        write_private(saved, (url + "\n").encode())
         kept = f"It is saved in {saved} (only you can read it) until the server stops."
     except OSError as exc:
         kept = f"It could not be saved in {saved}: {exc.strerror or exc}."

@@ -38,20 +38,6 @@ def url_file(port: int) -> Path:
     return data_dir() / "serve" / f"{port}.url"
 
 
-def write_private(path: Path, text: str) -> None:
-    """``text`` in ``path``, 0600 in a 0700 folder whatever the umask (``mkdir`` and ``open``
-    modes pass through it; ``chmod`` does not), written whole or not at all."""
-    folder = path.parent
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    os.chmod(folder, 0o700)  # a folder made earlier, or by a wider umask
-    partial = folder / f".{path.name}.{os.getpid()}"
-    handle = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(handle, "w") as file:
-        os.fchmod(handle, 0o600)
-        file.write(text)
-    os.replace(partial, path)
-
-
 def remove_if_ours(path: Path, text: str) -> None:
     """Remove ``path`` unless another server has written its own URL there since."""
     try:
