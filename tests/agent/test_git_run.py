@@ -10,7 +10,7 @@ import pytest
 
 from neocode_tui.agent.restore import git_state
 from neocode_tui.agent.restore.git_run import find_repository
-from tests.support.git_repo import git
+from tests.support.git_repo import committed_repository, git
 
 
 @pytest.fixture
@@ -25,9 +25,7 @@ def program(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def repo(workspace: Path) -> Path:
-    git(workspace, "init", "-q", "-b", "main")
-    git(workspace, "add", ".")
-    git(workspace, "commit", "-qm", "start")
+    committed_repository(workspace)
     (workspace / "app.py").write_text("def greet():\n    return 'hi'\n")
     return workspace
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -24,6 +23,7 @@ from neocode_tui.agent.tools.bash import Bash, BashArgs
 from neocode_tui.agent.workspace import Workspace
 from neocode_tui.settings.model import Settings
 from tests.support.dialects import Dialect
+from tests.support.git_repo import committed_repository, run_git
 from tests.support.waits import wait_until
 
 PROGRAM = "$PWD/tool.sh"
@@ -36,19 +36,6 @@ def marker(tmp_path: Path) -> Path:
     """The file the planted program writes to: outside the workspace."""
     (tmp_path / "outside").mkdir()
     return tmp_path / "outside" / "ran"
-
-
-def git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=root, check=check, capture_output=True, text=True,
-    )
-
-
-def repository(root: Path) -> None:
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", ".")
-    git(root, "commit", "-qm", "start")
 
 
 def program(marker: Path) -> str:
@@ -78,9 +65,9 @@ async def neocode_and_user_git(session: AgentSession, workspace: Path) -> dict[s
         "diff source": diff.source, "app rewind": await session.restore.git_status(),
     }
     await session.aclose()
-    shown["user status"] = git(workspace, "status", "--short", check=False).stdout
-    shown["user diff"] = git(workspace, "-p", "diff", check=False).stdout
-    shown["user commit"] = git(workspace, "commit", "-qam", "mine", check=False).stdout
+    shown["user status"] = run_git(workspace, "status", "--short", check=False).stdout
+    shown["user diff"] = run_git(workspace, "-p", "diff", check=False).stdout
+    shown["user commit"] = run_git(workspace, "commit", "-qam", "mine", check=False).stdout
     return shown
 
 
@@ -136,7 +123,7 @@ ATTACKS = {
 async def test_a_command_cannot_plant_what_git_runs(
     openai_only: Dialect, workspace: Path, marker: Path, route: str
 ) -> None:
-    repository(workspace)
+    committed_repository(workspace)
     config = (workspace / ".git" / "config").read_text()
 
     command, refusal = ATTACKS[route]
@@ -157,9 +144,9 @@ async def test_a_linked_worktree_keeps_its_git_file(
     main = tmp_path / "main"
     main.mkdir()
     (main / "app.py").write_text("def greet():\n    return 'hello'\n")
-    repository(main)
+    committed_repository(main)
     workspace = tmp_path / "linked"
-    git(main, "worktree", "add", "-q", str(workspace))
+    run_git(main, "worktree", "add", "-q", str(workspace))
     pointer = (workspace / ".git").read_text()
 
     session, result = await attacked(openai_only, workspace, program(marker) + (
@@ -188,7 +175,7 @@ async def test_no_repository_can_be_made_at_a_workspace_root_without_one(
     undo = await session.restore.undo_preview()
     diff = await session.restore.diff()
     await session.aclose()
-    user = git(workspace, "status", "--short", check=False)
+    user = run_git(workspace, "status", "--short", check=False)
 
     assert not marker.exists(), result
     assert undo is not None and undo.git_status is None  # still no repository, for NeoCode
@@ -205,10 +192,10 @@ async def test_what_the_repository_config_points_to_stays_read_only(
     (workspace / ".githooks" / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
     (workspace / "scripts").mkdir()
     (workspace / "scripts" / "post-commit").write_text("#!/bin/sh\nexit 0\n")
-    repository(workspace)
-    git(workspace, "config", "include.path", "../project.gitconfig")
-    git(workspace, "config", "includeIf.onbranch:main.path", "../branch.gitconfig")
-    git(workspace, "config", "core.hooksPath", ".githooks")
+    committed_repository(workspace)
+    run_git(workspace, "config", "include.path", "../project.gitconfig")
+    run_git(workspace, "config", "includeIf.onbranch:main.path", "../branch.gitconfig")
+    run_git(workspace, "config", "core.hooksPath", ".githooks")
     (workspace / ".git" / "hooks" / "post-commit").symlink_to(workspace / "scripts" / "post-commit")
 
     session, result = await attacked(openai_only, workspace, program(marker) + (
@@ -238,7 +225,7 @@ async def test_git_global_config_a_command_writes_never_reaches_the_users_home(
     project = home / "project"
     project.mkdir()
     (project / "app.py").write_text("def greet():\n    return 'hello'\n")
-    repository(project)
+    committed_repository(project)
 
     session, result = await attacked(openai_only, project, program(marker) + (
         f"git config --global core.fsmonitor {PROGRAM}; mkdir -p ~/.config/git; "
@@ -256,7 +243,7 @@ async def test_neocode_never_enters_a_submodule_a_command_made(
 ) -> None:
     """A command may make a repository in a subfolder and register it as a submodule
     (the index is writable: committing must work); NeoCode's git does not enter it."""
-    repository(workspace)
+    committed_repository(workspace)
 
     session, result = await attacked(openai_only, workspace, program(marker) + (
         "git init -q sub && echo x > sub/f && git -C sub add f && "
@@ -273,7 +260,7 @@ async def test_neocode_never_enters_a_submodule_a_command_made(
 
 
 async def test_committing_and_branching_still_work_in_the_sandbox(workspace: Path) -> None:
-    repository(workspace)
+    committed_repository(workspace)
     bash = Bash(sandbox=choose_sandbox("workspace-write"))
 
     out = await bash.run(BashArgs(command=(
@@ -285,13 +272,13 @@ async def test_committing_and_branching_still_work_in_the_sandbox(workspace: Pat
     )), Workspace(workspace))
 
     assert out.text == "5", out.text  # start, second, third, the stash and its index
-    assert git(workspace, "log", "--format=%s", "main").stdout.split() == ["third", "second", "start"]
-    assert git(workspace, "status", "--short").stdout == ""
+    assert run_git(workspace, "log", "--format=%s", "main").stdout.split() == ["third", "second", "start"]
+    assert run_git(workspace, "status", "--short").stdout == ""
     assert not (workspace / ".git" / "commondir").exists() and not (workspace / "HEAD").exists()
 
 
 async def test_stand_ins_stay_while_any_sandboxed_command_runs(workspace: Path) -> None:
-    repository(workspace)
+    committed_repository(workspace)
     bash = Bash(sandbox=choose_sandbox("workspace-write"))
     stand_in = workspace / ".git" / "commondir"
     fifo = workspace / "go"
@@ -323,10 +310,10 @@ async def test_a_submodule_keeps_its_git_file_and_config_while_commits_in_it_wor
     library = tmp_path / "library"
     library.mkdir()
     (library / "lib.py").write_text("x = 1\n")
-    repository(library)
-    repository(workspace)
-    git(workspace, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(library), "lib")
-    git(workspace, "commit", "-qm", "with lib")
+    committed_repository(library)
+    committed_repository(workspace)
+    run_git(workspace, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(library), "lib")
+    run_git(workspace, "commit", "-qm", "with lib")
     pointer = (workspace / "lib" / ".git").read_text()
 
     session, result = await attacked(openai_only, workspace, program(marker) + (
@@ -348,7 +335,7 @@ async def test_a_submodule_keeps_its_git_file_and_config_while_commits_in_it_wor
 
 
 async def test_a_hostile_submodule_folder_does_not_stop_the_next_command(workspace: Path) -> None:
-    repository(workspace)
+    committed_repository(workspace)
     bash = Bash(sandbox=choose_sandbox("workspace-write"))
     await bash.run(BashArgs(command=(
         "mkdir -p .git/modules/x/objects .git/modules/x/refs/heads .git/modules/x/hooks; "

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.dialects import Dialect
-from tests.support.git_repo import git
+from tests.support.git_repo import committed_repository, git
 from tests.support.subagent_sessions import PARENT_PROMPT, agent_file, make_session, task
 
 
@@ -27,10 +27,7 @@ def isolated_writer(workspace: Path) -> None:
 @pytest.fixture
 def project(workspace: Path) -> Path:
     isolated_writer(workspace)
-    git(workspace, "init", "-q", "-b", "main")
-    git(workspace, "add", ".")
-    git(workspace, "commit", "-qm", "start")
-    return workspace
+    return committed_repository(workspace)
 
 
 async def test_an_isolated_childs_edit_stays_on_its_branch_and_the_result_says_where(

@@ -11,16 +11,13 @@ import pytest
 from neocode_tui.agent.worktrees import make_worktree
 from neocode_tui.trust import trust, untrusted_reason
 from tests.support.dialects import Dialect
-from tests.support.git_repo import git
+from tests.support.git_repo import committed_repository, git
 from tests.support.headless import neocode
 
 
 @pytest.fixture
 def project(workspace: Path) -> Path:
-    git(workspace, "init", "-q", "-b", "main")
-    git(workspace, "add", ".")
-    git(workspace, "commit", "-qm", "start")
-    return workspace
+    return committed_repository(workspace)
 
 
 async def test_a_changed_worktree_is_kept_on_its_branch_and_the_project_is_untouched(

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.claude_sets import NODE_MODULES
+from tests.support.git_repo import git
 
 BIN = Path(sys.executable).parent
 SAFETY_NET = NODE_MODULES / "cc-safety-net" / "dist" / "bin" / "cc-safety-net.js"
@@ -57,13 +58,10 @@ def javascript_guard(home: Path) -> None:
 
 def guarded_project(workspace: Path) -> None:
     """A git project with uncommitted work in app.py and a secret in .env."""
-    def git(*args: str) -> None:
-        subprocess.run(["git", *args], cwd=workspace, check=True, capture_output=True, timeout=60)
-
     (workspace / "app.py").write_text("def greet():\n    return 'hello'\n")
-    git("init", "-q")
-    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "start")
-    git("add", "app.py")
-    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "app")
+    git(workspace, "init", "-q")
+    git(workspace, "commit", "-q", "--allow-empty", "-m", "start")
+    git(workspace, "add", "app.py")
+    git(workspace, "commit", "-q", "-m", "app")
     (workspace / "app.py").write_text(WORK)
     (workspace / ".env").write_text(SECRET + "\n")

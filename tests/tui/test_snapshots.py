@@ -7,7 +7,6 @@ animations off, in a folder always named ``project``. Update with ``--snapshot-u
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, Step, Type, play
 from neocode_tui.tui.screens.approval import ApprovalScreen
 from neocode_tui.tui.screens.rewind import DiffScreen, RestoreScreen, RewindScreen
+from tests.support.git_repo import git
 from tests.support.reading import screen_text
 from tests.support.screens import SCREENS as SCENARIOS
 from tests.support.waits import wait_until
@@ -54,13 +54,6 @@ def test_the_approval_dialog_fits_a_small_terminal(snap_compare, tmp_path: Path)
     scenario = SCENARIOS["approval-small"]
     app = scenario.build_app(scenario.prepare(tmp_path))
     assert snap_compare(app, terminal_size=(80, 24), run_before=lambda pilot: play(scenario, pilot))
-def _git(workspace: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=workspace, check=True, capture_output=True,
-    )
-
-
 RESTORE_SCREENS: dict[str, tuple[str, tuple[Step, ...], Callable[[NeoCodeApp], bool]]] = {
     # the @ file picker, fuzzy-matching "ap" over the workspace's files and folders
     "mention": (
@@ -82,9 +75,9 @@ def test_restore_screen(name: str, snap_compare, tmp_path: Path) -> None:
     scenario = SCENARIOS[scenario_name]
     workspace = scenario.prepare(tmp_path)
     if name == "rewind":
-        _git(workspace, "init", "-q")
-        _git(workspace, "add", ".")
-        _git(workspace, "commit", "-qm", "start")
+        git(workspace, "init", "-q")
+        git(workspace, "add", ".")
+        git(workspace, "commit", "-qm", "start")
     app = scenario.build_app(workspace)
 
     async def run_before(pilot) -> None:

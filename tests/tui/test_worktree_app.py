@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from neocode_tui.agent.worktrees import make_worktree
@@ -10,21 +9,15 @@ from neocode_tui.providers.scripted import ScriptedProvider
 from neocode_tui.settings.model import Settings
 from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE, Driver, StepProvider, Type
+from tests.support.git_repo import committed_repository
 from tests.support.waits import screen_shows
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-                   cwd=root, check=True, capture_output=True)
 
 
 async def test_slash_worktree_shows_the_worktree_its_branch_and_what_changed(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
     (project / "app.py").write_text("print('hi')\n")
-    git(project, "init", "-q", "-b", "main")
-    git(project, "add", ".")
-    git(project, "commit", "-qm", "start")
+    committed_repository(project)
     tree = await make_worktree(project, "pilot")
     (tree.path / "app.py").write_text("print('changed')\n")
     app = NeoCodeApp(Settings(provider="scripted"), StepProvider(ScriptedProvider([])), tree.path,
