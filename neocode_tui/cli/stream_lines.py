@@ -62,10 +62,15 @@ class UserMessage(_Line):
 
 
 class UserLine(_Line):
+    """A message; while a run works, ``priority`` (the field of Claude Code's SDK messages)
+    says where it goes: ``next`` joins the running turn at its next model request, ``now``
+    stops the run and is answered first, none or ``later`` waits for the run to end."""
+
     type: Literal["user"]
     message: UserMessage
     session_id: str | None = None
     parent_tool_use_id: str | None = None
+    priority: Literal["now", "next", "later"] | None = None
 
 
 class ControlBody(_Line):

@@ -4,7 +4,9 @@ another program talks to, message after message, the way Claude Code's Agent SDK
 
 stdin carries Claude Code's input lines (``stream_lines``): each ``user`` message is a
 prompt, run to its end (``run_finished``) before the next; messages that come meanwhile
-wait their turn. stdout carries the stream-json events of ``-p``, plus the answers to
+wait their turn, unless their ``priority`` says ``next`` (they join the running turn at its
+next model request, a ``steered`` line says so) or ``now`` (the run stops, they go first).
+stdout carries the stream-json events of ``-p``, plus the answers to
 control requests and, with ``--permission-prompt-tool stdio``, a ``can_use_tool``
 question for each call that needs a yes (without it, those calls are refused as in any
 headless run). A line that is not a message gets an ``input_error`` line and the
@@ -50,6 +52,7 @@ from neocode_tui.cli.stream_lines import (
     ControlResponse,
     Decision,
     UserLine,
+    UserMessage,
     parse_line,
 )
 from neocode_tui.cli.stream_questions import TOOL_NAME, question_input, replies_of
@@ -74,7 +77,9 @@ class TwoWay:
                          questions=self.ask_user if asks else None)
         self.session = AgentSession(settings, Path.cwd(), front, trusted=args.trust, run=options)
         self.settings = settings
-        self.prompts: asyncio.Queue[UserLine | None] = asyncio.Queue()
+        self.prompts: asyncio.PriorityQueue[tuple[int, int, UserLine | None]] = asyncio.PriorityQueue()
+        """Messages to answer by rank (``_FIRST`` to ``_LAST``), in order of arrival within one."""
+        self.arrivals = itertools.count()
         self.questions: dict[str, asyncio.Future[Decision | str]] = {}
         """Open ``can_use_tool`` questions by request id: the answer, or an error's words."""
         self.ids = (f"neocode-{number}" for number in itertools.count(1))
@@ -107,11 +112,14 @@ class TwoWay:
     def stop(self, signum: int) -> None:
         self.stopped_by.append(signum)
         self.session.cancel()
-        self.prompts.put_nowait(None)
+        self.queue(_STOP, None)
+
+    def queue(self, rank: int, line: UserLine | None) -> None:
+        self.prompts.put_nowait((rank, next(self.arrivals), line))
 
     async def converse(self) -> None:
         """Each message in turn, until input ends (or a signal stops the run)."""
-        while (line := await self.prompts.get()) is not None and not self.stopped_by:
+        while (line := (await self.prompts.get())[2]) is not None and not self.stopped_by:
             await self.answer(line)
 
     async def answer(self, line: UserLine) -> None:
@@ -129,6 +137,9 @@ class TwoWay:
             return
         finished = await self.session.prompt(text, images)
         self.last = exit_code(finished, [])
+        # Words sent to a run that stopped before a request read them are a message of their own.
+        if left := self.session.take_steers():
+            self.queue(_FIRST, UserLine(type="user", message=UserMessage(role="user", content="\n\n".join(left))))
 
     # -- input ----------------------------------------------------------------------------
 
@@ -150,7 +161,7 @@ class TwoWay:
             self.line_number += 1
             if raw.strip():
                 self.take(raw)
-        self.prompts.put_nowait(None)
+        self.queue(_LAST, None)
         for question in self.questions.values():  # nobody is left to answer
             if not question.done():
                 question.set_result("stdin ended before an answer came")
@@ -162,11 +173,23 @@ class TwoWay:
             self.bad_line(str(exc))
             return
         if isinstance(line, UserLine):
-            self.prompts.put_nowait(line)
+            self.user(line)
         elif isinstance(line, ControlResponse):
             self.answered(line)
         else:
             self.control(line)
+
+    def user(self, line: UserLine) -> None:
+        """A message in its place: joined to the running turn, first, or in turn."""
+        text = line.message.text
+        plain = not line.message.images and built_in(text) is None
+        if line.priority == "next" and plain and self.session.steer(text) is not None:
+            return
+        if line.priority == "now":
+            self.session.cancel()
+            self.queue(_FIRST, line)
+            return
+        self.queue(_IN_TURN, line)
 
     def bad_line(self, problem: str) -> None:
         self.printer.json({"type": "input_error", "line": self.line_number, "message": problem})
@@ -248,6 +271,11 @@ class TwoWay:
             return await question
         finally:
             del self.questions[request_id]
+
+
+_STOP, _FIRST, _IN_TURN, _LAST = range(4)
+"""Ranks in the queue: a signal's stop, a message sent ``now`` (or words no request read),
+one that waits its turn, the end of input."""
 
 
 def _images(line: UserLine) -> list[Image]:

@@ -17,9 +17,9 @@ from tests.support.waits import PATIENCE
 TWO_WAY = ("-p", "--input-format", "stream-json", "--output-format", "stream-json")
 
 
-def user(text: str) -> bytes:
+def user(text: str, **fields: str) -> bytes:
     return json.dumps({"type": "user", "message": {"role": "user", "content": text},
-                       "session_id": "default", "parent_tool_use_id": None}).encode() + b"\n"
+                       "session_id": "default", "parent_tool_use_id": None, **fields}).encode() + b"\n"
 
 
 def answer(request_id: str, decision: dict[str, Any]) -> bytes:
@@ -190,3 +190,59 @@ async def test_an_answer_without_answers_tells_the_model_nobody_answered(
     assert "updatedInput.answers" in told
     code, err = await program.end()
     assert code == 0 and "Traceback" not in err
+
+
+async def test_a_message_sent_next_joins_the_running_turn_and_one_sent_later_waits_for_its_end(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    openai_only.reply("", [write_call("w1", "notes.txt", "first\n")])
+    openai_only.reply("Wrote notes.txt, and I will add a title.")
+    openai_only.reply("The title is added.")
+    program = Program(await start(openai_only, workspace, *TWO_WAY, "--permission-prompt-tool",
+                                  "stdio", stdin=True))
+    await program.send(user("write notes.txt"))
+    question = await program.until("control_request")
+    # Both sent while the run waits on its question: the first joins it, the second waits.
+    await program.send(user("also give it a title", priority="next"))
+    await program.send(user("now add the title", priority="later"))
+    await program.send(answer(question["request_id"], {"behavior": "allow", "updatedInput": {}}))
+    first = await program.until("run_finished")
+    second = await program.until("run_finished")
+    code, err = await program.end()
+
+    assert code == 0 and "Traceback" not in err
+    assert first["final_text"] == "Wrote notes.txt, and I will add a title."
+    assert second["final_text"] == "The title is added."
+    steered = [line for line in program.seen if line["type"] == "steered"]
+    assert [line["text"] for line in steered] == ["also give it a title"]
+    # The running turn's next request reads it after the tool's result; the later one is a run of its own.
+    joined = openai_only.request(2)["messages"]
+    assert [m["role"] for m in joined[-2:]] == ["tool", "user"]
+    assert joined[-1]["content"] == "also give it a title"
+    said = [m["content"] for m in openai_only.request(3)["messages"] if m["role"] == "user"]
+    assert said[-3:] == ["write notes.txt", "also give it a title", "now add the title"]
+
+
+async def test_a_message_sent_now_stops_the_run_and_is_answered_before_those_waiting(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    openai_only.reply("", [write_call("w1", "notes.txt", "first\n")])
+    openai_only.reply("Doing that instead.")
+    openai_only.reply("And then the rest.")
+    program = Program(await start(openai_only, workspace, *TWO_WAY, "--permission-prompt-tool",
+                                  "stdio", stdin=True))
+    await program.send(user("write notes.txt"))
+    await program.until("control_request")
+    await program.send(user("then the rest"))
+    await program.send(user("stop, write nothing", priority="now"))
+    stopped = await program.until("run_finished")
+    instead = await program.until("run_finished")
+    rest = await program.until("run_finished")
+    code, err = await program.end()
+
+    assert code == 0 and "Traceback" not in err
+    assert stopped["reason"] != "done" and not (workspace / "notes.txt").exists()
+    assert instead["final_text"] == "Doing that instead."
+    assert rest["final_text"] == "And then the rest."
+    said = [m["content"] for m in openai_only.request(3)["messages"] if m["role"] == "user"]
+    assert said[-3:] == ["write notes.txt", "stop, write nothing", "then the rest"]
