@@ -72,6 +72,8 @@ class Run:
         self._items: asyncio.Queue[Item | None] = asyncio.Queue()
         self._task: asyncio.Task[RunFinished] | None = None
         self.result: RunFinished | None = None
+        self.unread: list[str] = []
+        """What ``Session.steer`` sent that no request read before the run ended."""
 
     def __aiter__(self) -> AsyncIterator[Item]:
         return self._iterate()
@@ -133,6 +135,12 @@ class Session:
         run._task = asyncio.create_task(self._prompt(run, prompt))
         return run
 
+    def steer(self, text: str) -> bool:
+        """Send ``text`` to the run in progress: its next model request reads it, as typing
+        while the agent works does in the app. False when nothing runs (``send`` it). Words
+        no request read before the run ended are in its ``unread``."""
+        return self.core.steer(text) is not None
+
     def cancel(self) -> bool:
         """Stop the run in progress (its result says ``cancelled``); False when none runs."""
         return self.core.cancel()
@@ -153,6 +161,7 @@ class Session:
             run.result = await self.core.prompt(prompt)
             return run.result
         finally:
+            run.unread = self.core.take_steers()
             run._put(None)
 
     def _event(self, event: LoopEvent) -> None:

@@ -95,3 +95,45 @@ async def test_a_program_answers_the_model_s_questions_and_closes_them(
     told = openai_only.tool_results(2)["q1"]
     assert '→ SQLite' in told and '→ Sign-in; Export' in told
     assert "closed the questions without answering" in openai_only.tool_results(4)["q2"]
+
+
+STEERING_PROGRAM = """
+import asyncio
+from neocode_tui.sdk import Approval, Session
+
+async def main():
+    async with await Session.start(".") as session:
+        print("idle steer:", session.steer("too early"))
+        run = session.send("write notes.txt")
+        async for item in run:
+            if isinstance(item, Approval):
+                print("steered:", session.steer("and give it a title"))
+                item.allow()
+            elif item.type == "steered":
+                print("joined turn", item.turn, repr(item.text))
+        print("answer:", (await run.wait()).final_text, run.unread)
+
+asyncio.run(main())
+"""
+
+
+async def test_a_program_steers_the_running_turn_and_its_next_request_reads_the_words(
+    openai_only: Dialect, workspace: Path
+) -> None:
+    openai_only.reply("", [("w1", "write_file", json.dumps({"path": "notes.txt", "content": "x\n"}))])
+    openai_only.reply("Written, with a title.")
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", STEERING_PROGRAM, cwd=workspace, env=headless_env(openai_only),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), PATIENCE)
+
+    assert process.returncode == 0, err.decode()
+    assert out.decode().splitlines() == [
+        "idle steer: False",
+        "steered: True",
+        "joined turn 2 'and give it a title'",
+        "answer: Written, with a title. []",
+    ]
+    last = openai_only.request(2)["messages"][-1]
+    assert last == {"role": "user", "content": "and give it a title"}
