@@ -166,3 +166,25 @@ async def test_a_malformed_answer_to_a_permission_request_is_a_no(
     assert not (workspace / "new.txt").exists()
     assert model.tool_results(2)["w1"] == "the user denied this call: the editor did not answer"
     await finish(agent)
+
+
+async def test_a_malformed_session_delete_is_refused_and_one_sent_as_input_ends_is_still_answered(
+    model: Dialect, workspace: Path, home: Path
+) -> None:
+    model.reply("Still here.")
+    agent = RawAgent(await start_raw(agent_env(model.server.url, home), workspace))
+    for params in ({}, {"sessionId": 5}, {"sessionId": None}):
+        sent = {"jsonrpc": "2.0", "id": "bad", "method": "session/delete", "params": params}
+        await agent.send(json.dumps(sent).encode() + b"\n")
+        error = await agent.reply(lambda reply: reply.get("id") == "bad")
+        assert error["error"] == {"code": -32602, "message": "session/delete needs a sessionId, a string"}
+    await still_answers(agent, workspace)
+    # The last request, then the end of input: the answer goes out before the agent exits.
+    last = {"jsonrpc": "2.0", "id": "last", "method": "session/delete", "params": {"sessionId": "gone"}}
+    await agent.send(json.dumps(last).encode() + b"\n")
+    assert agent.process.stdin is not None and agent.process.stdout is not None
+    agent.process.stdin.close()
+    out, err = await asyncio.wait_for(agent.process.communicate(), PATIENCE)
+    answers = [json.loads(line) for line in out.splitlines() if line.strip()]
+    assert {"jsonrpc": "2.0", "id": "last", "result": {}} in answers
+    assert agent.process.returncode == 0 and "Traceback" not in err.decode()

@@ -23,6 +23,7 @@ from acp.schema import (
 from neocode_tui.agent.commands.table import COMMANDS
 from tests.support.acp_editor import agent_env, editor
 from tests.support.dialects import Dialect
+from tests.support.ts_editor import run_editor
 from tests.support.waits import PATIENCE
 
 
@@ -263,3 +264,33 @@ async def test_resume_continues_a_saved_session_in_its_mode_without_replaying_it
     assert sent.index("what does app.py do?") < sent.index("It greets") < sent.index("and now?")
     assert "no open session" in str(closed.value)
     assert len(model.server.requests) == 2
+
+
+async def test_an_editor_deletes_a_session_and_an_unknown_one_and_is_refused_one_open_elsewhere(
+    model: Dialect, workspace: Path, home: Path, tmp_path: Path
+) -> None:
+    env = agent_env(model.server.url, home)
+    model.reply("Kept open.")
+    model.reply("Hello.")
+    async with editor(env, workspace) as other:  # another editor holds this one open
+        held = await other.conn.new_session(cwd=str(workspace))
+        await other.conn.prompt(session_id=held.session_id, prompt=[text_block("keep this")])
+        ed = await run_editor(tmp_path, env, cwd=str(workspace), prompts=["hello"],
+                              delete=["$session", held.session_id, "0000000000"])
+        made = (await ed.until("session"))["response"]
+        own = made["sessionId"]
+        deleted = await ed.until("deleted", lambda line: line["id"] == "$session")
+        busy = await ed.until("refused", lambda line: line["id"] == held.session_id)
+        unknown = await ed.until("deleted", lambda line: line["id"] == "0000000000")
+        listed = (await ed.until("listed"))["response"]["sessions"]
+        await ed.until("done")
+        assert await ed.process.wait() == 0  # every answer passed the SDK's schema
+
+    initialized = ed.lines[0]["response"]["agentCapabilities"]["sessionCapabilities"]
+    assert "delete" in initialized
+    assert deleted["response"] == {}
+    assert [session["sessionId"] for session in listed] == [held.session_id]
+    assert f"session {held.session_id} is open in another neocode" in busy["error"]["message"]
+    assert unknown["response"] == {}, "deleting what is not there succeeds, as ACP asks"
+    saved = {path.stem for path in (home / "data" / "sessions").glob("*.jsonl")}
+    assert own not in saved and held.session_id in saved

@@ -6,7 +6,10 @@
 //
 // SCRIPT: {"cwd": DIR, "buffers": {ABS_PATH: TEXT}, "mode": MODE?, "answer": OPTION_ID,
 //          "prompts": [TEXT, ...], "load": SESSION_ID?, "resume": SESSION_ID?,
-//          "options": [{"configId": ID, "value": VALUE}, ...]}
+//          "options": [{"configId": ID, "value": VALUE}, ...], "delete": [SESSION_ID, ...]}
+//
+// Each id of "delete" ("$session": the one made or loaded) is deleted after the prompts ("deleted", or "refused" with the
+// agent's error), then the sessions of cwd are listed ("listed").
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
@@ -77,6 +80,17 @@ try {
     for (const text of script.prompts ?? []) {
       const response = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
       say("prompted", { response });
+    }
+    for (const id of script.delete ?? []) {
+      try {
+        const target = id === "$session" ? sessionId : id;
+        say("deleted", { id, response: await ctx.request(methods.agent.session.delete, { sessionId: target }) });
+      } catch (error) {
+        say("refused", { id, error: { code: error?.code, message: String(error?.message ?? error) } });
+      }
+    }
+    if (script.delete) {
+      say("listed", { response: await ctx.request(methods.agent.session.list, { cwd: script.cwd }) });
     }
   });
   say("done", {});

@@ -390,6 +390,22 @@ def find_session(workspace: Path, session_id: str | None) -> SessionInfo:
     return found[0]
 
 
+def delete_session(session_id: str) -> None:
+    """Remove the saved session with exactly this id (no prefix: a deletion names what it
+    removes). ``SessionNotFound`` when there is none, ``SessionBusy`` while a process has it
+    open (its next write would make it again)."""
+    if not session_id or not set(session_id.lower()) <= SESSION_ID_CHARACTERS:
+        raise SessionNotFound(f"{session_id!r} is not a session id (see: neocode sessions)")
+    [*found] = _session_files(f"{session_id}.jsonl")
+    if not found:
+        raise SessionNotFound(f"no saved session with id {session_id!r}")
+    path = found[0]
+    with path.open("rb") as handle:
+        if not _lock(handle):
+            raise SessionBusy(session_id, _lock_holder(path))
+        path.unlink()
+
+
 def session_records(info: SessionInfo) -> Iterator[dict[str, Any]]:
     """Every usable record of the file as written, in order (what a trajectory is made of);
     ``SessionNotFound`` when it cannot be read."""

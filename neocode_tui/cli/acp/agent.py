@@ -35,6 +35,7 @@ from acp.schema import (
     AllowedOutcome,
     ClientCapabilities,
     CloseSessionResponse,
+    DeleteSessionRequest,
     EmbeddedResourceContentBlock,
     HttpMcpServer,
     ListSessionsResponse,
@@ -73,7 +74,7 @@ from neocode_tui.agent.mcp import (
     load_configs,
 )
 from neocode_tui.agent.session import AgentSession, FrontEnd
-from neocode_tui.agent.store import list_sessions
+from neocode_tui.agent.store import delete_session, list_sessions
 from neocode_tui.cli.acp.buffers import EditorBuffers, offers_buffers
 from neocode_tui.cli.acp.commands import commands_update, run_built_in
 from neocode_tui.cli.acp.config_options import (
@@ -93,7 +94,7 @@ from neocode_tui.cli.acp.updates import UpdateTranslator, usage_update
 from neocode_tui.cli.acp.wire import JsonRpcLines
 from neocode_tui.cli.options import load_from_args
 from neocode_tui.deferred import resume_collections
-from neocode_tui.errors import NeoCodeError, NoModel, SessionNotFound, SettingsError, WorkInProgress
+from neocode_tui.errors import NeoCodeError, NoModel, SessionBusy, SessionNotFound, SettingsError, WorkInProgress
 from neocode_tui.events import Usage as CoreUsage
 from neocode_tui.vocabulary import APPROVAL_MODES, MODE_DESCRIPTIONS, ApprovalMode
 
@@ -114,6 +115,7 @@ async def serve(args: argparse.Namespace, lines: JsonRpcLines, greeted: dict[str
     ``initialize`` already answered (``handshake``), None when the SDK is to answer it."""
     capabilities = InitializeRequest.model_validate(greeted).client_capabilities if greeted else None
     agent = NeoCodeAgent(args, capabilities)
+    lines.answer_here("session/delete", agent.delete_session)  # the SDK has its schema, no route
     resume_collections()  # paused since the process started: what lives as long as it is built
     # The SDK routes only the methods an agent has; its Agent protocol lists them all.
     serving = asyncio.create_task(run_agent(agent, lines, use_unstable_protocol=True))  # type: ignore[arg-type]
@@ -204,6 +206,24 @@ class NeoCodeAgent:
             raise _error(RequestError.resource_not_found, f"no open session {session_id!r}")
         await self._close(session)
         return CloseSessionResponse()
+
+    async def delete_session(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Remove the saved session (closed first when it is open here); later loads and
+        listings no longer find it. One that is not there is deleted already: that succeeds,
+        as ACP asks; one another process has open is refused."""
+        try:
+            session_id = DeleteSessionRequest.model_validate(params).session_id
+        except ValidationError:
+            raise _error(RequestError.invalid_params, "session/delete needs a sessionId, a string") from None
+        if (session := self.sessions.pop(session_id, None)) is not None:
+            await self._close(session)
+        try:
+            await asyncio.to_thread(delete_session, session_id)
+        except SessionNotFound:
+            pass
+        except (SessionBusy, OSError) as exc:
+            raise _error(RequestError.invalid_request, str(exc)) from None
+        return {}
 
     async def _reopen(self, cwd: str, session_id: str, servers: list[Any], *, replay: bool) -> _Session:
         workspace = _workspace(cwd)

@@ -58,7 +58,7 @@ def initialize_answer(requested: int) -> dict[str, Any]:
             "loadSession": True,
             "promptCapabilities": {"image": True, "audio": False, "embeddedContext": True},
             "mcpCapabilities": {"http": True, "sse": False},
-            "sessionCapabilities": {"list": {}, "resume": {}, "close": {}},
+            "sessionCapabilities": {"list": {}, "delete": {}, "resume": {}, "close": {}},
         },
         "authMethods": AUTH_METHODS,
         "agentInfo": {"name": "neocode", "title": "NeoCode", "version": __version__},

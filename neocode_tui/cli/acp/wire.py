@@ -14,6 +14,7 @@ import asyncio
 import json
 import logging
 import re
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from neocode_tui.cli.lines import BoundedLines, LineTooLong
@@ -28,7 +29,12 @@ READ_AHEAD_BYTES = 1 << 20
 """What the stdin stream buffers ahead of the reader before it stops reading the pipe."""
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+INTERNAL_ERROR = -32603
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+"""A request's params to its result."""
 
 
 class BadMessage(Exception):
@@ -49,6 +55,13 @@ class JsonRpcLines:
         self._writer = writer
         self._sending = asyncio.Lock()
         self._put_back: list[dict[str, Any]] = []
+        self._here: dict[str, Handler] = {}
+        self._answering: set[asyncio.Task[None]] = set()
+
+    def answer_here(self, method: str, handler: Handler) -> None:
+        """Requests for ``method`` answered by ``handler`` (its result, or the error it raises
+        with its ``code``), never passed on: a protocol method the SDK does not route."""
+        self._here[method] = handler
 
     async def send(self, message: dict[str, Any]) -> None:
         # default=str: a validation error's details may hold objects JSON cannot encode,
@@ -59,7 +72,18 @@ class JsonRpcLines:
             await self._writer.drain()
 
     async def receive(self) -> dict[str, Any] | None:
-        """The next valid message; None at the end of input."""
+        """The next valid message; None at the end of input, once what was asked here is
+        answered."""
+        while (message := await self._read()) is not None:
+            if message.get("method") not in self._here or "id" not in message:
+                return message
+            task = asyncio.create_task(self._answer(message, self._here[message["method"]]))
+            self._answering.add(task)
+            task.add_done_callback(self._answering.discard)
+        await asyncio.gather(*self._answering)
+        return None
+
+    async def _read(self) -> dict[str, Any] | None:
         if self._put_back:
             return self._put_back.pop()
         while True:
@@ -72,6 +96,21 @@ class JsonRpcLines:
             except BadMessage as exc:
                 log.warning("bad JSON-RPC message: %s", exc)
                 await self.send(error_reply(exc))
+
+    async def _answer(self, message: dict[str, Any], handler: Handler) -> None:
+        params = message.get("params", {})
+        try:
+            reply: dict[str, Any] = {"result": await handler(params if isinstance(params, dict) else {})}
+        except Exception as exc:  # the handler's refusal, or its failure: both answered
+            code = getattr(exc, "code", None)
+            if not isinstance(code, int):
+                log.exception("%s failed", message["method"])
+                code = INTERNAL_ERROR
+            reply = {"error": {"code": code, "message": str(exc) or type(exc).__name__}}
+        try:
+            await self.send({"jsonrpc": "2.0", "id": message["id"], **reply})
+        except OSError:  # the client is gone: nobody is left to tell
+            log.info("%s answered after the client left", message["method"])
 
     def put_back(self, message: dict[str, Any]) -> None:
         """Make ``message`` the next one ``receive`` returns: read early, handled later."""
