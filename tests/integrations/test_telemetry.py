@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from neocode_tui.sdk import Approval, Session
 from tests.support.dialects import API_KEY, Dialect
 from tests.support.headless import neocode
 from tests.support.otlp_receiver import otlp_receiver
@@ -79,3 +80,39 @@ async def test_nothing_is_sent_unless_the_user_turns_it_on_and_a_workspace_canno
     assert run.code == 0, run.err
     assert "NEOCODE_ENABLE_TELEMETRY" in run.err and "only you set it" in run.err
     assert received.raw == bytearray()
+
+
+async def test_approvals_are_counted_by_decision_and_who_decided_and_durations_are_recorded(
+    openai_only: Dialect, workspace: Path, monkeypatch
+) -> None:
+    write = '{"path": "notes.txt", "content": "x\\n"}'
+    openai_only.reply("", [("r1", "read_file", '{"path": "app.py"}'), ("w1", "write_file", write),
+                           ("w2", "write_file", write.replace("notes", "other"))])
+    openai_only.reply("One written, one refused.")
+    with otlp_receiver() as received:
+        monkeypatch.setenv("NEOCODE_ENABLE_TELEMETRY", "1")
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", received.url)
+        monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+        async with await Session.start(workspace, settings={
+                "provider": "openai", "base_url": openai_only.server.url + "/v1", "model": "gpt-4o",
+                "approval": "ask"}) as session:
+            run = session.send("read app.py, write two files")
+            async for item in run:
+                if isinstance(item, Approval):
+                    if item.request.call_id == "w1":
+                        item.allow()
+                    else:
+                        item.deny("not that one")
+            assert (await run.wait()).reason == "done"
+
+    decisions = {(p["tool_name"], p["decision"], p["source"]): v
+                 for p, v in received.points("neocode.tool.decisions")}
+    assert decisions == {("read_file", "accept", "config"): 1, ("write_file", "accept", "user"): 1,
+                         ("write_file", "reject", "user"): 1}
+    events = {(e["tool_name"], e["decision"]): e for e in received.events("neocode.tool_decision")}
+    assert events[("write_file", "accept")]["wait_ms"] >= 0 and "wait_ms" not in events[("read_file", "accept")]
+    tools = {p["tool_name"]: count for p, count, total in received.histogram("neocode.tool.duration")}
+    assert tools == {"read_file": 1, "write_file": 1}, "the refused call never ran"
+    [(request_of, requests, took)] = received.histogram("neocode.api_request.duration")
+    assert request_of["model"] == "gpt-4o" and requests == 2 and took >= 0
+    assert all(e["duration_ms"] >= 0 for e in received.events("neocode.api_request"))

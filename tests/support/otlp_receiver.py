@@ -41,6 +41,14 @@ class Received:
                                 found.append((_attributes(point.attributes), value))
         return found
 
+    def histogram(self, name: str) -> list[tuple[dict[str, Any], int, float]]:
+        """Each data point of the histogram ``name`` in the last export: its attributes,
+        how many values it holds and their sum."""
+        return [(_attributes(point.attributes), point.count, point.sum)
+                for request in self.metrics[-1:] for resource in request.resource_metrics
+                for scope in resource.scope_metrics for metric in scope.metrics if metric.name == name
+                for point in metric.histogram.data_points]
+
     def events(self, name: str) -> list[dict[str, Any]]:
         return [_attributes(record.attributes) for request in self.logs for resource in request.resource_logs
                 for scope in resource.scope_logs for record in scope.log_records

@@ -27,7 +27,15 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 from neocode_tui import __version__
 from neocode_tui.agent.context import request_cost
-from neocode_tui.agent.loop_events import LoopEvent, RunFinished, ToolFinished, ToolStarted, TurnFinished, TurnStarted
+from neocode_tui.agent.loop_events import (
+    ApprovalRequested,
+    LoopEvent,
+    RunFinished,
+    ToolFinished,
+    ToolStarted,
+    TurnFinished,
+    TurnStarted,
+)
 from neocode_tui.events import Usage
 
 SCOPE = "neocode"
@@ -52,10 +60,20 @@ class OtelRecorder:
         self.cost = meter.create_counter("neocode.cost.usage", "USD", "Cost of the model requests, by model")
         self.tool_calls = meter.create_counter("neocode.tool.calls", "{call}", "Tool calls, by tool and outcome")
         self.sessions = meter.create_counter("neocode.session.count", "{session}", "Sessions prompted")
+        self.decisions = meter.create_counter(
+            "neocode.tool.decisions", "{decision}", "Tool calls accepted or rejected, by tool and who decided")
+        self.tool_time = meter.create_histogram("neocode.tool.duration", "ms", "How long tools ran, by tool")
+        self.request_time = meter.create_histogram(
+            "neocode.api_request.duration", "ms", "How long model requests took, by model")
         self.counted = False
         self.interaction: Any = None
         self.request: Any = None
+        self.request_started = 0.0
         self.tools: dict[str, Any] = {}
+        self.asked: dict[str, float] = {}
+        """Calls that asked the user, and when (``time.monotonic``)."""
+        self.waited: dict[str, int] = {}
+        """Calls the user let run, and how long the answer took (ms)."""
 
     def _common(self) -> dict[str, str]:
         session = self.session_id()
@@ -84,10 +102,15 @@ class OtelRecorder:
     def observe(self, event: LoopEvent) -> None:
         if isinstance(event, TurnStarted):
             self.request = self._child("neocode.llm_request", model=self.model())
+            self.request_started = time.monotonic()
+        elif isinstance(event, ApprovalRequested):
+            self.asked[event.call_id] = time.monotonic()
         elif isinstance(event, TurnFinished):
             self._turn(event)
         elif isinstance(event, ToolStarted):
             self.tools[event.call_id] = self._child("neocode.tool", tool_name=event.name)
+            if (asked := self.asked.get(event.call_id)) is not None:
+                self.waited[event.call_id] = round((time.monotonic() - asked) * 1000)
         elif isinstance(event, ToolFinished):
             self._tool(event)
         elif isinstance(event, RunFinished) and self.interaction is not None:
@@ -100,6 +123,8 @@ class OtelRecorder:
         usage = event.usage or Usage.unknown()
         cost = request_cost(usage, model) if event.usage is not None else None
         attributes = {**self._common(), "model": model}
+        duration_ms = round((time.monotonic() - self.request_started) * 1000)
+        self.request_time.record(duration_ms, attributes)
         for kind, value in (("input", usage.input_tokens), ("output", usage.output_tokens),
                             ("cacheRead", usage.cached_input_tokens),
                             ("cacheCreation", usage.cache_creation_input_tokens)):
@@ -113,7 +138,7 @@ class OtelRecorder:
             self._event("neocode.api_request", model=model, input_tokens=usage.input_tokens,
                         output_tokens=usage.output_tokens, cache_read_tokens=usage.cached_input_tokens,
                         cache_creation_tokens=usage.cache_creation_input_tokens,
-                        cost_usd=float(cost) if cost is not None else None)
+                        cost_usd=float(cost) if cost is not None else None, duration_ms=duration_ms)
         if self.request is not None:
             self.request.set_attributes({"model": model, "input_tokens": usage.input_tokens or 0,
                                          "output_tokens": usage.output_tokens or 0})
@@ -126,10 +151,28 @@ class OtelRecorder:
         duration = round(event.duration * 1000) if event.duration is not None else None
         self._event("neocode.tool_result", tool_name=event.name, success=success, status=event.status,
                     duration_ms=duration)
+        if duration is not None:
+            self.tool_time.record(duration, {**self._common(), "tool_name": event.name})
+        self._decision(event)
         span = self.tools.pop(event.call_id, None)
         if span is not None:
             span.set_attributes({"success": success, "status": event.status})
             span.end()
+
+    def _decision(self, event: ToolFinished) -> None:
+        """Whether the call went ahead, and who said so: ``user`` when it asked (and how long
+        the answer took), ``config`` when the mode or a rule decided (Claude Code's words)."""
+        asked = self.asked.pop(event.call_id, None)
+        waited = self.waited.pop(event.call_id, None)
+        if event.status not in ("ok", "error", "denied"):
+            return  # interrupted or skipped: nobody decided
+        decision = "reject" if event.status == "denied" else "accept"
+        source = "config" if asked is None else "user"
+        self.decisions.add(1, {**self._common(), "tool_name": event.name, "decision": decision, "source": source})
+        if asked is not None and waited is None:  # refused: the answer was the end of it
+            waited = round((time.monotonic() - asked) * 1000)
+        self._event("neocode.tool_decision", tool_name=event.name, decision=decision, source=source,
+                    wait_ms=waited)
 
     def shutdown(self) -> None:
         for span in [self.request, self.interaction, *self.tools.values()]:
