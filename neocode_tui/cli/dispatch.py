@@ -61,7 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.worktree is not None:
         from neocode_tui.cli.worktree_run import in_worktree
 
-        return in_worktree(args.worktree, lambda: _front_end(args, initial_prompt))
+        return in_worktree(args.worktree, lambda: _front_end(args, initial_prompt),
+                           lambda: args.prompt is None and sys.stdin is not None and sys.stdin.isatty())
     return _front_end(args, initial_prompt)
 
 

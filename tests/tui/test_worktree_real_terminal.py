@@ -1,6 +1,7 @@
 """``neocode -w NAME`` in a real terminal (tmux): the app works in the worktree, ``/worktree``
-says so, and once it is quit the terminal keeps the line saying where the changed worktree was
-kept, after the way to continue; the project's own folder is untouched."""
+says so, and once it is quit the user is asked whether to keep the changed worktree: Enter
+keeps it (the terminal says where, after the way to continue), ``n`` removes it and its
+branch. The project's own folder is untouched either way."""
 
 from __future__ import annotations
 
@@ -37,32 +38,54 @@ def typed(tmux: Tmux, text: str) -> None:
     tmux("send-keys", "-t", "t:app", "Enter")
 
 
-@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
-async def test_a_worktree_session_in_a_real_terminal_keeps_its_change_and_says_where(
-    size: tuple[int, int], openai_only: Dialect, tmp_path: Path, tmux: Tmux
-) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
+async def worktree_session(tmux: Tmux, openai_only: Dialect, project: Path, size: tuple[int, int]) -> None:
+    """The app in worktree ``feature`` of ``project``: /worktree, a file written, /exit."""
     (project / "app.py").write_text("print('hi')\n")
     committed_repository(project)
-    tree = project / ".neocode" / "worktrees" / "feature"
     openai_only.reply("", [("w1", "write_file", json.dumps({"path": "notes.txt", "content": "mine\n"}))])
     openai_only.reply("Wrote notes.txt.")
     tmux.window("app", f"cd {shlex.quote(str(project))} && {NEOCODE} -w feature --approval full-auto",
                 size=size)
     tmux.go("app")
     await shows(tmux, "type a task")
-
     typed(tmux, "/worktree")
     await shows(tmux, "worktree feature at", "branch worktree-feature")
     typed(tmux, "write notes")
     await shows(tmux, "Wrote notes.txt.")
     typed(tmux, "/exit")
-    left = await shows(tmux, "continue it with: neocode --continue", "neocode: worktree kept at")
+    await shows(tmux, "continue it with: neocode --continue",
+                "neocode: the worktree holds 1 file not committed. Keep it? [Y/n]")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_a_changed_worktree_is_kept_on_enter_and_the_terminal_says_where(
+    size: tuple[int, int], openai_only: Dialect, tmp_path: Path, tmux: Tmux
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    await worktree_session(tmux, openai_only, project, size)
+    tmux("send-keys", "-t", "t:app", "Enter")
+    left = await shows(tmux, "neocode: worktree kept at")
 
     kept = left[left.index("neocode: worktree kept at"):]
     assert "on branch worktree-feature: 1 file not committed" in " ".join(kept.split())
-    assert left.index("continue it with") < left.index("neocode: worktree kept at")
-    assert (tree / "notes.txt").read_text() == "mine\n"
+    assert left.index("continue it with") < left.index("Keep it?") < left.index("neocode: worktree kept at")
+    assert (project / ".neocode" / "worktrees" / "feature" / "notes.txt").read_text() == "mine\n"
+    assert not (project / "notes.txt").exists()
+    assert git(project, "status", "--porcelain") == ""
+
+
+async def test_a_changed_worktree_is_removed_with_its_branch_when_the_user_says_no(
+    openai_only: Dialect, tmp_path: Path, tmux: Tmux
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    await worktree_session(tmux, openai_only, project, (80, 24))
+    typed(tmux, "n")
+    await shows(tmux, "neocode: worktree feature and its branch removed, with what they held: "
+                      "1 file not committed")
+
+    assert not (project / ".neocode" / "worktrees" / "feature").exists()
+    assert git(project, "branch", "--list", "worktree-feature") == ""
     assert not (project / "notes.txt").exists()
     assert git(project, "status", "--porcelain") == ""

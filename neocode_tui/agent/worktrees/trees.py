@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,16 +121,20 @@ async def changes(tree: Worktree) -> str:
     return " and ".join(parts)
 
 
-async def finish(tree: Worktree) -> str:
-    """Remove a worktree with nothing new in it (and its branch), or keep it: the words say
-    which, and where what was kept is."""
+async def finish(tree: Worktree, keep: Callable[[str], bool] | None = None) -> str:
+    """Remove a worktree with nothing new in it (and its branch); one with changes is kept
+    unless ``keep``, asked with what changed, says no (the user's word: Claude Code asks
+    too). The words say which, and where what was kept is."""
     changed = await changes(tree)
-    if changed:
+    if changed and (keep is None or keep(changed)):
         return f"worktree kept at {tree.path} on branch {tree.branch}: {changed}"
-    removed = await run_git(None, tree.project, "worktree", "remove", str(tree.path))
+    force = ("--force",) if changed else ()
+    removed = await run_git(None, tree.project, "worktree", "remove", *force, str(tree.path))
     if removed is None:
         return f"worktree kept at {tree.path} on branch {tree.branch}: git would not remove it"
     await run_git(None, tree.project, "branch", "-D", tree.branch)
+    if changed:
+        return f"worktree {tree.name} and its branch removed, with what they held: {changed}"
     return f"worktree {tree.name} removed: nothing changed in it"
 
 
