@@ -23,6 +23,18 @@ def example() -> str:
     return found.group(1)
 
 
+async def program_lines(program: str, dialect: Dialect, workspace: Path) -> list[str]:
+    """What ``program``, run with Python in ``workspace`` against ``dialect``, printed; it
+    must exit 0."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", program, cwd=workspace, env=headless_env(dialect),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), PATIENCE)
+    assert process.returncode == 0, err.decode()
+    return out.decode().splitlines()
+
+
 async def test_the_documented_example_writes_the_file_it_was_allowed_to_and_resumes(
     openai_only: Dialect, workspace: Path
 ) -> None:
@@ -30,14 +42,8 @@ async def test_the_documented_example_writes_the_file_it_was_allowed_to_and_resu
     openai_only.reply("hello.txt says hello.")
     openai_only.reply("Nothing more to do.")
     program = example() + "\nimport sys\nprint('textual loaded:', 'textual' in sys.modules)\n"
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", program, cwd=workspace, env=headless_env(openai_only),
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await asyncio.wait_for(process.communicate(), PATIENCE)
-
-    assert process.returncode == 0, err.decode()
-    assert out.decode().splitlines() == [
+    lines = await program_lines(program, openai_only, workspace)
+    assert lines == [
         "asked: write hello.txt (1 lines)",
         "ran: write_file ok",
         "answer: hello.txt says hello.",
@@ -80,14 +86,8 @@ async def test_a_program_answers_the_model_s_questions_and_closes_them(
     openai_only.reply("SQLite, with sign-in and export first.")
     openai_only.reply("", [ask_call("q2")])
     openai_only.reply("I will decide myself.")
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", QUESTIONS_PROGRAM, cwd=workspace, env=headless_env(openai_only),
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await asyncio.wait_for(process.communicate(), PATIENCE)
-
-    assert process.returncode == 0, err.decode()
-    assert out.decode().splitlines() == [
+    lines = await program_lines(QUESTIONS_PROGRAM, openai_only, workspace)
+    assert lines == [
         "asked: Which database should the app use? | Which parts should come first?",
         "answer: SQLite, with sign-in and export first.",
         "closed: I will decide myself.",
@@ -122,14 +122,8 @@ async def test_a_program_steers_the_running_turn_and_its_next_request_reads_the_
 ) -> None:
     openai_only.reply("", [("w1", "write_file", json.dumps({"path": "notes.txt", "content": "x\n"}))])
     openai_only.reply("Written, with a title.")
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", STEERING_PROGRAM, cwd=workspace, env=headless_env(openai_only),
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await asyncio.wait_for(process.communicate(), PATIENCE)
-
-    assert process.returncode == 0, err.decode()
-    assert out.decode().splitlines() == [
+    lines = await program_lines(STEERING_PROGRAM, openai_only, workspace)
+    assert lines == [
         "idle steer: False",
         "steered: True",
         "joined turn 2 'and give it a title'",

@@ -192,16 +192,22 @@ async def test_an_answer_without_answers_tells_the_model_nobody_answered(
     assert code == 0 and "Traceback" not in err
 
 
+async def waiting_on_a_write(dialect: Dialect, workspace: Path, *answers: str) -> tuple[Program, dict[str, Any]]:
+    """A conversation whose first message, "write notes.txt", waits on the program's yes;
+    the model's ``answers`` come after. The program, and the question it was asked."""
+    dialect.reply("", [write_call("w1", "notes.txt", "first\n")])
+    for text in answers:
+        dialect.reply(text)
+    program = Program(await start(dialect, workspace, *TWO_WAY, "--permission-prompt-tool", "stdio", stdin=True))
+    await program.send(user("write notes.txt"))
+    return program, await program.until("control_request")
+
+
 async def test_a_message_sent_next_joins_the_running_turn_and_one_sent_later_waits_for_its_end(
     openai_only: Dialect, workspace: Path
 ) -> None:
-    openai_only.reply("", [write_call("w1", "notes.txt", "first\n")])
-    openai_only.reply("Wrote notes.txt, and I will add a title.")
-    openai_only.reply("The title is added.")
-    program = Program(await start(openai_only, workspace, *TWO_WAY, "--permission-prompt-tool",
-                                  "stdio", stdin=True))
-    await program.send(user("write notes.txt"))
-    question = await program.until("control_request")
+    program, question = await waiting_on_a_write(openai_only, workspace, "Wrote notes.txt, and I will add a title.",
+                                                 "The title is added.")
     # Both sent while the run waits on its question: the first joins it, the second waits.
     await program.send(user("also give it a title", priority="next"))
     await program.send(user("now add the title", priority="later"))
@@ -226,13 +232,7 @@ async def test_a_message_sent_next_joins_the_running_turn_and_one_sent_later_wai
 async def test_a_message_sent_now_stops_the_run_and_is_answered_before_those_waiting(
     openai_only: Dialect, workspace: Path
 ) -> None:
-    openai_only.reply("", [write_call("w1", "notes.txt", "first\n")])
-    openai_only.reply("Doing that instead.")
-    openai_only.reply("And then the rest.")
-    program = Program(await start(openai_only, workspace, *TWO_WAY, "--permission-prompt-tool",
-                                  "stdio", stdin=True))
-    await program.send(user("write notes.txt"))
-    await program.until("control_request")
+    program, _ = await waiting_on_a_write(openai_only, workspace, "Doing that instead.", "And then the rest.")
     await program.send(user("then the rest"))
     await program.send(user("stop, write nothing", priority="now"))
     stopped = await program.until("run_finished")
