@@ -19,7 +19,6 @@ from neocode_tui.events import (
     ReasoningDelta,
     ReasoningSigned,
     StreamError,
-    StreamEvent,
     TextDelta,
     ToolCallDelta,
     ToolCallEnd,
@@ -41,6 +40,7 @@ from neocode_tui.providers.dialect import (
     truncated,
 )
 from neocode_tui.providers.effort import add_thinking, anthropic_thinks
+from neocode_tui.providers.gathered import Events
 from neocode_tui.providers.prompt_cache import REFUSED, REFUSED_HINT, add_breakpoints
 from neocode_tui.providers.sse import SSEEvent
 from neocode_tui.providers.tool_choice import effective_tool_choice
@@ -64,7 +64,7 @@ class AnthropicDialect:
         self._stop_reason: str | None = None
         self._usage: Usage | None = None
 
-    def feed(self, event: SSEEvent, out: list[StreamEvent]) -> None:
+    def feed(self, event: SSEEvent, out: Events) -> None:
         try:
             payload = mapping(parse_json(event.data), "the event")
             kind = text_field(payload.get("type"), "the event type") or event.event
@@ -76,11 +76,11 @@ class AnthropicDialect:
             self.done = True
             out.append(malformed(f"unexpected shape ({exc.__class__.__name__}): {event.data[:80]!r}"))
 
-    def end(self, out: list[StreamEvent]) -> None:
+    def end(self, out: Events) -> None:
         self.done = True
         out.append(truncated())
 
-    def _event(self, kind: str, payload: dict[str, Any], out: list[StreamEvent]) -> None:
+    def _event(self, kind: str, payload: dict[str, Any], out: Events) -> None:
         if kind == "content_block_delta":
             self._block_delta(payload, mapping(payload["delta"], "delta"), out)
         elif kind == "content_block_start":
@@ -105,12 +105,12 @@ class AnthropicDialect:
             out.append(in_stream_error(payload.get("error")))
         # "ping" and event types added later carry nothing for us.
 
-    def _block_delta(self, payload: dict[str, Any], delta: dict[str, Any], out: list[StreamEvent]) -> None:
+    def _block_delta(self, payload: dict[str, Any], delta: dict[str, Any], out: Events) -> None:
         delta_type = delta.get("type")
         if delta_type == "text_delta":
             text = text_field(delta["text"], "text")
             if text:
-                out.append(TextDelta.model_construct(text=text))
+                out.piece(TextDelta, text)
         elif delta_type == "input_json_delta":
             index = self._tools.get(payload["index"])
             partial = text_field(delta["partial_json"], "partial_json")
@@ -119,13 +119,13 @@ class AnthropicDialect:
         elif delta_type == "thinking_delta":
             thinking = text_field(delta["thinking"], "thinking")
             if thinking:
-                out.append(ReasoningDelta.model_construct(text=thinking))
+                out.piece(ReasoningDelta, thinking)
         elif delta_type == "signature_delta" and payload["index"] in self._thinking:
             signature = text_field(delta.get("signature"), "signature")
             self._thinking[payload["index"]].append(signature or "")
         # citations_delta carries nothing we show or keep.
 
-    def _block_stop(self, block_index: Any, out: list[StreamEvent]) -> None:
+    def _block_stop(self, block_index: Any, out: Events) -> None:
         index = self._tools.get(block_index)
         if index is not None:
             self._unended = index  # ended once another block starts or the message ends
@@ -135,12 +135,12 @@ class AnthropicDialect:
             out.append(ReasoningSigned.model_construct(
                 signature="".join(signed or ()), redacted=redacted or ""))
 
-    def _end_call(self, out: list[StreamEvent]) -> None:
+    def _end_call(self, out: Events) -> None:
         if self._unended is not None:
             out.append(ToolCallEnd.model_construct(index=self._unended))
             self._unended = None
 
-    def _block_start(self, block_index: Any, block: dict[str, Any], out: list[StreamEvent]) -> None:
+    def _block_start(self, block_index: Any, block: dict[str, Any], out: Events) -> None:
         """A tool_use block with the id of the one just before continues that call: LiteLLM
         opens a block for every fragment of a chat-completions server that repeats the
         call's id in each (llama.cpp's does)."""
@@ -169,16 +169,16 @@ class AnthropicDialect:
         elif block_type == "text":
             text = text_field(block.get("text"), "text")
             if text:
-                out.append(TextDelta.model_construct(text=text))
+                out.piece(TextDelta, text)
         elif block_type == "thinking":
             self._thinking[block_index] = [text_field(block.get("signature"), "signature") or ""]
             thinking = text_field(block.get("thinking"), "thinking")
             if thinking:
-                out.append(ReasoningDelta.model_construct(text=thinking))
+                out.piece(ReasoningDelta, thinking)
         elif block_type == "redacted_thinking":
             self._redacted[block_index] = text_field(block.get("data"), "data") or ""
 
-    def _add_usage(self, raw: Any, out: list[StreamEvent]) -> None:
+    def _add_usage(self, raw: Any, out: Events) -> None:
         raw = mapping(raw, "usage")
         if not raw:
             return

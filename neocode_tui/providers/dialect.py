@@ -15,6 +15,7 @@ import secrets
 from typing import Any, Protocol
 
 from neocode_tui.events import ErrorKind, FinishReason, StreamError, StreamEvent, Usage
+from neocode_tui.providers.gathered import Events, Gathered
 from neocode_tui.providers.sse import SSEDecoder, SSEEvent, SSEOverflow
 
 
@@ -22,10 +23,10 @@ class Dialect(Protocol):
     done: bool
     """True once the stream reached its terminal event (the message's end or an error)."""
 
-    def feed(self, event: SSEEvent, out: list[StreamEvent]) -> None:
-        """Append the events ``event`` carries to ``out``."""
+    def feed(self, event: SSEEvent, out: Events) -> None:
+        """Append the events ``event`` carries to ``out`` (text pieces through ``out.piece``)."""
 
-    def end(self, out: list[StreamEvent]) -> None:
+    def end(self, out: Events) -> None:
         """The body ended: close what is open, or report a truncated stream."""
 
 
@@ -48,13 +49,16 @@ class CallIds:
 class EventPump:
     """Bytes in, ``StreamEvent``s out, through one decoder and one dialect parser.
 
-    Nothing after the terminal event is delivered: a stream has exactly one end.
+    Nothing after the terminal event is delivered: a stream has exactly one end. ``gather``
+    (the live provider, which joins what arrived together anyway): the text pieces of one
+    read come out joined, never built one by one.
     """
 
-    __slots__ = ("_decoder", "dialect", "events_seen", "_failed")
+    __slots__ = ("_decoder", "dialect", "events_seen", "_failed", "_events")
 
-    def __init__(self, dialect: Dialect, *, max_event_bytes: int = 16 << 20) -> None:
+    def __init__(self, dialect: Dialect, *, max_event_bytes: int = 16 << 20, gather: bool = False) -> None:
         self._decoder = SSEDecoder(max_event_bytes=max_event_bytes)
+        self._events: type[Events] = Gathered if gather else Events
         self.dialect = dialect
         self.events_seen = 0
         """SSE events decoded so far (comments and unfinished lines are not events)."""
@@ -76,7 +80,7 @@ class EventPump:
             events = self._decoder.feed(chunk)
         except SSEOverflow as exc:
             return self._fail(exc)
-        return self._deliver(events)
+        return self._deliver(events).done()
 
     def close(self) -> list[StreamEvent]:
         if self.done:
@@ -89,10 +93,10 @@ class EventPump:
                 out.append(empty_response())
             else:
                 self.dialect.end(out)
-        return out
+        return out.done()
 
-    def _deliver(self, events: list[SSEEvent]) -> list[StreamEvent]:
-        out: list[StreamEvent] = []
+    def _deliver(self, events: list[SSEEvent]) -> Events:
+        out = self._events()
         dialect = self.dialect
         for event in events:
             if dialect.done:

@@ -239,7 +239,7 @@ class HTTPStreamer:
         options = self.options
         clock = asyncio.get_running_loop().time
         first_deadline, overall = deadlines
-        pump = EventPump(dialect, max_event_bytes=options.max_event_bytes)
+        pump = EventPump(dialect, max_event_bytes=options.max_event_bytes, gather=True)
         lines = 0
         idle_deadline = first_deadline
         while True:

@@ -20,7 +20,6 @@ from neocode_tui.events import (
     ReasoningDelta,
     RefusalDelta,
     StreamError,
-    StreamEvent,
     TextDelta,
     ToolCallDelta,
     ToolCallEnd,
@@ -43,6 +42,7 @@ from neocode_tui.providers.dialect import (
     truncated,
 )
 from neocode_tui.providers.effort import openai_reasons
+from neocode_tui.providers.gathered import Events
 from neocode_tui.providers.sse import SSEEvent
 from neocode_tui.providers.tool_choice import effective_tool_choice
 from neocode_tui.redact import url_host
@@ -75,7 +75,7 @@ class OpenAIDialect:
         self._usage: Usage | None = None
         self._said = False  # any text, reasoning, refusal or tool call so far
 
-    def feed(self, event: SSEEvent, out: list[StreamEvent]) -> None:
+    def feed(self, event: SSEEvent, out: Events) -> None:
         data = event.data
         if data[:6] == "[DONE]":
             self._complete(out)
@@ -89,11 +89,11 @@ class OpenAIDialect:
             self.done = True
             out.append(malformed(f"unexpected shape ({exc.__class__.__name__}): {data[:80]!r}"))
 
-    def end(self, out: list[StreamEvent]) -> None:
+    def end(self, out: Events) -> None:
         self.done = True
         out.append(truncated())
 
-    def _chunk(self, chunk: dict[str, Any], out: list[StreamEvent]) -> None:
+    def _chunk(self, chunk: dict[str, Any], out: Events) -> None:
         error = chunk.get("error")
         if error is not None:
             self.done = True
@@ -109,15 +109,15 @@ class OpenAIDialect:
                 text = text_field(delta.get("content"), "content")
                 if text:
                     self._said = True
-                    out.append(TextDelta.model_construct(text=text))
+                    out.piece(TextDelta, text)
                 reasoning = delta.get("reasoning_content") or delta.get("reasoning")
                 if reasoning and isinstance(reasoning, str):  # some send an object: not text
                     self._said = True
-                    out.append(ReasoningDelta.model_construct(text=reasoning))
+                    out.piece(ReasoningDelta, reasoning)
                 refusal = text_field(delta.get("refusal"), "refusal")
                 if refusal:
                     self._said = True
-                    out.append(RefusalDelta.model_construct(text=refusal))
+                    out.piece(RefusalDelta, refusal)
                 calls = delta.get("tool_calls")
                 if calls:
                     self._said = True
@@ -134,7 +134,7 @@ class OpenAIDialect:
             self._usage = merge_usage(self._usage, usage)
             out.append(UsageEvent.model_construct(usage=usage))
 
-    def _tool_fragment(self, entry: dict[str, Any], out: list[StreamEvent]) -> None:
+    def _tool_fragment(self, entry: dict[str, Any], out: Events) -> None:
         function = mapping(entry.get("function"), "function")
         text_field(entry.get("id"), "a tool call id")
         call = self._route(entry, function)
@@ -186,7 +186,7 @@ class OpenAIDialect:
         self._calls.append(call)
         return call
 
-    def _start(self, call: _Call, out: list[StreamEvent]) -> None:
+    def _start(self, call: _Call, out: Events) -> None:
         call.started = True
         call.id = call.id or self._new_id()
         out.append(ToolCallStart.model_construct(index=call.index, id=call.id, name=call.name))
@@ -194,7 +194,7 @@ class OpenAIDialect:
             out.append(ToolCallDelta.model_construct(index=call.index, arguments="".join(call.early)))
             call.early = []
 
-    def _complete(self, out: list[StreamEvent]) -> None:
+    def _complete(self, out: Events) -> None:
         self.done = True
         if not self._said and not (self._usage and self._usage.output_tokens):
             # Nothing at all, and no output counted: LiteLLM's rendering of a backend's empty

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from neocode_tui.collector import CollectedTurn, collect
-from neocode_tui.events import StreamEvent
+from neocode_tui.events import StreamEvent, joined
 from neocode_tui.providers.dialect import CallIds, EventPump
 from neocode_tui.providers.scripted import detect_dialect, make_dialect
 
@@ -67,3 +67,18 @@ def test_any_split_of_the_bytes_gives_identical_events_and_turn(path: Path, data
     cut = st.one_of(st.integers(1, len(body) - 1), st.sampled_from(tricky))
     cuts = data.draw(st.lists(cut, max_size=60), label="cuts")
     assert play(body, split(body, cuts)) == play(body, [body])
+
+
+@pytest.mark.parametrize("path", STREAMS, ids=lambda p: p.stem)
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_the_live_pump_gathers_each_read_as_the_joined_events(path: Path, data: st.DataObject) -> None:
+    """The live provider's pump builds one delta per run of text pieces in a read, not one per
+    piece: the live stream (what arrived together, joined) is exactly the same."""
+    body = path.read_bytes()
+    reads = split(body, data.draw(st.lists(st.integers(1, len(body) - 1), max_size=30), label="cuts"))
+    name = detect_dialect(body)
+    each, gathering = EventPump(make_dialect(name, CallIds())), EventPump(make_dialect(name, CallIds()), gather=True)
+    for read in reads:
+        assert joined(gathering.feed(read)) == joined(each.feed(read))
+    assert joined(gathering.close()) == joined(each.close())
