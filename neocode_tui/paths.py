@@ -12,9 +12,14 @@ import stat
 from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
-from typing import IO, Any, BinaryIO, Literal, TextIO, overload
+from typing import IO, TYPE_CHECKING, Any, BinaryIO, Literal, TextIO, overload
 
-import platformdirs
+from neocode_tui.deferred import lazy
+
+if TYPE_CHECKING:
+    import platformdirs
+else:
+    platformdirs = lazy("platformdirs")  # not needed where NEOCODE_*_DIR names the folder
 
 
 def config_dir() -> Path:

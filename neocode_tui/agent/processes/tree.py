@@ -28,7 +28,6 @@ is killed.
 from __future__ import annotations
 
 import atexit
-import ctypes
 import functools
 import os
 import secrets
@@ -37,7 +36,14 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+from neocode_tui.deferred import lazy
+
+if TYPE_CHECKING:
+    import ctypes
+else:
+    ctypes = lazy("ctypes")  # loaded by the first command's environment, before its fork
 
 MARKER = "NEOCODE_COMMAND"
 """The environment variable that tags a command's processes."""

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from neocode_tui.agent.loop_events import LoopEvent, PlanDecision, PlanProposed
-from neocode_tui.agent.mcp.elicitation import Elicitor
 from neocode_tui.agent.permissions import Approver
 from neocode_tui.agent.tools.ask import Asker
+
+if TYPE_CHECKING:
+    from neocode_tui.agent.mcp.elicitation import Elicitor  # a server's question: its module waits for one
 
 Listener = Callable[[LoopEvent], None]
 BudgetQuestion = Callable[[str], Awaitable[bool]]
