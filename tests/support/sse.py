@@ -88,16 +88,17 @@ def anthropic_turn(
     model: str = "claude-test",
     cache: tuple[int, int] | None = None,
     signature: str = "c2lnbmF0dXJl",
+    message_id: str = "msg_test",
 ) -> bytes:
     """A whole Anthropic Messages assistant turn as SSE bytes (same arguments as ``openai_turn``);
     ``cache`` is ``(read, written)`` input tokens, which Anthropic counts apart from
-    ``input_tokens``; ``signature`` signs the thinking block."""
+    ``input_tokens``; ``signature`` signs the thinking block; ``message_id`` tells responses apart as the API's do."""
     input_tokens, output_tokens = usage
     counts: dict[str, Any] = {"input_tokens": input_tokens, "output_tokens": 1}
     if cache is not None:
         counts["cache_read_input_tokens"], counts["cache_creation_input_tokens"] = cache
     events: list[tuple[str, dict[str, Any]]] = [("message_start", {"message": {
-        "id": "msg_test", "type": "message", "role": "assistant", "model": model, "content": [],
+        "id": message_id, "type": "message", "role": "assistant", "model": model, "content": [],
         "stop_reason": None, "stop_sequence": None, "usage": counts}})]
     block = 0
 

@@ -1,0 +1,68 @@
+"""``neocode import`` of the file the real Claude Code wrote here, then resumed with ``-p``
+and in the app: the model and the screen get its prompt, its Bash call and that call's output."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from neocode_tui.agent.interchange import read_transcript, save_imported
+from neocode_tui.providers.scripted import ScriptedProvider
+from neocode_tui.settings.model import Settings
+from neocode_tui.tui.app import NeoCodeApp
+from neocode_tui.tui.scenarios import SIZE
+from tests.support.dialects import Dialect
+from tests.support.headless import neocode, session_files
+from tests.support.real_agents import ANSWER, PROMPT, SECRET, claude_code_session
+from tests.support.waits import screen_shows, started
+
+
+@pytest.fixture(scope="session")
+def claude_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Claude Code run once for every test here."""
+    return claude_code_session(tmp_path_factory.mktemp("claude-code"))
+
+
+async def test_claude_codes_own_file_resumes_in_print_mode_with_its_call_and_result(
+    model_server, workspace: Path, tmp_path: Path, claude_file: Path
+) -> None:
+    anthropic = Dialect("anthropic", model_server)
+    imported = await neocode(anthropic, workspace, "import", str(claude_file))
+    assert imported.code == 0, imported.err
+    session_id = imported.out.split("neocode --resume ")[1].split()[0]
+    anthropic.reply("It holds notes.")
+
+    resumed = await neocode(anthropic, workspace, "--resume", session_id, "-p", "and what else?")
+
+    assert "imported Claude Code session: 4 messages, 1 tool calls" in imported.out
+    assert "left out" not in imported.out  # every line of the real file is understood or known to skip
+    assert resumed.code == 0, resumed.err
+    assert resumed.out.strip() == "It holds notes."
+    sent = anthropic.request(1)["messages"]
+    assert [message["role"] for message in sent] == ["user", "assistant", "user", "assistant", "user"]
+    assert sent[0]["content"] in (PROMPT, [{"type": "text", "text": PROMPT}])
+    look = sent[1]["content"]
+    assert [block["type"] for block in look] == ["text", "tool_use"]
+    assert look[1]["name"] == "Bash" and look[1]["input"] == {"command": "ls", "description": "List files"}
+    [result] = sent[2]["content"]
+    assert result["type"] == "tool_result" and result["tool_use_id"] == look[1]["id"]
+    assert "notes.txt" in json.dumps(result["content"])
+    assert json.dumps(sent[3]["content"]).count(ANSWER) == 1
+    [saved] = session_files(tmp_path / "data")
+    assert SECRET not in saved.read_text()
+    assert '"input_tokens": 260' in saved.read_text()  # both responses, the cached tokens counted in
+
+
+async def test_claude_codes_own_file_resumes_in_the_app_with_its_history_on_screen(
+    tmp_path: Path, workspace: Path, claude_file: Path
+) -> None:
+    session_id = save_imported(read_transcript(claude_file, lambda text: text.replace(SECRET, "[redacted]")),
+                               workspace, "scripted")
+    app = NeoCodeApp(Settings(provider="scripted"), ScriptedProvider([]), workspace, resume=session_id,
+                     remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+        screen = await screen_shows(app, pilot, "resumed session", PROMPT, "Let me look.", "Bash", ANSWER)
+        assert SECRET not in screen

@@ -1,0 +1,63 @@
+"""Session files written by the real Claude Code (npm, pinned in tests/node), run headless
+against the loopback model server: what ``neocode import`` meets on a user's disk."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from tests.support.claude_sets import NODE_MODULES
+from tests.support.model_server import ModelServer, Response
+from tests.support.sse import anthropic_turn
+from tests.support.waits import PATIENCE
+
+CLAUDE = NODE_MODULES / "@anthropic-ai" / "claude-code-linux-x64" / "claude"
+"""The native binary of the platform package (its installer, which links it, does not run here)."""
+PROMPT = "What is in this folder?"
+ANSWER = "The folder holds notes.txt and nothing else."
+SECRET = "sk-ant-real-agent-SECRET-41c7"
+
+
+def _has_result(body: dict[str, Any]) -> bool:
+    return any(isinstance(message.get("content"), list)
+               and any(block.get("type") == "tool_result" for block in message["content"])
+               for message in body.get("messages", []))
+
+
+def _claude_turn(body: dict[str, Any]) -> Response:
+    """One Bash call first, then the answer once its result comes back."""
+    if _has_result(body):
+        return Response(body=anthropic_turn(ANSWER, usage=(120, 9), cache=(40, 0), message_id="msg_02answer"))
+    listing = json.dumps({"command": "ls", "description": "List files"})
+    return Response(body=anthropic_turn("Let me look.", [("Bash", listing)], call_ids=["toolu_01ls"],
+                                        usage=(100, 20), message_id="msg_01look"))
+
+
+async def _run_claude(folder: Path) -> Path:
+    home, work = folder / "home", folder / "project"
+    home.mkdir()
+    work.mkdir()
+    (work / "notes.txt").write_text(f"KEY={SECRET}\n")
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "ANTHROPIC_API_KEY": SECRET,
+           "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1", "DISABLE_ERROR_REPORTING": "1",
+           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+    async with ModelServer() as server:
+        server.enqueue(_claude_turn, _claude_turn)
+        process = await asyncio.create_subprocess_exec(
+            str(CLAUDE), "-p", PROMPT, "--output-format", "json", "--allowedTools", "Bash(ls)",
+            cwd=work, env={**env, "ANTHROPIC_BASE_URL": server.url},
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        out, err = await asyncio.wait_for(process.communicate(), PATIENCE * 4)
+    result = json.loads(out)
+    assert process.returncode == 0 and result["result"] == ANSWER, err.decode()
+    assert len(server.requests) == 2
+    [written] = (home / ".claude" / "projects").glob(f"*/{result['session_id']}.jsonl")
+    return written
+
+
+def claude_code_session(folder: Path) -> Path:
+    """Claude Code's own file of one prompt answered after a Bash ``ls`` whose output holds a key."""
+    return asyncio.run(_run_claude(folder))
