@@ -1,5 +1,5 @@
-"""``neocode import`` of the file the real Claude Code wrote here, then resumed with ``-p``
-and in the app: the model and the screen get its prompt, its Bash call and that call's output."""
+"""``neocode import`` of the files the real Claude Code and Codex wrote here, then resumed with
+``-p`` and in the app: the model and the screen get the prompt, the shell call and its output."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from neocode_tui.tui.app import NeoCodeApp
 from neocode_tui.tui.scenarios import SIZE
 from tests.support.dialects import Dialect
 from tests.support.headless import neocode, session_files
-from tests.support.real_agents import ANSWER, PROMPT, SECRET, claude_code_session
+from tests.support.real_agents import ANSWER, PROMPT, SECRET, claude_code_session, codex_rollout
 from tests.support.waits import screen_shows, started
 
 
@@ -65,4 +65,50 @@ async def test_claude_codes_own_file_resumes_in_the_app_with_its_history_on_scre
     async with app.run_test(size=SIZE) as pilot:
         await started(app, pilot)
         screen = await screen_shows(app, pilot, "resumed session", PROMPT, "Let me look.", "Bash", ANSWER)
+        assert SECRET not in screen
+
+
+@pytest.fixture(scope="session")
+def codex_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Codex run once for every test here."""
+    return codex_rollout(tmp_path_factory.mktemp("codex"))
+
+
+async def test_codexs_own_rollout_resumes_in_print_mode_with_its_call_and_output(
+    openai_only: Dialect, workspace: Path, tmp_path: Path, codex_file: Path
+) -> None:
+    imported = await neocode(openai_only, workspace, "import", str(codex_file))
+    assert imported.code == 0, imported.err
+    session_id = imported.out.split("neocode --resume ")[1].split()[0]
+    openai_only.reply("It holds notes.")
+
+    resumed = await neocode(openai_only, workspace, "--resume", session_id, "-p", "and what else?")
+
+    assert "left out" not in imported.out
+    assert resumed.code == 0, resumed.err
+    assert resumed.out.strip() == "It holds notes."
+    sent = [message for message in openai_only.request(1)["messages"] if message["role"] != "system"]
+    prompts = [message["content"] for message in sent if message["role"] == "user"]
+    assert PROMPT in prompts and prompts[-1] == "and what else?"
+    [call] = [call for message in sent for call in message.get("tool_calls") or []]
+    assert call["function"]["name"] == "exec_command" and json.loads(call["function"]["arguments"]) == {"cmd": "ls"}
+    [output] = [message for message in sent if message["role"] == "tool"]
+    assert output["tool_call_id"] == call["id"] and "notes.txt" in output["content"]
+    assert sent[-2] == {"role": "assistant", "content": ANSWER}
+    [saved] = session_files(tmp_path / "data")
+    assert SECRET not in saved.read_text() + json.dumps(sent)
+    assert '"input_tokens": 230' in saved.read_text()  # Codex's own running total of both responses
+    assert '"cache_creation_input_tokens": 0' in saved.read_text()  # Codex 0.169 counts cache writes too
+
+
+async def test_codexs_own_rollout_resumes_in_the_app_with_its_history_on_screen(
+    workspace: Path, codex_file: Path
+) -> None:
+    session_id = save_imported(read_transcript(codex_file, lambda text: text.replace(SECRET, "[redacted]")),
+                               workspace, "scripted")
+    app = NeoCodeApp(Settings(provider="scripted"), ScriptedProvider([]), workspace, resume=session_id,
+                     remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+        screen = await screen_shows(app, pilot, "resumed session", PROMPT, "exec_command", ANSWER)
         assert SECRET not in screen

@@ -1,5 +1,5 @@
-"""Session files written by the real Claude Code (npm, pinned in tests/node), run headless
-against the loopback model server: what ``neocode import`` meets on a user's disk."""
+"""Session files written by the real Claude Code and Codex (npm, pinned in tests/node), run
+headless against the loopback model server: what ``neocode import`` meets on a user's disk."""
 
 from __future__ import annotations
 
@@ -11,11 +11,12 @@ from typing import Any
 
 from tests.support.claude_sets import NODE_MODULES
 from tests.support.model_server import ModelServer, Response
-from tests.support.sse import anthropic_turn
+from tests.support.sse import anthropic_turn, responses_turn
 from tests.support.waits import PATIENCE
 
 CLAUDE = NODE_MODULES / "@anthropic-ai" / "claude-code-linux-x64" / "claude"
 """The native binary of the platform package (its installer, which links it, does not run here)."""
+CODEX = NODE_MODULES / "@openai" / "codex-linux-x64" / "vendor" / "x86_64-unknown-linux-musl" / "bin" / "codex"
 PROMPT = "What is in this folder?"
 ANSWER = "The folder holds notes.txt and nothing else."
 SECRET = "sk-ant-real-agent-SECRET-41c7"
@@ -61,3 +62,44 @@ async def _run_claude(folder: Path) -> Path:
 def claude_code_session(folder: Path) -> Path:
     """Claude Code's own file of one prompt answered after a Bash ``ls`` whose output holds a key."""
     return asyncio.run(_run_claude(folder))
+
+
+def _codex_turn(body: dict[str, Any]) -> Response:
+    """One ``exec_command`` of ``ls`` first, then the answer once its output comes back."""
+    if any(item.get("type") == "function_call_output" for item in body["input"]):
+        return Response(body=responses_turn(ANSWER, usage=(140, 11), cached=60, response_id="resp_02"))
+    return Response(body=responses_turn("Let me look.", [("call_ls", "exec_command", json.dumps({"cmd": "ls"}))],
+                                        usage=(90, 15), response_id="resp_01"))
+
+
+def _codex_config(url: str) -> str:
+    """A model provider on the loopback server speaking the Responses API; nothing else reached."""
+    return (f'model = "test-model"\nmodel_provider = "loopback"\ncheck_for_update_on_startup = false\n'
+            f'[analytics]\nenabled = false\n[feedback]\nenabled = false\n'
+            f'[model_providers.loopback]\nname = "loopback"\nbase_url = "{url}/v1"\n'
+            f'wire_api = "responses"\nenv_key = "LOOPBACK_API_KEY"\n')
+
+
+async def _run_codex(folder: Path) -> Path:
+    home, work = folder / "codex-home", folder / "project"
+    home.mkdir()
+    work.mkdir()
+    (work / "notes.txt").write_text(f"KEY={SECRET}\n")
+    async with ModelServer() as server:
+        server.enqueue(_codex_turn, _codex_turn)
+        (home / "config.toml").write_text(_codex_config(server.url))
+        process = await asyncio.create_subprocess_exec(
+            str(CODEX), "exec", "--skip-git-repo-check", "--sandbox", "danger-full-access", PROMPT,
+            cwd=work, env={"PATH": os.environ["PATH"], "HOME": str(home), "CODEX_HOME": str(home),
+                           "LOOPBACK_API_KEY": SECRET},
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        out, err = await asyncio.wait_for(process.communicate(), PATIENCE * 4)
+    assert process.returncode == 0 and out.decode().strip() == ANSWER, err.decode()
+    assert [request.path for request in server.requests] == ["/v1/responses"] * 2
+    [written] = (home / "sessions").glob("*/*/*/rollout-*.jsonl")
+    return written
+
+
+def codex_rollout(folder: Path) -> Path:
+    """Codex's own rollout of one prompt answered after an ``ls`` whose output holds a key."""
+    return asyncio.run(_run_codex(folder))
