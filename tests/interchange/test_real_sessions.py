@@ -36,13 +36,14 @@ async def test_claude_codes_own_file_resumes_in_print_mode_with_its_call_and_res
 
     resumed = await neocode(anthropic, workspace, "--resume", session_id, "-p", "and what else?")
 
-    assert "imported Claude Code session: 4 messages, 1 tool calls" in imported.out
+    assert "imported Claude Code session: 5 messages, 1 tool calls" in imported.out
     assert "left out" not in imported.out  # every line of the real file is understood or known to skip
     assert resumed.code == 0, resumed.err
     assert resumed.out.strip() == "It holds notes."
     sent = anthropic.request(1)["messages"]
     assert [message["role"] for message in sent] == ["user", "assistant", "user", "assistant", "user"]
-    assert sent[0]["content"] in (PROMPT, [{"type": "text", "text": PROMPT}])
+    assert [block["type"] for block in sent[0]["content"]][:2] == ["text", "image"]
+    assert sent[0]["content"][0]["text"] == PROMPT and sent[0]["content"][1]["source"]["media_type"] == "image/png"
     look = sent[1]["content"]
     assert [block["type"] for block in look] == ["text", "tool_use"]
     assert look[1]["name"] == "Bash" and look[1]["input"] == {"command": "ls", "description": "List files"}

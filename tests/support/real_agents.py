@@ -11,6 +11,7 @@ from typing import Any
 
 from tests.support.claude_sets import NODE_MODULES
 from tests.support.model_server import ModelServer, Response
+from tests.support.other_agents import png
 from tests.support.sse import anthropic_turn, responses_turn
 from tests.support.waits import PATIENCE
 
@@ -20,6 +21,13 @@ CODEX = NODE_MODULES / "@openai" / "codex-linux-x64" / "vendor" / "x86_64-unknow
 PROMPT = "What is in this folder?"
 ANSWER = "The folder holds notes.txt and nothing else."
 SECRET = "sk-ant-real-agent-SECRET-41c7"
+
+
+def _prompt_with_picture() -> bytes:
+    """The prompt as a stream-json user message with a screenshot, as an SDK program sends one."""
+    picture = {"type": "base64", "media_type": "image/png", "data": png()}
+    message = {"role": "user", "content": [{"type": "text", "text": PROMPT}, {"type": "image", "source": picture}]}
+    return json.dumps({"type": "user", "message": message}).encode() + b"\n"
 
 
 def _has_result(body: dict[str, Any]) -> bool:
@@ -48,11 +56,11 @@ async def _run_claude(folder: Path) -> Path:
     async with ModelServer() as server:
         server.enqueue(_claude_turn, _claude_turn)
         process = await asyncio.create_subprocess_exec(
-            str(CLAUDE), "-p", PROMPT, "--output-format", "json", "--allowedTools", "Bash(ls)",
-            cwd=work, env={**env, "ANTHROPIC_BASE_URL": server.url},
-            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-        out, err = await asyncio.wait_for(process.communicate(), PATIENCE * 4)
-    result = json.loads(out)
+            str(CLAUDE), "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
+            "--allowedTools", "Bash(ls)", cwd=work, env={**env, "ANTHROPIC_BASE_URL": server.url},
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        out, err = await asyncio.wait_for(process.communicate(_prompt_with_picture()), PATIENCE * 4)
+    result = json.loads(out.splitlines()[-1])
     assert process.returncode == 0 and result["result"] == ANSWER, err.decode()
     assert len(server.requests) == 2
     [written] = (home / ".claude" / "projects").glob(f"*/{result['session_id']}.jsonl")
@@ -60,7 +68,7 @@ async def _run_claude(folder: Path) -> Path:
 
 
 def claude_code_session(folder: Path) -> Path:
-    """Claude Code's own file of one prompt answered after a Bash ``ls`` whose output holds a key."""
+    """Claude Code's own file of one prompt with a picture, answered after a Bash ``ls`` whose output holds a key."""
     return asyncio.run(_run_claude(folder))
 
 
