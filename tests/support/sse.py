@@ -1,4 +1,4 @@
-"""OpenAI and Anthropic SSE bodies for the model server, down to whole scripted assistant
+"""OpenAI (Chat and Responses) and Anthropic SSE bodies for the model server, down to whole scripted assistant
 turns whose text and arguments arrive in small deltas, the way real servers send them."""
 
 from __future__ import annotations
@@ -88,16 +88,17 @@ def anthropic_turn(
     model: str = "claude-test",
     cache: tuple[int, int] | None = None,
     signature: str = "c2lnbmF0dXJl",
+    message_id: str = "msg_test",
 ) -> bytes:
     """A whole Anthropic Messages assistant turn as SSE bytes (same arguments as ``openai_turn``);
     ``cache`` is ``(read, written)`` input tokens, which Anthropic counts apart from
-    ``input_tokens``; ``signature`` signs the thinking block."""
+    ``input_tokens``; ``signature`` signs the thinking block; ``message_id`` tells responses apart as the API's do."""
     input_tokens, output_tokens = usage
     counts: dict[str, Any] = {"input_tokens": input_tokens, "output_tokens": 1}
     if cache is not None:
         counts["cache_read_input_tokens"], counts["cache_creation_input_tokens"] = cache
     events: list[tuple[str, dict[str, Any]]] = [("message_start", {"message": {
-        "id": "msg_test", "type": "message", "role": "assistant", "model": model, "content": [],
+        "id": message_id, "type": "message", "role": "assistant", "model": model, "content": [],
         "stop_reason": None, "stop_sequence": None, "usage": counts}})]
     block = 0
 
@@ -133,3 +134,32 @@ def spaced(body: bytes, delay: float = 0.06, **kw: Any) -> Response:
     """One SSE event per write with a pause between: deltas arrive over time, as live."""
     events = [event + b"\n\n" for event in body.split(b"\n\n") if event]
     return Response(body=events, delay=delay, **kw)
+
+
+def responses_turn(text: str = "", tool_calls: Sequence[tuple[str, str, str]] = (), *,
+                   usage: tuple[int, int] = (10, 5), cached: int = 0, response_id: str = "resp_test") -> bytes:
+    """A whole OpenAI Responses API turn as SSE bytes, the wire API Codex speaks: the text in
+    deltas, then each output item done, then ``response.completed`` with the usage;
+    ``tool_calls`` are ``(call_id, name, arguments_json)``."""
+    input_tokens, output_tokens = usage
+    events: list[tuple[str, dict[str, Any]]] = [("response.created", {"response": {"id": response_id,
+                                                                                   "status": "in_progress"}})]
+    items: list[dict[str, Any]] = []
+    if text:
+        message_id = f"msg_{response_id}"
+        events.append(("response.output_item.added", {"output_index": 0, "item": {
+            "type": "message", "id": message_id, "role": "assistant", "status": "in_progress", "content": []}}))
+        events.extend(("response.output_text.delta", {"item_id": message_id, "output_index": 0,
+                                                       "content_index": 0, "delta": part})
+                      for part in pieces(text, 4))
+        items.append({"type": "message", "id": message_id, "role": "assistant", "status": "completed",
+                      "content": [{"type": "output_text", "text": text, "annotations": []}]})
+    items.extend({"type": "function_call", "id": f"fc_{call_id}", "call_id": call_id, "name": name,
+                  "arguments": arguments, "status": "completed"} for call_id, name, arguments in tool_calls)
+    events.extend(("response.output_item.done", {"output_index": index, "item": item})
+                  for index, item in enumerate(items))
+    events.append(("response.completed", {"response": {"id": response_id, "status": "completed", "output": items,
+        "usage": {"input_tokens": input_tokens, "input_tokens_details": {"cached_tokens": cached},
+                  "output_tokens": output_tokens, "output_tokens_details": {"reasoning_tokens": 0},
+                  "total_tokens": input_tokens + output_tokens}}}))
+    return anthropic_sse(events)  # the same ``event:``/``data:`` framing, each payload typed

@@ -99,6 +99,7 @@ def _totals(imported: Imported, info: object) -> None:
     total = info["total_token_usage"]
     imported.usage = Usage(
         input_tokens=number(total.get("input_tokens")), output_tokens=number(total.get("output_tokens")),
-        cached_input_tokens=number(total.get("cached_input_tokens")), cache_creation_input_tokens=None,
+        cached_input_tokens=number(total.get("cached_input_tokens")),
+        cache_creation_input_tokens=number(total.get("cache_write_input_tokens")),
         reasoning_tokens=number(total.get("reasoning_output_tokens")),
     )
