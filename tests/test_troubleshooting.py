@@ -23,10 +23,12 @@ NEOCODE = str(Path(sys.executable).parent / "neocode")
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
 
-@pytest.fixture
-def certificate(tmp_path: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for 127.0.0.1: the private CA of a company's server."""
-    cert, key = tmp_path / "ca.pem", tmp_path / "key.pem"
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1: the private CA of a company's server. Made
+    once for the module: no test writes to it, and a 2048-bit key costs a fair part of a test."""
+    folder = tmp_path_factory.mktemp("ca")
+    cert, key = folder / "ca.pem", folder / "key.pem"
     subprocess.run(
         ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
          "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",

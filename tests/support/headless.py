@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tests.support.dialects import API_KEY, Dialect
 from tests.support.waits import PATIENCE
+from tests.support.warm_neocode import warm_command
 
 NEOCODE = str(Path(sys.executable).parent / "neocode")
 """The installed ``neocode`` command, next to this interpreter."""
@@ -32,7 +33,7 @@ async def neocode(dialect: Dialect, cwd: Path, *args: str, stdin: bytes | None =
 
 async def start(dialect: Dialect, cwd: Path, *args: str, stdin: bool = False, **settings: str):
     return await asyncio.create_subprocess_exec(
-        NEOCODE, *args, cwd=cwd, env=headless_env(dialect, **settings),
+        *await warm_command(), *args, cwd=cwd, env=headless_env(dialect, **settings),
         stdin=asyncio.subprocess.PIPE if stdin else asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )
