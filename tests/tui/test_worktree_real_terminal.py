@@ -24,7 +24,9 @@ async def shows(tmux: Tmux, *parts: str) -> str:
     def now() -> bool:
         nonlocal screen
         screen = tmux.scrollback("app") + tmux.screen("app")
-        return all(part in screen for part in parts)
+        # Lines the app wrapped at 80 columns (a long path) are read as the words they hold.
+        words = " ".join(screen.split())
+        return all(" ".join(part.split()) in words for part in parts)
 
     try:
         await wait_until(now, what=f"{parts} in the terminal")
