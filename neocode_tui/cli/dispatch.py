@@ -82,6 +82,14 @@ def _front_end(args: argparse.Namespace, initial_prompt: str | None) -> int:
 
             return run_headless(args, run_two_way)
         return run_headless(args)
+    from neocode_tui.cli.reader import reader_wanted
+
+    if reader_wanted(args):
+        pause_collections()
+        from neocode_tui.cli.headless import run_headless
+        from neocode_tui.cli.reader import run_reader
+
+        return run_headless(args, run_reader)
     if given := automation_flags_given(args):
         print(f"neocode: {', '.join(given)} work with -p (a headless run) only", file=sys.stderr)
         return 2

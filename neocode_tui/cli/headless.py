@@ -78,7 +78,7 @@ def run_headless(args: argparse.Namespace, conversation: Conversation | None = N
     two_way = conversation is not None
     try:
         refuse_too_wide(Path.cwd())
-        if two_way:
+        if args.input_format == "stream-json":
             _check_two_way(args)
         prompt = "" if two_way else _read_prompt(args.prompt)
         loaded = load_from_args(args, Path.cwd())

@@ -4,6 +4,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import stat
+import sys
 
 CHUNK_BYTES = 1 << 16
 
@@ -52,3 +55,27 @@ class BoundedLines:
                 self._buffer += chunk
             else:
                 self._eof = True
+
+
+async def stdin_lines(max_line: int) -> BoundedLines:
+    """stdin as bounded lines without blocking the loop: a pipe or a terminal is read as
+    it comes, a file (``< messages.jsonl``) in a thread."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=max_line)
+    if sys.stdin is None or stat.S_ISREG(os.fstat(sys.stdin.fileno()).st_mode):
+        _FEEDING.add(feeding := asyncio.create_task(_feed(reader)))
+        feeding.add_done_callback(_FEEDING.discard)
+    else:
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    return BoundedLines(reader, max_line)
+
+
+_FEEDING: set[asyncio.Task[None]] = set()
+"""The tasks reading a file on stdin (held: the loop keeps only weak references)."""
+
+
+async def _feed(reader: asyncio.StreamReader) -> None:
+    stream = sys.stdin.buffer if sys.stdin is not None else None
+    while stream is not None and (chunk := await asyncio.to_thread(stream.read, CHUNK_BYTES)):
+        reader.feed_data(chunk)
+    reader.feed_eof()

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 SETTING_FLAGS = (
     "provider", "base_url", "model", "approval", "theme", "max_turns", "sandbox",
-    "sandbox_network", "openai_compat", "effort", "small_model", "max_budget_usd", "fallback_models",
+    "sandbox_network", "screen_reader", "openai_compat", "effort", "small_model", "max_budget_usd", "fallback_models",
 )
 """Flags that are settings: given on the command line, they win over every other source."""
 
@@ -61,6 +61,11 @@ def add_setting_flags(parser: argparse.ArgumentParser, *, again: bool = False) -
     parser.add_argument(
         "--sandbox-network", action="store_const", const=True,
         help="let sandboxed commands reach the network", **keep,
+    )
+    parser.add_argument(
+        "--screen-reader", action="store_const", const=True,
+        help="plain lines for a screen reader: each message and tool call said once, no "
+        "box drawing or redraws (docs/accessibility.md)", **keep,
     )
     parser.add_argument(
         "--effort", choices=EFFORTS,

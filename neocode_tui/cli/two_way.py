@@ -20,10 +20,7 @@ import asyncio
 import base64
 import binascii
 import itertools
-import os
 import signal
-import stat
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -43,7 +40,7 @@ from neocode_tui.cli.headless import (
     exit_code,
     open_session,
 )
-from neocode_tui.cli.lines import CHUNK_BYTES, BoundedLines, LineTooLong
+from neocode_tui.cli.lines import BoundedLines, LineTooLong, stdin_lines
 from neocode_tui.cli.stream_lines import (
     MAX_LINE_BYTES,
     PERMISSION_MODES,
@@ -91,7 +88,7 @@ class TwoWay:
         loop = asyncio.get_running_loop()
         for signum in EXIT_SIGNAL:
             loop.add_signal_handler(signum, self.stop, signum)
-        reading = asyncio.create_task(self.read(await _stdin_lines()))
+        reading = asyncio.create_task(self.read(await stdin_lines(MAX_LINE_BYTES)))
         try:
             await open_session(self.session, self.args, self.settings, None)
             resume_collections()  # what lives as long as the run is built
@@ -289,27 +286,3 @@ def _images(line: UserLine) -> list[Image]:
         except ImageError as exc:
             raise ValueError(str(exc)) from None
     return images
-
-
-async def _stdin_lines() -> BoundedLines:
-    """stdin as bounded lines without blocking the loop: a pipe is read as it comes, a
-    file (``< messages.jsonl``) in a thread."""
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=MAX_LINE_BYTES)
-    if sys.stdin is None or stat.S_ISREG(os.fstat(sys.stdin.fileno()).st_mode):
-        _FEEDING.add(feeding := asyncio.create_task(_feed(reader)))
-        feeding.add_done_callback(_FEEDING.discard)
-    else:
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    return BoundedLines(reader, MAX_LINE_BYTES)
-
-
-_FEEDING: set[asyncio.Task[None]] = set()
-"""The tasks reading a file on stdin (held: the loop keeps only weak references)."""
-
-
-async def _feed(reader: asyncio.StreamReader) -> None:
-    stream = sys.stdin.buffer if sys.stdin is not None else None
-    while stream is not None and (chunk := await asyncio.to_thread(stream.read, CHUNK_BYTES)):
-        reader.feed_data(chunk)
-    reader.feed_eof()

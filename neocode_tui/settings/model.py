@@ -135,6 +135,10 @@ class Settings(BaseModel):
     """Whether quitting the app leaves the conversation in the terminal's scrollback (prompts,
     answers, one line per tool call, the latest part of a long one) above the line that says
     how to continue; ``false`` leaves that line alone."""
+    screen_reader: bool = Field(False, validation_alias="NEOCODE_SCREEN_READER")
+    """The conversation as plain lines appended in order, for a screen reader: each message,
+    tool call and result said once when complete, questions naming their keys in words, the
+    status read on demand (``?``); no box drawing, spinners or redraws (docs/accessibility.md)."""
 
     context_window: int | None = Field(None, ge=1_000, validation_alias="NEOCODE_CONTEXT_WINDOW")
     """Tokens the model can read, for local and unknown models (or a server set to less)."""

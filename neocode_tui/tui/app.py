@@ -215,6 +215,7 @@ class NeoCodeApp(KeyActions, ImageAttaching):
             listener=self._on_loop_event, approver=asking.approve, elicitor=asking.elicit,
             ask=asking.budget, plan_review=asking.review_plan, open_url=open_in_browser,
             questions=asking.ask_questions,
+            stop_key=lambda: self.keys.keymap.first_label("interrupt") or "Ctrl+C",
         )
         return sessions.AgentSession(
             settings, self.workspace, front, provider=provider,

@@ -53,3 +53,20 @@ async def test_esc_stops_the_goal_in_the_middle_of_a_turn(model_server, workspac
         await screen_shows(app, pilot, "goal stopped after 1 turn: interrupted (Esc)")
         await wait_until(lambda: not app.working, pause=pilot.pause, what="the stop")
         assert "◎ goal" not in status_bar(app) and len(model_server.requests) == 1
+
+
+async def test_the_goal_names_the_key_the_user_stops_a_run_with(model_server, workspace: Path,
+                                                                 tmp_path: Path) -> None:
+    config = tmp_path / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('[keys]\ninterrupt = "ctrl+g"\n')
+    reply(model_server, "Working on it.", stall=60, stall_at=40)
+    app = http_app(model_server, workspace)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await send(app, pilot, "/goal the tests pass")
+        await screen_shows(app, pilot, "/goal clear drops it, Ctrl+G stops)")
+        await wait_until(lambda: app.working and len(model_server.requests) == 1, pause=pilot.pause,
+                         what="the first turn")
+        await pilot.press("ctrl+g")
+        await screen_shows(app, pilot, "goal stopped after 1 turn: interrupted (Ctrl+G)")
+        assert "Esc stops" not in screen_text(app)

@@ -24,7 +24,6 @@ from neocode_tui.vocabulary import NoticeLevel
 MAX_CONDITION = 4_000
 """Characters of a condition (Claude Code's limit too)."""
 CLEAR_WORDS = frozenset({"clear", "stop", "off", "reset", "none", "cancel"})
-INTERRUPTED = "interrupted (Esc)"
 
 Judge = Callable[[str, str], Coroutine[Any, Any, "Verdict | ErrorInfo"]]
 """Judges a condition (first) on the evidence (second)."""
@@ -48,6 +47,11 @@ class PursuitHost(Protocol):
     def emit(self, event: LoopEvent) -> None: ...
 
     def notice(self, level: NoticeLevel, message: str) -> None: ...
+
+    @property
+    def stop_key(self) -> str:
+        """The key that stops a run, as the user's front end names it ("Esc")."""
+        ...
 
 
 @dataclass
@@ -95,7 +99,7 @@ class Pursuit:
             raise BadGoal(f"the condition is {len(condition):,} characters; at most {MAX_CONDITION:,} are kept")
         self.goal = Goal(condition, self._clock())
         self._host.notice("info", f"goal set: {condition} · the agent works until a judge finds it holds "
-                          "(/goal shows it, /goal clear drops it, Esc stops)")
+                          f"(/goal shows it, /goal clear drops it, {self._host.stop_key} stops)")
         self._changed(self.goal)
         return self.goal
 
@@ -128,14 +132,14 @@ class Pursuit:
             return None
         goal.turns += 1
         if finished.reason == "cancelled":
-            self._stop(goal, INTERRUPTED)
+            self._stop(goal, f"interrupted ({self._host.stop_key})")
             return None
         if finished.reason == "error":
             self._stop(goal, f"the turn ended in an error: {finished.error.message if finished.error else ''}")
             return None
         verdict = await self._judged(goal, self._host.messages[self._from:])
         if verdict is None:
-            self._stop(goal, INTERRUPTED)
+            self._stop(goal, f"interrupted ({self._host.stop_key})")
             return None
         if isinstance(verdict, ErrorInfo):
             self._stop(goal, f"the judge could not be asked: {verdict.message}")

@@ -588,6 +588,10 @@ class AgentSession(ConversationChanges):
         self.emit(Notice(turn=self.turn, level=level, message=self.secrets(message),
                          calls_back=calls_back, call_id=call_id, compaction=compaction))
 
+    @property
+    def stop_key(self) -> str:
+        return self.front.stop_key()
+
     def emit(self, event: LoopEvent) -> None:
         """Tell the front end what happened: the loop's events and the session's own, which
         the parts made before the loop report through here too."""

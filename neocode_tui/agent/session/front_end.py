@@ -42,6 +42,8 @@ class FrontEnd:
     """Puts the model's ``ask_user`` questions to the user."""
     open_url: Callable[[str], None] | None = None
     """Opens a page (an MCP server's sign-in) in the user's browser."""
+    stop_key: Callable[[], str] = lambda: "Esc"
+    """The key that stops a run, as the user has it now (hints name it)."""
 
 
 NOBODY = FrontEnd()
