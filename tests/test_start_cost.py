@@ -27,7 +27,7 @@ NEVER = ("textual", "rich", "click", "pygments", "markdown_it", "mcp", "yaml", "
          "bs4", "markdownify", "genai_prices", "acp", "neocode_tui.tui", "neocode_tui.cli.acp")
 """What neither start needs before its job: the app and its rendering, MCP's SDK (no
 server is configured), the price list (read once there is usage to price), the ACP SDK."""
-REQUEST_BUDGET = 534
+REQUEST_BUDGET = 535
 """Modules imported when ``-p`` sends its first request (a bare httpx client sending the
 same request: about 330; what is more is pydantic, asyncio and the session; the language
 servers' four small modules, though pygls and lsprotocol wait for the first server; the
