@@ -396,10 +396,10 @@ def delete_session(session_id: str) -> None:
     open (its next write would make it again)."""
     if not session_id or not set(session_id.lower()) <= SESSION_ID_CHARACTERS:
         raise SessionNotFound(f"{session_id!r} is not a session id (see: neocode sessions)")
-    [*found] = _session_files(f"{session_id}.jsonl")
+    found = _session_files(f"{session_id}.jsonl")
     if not found:
         raise SessionNotFound(f"no saved session with id {session_id!r}")
-    path = found[0]
+    [path] = found
     with path.open("rb") as handle:
         if not _lock(handle):
             raise SessionBusy(session_id, _lock_holder(path))
